@@ -1,0 +1,155 @@
+/* Codec dispatch and thin wrappers around the system LZ4, zlib and Zstd
+ * libraries, with the level mappings of codecs.md §3-4. */
+#include <stdlib.h>
+#include <lz4.h>
+#include <lz4hc.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "b2_chunk.h"
+#include "codecs.h"
+
+void b2_codec_state_init(b2_codec_state *st) { memset(st, 0, sizeof *st); }
+
+void b2_codec_state_free(b2_codec_state *st)
+{
+    ZSTD_freeCCtx(st->zstd_cctx);
+    ZSTD_freeDCtx(st->zstd_dctx);
+    ZSTD_freeCDict(st->zstd_cdict);
+    if (st->lz4_stream)
+        LZ4_freeStream(st->lz4_stream);
+    if (st->lz4hc_stream)
+        LZ4_freeStreamHC(st->lz4hc_stream);
+    memset(st, 0, sizeof *st);
+}
+
+int b2_codec_set_dict(b2_codec_state *st, int compcode, const uint8_t *dict, int dict_len)
+{
+    ZSTD_freeCDict(st->zstd_cdict);
+    st->zstd_cdict = NULL;
+    st->dict = dict;
+    st->dict_len = dict ? dict_len : 0;
+    if (dict && compcode == B2_CODEC_ZSTD) {
+        /* The reference digests the dictionary at level 1 whatever the clevel. */
+        st->zstd_cdict = ZSTD_createCDict(dict, (size_t)dict_len, 1);
+        if (!st->zstd_cdict)
+            return B2_ERR_NOMEM;
+    }
+    return B2_OK;
+}
+
+int b2_codec_format_of(int compcode)
+{
+    switch (compcode) {
+    case B2_CODEC_BLOSCLZ: return 0;
+    case B2_CODEC_LZ4:
+    case B2_CODEC_LZ4HC: return 1;
+    case B2_CODEC_ZLIB: return 3;
+    case B2_CODEC_ZSTD: return 4;
+    default: return -1;
+    }
+}
+
+int b2_codec_is_known(int compcode) { return b2_codec_format_of(compcode) >= 0; }
+
+static int zstd_level(int clevel)
+{
+    /* 2*clevel-1, and the library maximum for 9 (codecs.md §3.5: 8 really is 15). */
+    return clevel >= 9 ? ZSTD_maxCLevel() : 2 * clevel - 1;
+}
+
+static int compress_lz4(b2_codec_state *st, int hc, int clevel, const uint8_t *src,
+                        int srclen, uint8_t *dst, int maxout)
+{
+    if (!st->dict) {
+        if (hc)
+            return LZ4_compress_HC((const char *)src, (char *)dst, srclen, maxout, clevel);
+        return LZ4_compress_fast((const char *)src, (char *)dst, srclen, maxout, 10 - clevel);
+    }
+    /* With a dictionary every stream starts from the dictionary alone. */
+    if (hc) {
+        if (!st->lz4hc_stream && !(st->lz4hc_stream = LZ4_createStreamHC()))
+            return B2_ERR_NOMEM;
+        LZ4_resetStreamHC_fast(st->lz4hc_stream, clevel);
+        LZ4_loadDictHC(st->lz4hc_stream, (const char *)st->dict, st->dict_len);
+        return LZ4_compress_HC_continue(st->lz4hc_stream, (const char *)src, (char *)dst,
+                                        srclen, maxout);
+    }
+    if (!st->lz4_stream && !(st->lz4_stream = LZ4_createStream()))
+        return B2_ERR_NOMEM;
+    LZ4_resetStream_fast(st->lz4_stream);
+    LZ4_loadDict(st->lz4_stream, (const char *)st->dict, st->dict_len);
+    return LZ4_compress_fast_continue(st->lz4_stream, (const char *)src, (char *)dst, srclen,
+                                      maxout, 10 - clevel);
+}
+
+static int compress_zstd(b2_codec_state *st, int clevel, const uint8_t *src, int srclen,
+                         uint8_t *dst, int maxout)
+{
+    if (!st->zstd_cctx && !(st->zstd_cctx = ZSTD_createCCtx()))
+        return B2_ERR_NOMEM;
+    size_t r = st->zstd_cdict
+        ? ZSTD_compress_usingCDict(st->zstd_cctx, dst, (size_t)maxout, src, (size_t)srclen,
+                                   st->zstd_cdict)
+        : ZSTD_compressCCtx(st->zstd_cctx, dst, (size_t)maxout, src, (size_t)srclen,
+                            zstd_level(clevel));
+    return ZSTD_isError(r) ? 0 : (int)r;
+}
+
+static int compress_zlib(int clevel, const uint8_t *src, int srclen, uint8_t *dst, int maxout)
+{
+    uLongf len = (uLongf)maxout;
+    if (compress2(dst, &len, src, (uLong)srclen, clevel) != Z_OK)
+        return 0;
+    return (int)len;
+}
+
+int b2_codec_compress(b2_codec_state *st, int compcode, int clevel, const uint8_t *src,
+                      int srclen, uint8_t *dst, int maxout)
+{
+    if (maxout <= 0)
+        return 0;
+    int r;
+    switch (compcode) {
+    case B2_CODEC_BLOSCLZ: r = b2_blosclz_compress(clevel, src, srclen, dst, maxout); break;
+    case B2_CODEC_LZ4: r = compress_lz4(st, 0, clevel, src, srclen, dst, maxout); break;
+    case B2_CODEC_LZ4HC: r = compress_lz4(st, 1, clevel, src, srclen, dst, maxout); break;
+    case B2_CODEC_ZLIB: r = compress_zlib(clevel, src, srclen, dst, maxout); break;
+    case B2_CODEC_ZSTD: r = compress_zstd(st, clevel, src, srclen, dst, maxout); break;
+    default: return B2_ERR_UNSUPPORTED;
+    }
+    if (r < 0)
+        return r == B2_ERR_NOMEM ? r : 0;
+    return r > maxout ? 0 : r;
+}
+
+int b2_codec_decompress(b2_codec_state *st, int fmt, const uint8_t *src, int srclen,
+                        uint8_t *dst, int dstlen)
+{
+    switch (fmt) {
+    case 0:
+        return b2_blosclz_decompress(src, srclen, dst, dstlen);
+    case 1: {
+        int r = st->dict
+            ? LZ4_decompress_safe_usingDict((const char *)src, (char *)dst, srclen, dstlen,
+                                            (const char *)st->dict, st->dict_len)
+            : LZ4_decompress_safe((const char *)src, (char *)dst, srclen, dstlen);
+        return r < 0 ? B2_ERR_CORRUPT : r;
+    }
+    case 3: {
+        uLongf len = (uLongf)dstlen;
+        int r = uncompress(dst, &len, src, (uLong)srclen);
+        return r == Z_OK ? (int)len : r == Z_MEM_ERROR ? B2_ERR_NOMEM : B2_ERR_CORRUPT;
+    }
+    case 4: {
+        if (!st->zstd_dctx && !(st->zstd_dctx = ZSTD_createDCtx()))
+            return B2_ERR_NOMEM;
+        size_t r = st->dict
+            ? ZSTD_decompress_usingDict(st->zstd_dctx, dst, (size_t)dstlen, src, (size_t)srclen,
+                                        st->dict, (size_t)st->dict_len)
+            : ZSTD_decompressDCtx(st->zstd_dctx, dst, (size_t)dstlen, src, (size_t)srclen);
+        return ZSTD_isError(r) ? B2_ERR_CORRUPT : (int)r;
+    }
+    default:
+        return B2_ERR_UNSUPPORTED;
+    }
+}

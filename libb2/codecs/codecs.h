@@ -1,0 +1,52 @@
+/* Internal codec layer: BloscLZ (our own) and wrappers around the system LZ4,
+ * zlib and Zstd libraries. One call compresses or decompresses one stream.
+ *
+ * Compression contract (codecs.md §2): returns the compressed length (1..maxout),
+ * or 0 for "not compressible / does not fit in maxout" (the chunk layer then
+ * stores the stream raw), or a negative B2_ERR_* on a real failure.
+ * Decompression contract: returns the number of bytes produced (the chunk layer
+ * requires it to equal the expected size) or a negative B2_ERR_*. */
+#ifndef B2_CODECS_H
+#define B2_CODECS_H
+
+#include <stdint.h>
+#include "b2_internal.h"
+
+/* ---- BloscLZ (blosclz_compress.c, blosclz_decompress.c) ---- */
+
+/* Compress exactly as c-blosc2 3.3's BloscLZ encoder does (blosclz.md §5). */
+B2_HIDDEN int b2_blosclz_compress(int clevel, const uint8_t *src, int srclen,
+                                  uint8_t *dst, int maxout);
+/* Safe decoder (blosclz.md §2-3): never reads or writes out of bounds. */
+B2_HIDDEN int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstcap);
+
+/* ---- generic dispatch (codecs.c) ---- */
+
+/* Library contexts a chunk context keeps between calls, created on first use. */
+typedef struct b2_codec_state {
+    void *zstd_cctx, *zstd_dctx;
+    void *zstd_cdict;             /* digested dictionary for compression */
+    const uint8_t *dict;          /* current dictionary (not owned), or NULL */
+    int dict_len;
+    void *lz4_stream, *lz4hc_stream;
+} b2_codec_state;
+
+B2_HIDDEN void b2_codec_state_init(b2_codec_state *st);
+B2_HIDDEN void b2_codec_state_free(b2_codec_state *st);
+/* Use dict (not copied; must outlive the calls) for the following calls; NULL clears.
+ * For zstd compression a digested dictionary at level 1 is built, as the reference does. */
+B2_HIDDEN int b2_codec_set_dict(b2_codec_state *st, int compcode, const uint8_t *dict, int dict_len);
+
+/* Codec format number (flags bits 5-7) for a codec id, or -1. */
+B2_HIDDEN int b2_codec_format_of(int compcode);
+/* Whether a codec id is one of the five built-ins. */
+B2_HIDDEN int b2_codec_is_known(int compcode);
+
+/* Compress one stream with codec id compcode at Blosc clevel 1..9. */
+B2_HIDDEN int b2_codec_compress(b2_codec_state *st, int compcode, int clevel,
+                                const uint8_t *src, int srclen, uint8_t *dst, int maxout);
+/* Decompress one stream of codec *format* fmt (flags >> 5) into dst (dstlen bytes). */
+B2_HIDDEN int b2_codec_decompress(b2_codec_state *st, int fmt, const uint8_t *src, int srclen,
+                                  uint8_t *dst, int dstlen);
+
+#endif

@@ -1,0 +1,64 @@
+/* Internal filter layer: byte shuffle, bit shuffle, delta, trunc_prec, and the
+ * 6-slot pipeline applied to one block (filters.md). None of these functions
+ * writes into its source buffer unless it says "in place". */
+#ifndef B2_FILTERS_H
+#define B2_FILTERS_H
+
+#include <stdint.h>
+#include "b2_internal.h"
+
+/* ---- byte shuffle (shuffle.c + SIMD kernels): n bytes, unit bytes per element ---- */
+B2_HIDDEN void b2_shuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_unshuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+/* Portable versions, always built (the dispatchers fall back to them; tests compare). */
+B2_HIDDEN void b2_shuffle_generic(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_unshuffle_generic(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+
+/* ---- bit shuffle (bitshuffle.c + SIMD kernels) ---- */
+B2_HIDDEN void b2_bitshuffle(int32_t typesize, int32_t n, const uint8_t *src, uint8_t *dst);
+/* legacy_v2: chunk format version 2 rule (filters.md §3.4). */
+B2_HIDDEN void b2_bitunshuffle(int32_t typesize, int32_t n, const uint8_t *src, uint8_t *dst,
+                               int legacy_v2);
+B2_HIDDEN void b2_bitshuffle_generic(int32_t typesize, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_bitunshuffle_generic(int32_t typesize, int32_t n, const uint8_t *src,
+                                       uint8_t *dst, int legacy_v2);
+
+/* ---- delta (delta.c). ref == NULL: this is block 0 (running XOR); otherwise ref
+ * points at the decoded block 0 of the chunk (at least n bytes). Tail bytes past
+ * the last whole word are copied unchanged. ---- */
+B2_HIDDEN void b2_delta_encode(const uint8_t *ref, int32_t typesize, int32_t n,
+                               const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_delta_decode(const uint8_t *ref, int32_t typesize, int32_t n,
+                               const uint8_t *src, uint8_t *dst);
+
+/* ---- trunc_prec (trunc_prec.c): meta is the signed precision byte. Returns 0 or
+ * B2_ERR_FILTER for a typesize other than 4/8 or an out-of-range precision. ---- */
+B2_HIDDEN int b2_trunc_prec(int8_t meta, int32_t typesize, int32_t n,
+                            const uint8_t *src, uint8_t *dst);
+
+/* ---- pipeline (pipeline.c) ---- */
+typedef struct b2_pipeline {
+    uint8_t filters[6];
+    uint8_t metas[6];
+    int32_t typesize;  /* header typesize (after the cap to 1) */
+    int version;       /* chunk format version: 2 selects the old bitunshuffle, 3 ignores slot 5 */
+} b2_pipeline;
+
+/* Whether any slot holds a filter (so a block needs processing at all). */
+B2_HIDDEN int b2_pipeline_active(const b2_pipeline *p);
+/* Check that every filter id is known and its parameters usable for encoding. */
+B2_HIDDEN int b2_pipeline_check(const b2_pipeline *p);
+
+/* Forward filters on one block of n bytes. delta_ref as for b2_delta_encode.
+ * tmp_a and tmp_b are scratch buffers of n bytes; *out receives src itself (no
+ * active filters) or one of the scratch buffers. Returns 0 or a negative error. */
+B2_HIDDEN int b2_pipeline_forward(const b2_pipeline *p, const uint8_t *src, int32_t n,
+                                  const uint8_t *delta_ref, uint8_t *tmp_a, uint8_t *tmp_b,
+                                  const uint8_t **out);
+/* Undo the filters (slots 5..0, trunc_prec skipped) on one block: src holds the n
+ * joined stream bytes and may be overwritten; tmp is n bytes of scratch; the
+ * result is written to dst. Returns 0 or a negative error. */
+B2_HIDDEN int b2_pipeline_backward(const b2_pipeline *p, uint8_t *src, int32_t n,
+                                   const uint8_t *delta_ref, uint8_t *tmp, uint8_t *dst);
+
+#endif

@@ -1,0 +1,58 @@
+/* libb2 — common definitions shared by every layer: version, error codes.
+ *
+ * Every libb2 function that can fail returns a negative B2_ERR_* code;
+ * b2_strerror() turns it into a short English sentence. */
+#ifndef B2_COMMON_H
+#define B2_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(B2_SHARED_BUILD)
+#define B2_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define B2_API __attribute__((visibility("default")))
+#else
+#define B2_API
+#endif
+
+#define B2_VERSION_MAJOR 0
+#define B2_VERSION_MINOR 1
+#define B2_VERSION_PATCH 0
+#define B2_VERSION_STRING "0.1.0"
+
+/* Error codes. 0 is success; every error is negative. */
+enum b2_error {
+    B2_OK = 0,
+    B2_ERR_INVALID_PARAM = -1,   /* a caller-supplied argument is out of range */
+    B2_ERR_TRUNCATED = -2,       /* input ends before a structure it announces */
+    B2_ERR_INVALID_HEADER = -3,  /* header fields are inconsistent or out of range */
+    B2_ERR_CORRUPT = -4,         /* compressed payload does not decode as described */
+    B2_ERR_UNSUPPORTED = -5,     /* valid format feature this build cannot handle */
+    B2_ERR_NOMEM = -6,           /* memory allocation failed */
+    B2_ERR_DST_TOO_SMALL = -7,   /* output buffer cannot hold the result */
+    B2_ERR_CODEC = -8,           /* a codec library reported a failure */
+    B2_ERR_FILTER = -9,          /* a filter cannot run with these parameters */
+    B2_ERR_IO = -10,             /* reading or writing a file failed */
+    B2_ERR_THREAD = -11,         /* a worker thread could not be started */
+    B2_ERR_NOT_FOUND = -12,      /* named item (metalayer, chunk, file) does not exist */
+    B2_ERR_RANGE = -13,          /* index or item range outside the object */
+    B2_ERR_EXISTS = -14,         /* item already exists */
+    B2_ERR_FORMAT = -15,         /* input is not in any format libb2 recognises */
+    B2_ERR_DOES_NOT_FIT = -16,   /* data would not fit the size limits of the format */
+};
+
+/* Short description of an error code (never NULL; unknown codes get a generic text). */
+B2_API const char *b2_strerror(int code);
+
+/* Library version string, e.g. "0.1.0". */
+B2_API const char *b2_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
