@@ -1,0 +1,119 @@
+/* BloscLZ decoder (blosclz.md §2-3).
+ *
+ * Every read of src and every write of dst is checked against srclen/dstcap
+ * before it happens, so hostile input can never cause an out-of-bounds access.
+ * Wide copies are used only when the whole copied span (including any rounding
+ * up to the copy width) lies inside dst; otherwise copies are exact. Bytes of
+ * dst past the returned length may be overwritten (always inside dstcap). */
+#include <string.h>
+
+#include "b2_common.h"
+#include "codecs.h"
+
+/* Forward copy of a match of len bytes at distance dist (1 <= dist <= op).
+ * 'room' is how many bytes may be written from d (>= len). */
+static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
+{
+    const uint8_t *s = d - dist;
+    if (dist >= len) {
+        /* Source entirely before destination: no overlap. */
+        memcpy(d, s, len);
+        return;
+    }
+    if (dist == 1) {
+        memset(d, s[0], len);
+        return;
+    }
+    if (dist >= 8) {
+        /* Each 8-byte chunk reads bytes at least 8 behind what it writes, all of
+         * which were already written; round up only when dst has the room. */
+        size_t i = 0;
+        if (room >= ((len + 7) & ~(size_t)7)) {
+            for (; i < len; i += 8)
+                memcpy(d + i, s + i, 8);
+            return;
+        }
+        for (; i + 8 <= len; i += 8)
+            memcpy(d + i, s + i, 8);
+        for (; i < len; i++)
+            d[i] = s[i];
+        return;
+    }
+    /* Short period (2..7): build one 8-byte-aligned run of the pattern by hand,
+     * then the copy becomes a non-overlapping doubling. */
+    size_t i = 0;
+    for (; i < dist; i++)
+        d[i] = s[i];
+    /* d[0..i) now repeats with period dist; grow it by copying what exists. */
+    while (i < len) {
+        size_t n = i - (i % dist); /* whole periods already written after d */
+        size_t chunk = n < len - i ? n : len - i;
+        memcpy(d + i, d + i - n, chunk); /* distance n >= chunk: no overlap */
+        i += chunk;
+    }
+}
+
+int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstcap)
+{
+    if (!src || !dst || srclen <= 0 || dstcap < 0)
+        return srclen == 0 ? B2_ERR_CORRUPT : B2_ERR_INVALID_PARAM;
+
+    const size_t in_len = (size_t)srclen;
+    const size_t cap = (size_t)dstcap;
+    size_t ip = 1, op = 0;
+    unsigned t = src[0] & 31u; /* bits 5-7 of the first byte are a marker only */
+
+    for (;;) {
+        if (t < 32) {
+            size_t n = (size_t)t + 1;
+            if (op + n > cap || ip + n > in_len)
+                return B2_ERR_CORRUPT;
+            /* A literal run is at most 32 bytes: copy a fixed 32 when both
+             * buffers have the room (fast path), else exactly n. */
+            if (ip + 32 <= in_len && op + 32 <= cap)
+                memcpy(dst + op, src + ip, 32);
+            else
+                memcpy(dst + op, src + ip, n);
+            ip += n;
+            op += n;
+            if (ip >= in_len)
+                return (int)op;
+            t = src[ip++];
+            continue;
+        }
+
+        /* Match item. */
+        size_t len = (size_t)(t >> 5) + 2;
+        if ((t >> 5) == 7) {
+            unsigned c;
+            do {
+                if (ip + 1 >= in_len)
+                    return B2_ERR_CORRUPT;
+                c = src[ip++];
+                len += c;
+                /* Stop early on absurd lengths: the bound also keeps len from
+                 * overflowing however many 255 bytes follow. */
+                if (len > cap)
+                    return B2_ERR_CORRUPT;
+            } while (c == 255);
+        } else if (ip + 1 >= in_len) {
+            return B2_ERR_CORRUPT;
+        }
+        unsigned c = src[ip++];
+        size_t dist = ((size_t)(t & 31) << 8) + c + 1;
+        if (c == 255 && (t & 31) == 31) {
+            if (ip + 1 >= in_len)
+                return B2_ERR_CORRUPT;
+            dist = 8192 + ((size_t)src[ip] << 8 | src[ip + 1]);
+            ip += 2;
+        }
+        if (op + len > cap || dist > op)
+            return B2_ERR_CORRUPT;
+        /* A stream never ends with a match (blosclz.md §1.4). */
+        if (ip >= in_len)
+            return B2_ERR_CORRUPT;
+        t = src[ip++];
+        match_copy(dst + op, dist, len, cap - op);
+        op += len;
+    }
+}
