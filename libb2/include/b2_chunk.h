@@ -87,10 +87,12 @@ typedef struct b2_chunk_info {
     int lazy;                     /* in-memory lazy chunk (frame reader only) */
     int32_t nblocks;              /* number of blocks */
     int32_t leftover;             /* size of a short last block, 0 if none */
+    int32_t eff_blocksize;        /* blocksize clamped to nbytes (non-VL chunks) */
 } b2_chunk_info;
 
-/* Parse and validate the header of the chunk at src (size bytes available).
- * Returns B2_OK or a negative error; does not look past the header. */
+/* Parse and validate the header of the chunk at src (size bytes available; only
+ * the 16/32 header bytes are needed, so cbytes may exceed size: decoders check
+ * that). Returns B2_OK or a negative error. */
 B2_API int b2_chunk_get_info(const void *src, size_t size, b2_chunk_info *info);
 
 /* Name of a codec id ("blosclz", "lz4", ...), or NULL if unknown. */

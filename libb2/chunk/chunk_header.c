@@ -1,0 +1,152 @@
+/* Chunk header parsing and validation (chunk.md §3, §7, §9, §11), plus the
+ * name tables of codecs, filters and special kinds. */
+#include <string.h>
+#include "b2_chunk.h"
+#include "b2_internal.h"
+#include "chunk_internal.h"
+
+static const char *const codec_names[] = {"blosclz", "lz4", "lz4hc", NULL, "zlib", "zstd"};
+static const char *const filter_names[] = {"none", "shuffle", "bitshuffle", "delta", "trunc_prec"};
+static const char *const special_names[] = {"none", "zeros", "nan", "value", "uninit"};
+
+const char *b2_codec_name(int compcode)
+{
+    return compcode >= 0 && compcode < 6 ? codec_names[compcode] : NULL;
+}
+
+int b2_codec_from_name(const char *name)
+{
+    for (int i = 0; i < 6; i++)
+        if (codec_names[i] && name && !strcmp(name, codec_names[i]))
+            return i;
+    return B2_ERR_NOT_FOUND;
+}
+
+const char *b2_filter_name(int id) { return id >= 0 && id < 5 ? filter_names[id] : NULL; }
+
+int b2_filter_from_name(const char *name)
+{
+    for (int i = 0; i < 5; i++)
+        if (name && !strcmp(name, filter_names[i]))
+            return i;
+    return B2_ERR_NOT_FOUND;
+}
+
+const char *b2_special_name(int special)
+{
+    return special >= 0 && special < 5 ? special_names[special] : NULL;
+}
+
+/* Codec id for a format number when the header does not store one (Blosc1). */
+static int compcode_of_format(int fmt)
+{
+    switch (fmt) {
+    case 0: return B2_CODEC_BLOSCLZ;
+    case 1: return B2_CODEC_LZ4;
+    case 3: return B2_CODEC_ZLIB;
+    case 4: return B2_CODEC_ZSTD;
+    default: return -1;
+    }
+}
+
+int b2_chunk_get_info(const void *src, size_t size, b2_chunk_info *info)
+{
+    const uint8_t *p = src;
+    if (!src || !info)
+        return B2_ERR_INVALID_PARAM;
+    memset(info, 0, sizeof *info);
+    if (size < B2_MIN_HEADER_LEN)
+        return B2_ERR_TRUNCATED;
+
+    info->version = p[0];
+    info->versionlz = p[1];
+    info->flags = p[2];
+    info->typesize = p[3];
+    info->nbytes = b2_load_le32s(p + 4);
+    info->blocksize = b2_load_le32s(p + 8);
+    info->cbytes = b2_load_le32s(p + 12);
+    info->codec_format = info->flags >> 5;
+    info->memcpyed = (info->flags & 0x02) != 0;
+
+    if (info->nbytes < 0 || info->cbytes < B2_MIN_HEADER_LEN || info->typesize == 0)
+        return B2_ERR_INVALID_HEADER;
+
+    int extended = (info->flags & 0x05) == 0x05;
+    if (extended) {
+        if (size < B2_HEADER_LEN)
+            return B2_ERR_TRUNCATED;
+        if (info->cbytes < B2_HEADER_LEN)
+            return B2_ERR_INVALID_HEADER;
+        info->header_len = B2_HEADER_LEN;
+        memcpy(info->filters, p + 16, 6);
+        memcpy(info->filters_meta, p + 24, 6);
+        if (info->version == 3) {
+            /* Alpha writers left slot 5 uninitialised. */
+            info->filters[5] = 0;
+            info->filters_meta[5] = 0;
+        }
+        info->compcode = p[22];
+        info->compcode_meta = p[23];
+        info->blosc2_flags2 = p[30];
+        info->blosc2_flags = p[31];
+        info->vlblocks = info->blosc2_flags2 & 0x01;
+        info->lazy = (info->blosc2_flags & 0x08) != 0;
+        info->special = (info->blosc2_flags >> 4) & 7;
+        if (info->version > B2_VERSION_FORMAT_VL && (info->blosc2_flags2 & ~0x01))
+            return B2_ERR_UNSUPPORTED;
+        if (info->special > B2_SPECIAL_UNINIT)
+            return B2_ERR_INVALID_HEADER;
+        if (info->vlblocks && (info->memcpyed || info->special))
+            return B2_ERR_INVALID_HEADER;
+        /* Memcpy chunks never carry a dictionary, whatever bit 0 says (§16.5). */
+        info->has_dict = !info->memcpyed && !info->special && (info->blosc2_flags & 0x01);
+    } else {
+        info->header_len = B2_MIN_HEADER_LEN;
+        if (info->flags & 0x01)
+            info->filters[5] = B2_FILTER_SHUFFLE;
+        if (info->flags & 0x04)
+            info->filters[5] = B2_FILTER_BITSHUFFLE;
+        if (info->flags & 0x08)
+            info->filters[4] = B2_FILTER_DELTA;
+        info->compcode = compcode_of_format(info->codec_format);
+        if (info->compcode < 0)
+            info->compcode = 3 + info->codec_format; /* reported, never decodable */
+    }
+    if (info->vlblocks) {
+        /* blocksize holds the number of blocks. */
+        if (info->blocksize <= 0 || info->nbytes == 0)
+            return B2_ERR_INVALID_HEADER;
+        info->nblocks = info->blocksize;
+        info->split = 0;
+        return B2_OK;
+    }
+    if (info->blocksize <= 0 || info->blocksize > B2_MAX_BLOCKSIZE)
+        return B2_ERR_INVALID_HEADER;
+
+    if (info->special) {
+        int32_t ts = info->typesize;
+        if (info->special == B2_SPECIAL_VALUE) {
+            int32_t v = info->cbytes - B2_HEADER_LEN;
+            if (v < 1 || v > info->nbytes || info->nbytes % v)
+                return B2_ERR_INVALID_HEADER;
+        } else if (info->special == B2_SPECIAL_NAN) {
+            if ((ts != 4 && ts != 8) || info->nbytes % ts)
+                return B2_ERR_INVALID_HEADER;
+        } else if (info->special == B2_SPECIAL_UNINIT) {
+            if (info->nbytes % ts)
+                return B2_ERR_INVALID_HEADER;
+        }
+    } else if (info->memcpyed) {
+        if ((int64_t)info->cbytes != (int64_t)info->nbytes + info->header_len)
+            return B2_ERR_INVALID_HEADER;
+    }
+
+    int32_t bs = info->blocksize;
+    if (info->nbytes > 0 && bs > info->nbytes)
+        bs = info->nbytes;
+    info->eff_blocksize = bs;
+    info->nblocks = info->nbytes / bs + (info->nbytes % bs ? 1 : 0);
+    info->leftover = info->nbytes % bs;
+    info->split = !(info->flags & 0x10);
+    return B2_OK;
+}
