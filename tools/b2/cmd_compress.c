@@ -1,0 +1,304 @@
+/* `b2 compress [options] IN OUT`: compress a file into one Blosc2 chunk.
+ *
+ * Filter placement: the chunk has 6 pipeline slots, applied in order 0..5.
+ * Repeated --filter options are right-aligned so the last one lands in slot 5
+ * (the reference's default puts shuffle in slot 5, and its tools place filters
+ * the same way). --filters/--filters-meta give all 6 slots explicitly. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "b2cli.h"
+
+static const char compress_help[] =
+    "usage: b2 compress [options] IN OUT\n"
+    "Compress IN ('-' = standard input) into one Blosc2 chunk written to OUT\n"
+    "(atomically; '-' = standard output). IN must hold at most 2 GiB - 32 bytes.\n"
+    "  --codec NAME        blosclz (default), lz4, lz4hc, zlib, zstd\n"
+    "  --clevel N          0..9 (default 5; 0 stores the data uncompressed)\n"
+    "  --typesize N        item size in bytes (default 8; above 255 recorded as 1)\n"
+    "  --blocksize N       block size in bytes, k/M suffix allowed (default automatic)\n"
+    "  --splitmode MODE    always, never, auto, forward-compat (default)\n"
+    "  --filter F          add a filter: shuffle, bitshuffle, delta, trunc_prec:BITS,\n"
+    "                      NAME:META, or none. Repeatable; the filters are placed in\n"
+    "                      the last slots so the last one given sits in slot 5.\n"
+    "                      Default without filter options: shuffle in slot 5.\n"
+    "  --filters F0,..,F5  all 6 slots explicitly (names or ids; 0/none = empty)\n"
+    "  --filters-meta M0,..,M5  the 6 filter meta values (-128..255)\n"
+    "  --threads N         compression threads (output does not depend on it)\n"
+    "  --dict              use a dictionary (lz4, lz4hc, zstd)\n"
+    "  -v, --verbose       print sizes, ratio and speed on standard error\n";
+
+#define CMD "compress"
+
+/* Filter id from a name or a number. Returns the id or -1. */
+static int parse_filter_id(const char *s)
+{
+    int64_t v;
+    int id;
+    if (!strcmp(s, "none"))
+        return B2_FILTER_NONE;
+    if (b2cli_parse_int(s, 0, 255, 0, &v) == 0)
+        return (int)v;
+    id = b2_filter_from_name(s);
+    if (id < 0 && !strcmp(s, "trunc-prec"))
+        id = B2_FILTER_TRUNC_PREC;
+    return id < 0 ? -1 : id;
+}
+
+/* Split a comma-separated list of exactly 6 items into out[]; modifies s. */
+static int split6(char *s, char *out[6])
+{
+    int n = 0;
+    for (char *tok = s;; n++) {
+        char *comma = strchr(tok, ',');
+        if (n == 6)
+            return -1;
+        out[n] = tok;
+        if (!comma)
+            break;
+        *comma = '\0';
+        tok = comma + 1;
+    }
+    return n == 5 ? 0 : -1;
+}
+
+static int parse_splitmode(const char *s)
+{
+    if (!strcmp(s, "always")) return B2_SPLIT_ALWAYS;
+    if (!strcmp(s, "never")) return B2_SPLIT_NEVER;
+    if (!strcmp(s, "auto")) return B2_SPLIT_AUTO;
+    if (!strcmp(s, "forward-compat") || !strcmp(s, "forward_compat")) return B2_SPLIT_FORWARD_COMPAT;
+    return -1;
+}
+
+typedef struct opts {
+    b2_cparams p;
+    int nfilter;                 /* --filter options seen */
+    uint8_t fid[B2_MAX_FILTERS]; /* their ids and metas, in order given */
+    uint8_t fmeta[B2_MAX_FILTERS];
+    int filter_opt;              /* some --filter given (even "none") */
+    int explicit_filters, explicit_meta, verbose;
+    const char *in, *out;
+} opts;
+
+/* Parse one --filter value NAME[:META] into o. Returns 0 or an exit code. */
+static int add_filter(opts *o, const char *val)
+{
+    char name[64];
+    const char *colon = strchr(val, ':');
+    size_t n = colon ? (size_t)(colon - val) : strlen(val);
+    int64_t meta = 0;
+    int id;
+    if (n >= sizeof name)
+        return b2cli_usage_error(CMD, "unknown filter '%s'", val);
+    memcpy(name, val, n);
+    name[n] = '\0';
+    id = parse_filter_id(name);
+    if (id < 0)
+        return b2cli_usage_error(CMD, "unknown filter '%s'", name);
+    if (colon && b2cli_parse_int(colon + 1, -128, 255, 0, &meta) < 0)
+        return b2cli_usage_error(CMD, "filter meta '%s' is not a number -128..255", colon + 1);
+    if (id == B2_FILTER_TRUNC_PREC && !colon)
+        return b2cli_usage_error(CMD, "trunc_prec needs a precision: --filter trunc_prec:BITS");
+    if (id == B2_FILTER_NONE) {
+        o->nfilter = 0; /* "none" clears the list: no filter at all */
+        return 0;
+    }
+    if (o->nfilter == B2_MAX_FILTERS)
+        return b2cli_usage_error(CMD, "at most %d filters", B2_MAX_FILTERS);
+    o->fid[o->nfilter] = (uint8_t)id;
+    o->fmeta[o->nfilter] = (uint8_t)(int)meta;
+    o->nfilter++;
+    return 0;
+}
+
+static int parse_list6(const char *opt, const char *val, int is_meta, uint8_t out[6])
+{
+    char buf[256], *items[6];
+    if (strlen(val) >= sizeof buf)
+        return b2cli_usage_error(CMD, "%s: value too long", opt);
+    strcpy(buf, val);
+    if (split6(buf, items) < 0)
+        return b2cli_usage_error(CMD, "%s wants exactly 6 comma-separated values", opt);
+    for (int i = 0; i < 6; i++) {
+        if (is_meta) {
+            int64_t v;
+            if (b2cli_parse_int(items[i], -128, 255, 0, &v) < 0)
+                return b2cli_usage_error(CMD, "%s: '%s' is not a number -128..255", opt, items[i]);
+            out[i] = (uint8_t)(int)v;
+        } else {
+            int id = parse_filter_id(items[i]);
+            if (id < 0)
+                return b2cli_usage_error(CMD, "%s: unknown filter '%s'", opt, items[i]);
+            out[i] = (uint8_t)id;
+        }
+    }
+    return 0;
+}
+
+static int parse_opts(opts *o, int argc, char **argv)
+{
+    int npos = 0, rc;
+    memset(o, 0, sizeof *o);
+    b2_cparams_init(&o->p);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int64_t n;
+        if (!strcmp(a, "-") || a[0] != '-') {
+            if (npos == 2)
+                return b2cli_usage_error(CMD, "too many arguments");
+            if (npos++ == 0)
+                o->in = a;
+            else
+                o->out = a;
+            continue;
+        }
+        if (!strcmp(a, "--dict")) {
+            o->p.use_dict = 1;
+            continue;
+        }
+        if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            o->verbose = 1;
+            continue;
+        }
+#define VALUE(name) if (!(v = b2cli_opt_value(CMD, argc, argv, &i, name))) return B2CLI_EXIT_USAGE
+        if (b2cli_opt_is(a, "--codec")) {
+            VALUE("--codec");
+            if ((o->p.codec = b2_codec_from_name(v)) < 0)
+                return b2cli_usage_error(CMD, "unknown codec '%s'", v);
+        } else if (b2cli_opt_is(a, "--clevel")) {
+            VALUE("--clevel");
+            if (b2cli_parse_int(v, 0, 9, 0, &n) < 0)
+                return b2cli_usage_error(CMD, "--clevel wants 0..9, not '%s'", v);
+            o->p.clevel = (int)n;
+        } else if (b2cli_opt_is(a, "--typesize")) {
+            VALUE("--typesize");
+            if (b2cli_parse_int(v, 1, B2_MAX_BLOCKSIZE, 0, &n) < 0)
+                return b2cli_usage_error(CMD, "--typesize wants a positive size, not '%s'", v);
+            o->p.typesize = (int32_t)n;
+        } else if (b2cli_opt_is(a, "--blocksize")) {
+            VALUE("--blocksize");
+            if (b2cli_parse_int(v, 0, B2_MAX_BLOCKSIZE, 1, &n) < 0)
+                return b2cli_usage_error(CMD, "--blocksize wants 0..%d, not '%s'", B2_MAX_BLOCKSIZE, v);
+            o->p.blocksize = (int32_t)n;
+        } else if (b2cli_opt_is(a, "--splitmode")) {
+            VALUE("--splitmode");
+            if ((o->p.splitmode = parse_splitmode(v)) < 0)
+                return b2cli_usage_error(CMD, "unknown split mode '%s'", v);
+        } else if (b2cli_opt_is(a, "--threads") || b2cli_opt_is(a, "-t")) {
+            VALUE("--threads");
+            if (b2cli_parse_int(v, 1, 256, 0, &n) < 0)
+                return b2cli_usage_error(CMD, "--threads wants 1..256, not '%s'", v);
+            o->p.nthreads = (int)n;
+        } else if (b2cli_opt_is(a, "--filter")) {
+            VALUE("--filter");
+            if ((rc = add_filter(o, v)) != 0)
+                return rc;
+            o->filter_opt = 1;
+        } else if (b2cli_opt_is(a, "--filters-meta")) {
+            VALUE("--filters-meta");
+            if ((rc = parse_list6("--filters-meta", v, 1, o->p.filters_meta)) != 0)
+                return rc;
+            o->explicit_meta = 1;
+        } else if (b2cli_opt_is(a, "--filters")) {
+            VALUE("--filters");
+            if ((rc = parse_list6("--filters", v, 0, o->p.filters)) != 0)
+                return rc;
+            o->explicit_filters = 1;
+        } else {
+            return b2cli_usage_error(CMD, "unknown option '%s'", a);
+        }
+#undef VALUE
+    }
+    if (npos < 2)
+        return b2cli_usage_error(CMD, "missing %s", npos ? "output file" : "input file");
+    if (o->explicit_filters && o->filter_opt)
+        return b2cli_usage_error(CMD, "use either --filter or --filters, not both");
+    if (o->explicit_meta && !o->explicit_filters)
+        return b2cli_usage_error(CMD, "--filters-meta goes with --filters; use --filter NAME:META");
+    if (o->explicit_filters && !o->explicit_meta)
+        memset(o->p.filters_meta, 0, sizeof o->p.filters_meta);
+    if (o->filter_opt) {
+        /* --filter list (possibly empty after "none") right-aligned; no option at
+         * all keeps the default from b2_cparams_init (shuffle in slot 5). */
+        memset(o->p.filters, 0, sizeof o->p.filters);
+        memset(o->p.filters_meta, 0, sizeof o->p.filters_meta);
+        for (int k = 0; k < o->nfilter; k++) {
+            int slot = B2_MAX_FILTERS - o->nfilter + k;
+            o->p.filters[slot] = o->fid[k];
+            o->p.filters_meta[slot] = o->fmeta[k];
+        }
+    }
+    return 0;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int b2cli_cmd_compress(int argc, char **argv)
+{
+    opts o;
+    uint8_t *src = NULL, *dst = NULL;
+    size_t nbytes, cap;
+    b2_cctx *cctx = NULL;
+    b2cli_outfile out;
+    int rc, ret = B2CLI_EXIT_DATA;
+    double t0, t1;
+
+    for (int i = 1; i < argc; i++)
+        if (b2cli_is_help(argv[i])) {
+            fputs(compress_help, stdout);
+            return B2CLI_OK;
+        }
+    if ((rc = parse_opts(&o, argc, argv)) != 0)
+        return rc;
+    if ((rc = b2_cparams_check(&o.p)) < 0)
+        return b2cli_usage_error(CMD, "invalid parameters: %s", b2_strerror(rc));
+    if (b2cli_read_file(o.in, &src, &nbytes) < 0)
+        return B2CLI_EXIT_DATA;
+    if (nbytes > (size_t)B2_MAX_BUFFERSIZE) {
+        b2cli_data_error(o.in, "%zu bytes is more than one chunk can hold (%d)", nbytes,
+                         (int)B2_MAX_BUFFERSIZE);
+        goto done;
+    }
+    cap = b2_chunk_compress_bound(nbytes);
+    dst = malloc(cap);
+    cctx = b2_cctx_new(&o.p);
+    if (!dst || !cctx) {
+        b2cli_data_error(o.in, "out of memory");
+        goto done;
+    }
+    t0 = now_seconds();
+    rc = b2_chunk_compress(cctx, src, nbytes, dst, cap);
+    t1 = now_seconds();
+    if (rc < 0) {
+        b2cli_data_error(o.in, "compression failed: %s", b2_strerror(rc));
+        goto done;
+    }
+    if (b2cli_out_open(&out, o.out) < 0)
+        goto done;
+    if (b2cli_write_all(out.f, dst, (size_t)rc) < 0) {
+        b2cli_data_error(o.out, "write error");
+        b2cli_out_abort(&out);
+        goto done;
+    }
+    if (b2cli_out_commit(&out) < 0)
+        goto done;
+    if (o.verbose)
+        fprintf(stderr, "%s: %zu -> %d bytes (ratio %.3f), %.1f MB/s\n",
+                strcmp(o.in, "-") ? o.in : "(stdin)", nbytes, rc,
+                rc > 0 ? (double)nbytes / rc : 0.0,
+                t1 > t0 ? nbytes / (t1 - t0) / 1e6 : 0.0);
+    ret = B2CLI_OK;
+done:
+    b2_cctx_free(cctx);
+    free(dst);
+    free(src);
+    return ret;
+}

@@ -1,0 +1,187 @@
+/* `b2 info FILE... [--json]`: what an object's header says, in words or as one
+ * JSON object per file (key names are documented in README.md and stable). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "b2cli.h"
+
+static const char info_help[] =
+    "usage: b2 info FILE... [--json]\n"
+    "Describe each FILE (kind detected from content; currently single chunks):\n"
+    "format version, codec, filter pipeline, sizes, blocks and flags. The\n"
+    "compression level is not stored in a chunk and is reported as unknown.\n"
+    "  --json   one JSON object per file (keys listed in README.md)\n";
+
+static const char *yesno(int v) { return v ? "yes" : "no"; }
+
+static const char *codec_name(int id)
+{
+    const char *n = b2_codec_name(id);
+    return n ? n : "unknown";
+}
+
+static const char *filter_name(int id)
+{
+    const char *n = b2_filter_name(id);
+    return n ? n : "unknown";
+}
+
+/* trunc_prec stores a signed precision; every other meta is an unsigned byte. */
+static int filter_meta_value(int id, uint8_t meta)
+{
+    return id == B2_FILTER_TRUNC_PREC ? (int)(int8_t)meta : (int)meta;
+}
+
+static double ratio(const b2_chunk_info *ci)
+{
+    return ci->cbytes > 0 ? (double)ci->nbytes / (double)ci->cbytes : 0.0;
+}
+
+static void chunk_text(const char *path, const b2_chunk_info *ci)
+{
+    int nfilters = 0;
+    printf("%s: Blosc chunk\n", path);
+    printf("  format version   %d\n", ci->version);
+    printf("  versionlz        %d\n", ci->versionlz);
+    printf("  codec            %s (id %d, format %d)\n", codec_name(ci->compcode), ci->compcode,
+           ci->codec_format);
+    printf("  clevel           unknown (not stored in a chunk)\n");
+    printf("  filters         ");
+    for (int i = 0; i < B2_MAX_FILTERS; i++) {
+        if (ci->filters[i] == B2_FILTER_NONE)
+            continue;
+        printf(" %d:%s(%d)", i, filter_name(ci->filters[i]),
+               filter_meta_value(ci->filters[i], ci->filters_meta[i]));
+        nfilters++;
+    }
+    printf("%s\n", nfilters ? "" : " none");
+    printf("  typesize         %d\n", ci->typesize);
+    printf("  nbytes           %ld\n", (long)ci->nbytes);
+    printf("  cbytes           %ld\n", (long)ci->cbytes);
+    printf("  ratio            %.3f\n", ratio(ci));
+    printf("  blocksize        %ld%s\n", (long)ci->blocksize,
+           ci->vlblocks ? " (VL-block chunk: this is the number of blocks)" : "");
+    printf("  blocks           %ld\n", (long)ci->nblocks);
+    printf("  leftover         %ld\n", (long)ci->leftover);
+    printf("  split            %s\n", yesno(ci->split));
+    printf("  memcpy           %s\n", yesno(ci->memcpyed));
+    printf("  dictionary       %s\n", yesno(ci->has_dict));
+    printf("  vl-blocks        %s\n", yesno(ci->vlblocks));
+    printf("  special          %s\n", b2_special_name(ci->special) ? b2_special_name(ci->special) : "unknown");
+    printf("  header length    %d (%s)\n", ci->header_len, ci->header_len == B2_HEADER_LEN ? "Blosc2" : "Blosc1");
+    printf("  flags            0x%02x (blosc2_flags 0x%02x, blosc2_flags2 0x%02x)\n", ci->flags,
+           ci->blosc2_flags, ci->blosc2_flags2);
+}
+
+static void chunk_json(const char *path, const b2_chunk_info *ci)
+{
+    b2cli_json j;
+    b2cli_json_begin(&j, stdout);
+    b2cli_json_str(&j, "file", path);
+    b2cli_json_str(&j, "kind", "chunk");
+    b2cli_json_int(&j, "version", ci->version);
+    b2cli_json_int(&j, "versionlz", ci->versionlz);
+    b2cli_json_str(&j, "codec", b2_codec_name(ci->compcode));
+    b2cli_json_int(&j, "codec_id", ci->compcode);
+    b2cli_json_int(&j, "codec_format", ci->codec_format);
+    b2cli_json_int(&j, "compcode_meta", ci->compcode_meta);
+    b2cli_json_str(&j, "clevel", NULL);
+    b2cli_json_array_begin(&j, "filters");
+    for (int i = 0; i < B2_MAX_FILTERS; i++)
+        b2cli_json_array_int(&j, ci->filters[i]);
+    b2cli_json_array_end(&j);
+    b2cli_json_array_begin(&j, "filters_meta");
+    for (int i = 0; i < B2_MAX_FILTERS; i++)
+        b2cli_json_array_int(&j, ci->filters_meta[i]);
+    b2cli_json_array_end(&j);
+    b2cli_json_array_begin(&j, "filters_names");
+    for (int i = 0; i < B2_MAX_FILTERS; i++)
+        b2cli_json_array_str(&j, b2_filter_name(ci->filters[i]));
+    b2cli_json_array_end(&j);
+    b2cli_json_int(&j, "typesize", ci->typesize);
+    b2cli_json_int(&j, "nbytes", ci->nbytes);
+    b2cli_json_int(&j, "cbytes", ci->cbytes);
+    b2cli_json_num(&j, "ratio", ratio(ci));
+    b2cli_json_int(&j, "blocksize", ci->blocksize);
+    b2cli_json_int(&j, "nblocks", ci->nblocks);
+    b2cli_json_int(&j, "leftover", ci->leftover);
+    b2cli_json_bool(&j, "split", ci->split);
+    b2cli_json_bool(&j, "memcpy", ci->memcpyed);
+    b2cli_json_bool(&j, "dict", ci->has_dict);
+    b2cli_json_bool(&j, "vlblocks", ci->vlblocks);
+    b2cli_json_bool(&j, "lazy", ci->lazy);
+    b2cli_json_str(&j, "special", b2_special_name(ci->special));
+    b2cli_json_int(&j, "header_len", ci->header_len);
+    b2cli_json_int(&j, "flags", ci->flags);
+    b2cli_json_int(&j, "blosc2_flags", ci->blosc2_flags);
+    b2cli_json_int(&j, "blosc2_flags2", ci->blosc2_flags2);
+    b2cli_json_end(&j);
+}
+
+/* Describe one path. Returns B2_OK or an error (message printed). */
+static int info_path(const char *path, int json)
+{
+    uint8_t *data;
+    size_t size;
+    b2_chunk_info ci;
+    int kind, rc;
+
+    if (strcmp(path, "-") && (kind = b2cli_detect_dir(path)) != B2CLI_KIND_UNKNOWN) {
+        b2cli_data_error(path, "%s input is not supported by this version yet", b2cli_kind_name(kind));
+        return B2_ERR_UNSUPPORTED;
+    }
+    rc = b2cli_read_file(path, &data, &size);
+    if (rc < 0)
+        return rc;
+    kind = b2cli_detect_buffer(data, size);
+    if (kind == B2CLI_KIND_CHUNK) {
+        rc = b2_chunk_get_info(data, size, &ci);
+        if (rc == B2_OK) {
+            if (json)
+                chunk_json(path, &ci);
+            else
+                chunk_text(path, &ci);
+        }
+    } else if (kind == B2CLI_KIND_UNKNOWN) {
+        rc = b2_chunk_get_info(data, size, &ci);
+        if (rc < 0)
+            b2cli_data_error(path, "not a Blosc2 object (chunk header: %s)", b2_strerror(rc));
+        else
+            b2cli_data_error(path, "not a Blosc2 object (chunk header says %ld bytes, file has %zu)",
+                             (long)ci.cbytes, size);
+        rc = B2_ERR_FORMAT;
+    } else {
+        b2cli_data_error(path, "%s input is not supported by this version yet", b2cli_kind_name(kind));
+        rc = B2_ERR_UNSUPPORTED;
+    }
+    free(data);
+    return rc;
+}
+
+int b2cli_cmd_info(int argc, char **argv)
+{
+    int json = 0, nfiles = 0, failed = 0;
+    for (int i = 1; i < argc; i++) {
+        if (b2cli_is_help(argv[i])) {
+            fputs(info_help, stdout);
+            return B2CLI_OK;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return b2cli_usage_error("info", "unknown option '%s'", argv[i]);
+        } else {
+            nfiles++;
+        }
+    }
+    if (nfiles == 0)
+        return b2cli_usage_error("info", "missing input file");
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json") || (argv[i][0] == '-' && argv[i][1] != '\0'))
+            continue;
+        if (info_path(argv[i], json) < 0)
+            failed = 1;
+    }
+    if (fflush(stdout) != 0)
+        failed = 1;
+    return failed ? B2CLI_EXIT_DATA : B2CLI_OK;
+}

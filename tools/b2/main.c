@@ -1,0 +1,44 @@
+/* b2: command-line front end of libb2. Dispatches to one function per
+ * subcommand (cmd_*.c); adding a subcommand means adding a row to `commands`. */
+#include <string.h>
+
+#include "b2cli.h"
+
+static const b2cli_cmd commands[] = {
+    {"cat", "write the decoded content of a Blosc2 object to stdout", b2cli_cmd_cat},
+    {"info", "describe a Blosc2 object (header fields; --json)", b2cli_cmd_info},
+    {"compress", "compress a file into one Blosc2 chunk", b2cli_cmd_compress},
+    {"decompress", "decode a Blosc2 object into a file", b2cli_cmd_decompress},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: b2 COMMAND [options] [args]\n"
+               "Read and write Blosc2 data (libb2 %s).\n\ncommands:\n", b2_version());
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'b2 COMMAND --help' describes a command. The kind of an input (chunk,\n"
+               "frame, ...) is detected from its content, not its name.\n"
+               "Exit status: 0 success, 1 bad or unreadable data, 2 bad command line.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return B2CLI_EXIT_USAGE;
+    }
+    if (b2cli_is_help(argv[1]) || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return B2CLI_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("b2 (libb2) %s\n", b2_version());
+        return B2CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "b2: unknown command '%s' (see 'b2 --help')\n", argv[1]);
+    return B2CLI_EXIT_USAGE;
+}

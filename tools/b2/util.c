@@ -1,0 +1,268 @@
+/* Messages, option parsing and file helpers shared by the subcommands. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "b2cli.h"
+
+int b2cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "b2 %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see 'b2 %s --help')\n", cmd);
+    return B2CLI_EXIT_USAGE;
+}
+
+int b2cli_data_error(const char *file, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "b2: %s: ", strcmp(file, "-") ? file : "(stdin)");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return B2CLI_EXIT_DATA;
+}
+
+int b2cli_is_help(const char *arg)
+{
+    return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
+
+int b2cli_parse_int(const char *s, int64_t lo, int64_t hi, int allow_suffix, int64_t *out)
+{
+    char *end;
+    long long v;
+    if (!s || !*s)
+        return -1;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    if (allow_suffix && *end) {
+        int shift = 0;
+        switch (*end) {
+        case 'k': case 'K': shift = 10; break;
+        case 'm': case 'M': shift = 20; break;
+        case 'g': case 'G': shift = 30; break;
+        default: return -1;
+        }
+        end++;
+        if (v > (INT64_MAX >> shift) || v < -(INT64_MAX >> shift))
+            return -1;
+        v *= (long long)1 << shift;
+    }
+    if (*end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int b2cli_opt_is(const char *arg, const char *opt)
+{
+    size_t n = strlen(opt);
+    return !strncmp(arg, opt, n) && (arg[n] == '\0' || arg[n] == '=');
+}
+
+const char *b2cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *opt)
+{
+    const char *eq = strchr(argv[*i], '=');
+    if (eq)
+        return eq + 1;
+    if (*i + 1 >= argc) {
+        b2cli_usage_error(cmd, "option %s needs a value", opt);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* Read a stream of unknown length (pipe, stdin) by doubling a buffer. */
+static int read_stream(FILE *f, uint8_t **data, size_t *size)
+{
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        return B2_ERR_NOMEM;
+    for (;;) {
+        size_t got;
+        if (n == cap) {
+            uint8_t *nb;
+            if (cap > SIZE_MAX / 2) {
+                free(buf);
+                return B2_ERR_NOMEM;
+            }
+            nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                return B2_ERR_NOMEM;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                free(buf);
+                return B2_ERR_IO;
+            }
+            break;
+        }
+    }
+    *data = buf;
+    *size = n;
+    return B2_OK;
+}
+
+int b2cli_read_file(const char *path, uint8_t **data, size_t *size)
+{
+    FILE *f;
+    struct stat st;
+    int rc;
+
+    *data = NULL;
+    *size = 0;
+    if (!strcmp(path, "-")) {
+        rc = read_stream(stdin, data, size);
+        if (rc < 0)
+            b2cli_data_error(path, "cannot read: %s", b2_strerror(rc));
+        return rc;
+    }
+    f = fopen(path, "rb");
+    if (!f) {
+        b2cli_data_error(path, "cannot open: %s", strerror(errno));
+        return B2_ERR_IO;
+    }
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        b2cli_data_error(path, "is a directory");
+        return B2_ERR_IO;
+    }
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+        size_t n = (size_t)st.st_size;
+        uint8_t *buf = malloc(n ? n : 1);
+        if (!buf) {
+            fclose(f);
+            b2cli_data_error(path, "out of memory reading %zu bytes", n);
+            return B2_ERR_NOMEM;
+        }
+        if (fread(buf, 1, n, f) != n) {
+            free(buf);
+            fclose(f);
+            b2cli_data_error(path, "read error");
+            return B2_ERR_IO;
+        }
+        *data = buf;
+        *size = n;
+        rc = B2_OK;
+    } else {
+        rc = read_stream(f, data, size);
+        if (rc < 0)
+            b2cli_data_error(path, "cannot read: %s", b2_strerror(rc));
+    }
+    fclose(f);
+    return rc;
+}
+
+int b2cli_write_all(FILE *f, const void *data, size_t size)
+{
+    return fwrite(data, 1, size, f) == size ? B2_OK : B2_ERR_IO;
+}
+
+int b2cli_write_zeros(FILE *f, size_t size)
+{
+    static const uint8_t zeros[1 << 16];
+    while (size > 0) {
+        size_t n = size < sizeof zeros ? size : sizeof zeros;
+        if (fwrite(zeros, 1, n, f) != n)
+            return B2_ERR_IO;
+        size -= n;
+    }
+    return B2_OK;
+}
+
+int b2cli_out_open(b2cli_outfile *o, const char *path)
+{
+    int fd;
+    memset(o, 0, sizeof *o);
+    if (!strcmp(path, "-")) {
+        o->f = stdout;
+        return B2_OK;
+    }
+    o->path = strdup(path);
+    o->tmp = malloc(strlen(path) + 16);
+    if (!o->path || !o->tmp) {
+        free(o->path);
+        free(o->tmp);
+        b2cli_data_error(path, "out of memory");
+        return B2_ERR_NOMEM;
+    }
+    /* The temporary file sits in the target's directory so rename() stays atomic. */
+    sprintf(o->tmp, "%s.tmp.XXXXXX", path);
+    fd = mkstemp(o->tmp);
+    if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
+        b2cli_data_error(path, "cannot create temporary file: %s", strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(o->tmp);
+        }
+        free(o->path);
+        free(o->tmp);
+        return B2_ERR_IO;
+    }
+    return B2_OK;
+}
+
+int b2cli_out_commit(b2cli_outfile *o)
+{
+    int rc = B2_OK;
+    if (!o->tmp) {
+        if (fflush(o->f) != 0)
+            rc = B2_ERR_IO;
+        if (rc < 0)
+            b2cli_data_error("-", "write error on stdout");
+        return rc;
+    }
+    /* mkstemp creates the file 0600; give it the usual permissions. */
+    {
+        mode_t mask = umask(0);
+        umask(mask);
+        if (fchmod(fileno(o->f), 0666 & ~mask) != 0)
+            rc = B2_ERR_IO;
+    }
+    if (fflush(o->f) != 0 || ferror(o->f))
+        rc = B2_ERR_IO;
+    if (fclose(o->f) != 0)
+        rc = B2_ERR_IO;
+    o->f = NULL;
+    if (rc == B2_OK && rename(o->tmp, o->path) != 0)
+        rc = B2_ERR_IO;
+    if (rc < 0) {
+        b2cli_data_error(o->path, "write failed: %s", strerror(errno));
+        unlink(o->tmp);
+    }
+    free(o->path);
+    free(o->tmp);
+    o->path = o->tmp = NULL;
+    return rc;
+}
+
+void b2cli_out_abort(b2cli_outfile *o)
+{
+    if (!o->tmp)
+        return;
+    if (o->f)
+        fclose(o->f);
+    unlink(o->tmp);
+    free(o->path);
+    free(o->tmp);
+    o->f = NULL;
+    o->path = o->tmp = NULL;
+}
