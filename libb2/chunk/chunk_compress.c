@@ -1,0 +1,587 @@
+/* Chunk compression (chunk.md §13): header, filters, streams, runs, stored
+ * streams, memcpy fallback and zero-chunk collapse, byte-identical to
+ * single-threaded c-blosc2 3.3 for the same codec library versions.
+ *
+ * Threads: blocks are encoded in parallel into per-block scratch areas with
+ * maxout = neblock for every stream, then appended in block order. A stream's
+ * single-threaded maxout is min(neblock, destsize - position); whenever that is
+ * neblock the codec call is the same, so the bytes are the same. When the space
+ * left at some stream is below neblock, the rest of the chunk (from that block)
+ * is redone sequentially with the exact single-threaded rule. Output therefore
+ * never depends on the thread count. */
+#include <pthread.h>
+#include <stdlib.h>
+#include "chunk_encode.h"
+#include "codecs.h"
+#include "filters.h"
+
+#define MAX_THREADS 64
+#define ENC_FAIL (-1000) /* compressed form does not fit: use the memcpy fallback */
+
+typedef struct worker {
+    b2_codec_state cs;
+    uint8_t *tmp_a, *tmp_b; /* filter scratch, ctx->tmpcap bytes each */
+} worker;
+
+struct b2_cctx {
+    b2_cparams p;
+    int nthreads;
+    worker *w;         /* nthreads workers; worker 0 is the calling thread */
+    size_t tmpcap;
+    uint8_t *slots;    /* per-block output scratch for the parallel path */
+    size_t slotsize, slotcap;
+    uint8_t *ref;      /* decoded block 0 (delta reference after lossy filters) */
+    size_t refcap;
+    uint8_t *samples;  /* filtered blocks for dictionary training */
+    size_t samplecap;
+    uint8_t dict[B2_MAX_DICT_SIZE];
+};
+
+/* Everything one compression call needs, shared read-only by the workers. */
+typedef struct job {
+    const b2_cctx *c;
+    const uint8_t *src;
+    int32_t nbytes, blocksize, nblocks, leftover;
+    int32_t typesize; /* header typesize */
+    int split;
+    int filtering;
+    b2_pipeline pipe;
+    const uint8_t *delta_ref; /* reference for blocks >= 1 */
+} job;
+
+void b2_cparams_init(b2_cparams *p)
+{
+    memset(p, 0, sizeof *p);
+    p->codec = B2_CODEC_BLOSCLZ;
+    p->clevel = 5;
+    p->typesize = 8;
+    p->blocksize = 0;
+    p->splitmode = B2_SPLIT_FORWARD_COMPAT;
+    p->filters[B2_MAX_FILTERS - 1] = B2_FILTER_SHUFFLE;
+    p->nthreads = 1;
+    p->use_dict = 0;
+}
+
+static int32_t header_typesize(int32_t t) { return t > B2_MAX_TYPESIZE ? 1 : t; }
+
+static void make_pipeline(const b2_cparams *p, b2_pipeline *pl)
+{
+    memcpy(pl->filters, p->filters, B2_MAX_FILTERS);
+    memcpy(pl->metas, p->filters_meta, B2_MAX_FILTERS);
+    pl->typesize = header_typesize(p->typesize);
+    pl->version = B2_VERSION_FORMAT;
+}
+
+int b2_cparams_check(const b2_cparams *p)
+{
+    if (!p || !b2_codec_is_known(p->codec) || p->clevel < 0 || p->clevel > 9)
+        return B2_ERR_INVALID_PARAM;
+    if (p->typesize < 1 || p->typesize > B2_MAX_BLOCKSIZE)
+        return B2_ERR_INVALID_PARAM;
+    if (p->blocksize < 0 || p->blocksize > B2_MAX_BLOCKSIZE)
+        return B2_ERR_INVALID_PARAM;
+    if (p->splitmode < B2_SPLIT_ALWAYS || p->splitmode > B2_SPLIT_FORWARD_COMPAT)
+        return B2_ERR_INVALID_PARAM;
+    if (p->use_dict && p->codec != B2_CODEC_LZ4 && p->codec != B2_CODEC_LZ4HC &&
+        p->codec != B2_CODEC_ZSTD)
+        return B2_ERR_INVALID_PARAM;
+    b2_pipeline pl;
+    make_pipeline(p, &pl);
+    return b2_pipeline_check(&pl) < 0 ? B2_ERR_INVALID_PARAM : B2_OK;
+}
+
+b2_cctx *b2_cctx_new(const b2_cparams *p)
+{
+    if (b2_cparams_check(p) != B2_OK)
+        return NULL;
+    b2_cctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->p = *p;
+    c->nthreads = p->nthreads < 1 ? 1 : p->nthreads > MAX_THREADS ? MAX_THREADS : p->nthreads;
+    c->w = calloc((size_t)c->nthreads, sizeof *c->w);
+    if (!c->w) {
+        free(c);
+        return NULL;
+    }
+    for (int i = 0; i < c->nthreads; i++)
+        b2_codec_state_init(&c->w[i].cs);
+    return c;
+}
+
+void b2_cctx_free(b2_cctx *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < c->nthreads; i++) {
+        b2_codec_state_free(&c->w[i].cs);
+        free(c->w[i].tmp_a);
+        free(c->w[i].tmp_b);
+    }
+    free(c->w);
+    free(c->slots);
+    free(c->ref);
+    free(c->samples);
+    free(c);
+}
+
+const b2_cparams *b2_cctx_params(const b2_cctx *c) { return c ? &c->p : NULL; }
+
+size_t b2_chunk_compress_bound(size_t nbytes) { return nbytes + B2_MAX_OVERHEAD; }
+
+/* Grow *buf to at least n bytes (contents not kept). */
+static int reserve(uint8_t **buf, size_t *cap, size_t n)
+{
+    if (*cap >= n)
+        return B2_OK;
+    free(*buf);
+    *buf = malloc(n ? n : 1);
+    *cap = *buf ? n : 0;
+    return *buf ? B2_OK : B2_ERR_NOMEM;
+}
+
+static int reserve_workers(b2_cctx *c, int nw, size_t n)
+{
+    if (c->tmpcap < n) {
+        for (int i = 0; i < c->nthreads; i++) {
+            free(c->w[i].tmp_a);
+            free(c->w[i].tmp_b);
+            c->w[i].tmp_a = c->w[i].tmp_b = NULL;
+        }
+        c->tmpcap = n;
+    }
+    for (int i = 0; i < nw; i++) {
+        if (!c->w[i].tmp_a)
+            c->w[i].tmp_a = malloc(c->tmpcap ? c->tmpcap : 1);
+        if (!c->w[i].tmp_b)
+            c->w[i].tmp_b = malloc(c->tmpcap ? c->tmpcap : 1);
+        if (!c->w[i].tmp_a || !c->w[i].tmp_b)
+            return B2_ERR_NOMEM;
+    }
+    return B2_OK;
+}
+
+static int32_t block_size(const job *jb, int32_t j)
+{
+    return (j == jb->nblocks - 1 && jb->leftover) ? jb->leftover : jb->blocksize;
+}
+
+static int32_t block_streams(const job *jb, int32_t j)
+{
+    return (jb->split && block_size(jb, j) == jb->blocksize) ? jb->typesize : 1;
+}
+
+/* Filtered bytes of block j (src itself when no filter is active). */
+static int filter_block(const job *jb, worker *w, int32_t j, const uint8_t **out)
+{
+    const uint8_t *blk = jb->src + (size_t)j * (size_t)jb->blocksize;
+    if (!jb->filtering) {
+        *out = blk;
+        return B2_OK;
+    }
+    return b2_pipeline_forward(&jb->pipe, blk, block_size(jb, j), j == 0 ? NULL : jb->delta_ref,
+                               w->tmp_a, w->tmp_b, out);
+}
+
+static int is_run(const uint8_t *p, int32_t n)
+{
+    /* all bytes equal iff the buffer equals itself shifted by one */
+    return n <= 1 || memcmp(p, p + 1, (size_t)n - 1) == 0;
+}
+
+/* Encode block j's streams at out[pos..], never writing at or past limit, with
+ * the single-threaded rule of chunk.md §13.5 step 4. Returns the new position,
+ * ENC_FAIL, or a negative error. *nzero counts zero-run streams. */
+static int64_t encode_block(const job *jb, worker *w, int32_t j, uint8_t *out, int64_t pos,
+                            int64_t limit, int64_t *nzero)
+{
+    const uint8_t *f;
+    int r = filter_block(jb, w, j, &f);
+    if (r < 0)
+        return r;
+    int32_t ns = block_streams(jb, j);
+    int32_t neblock = block_size(jb, j) / ns;
+    const b2_cparams *p = &jb->c->p;
+    for (int32_t s = 0; s < ns; s++, f += neblock) {
+        int64_t cpos = pos;
+        pos += 4;
+        if (is_run(f, neblock)) {
+            uint8_t v = f[0];
+            pos += v != 0;
+            if (pos > limit)
+                return ENC_FAIL;
+            b2_store_le32(out + cpos, (uint32_t)-(int32_t)v);
+            if (v)
+                out[cpos + 4] = 0x01; /* run token */
+            else
+                (*nzero)++;
+            continue;
+        }
+        int64_t maxout = limit - pos < neblock ? limit - pos : neblock;
+        if (maxout <= 0)
+            return ENC_FAIL;
+        int cs = b2_codec_compress(&w->cs, p->codec, p->clevel, f, neblock, out + pos,
+                                   (int)maxout);
+        if (cs < 0)
+            return cs;
+        if (cs == 0 || cs >= neblock) {
+            /* incompressible: store raw (csize == neblock means stored) */
+            if (pos + neblock > limit)
+                return ENC_FAIL;
+            memcpy(out + pos, f, (size_t)neblock);
+            cs = neblock;
+        }
+        b2_store_le32(out + cpos, (uint32_t)cs);
+        pos += cs;
+    }
+    return pos;
+}
+
+/* Sequential encoding of blocks [from, nblocks) straight into dst. */
+static int64_t encode_seq(const job *jb, worker *w, int32_t from, uint8_t *dst, int64_t pos,
+                          int64_t destsize, int64_t *nzero)
+{
+    for (int32_t j = from; j < jb->nblocks; j++) {
+        b2_store_le32(dst + B2_HEADER_LEN + 4 * (size_t)j, (uint32_t)pos);
+        pos = encode_block(jb, w, j, dst, pos, destsize, nzero);
+        if (pos < 0)
+            return pos;
+    }
+    return pos;
+}
+
+/* ---- parallel path ---- */
+
+typedef struct par {
+    const job *jb;
+    b2_cctx *c;
+    pthread_mutex_t mu;
+    pthread_cond_t cv_work, cv_done;
+    int32_t base, next, end, pending;
+    int quit;
+    int64_t *slen, *snz; /* per window slot: encoded length (or error), zero runs */
+} par;
+
+typedef struct thread_arg {
+    par *pp;
+    worker *w;
+} thread_arg;
+
+static void run_block(par *pp, worker *w, int32_t j)
+{
+    int32_t k = j - pp->base;
+    int64_t nz = 0;
+    uint8_t *slot = pp->c->slots + (size_t)k * pp->c->slotsize;
+    int64_t r = encode_block(pp->jb, w, j, slot, 0, (int64_t)pp->c->slotsize, &nz);
+    pp->slen[k] = r;
+    pp->snz[k] = nz;
+}
+
+/* Take blocks of the current window until none is left. Called with mu held. */
+static void drain(par *pp, worker *w)
+{
+    while (pp->next < pp->end) {
+        int32_t j = pp->next++;
+        pthread_mutex_unlock(&pp->mu);
+        run_block(pp, w, j);
+        pthread_mutex_lock(&pp->mu);
+        if (--pp->pending == 0)
+            pthread_cond_broadcast(&pp->cv_done);
+    }
+}
+
+static void *thread_main(void *arg)
+{
+    thread_arg *ta = arg;
+    par *pp = ta->pp;
+    pthread_mutex_lock(&pp->mu);
+    for (;;) {
+        while (!pp->quit && pp->next >= pp->end)
+            pthread_cond_wait(&pp->cv_work, &pp->mu);
+        if (pp->quit)
+            break;
+        drain(pp, ta->w);
+    }
+    pthread_mutex_unlock(&pp->mu);
+    return NULL;
+}
+
+/* Append window slot k (block j) at *pos if the single-threaded encoder would
+ * have produced the same bytes there. Returns 1 if appended, 0 if block j must be
+ * redone sequentially, ENC_FAIL, or an error. */
+static int append_slot(const job *jb, b2_cctx *c, par *pp, int32_t j, uint8_t *dst,
+                       int64_t *pos, int64_t destsize, int64_t *nzero)
+{
+    int32_t k = j - pp->base;
+    int64_t len = pp->slen[k];
+    if (len == ENC_FAIL)
+        return 0;
+    if (len < 0)
+        return (int)len;
+    const uint8_t *slot = c->slots + (size_t)k * c->slotsize;
+    int32_t ns = block_streams(jb, j);
+    int32_t neblock = block_size(jb, j) / ns;
+    int64_t p = *pos, q = 0;
+    for (int32_t s = 0; s < ns; s++) {
+        int32_t cs = b2_load_le32s(slot + q);
+        p += 4;
+        q += 4;
+        if (cs <= 0) {
+            p += cs != 0;
+            q += cs != 0;
+            if (p > destsize)
+                return ENC_FAIL;
+        } else {
+            if (destsize - p < neblock)
+                return 0;
+            p += cs;
+            q += cs;
+        }
+    }
+    b2_store_le32(dst + B2_HEADER_LEN + 4 * (size_t)j, (uint32_t)*pos);
+    memcpy(dst + *pos, slot, (size_t)len);
+    *pos += len;
+    *nzero += pp->snz[k];
+    return 1;
+}
+
+static int64_t encode_par(const job *jb, b2_cctx *c, int nt, uint8_t *dst, int64_t pos,
+                          int64_t destsize, int64_t *nzero)
+{
+    int32_t window = 4 * nt;
+    int32_t maxns = jb->split ? jb->typesize : 1;
+    c->slotsize = (size_t)jb->blocksize + 5 * (size_t)maxns;
+    int64_t *slen = malloc(2 * (size_t)window * sizeof *slen);
+    if (!slen || reserve(&c->slots, &c->slotcap, c->slotsize * (size_t)window) < 0) {
+        free(slen); /* no memory for the parallel path: the sequential one is fine */
+        return encode_seq(jb, &c->w[0], 0, dst, pos, destsize, nzero);
+    }
+
+    par pp = {.jb = jb, .c = c, .slen = slen, .snz = slen + window};
+    pthread_mutex_init(&pp.mu, NULL);
+    pthread_cond_init(&pp.cv_work, NULL);
+    pthread_cond_init(&pp.cv_done, NULL);
+    pthread_t tid[MAX_THREADS];
+    thread_arg ta[MAX_THREADS];
+    int started = 0;
+    for (int i = 1; i < nt; i++) {
+        ta[i] = (thread_arg){&pp, &c->w[i]};
+        if (pthread_create(&tid[i], NULL, thread_main, &ta[i]) != 0)
+            break; /* fewer helpers only means slower */
+        started = i;
+    }
+
+    int64_t result = 0;
+    int32_t seq_from = -1;
+    for (int32_t base = 0; base < jb->nblocks && seq_from < 0 && result >= 0; base += window) {
+        pthread_mutex_lock(&pp.mu);
+        pp.base = base;
+        pp.next = base;
+        pp.end = base + window < jb->nblocks ? base + window : jb->nblocks;
+        pp.pending = pp.end - base;
+        pthread_cond_broadcast(&pp.cv_work);
+        drain(&pp, &c->w[0]);
+        while (pp.pending > 0)
+            pthread_cond_wait(&pp.cv_done, &pp.mu);
+        int32_t end = pp.end;
+        pthread_mutex_unlock(&pp.mu);
+        for (int32_t j = base; j < end; j++) {
+            int r = append_slot(jb, c, &pp, j, dst, &pos, destsize, nzero);
+            if (r == 0) {
+                seq_from = j;
+                break;
+            }
+            if (r < 0) {
+                result = r;
+                break;
+            }
+        }
+    }
+
+    pthread_mutex_lock(&pp.mu);
+    pp.quit = 1;
+    pthread_cond_broadcast(&pp.cv_work);
+    pthread_mutex_unlock(&pp.mu);
+    for (int i = 1; i <= started; i++)
+        pthread_join(tid[i], NULL);
+    pthread_cond_destroy(&pp.cv_work);
+    pthread_cond_destroy(&pp.cv_done);
+    pthread_mutex_destroy(&pp.mu);
+    free(slen);
+
+    if (result < 0)
+        return result;
+    if (seq_from >= 0)
+        return encode_seq(jb, &c->w[0], seq_from, dst, pos, destsize, nzero);
+    return pos;
+}
+
+/* ---- whole chunk ---- */
+
+/* Delta reference for blocks >= 1: the block 0 a decoder will reconstruct. That
+ * is the raw block 0 unless a lossy filter (trunc_prec) runs before delta; then
+ * it is block 0 after a forward and backward pass through the pipeline. */
+static int setup_delta_ref(job *jb, b2_cctx *c)
+{
+    int first_trunc = -1, last_delta = -1;
+    for (int i = 0; i < B2_MAX_FILTERS; i++) {
+        if (jb->pipe.filters[i] == B2_FILTER_DELTA)
+            last_delta = i;
+        if (jb->pipe.filters[i] == B2_FILTER_TRUNC_PREC && first_trunc < 0)
+            first_trunc = i;
+    }
+    int trunc_before = first_trunc >= 0 && first_trunc < last_delta;
+    jb->delta_ref = jb->src;
+    if (!trunc_before || jb->nblocks < 2)
+        return B2_OK;
+    int32_t n = jb->blocksize;
+    int r = reserve(&c->ref, &c->refcap, (size_t)n);
+    if (r < 0)
+        return r;
+    const uint8_t *f;
+    worker *w = &c->w[0];
+    if ((r = filter_block(jb, w, 0, &f)) < 0)
+        return r;
+    memcpy(c->ref, f, (size_t)n);
+    if ((r = b2_pipeline_backward(&jb->pipe, c->ref, n, NULL, w->tmp_a, w->tmp_b)) < 0)
+        return r;
+    memcpy(c->ref, w->tmp_b, (size_t)n);
+    jb->delta_ref = c->ref;
+    return B2_OK;
+}
+
+/* Train the dictionary and write it after bstarts. Returns its section size
+ * (0: no dictionary), ENC_FAIL, or an error. */
+static int64_t setup_dict(const job *jb, b2_cctx *c, uint8_t *dst, int64_t pos,
+                          int64_t destsize)
+{
+    int r = reserve(&c->samples, &c->samplecap, (size_t)jb->nbytes);
+    if (r < 0)
+        return r;
+    for (int32_t j = 0; j < jb->nblocks; j++) {
+        const uint8_t *f;
+        if ((r = filter_block(jb, &c->w[0], j, &f)) < 0)
+            return r;
+        memcpy(c->samples + (size_t)j * (size_t)jb->blocksize, f, (size_t)block_size(jb, j));
+    }
+    int dsize = b2_dict_build(c->p.codec, c->samples, jb->nbytes, jb->nblocks, jb->typesize,
+                              jb->split, c->dict);
+    if (dsize <= 0)
+        return dsize;
+    if (pos + 4 + dsize > destsize)
+        return ENC_FAIL;
+    b2_store_le32(dst + pos, (uint32_t)dsize);
+    memcpy(dst + pos + 4, c->dict, (size_t)dsize);
+    return 4 + (int64_t)dsize;
+}
+
+static void set_dicts(b2_cctx *c, int nw, const uint8_t *dict, int dsize)
+{
+    for (int i = 0; i < nw; i++)
+        b2_codec_set_dict(&c->w[i].cs, c->p.codec, dict, dsize);
+}
+
+int b2_chunk_compress(b2_cctx *c, const void *src, size_t nbytes, void *dstv, size_t dstcap)
+{
+    if (!c || !dstv || (!src && nbytes))
+        return B2_ERR_INVALID_PARAM;
+    if (nbytes > B2_MAX_BUFFERSIZE)
+        return B2_ERR_DOES_NOT_FIT;
+    if (dstcap < B2_HEADER_LEN)
+        return B2_ERR_DST_TOO_SMALL;
+    const b2_cparams *p = &c->p;
+    uint8_t *dst = dstv;
+    /* Output never depends on a capacity above the bound (the reference's
+     * super-chunk code always passes nbytes + 32). */
+    int64_t destsize = (int64_t)(dstcap < nbytes + B2_MAX_OVERHEAD ? dstcap
+                                                                   : nbytes + B2_MAX_OVERHEAD);
+
+    job jb = {.c = c, .src = src, .nbytes = (int32_t)nbytes};
+    jb.typesize = header_typesize(p->typesize);
+    jb.blocksize = b2_tune_blocksize(p, jb.nbytes);
+    jb.nblocks = nbytes ? (int32_t)((nbytes + (size_t)jb.blocksize - 1) / (size_t)jb.blocksize) : 0;
+    jb.leftover = (int32_t)(nbytes % (size_t)jb.blocksize);
+    /* Only blocks holding whole elements may be split (chunk.md §4.1). */
+    jb.split = b2_tune_split(p, jb.typesize, jb.blocksize) && jb.blocksize % jb.typesize == 0;
+    make_pipeline(p, &jb.pipe);
+    jb.filtering = b2_pipeline_active(&jb.pipe);
+
+    int has_delta = 0;
+    for (int i = 0; i < B2_MAX_FILTERS; i++)
+        has_delta |= p->filters[i] == B2_FILTER_DELTA;
+    int64_t bstarts_end = B2_HEADER_LEN + 4 * (int64_t)jb.nblocks;
+    int memcpyed = p->clevel == 0 || nbytes < 32 || bstarts_end > destsize;
+
+    uint8_t *h = dst;
+    memset(h, 0, B2_HEADER_LEN);
+    h[0] = B2_VERSION_FORMAT;
+    h[1] = 1;
+    h[2] = 0x05;
+    if (!memcpyed) {
+        h[2] |= (uint8_t)((has_delta ? 0x08 : 0) | (jb.split ? 0 : 0x10) |
+                          b2_codec_format_of(p->codec) << 5);
+    }
+    h[3] = (uint8_t)jb.typesize;
+    b2_store_le32(h + 4, (uint32_t)nbytes);
+    b2_store_le32(h + 8, (uint32_t)jb.blocksize);
+    memcpy(h + 16, p->filters, B2_MAX_FILTERS);
+    h[22] = (uint8_t)p->codec;
+    memcpy(h + 24, p->filters_meta, B2_MAX_FILTERS);
+
+    int64_t pos = ENC_FAIL, nzero = 0;
+    int nt = c->nthreads < jb.nblocks ? c->nthreads : jb.nblocks;
+    if (nt < 1)
+        nt = 1;
+    int has_dict = 0;
+    if (!memcpyed) {
+        int r = reserve_workers(c, nt, (size_t)jb.blocksize);
+        if (r == B2_OK)
+            r = setup_delta_ref(&jb, c);
+        if (r < 0)
+            return r;
+        pos = bstarts_end;
+        if (p->use_dict) {
+            int64_t d = setup_dict(&jb, c, dst, pos, destsize);
+            if (d < 0 && d != ENC_FAIL)
+                return (int)d;
+            if (d == ENC_FAIL) {
+                pos = ENC_FAIL;
+            } else if (d > 0) {
+                has_dict = 1;
+                h[31] |= 0x01;
+                pos += d;
+                set_dicts(c, nt, dst + bstarts_end + 4, (int)(d - 4));
+            }
+        }
+        if (pos >= 0) {
+            pos = nt > 1 ? encode_par(&jb, c, nt, dst, pos, destsize, &nzero)
+                         : encode_seq(&jb, &c->w[0], 0, dst, pos, destsize, &nzero);
+        }
+        if (has_dict)
+            set_dicts(c, nt, NULL, 0);
+        if (pos < 0 && pos != ENC_FAIL)
+            return (int)pos;
+    }
+
+    if (pos >= 0) {
+        int64_t nstreams = (int64_t)(jb.nblocks - (jb.leftover ? 1 : 0)) *
+                               (jb.split ? jb.typesize : 1) + (jb.leftover ? 1 : 0);
+        if (!has_dict && nzero == nstreams) {
+            /* every stream was a zero run: the header alone says "zeros" */
+            h[31] |= B2_SPECIAL_ZEROS << 4;
+            pos = B2_HEADER_LEN;
+        }
+        b2_store_le32(h + 12, (uint32_t)pos);
+        return (int)pos;
+    }
+
+    /* memcpy chunk: header + raw data (no dictionary, whatever was tried) */
+    if ((int64_t)nbytes + B2_HEADER_LEN > destsize)
+        return B2_ERR_DST_TOO_SMALL;
+    h[2] |= 0x02;
+    h[31] &= (uint8_t)~0x01;
+    b2_store_le32(h + 12, (uint32_t)(nbytes + B2_HEADER_LEN));
+    if (nbytes)
+        memcpy(dst + B2_HEADER_LEN, src, nbytes);
+    return (int)(nbytes + B2_HEADER_LEN);
+}

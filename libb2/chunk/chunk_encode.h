@@ -1,0 +1,31 @@
+/* Internal declarations of the chunk encoder (chunk.md §13): blocksize tuning,
+ * the split rule, dictionary building and special-chunk headers. */
+#ifndef B2_CHUNK_ENCODE_H
+#define B2_CHUNK_ENCODE_H
+
+#include "b2_chunk.h"
+#include "b2_internal.h"
+
+/* Split decision of chunk.md §13.3 for a given typesize and block size (the
+ * typesize is whatever the caller's step uses: requested T or header t). */
+B2_HIDDEN int b2_tune_split(const b2_cparams *p, int64_t typesize, int64_t blocksize);
+
+/* Effective blocksize (chunk.md §13.2) for nbytes with parameters p; always a
+ * multiple of the requested typesize when larger than it, and <= nbytes when
+ * nbytes > 0. Parameters are assumed valid (b2_cparams_check). */
+B2_HIDDEN int32_t b2_tune_blocksize(const b2_cparams *p, int32_t nbytes);
+
+/* Dictionary for one chunk (codecs.md §6). samples holds the nbytes of filtered
+ * blocks laid end to end; nblocks and split describe the chunk. On success writes
+ * up to B2_MAX_DICT_SIZE bytes to dict and returns its size; returns 0 when no
+ * useful dictionary can be made, or a negative error. */
+B2_HIDDEN int b2_dict_build(int codec, const uint8_t *samples, int32_t nbytes,
+                            int32_t nblocks, int32_t typesize, int split, uint8_t *dict);
+
+/* Special-value chunk with the blocksize chosen as for parameters p (the header
+ * typesize comes from p->typesize; the value, for B2_SPECIAL_VALUE, has
+ * p->typesize bytes). Returns cbytes or a negative error. */
+B2_HIDDEN int b2_chunk_make_special_ex(const b2_cparams *p, int special, int32_t nbytes,
+                                       const void *value, void *dst, size_t dstcap);
+
+#endif
