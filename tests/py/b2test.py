@@ -1,0 +1,93 @@
+"""Shared helpers for the Python tests: locating the b2 program and the
+reference vectors, running b2, checking results against the manifest, and
+skipping (exit 77) with a clear reason."""
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SKIP = 77
+
+
+def skip(reason):
+    """Exit with the ctest 'skipped' code after saying why."""
+    print("SKIP: " + reason)
+    sys.exit(SKIP)
+
+
+def interop_dir(required=True):
+    """Directory of the c-blosc2 reference vectors, or skip when absent."""
+    d = os.environ.get("B2_INTEROP_DIR") or os.path.join(REPO, "..", "shared", "interop")
+    if not os.path.isfile(os.path.join(d, "manifest.json")):
+        if required:
+            skip("reference vectors not found (B2_INTEROP_DIR=%s has no manifest.json)" % d)
+        return None
+    return os.path.abspath(d)
+
+
+def load_manifest(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def b2_bin():
+    """Path of the b2 program: $B2_BIN, else the usual build directories."""
+    b = os.environ.get("B2_BIN")
+    cands = [b] if b else [os.path.join(REPO, d, "tools", "b2") for d in ("build", "build-asan")]
+    for c in cands:
+        if c and os.access(c, os.X_OK):
+            return c
+    print("FAIL: b2 program not found (set B2_BIN); tried: " + ", ".join(str(c) for c in cands))
+    sys.exit(1)
+
+
+def run_b2(args, data=None, timeout=120):
+    """Run b2 with args (list of str); returns CompletedProcess with bytes output."""
+    return subprocess.run([b2_bin()] + [str(a) for a in args], input=data,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def check_expected(out, exp):
+    """Compare decoded bytes with a manifest 'expected' entry. Returns None when
+    they match, else a short description of the difference."""
+    if len(out) != exp["length"]:
+        return "length %d, expected %d" % (len(out), exp["length"])
+    if exp.get("sha256") is not None:
+        if sha256(out) != exp["sha256"]:
+            return "sha256 differs"
+    elif "unspecified_ranges" in exp:
+        z = bytearray(out)
+        for off, n in exp["unspecified_ranges"]:
+            z[off:off + n] = bytes(n)
+        if sha256(bytes(z)) != exp["sha256_unspecified_as_zero"]:
+            return "sha256 (unspecified ranges as zero) differs"
+    return None
+
+
+class Counter:
+    """Pass/fail tally that prints failures and a summary line."""
+
+    def __init__(self, name):
+        self.name, self.passed, self.failures = name, 0, []
+
+    def ok(self, cond, what):
+        if cond:
+            self.passed += 1
+        else:
+            self.failures.append(what)
+            print("FAIL: " + what)
+        return cond
+
+    def finish(self):
+        print("%s: %d passed, %d failed" % (self.name, self.passed, len(self.failures)))
+        for f in self.failures[:50]:
+            print("  failed: " + f)
+        if len(self.failures) > 50:
+            print("  ... and %d more" % (len(self.failures) - 50))
+        sys.exit(1 if self.failures else 0)
