@@ -1,0 +1,136 @@
+/* Bit shuffle (filters.md §3): portable kernel and runtime dispatcher.
+ * e = n / ts elements, e8 = e rounded down to a multiple of 8; the first e8*ts
+ * bytes become 8*ts rows of e8/8 bytes (row 8j+b = bit b of byte j of every
+ * element, element 0 in the LSB of the row's first byte); the rest is copied. */
+#include <string.h>
+#include "filters.h"
+#include "simd_kernels.h"
+
+/* Transpose the 8x8 bit matrix held in x (bit 8r+c <-> bit 8c+r). Seen as
+ * bytes in little-endian order: byte m bit b becomes byte b bit m. */
+static inline uint64_t transpose8x8(uint64_t x)
+{
+    uint64_t t;
+    t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAull;
+    x ^= t ^ (t << 7);
+    t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCull;
+    x ^= t ^ (t << 14);
+    t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ull;
+    x ^= t ^ (t << 28);
+    return x;
+}
+
+void b2_bitshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_t k1,
+                          const uint8_t *in, uint8_t *out)
+{
+    size_t rowlen = (size_t)e8 / 8;
+    for (int32_t k = k0; k < k1; k++) {
+        const uint8_t *g = in + (size_t)k * 8 * ts;
+        for (int32_t j = 0; j < ts; j++) {
+            uint64_t x = 0;
+            for (int m = 0; m < 8; m++)  /* byte j of the group's 8 elements */
+                x |= (uint64_t)g[(size_t)m * ts + j] << (8 * m);
+            x = transpose8x8(x);
+            uint8_t *row = out + (size_t)8 * j * rowlen + k;
+            for (int b = 0; b < 8; b++)
+                row[(size_t)b * rowlen] = (uint8_t)(x >> (8 * b));
+        }
+    }
+}
+
+void b2_bitunshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_t k1,
+                            const uint8_t *in, uint8_t *out)
+{
+    size_t rowlen = (size_t)e8 / 8;
+    for (int32_t k = k0; k < k1; k++) {
+        uint8_t *g = out + (size_t)k * 8 * ts;
+        for (int32_t j = 0; j < ts; j++) {
+            const uint8_t *row = in + (size_t)8 * j * rowlen + k;
+            uint64_t x = 0;
+            for (int b = 0; b < 8; b++)
+                x |= (uint64_t)row[(size_t)b * rowlen] << (8 * b);
+            x = transpose8x8(x);
+            for (int m = 0; m < 8; m++)
+                g[(size_t)m * ts + j] = (uint8_t)(x >> (8 * m));
+        }
+    }
+}
+
+/* Number of bytes that take part in the transpose (e8 * ts); 0 for ts < 1. */
+static int32_t transposed_bytes(int32_t ts, int32_t n, int32_t *e8)
+{
+    if (ts < 1 || n <= 0) {
+        *e8 = 0;
+        return 0;
+    }
+    *e8 = (n / ts) & ~7;
+    return *e8 * ts;
+}
+
+void b2_bitshuffle_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst)
+{
+    int32_t e8, t = transposed_bytes(ts, n, &e8);
+    b2_bitshuffle_groups(ts, e8, 0, e8 / 8, src, dst);
+    if (n > t)
+        memcpy(dst + t, src + t, (size_t)(n - t));
+}
+
+/* Version-2 chunks (Blosc 1.x): a block whose element count is not a multiple
+ * of 8 was not bitshuffled at all (filters.md §3.4); otherwise the modern rule
+ * gives the same result (spare bytes copied, as recommended). */
+static int legacy_untouched(int32_t ts, int32_t n)
+{
+    return ts < 1 || n <= 0 || (n / ts) % 8 != 0;
+}
+
+void b2_bitunshuffle_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst,
+                             int legacy_v2)
+{
+    if (legacy_v2 && legacy_untouched(ts, n)) {
+        if (n > 0)
+            memcpy(dst, src, (size_t)n);
+        return;
+    }
+    int32_t e8, t = transposed_bytes(ts, n, &e8);
+    b2_bitunshuffle_groups(ts, e8, 0, e8 / 8, src, dst);
+    if (n > t)
+        memcpy(dst + t, src + t, (size_t)(n - t));
+}
+
+/* The level is asked for on every call (no cached pointer in a global). */
+void b2_bitshuffle(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    int level = b2_simd_level();
+    if (level >= B2_SIMD_AVX2) {
+        b2_bitshuffle_avx2(ts, n, src, dst);
+        return;
+    }
+    if (level >= B2_SIMD_SSE2) {
+        b2_bitshuffle_sse2(ts, n, src, dst);
+        return;
+    }
+#endif
+    b2_bitshuffle_generic(ts, n, src, dst);
+}
+
+void b2_bitunshuffle(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst, int legacy_v2)
+{
+    if (legacy_v2 && legacy_untouched(ts, n)) {
+        if (n > 0)
+            memcpy(dst, src, (size_t)n);
+        return;
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    int level = b2_simd_level();
+    if (level >= B2_SIMD_AVX2) {
+        b2_bitunshuffle_avx2(ts, n, src, dst);
+        return;
+    }
+    if (level >= B2_SIMD_SSE2) {
+        b2_bitunshuffle_sse2(ts, n, src, dst);
+        return;
+    }
+#endif
+    b2_bitunshuffle_generic(ts, n, src, dst, 0);
+}

@@ -1,0 +1,141 @@
+/* The six-slot filter pipeline on one block (filters.md §1): forward applies
+ * slots 0..5, backward undoes slots 5..0 (TRUNC_PREC has no inverse and is
+ * skipped). Filters ping-pong between scratch buffers; the caller's input of
+ * the forward direction is never written (c-blosc2's rotation does, §6.5). */
+#include <string.h>
+#include "filters.h"
+#include "b2_common.h"
+
+enum { F_NONE = 0, F_SHUFFLE = 1, F_BITSHUFFLE = 2, F_DELTA = 3, F_TRUNC_PREC = 4 };
+
+/* Filter id of a slot; version-3 writers left slot 5 uninitialised (chunk.md §3.5). */
+static uint8_t slot_filter(const b2_pipeline *p, int slot)
+{
+    return (slot == 5 && p->version == 3) ? F_NONE : p->filters[slot];
+}
+
+static uint8_t slot_meta(const b2_pipeline *p, int slot)
+{
+    return (slot == 5 && p->version == 3) ? 0 : p->metas[slot];
+}
+
+/* Shuffle unit: the slot's meta, 0 meaning the typesize. */
+static int32_t shuffle_unit(const b2_pipeline *p, int slot)
+{
+    uint8_t m = slot_meta(p, slot);
+    return m ? m : p->typesize;
+}
+
+int b2_pipeline_active(const b2_pipeline *p)
+{
+    for (int s = 0; s < 6; s++)
+        if (slot_filter(p, s) != F_NONE)
+            return 1;
+    return 0;
+}
+
+/* Every id must be one we implement (plugins and reserved ids are refused). */
+static int check_ids(const b2_pipeline *p)
+{
+    if (p->typesize < 1)
+        return B2_ERR_INVALID_PARAM;
+    for (int s = 0; s < 6; s++)
+        if (slot_filter(p, s) > F_TRUNC_PREC)
+            return B2_ERR_UNSUPPORTED;
+    return 0;
+}
+
+int b2_pipeline_check(const b2_pipeline *p)
+{
+    int rc = check_ids(p);
+    if (rc < 0)
+        return rc;
+    for (int s = 0; s < 6; s++) {
+        if (slot_filter(p, s) != F_TRUNC_PREC)
+            continue;
+        /* n = 0 only validates the parameters. */
+        rc = b2_trunc_prec((int8_t)slot_meta(p, s), p->typesize, 0, NULL, NULL);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int b2_pipeline_forward(const b2_pipeline *p, const uint8_t *src, int32_t n,
+                        const uint8_t *delta_ref, uint8_t *tmp_a, uint8_t *tmp_b,
+                        const uint8_t **out)
+{
+    int rc = check_ids(p);
+    if (rc < 0)
+        return rc;
+    if (n < 0)
+        return B2_ERR_INVALID_PARAM;
+    const uint8_t *cur = src;
+    for (int s = 0; s < 6; s++) {
+        uint8_t f = slot_filter(p, s);
+        if (f == F_NONE)
+            continue;
+        /* The output goes to whichever scratch buffer is not the current input. */
+        uint8_t *dst = cur == tmp_a ? tmp_b : tmp_a;
+        switch (f) {
+        case F_SHUFFLE:
+            b2_shuffle(shuffle_unit(p, s), n, cur, dst);
+            break;
+        case F_BITSHUFFLE:
+            b2_bitshuffle(p->typesize, n, cur, dst);
+            break;
+        case F_DELTA:
+            b2_delta_encode(delta_ref, p->typesize, n, cur, dst);
+            break;
+        default:
+            rc = b2_trunc_prec((int8_t)slot_meta(p, s), p->typesize, n, cur, dst);
+            if (rc < 0)
+                return rc;
+            break;
+        }
+        cur = dst;
+    }
+    *out = cur;
+    return 0;
+}
+
+int b2_pipeline_backward(const b2_pipeline *p, uint8_t *src, int32_t n,
+                         const uint8_t *delta_ref, uint8_t *tmp, uint8_t *dst)
+{
+    int rc = check_ids(p);
+    if (rc < 0)
+        return rc;
+    if (n < 0)
+        return B2_ERR_INVALID_PARAM;
+    int slots[6], count = 0;
+    for (int s = 5; s >= 0; s--) {
+        uint8_t f = slot_filter(p, s);
+        if (f != F_NONE && f != F_TRUNC_PREC)
+            slots[count++] = s;
+    }
+    if (count == 0) {
+        if (n > 0 && dst != src)
+            memcpy(dst, src, (size_t)n);
+        return 0;
+    }
+    /* Intermediate results alternate tmp, src, tmp, ... (src may be
+     * overwritten); the last inverse writes straight into dst. */
+    uint8_t *cur = src;
+    for (int k = 0; k < count; k++) {
+        int s = slots[k];
+        uint8_t *out = k == count - 1 ? dst : (cur == tmp ? src : tmp);
+        switch (slot_filter(p, s)) {
+        case F_SHUFFLE:
+            b2_unshuffle(shuffle_unit(p, s), n, cur, out);
+            break;
+        case F_BITSHUFFLE:
+            b2_bitunshuffle(p->typesize, n, cur, out, p->version == 2);
+            break;
+        default:
+            b2_delta_decode(delta_ref, p->typesize, n, cur, out);
+            break;
+        }
+        cur = out;
+    }
+    return 0;
+}

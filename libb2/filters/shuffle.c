@@ -1,0 +1,111 @@
+/* Byte shuffle (filters.md §2): the portable kernel and the runtime dispatcher.
+ * Layout: q = n / unit whole elements become unit planes of q bytes
+ * (out[j*q + i] = in[i*unit + j]); the n % unit spare bytes are copied in place. */
+#include <string.h>
+#include "filters.h"
+#include "simd_kernels.h"
+
+/* The element loop is inlined with a constant unit for the common sizes so the
+ * compiler can unroll the inner loop; other units use the variable loop. */
+static inline __attribute__((always_inline)) void
+shuffle_elems(int32_t s, int32_t q, int32_t i0, int32_t i1, const uint8_t *in, uint8_t *out)
+{
+    for (int32_t i = i0; i < i1; i++) {
+        const uint8_t *e = in + (size_t)i * s;
+        for (int32_t j = 0; j < s; j++)
+            out[(size_t)j * q + i] = e[j];
+    }
+}
+
+static inline __attribute__((always_inline)) void
+unshuffle_elems(int32_t s, int32_t q, int32_t i0, int32_t i1, const uint8_t *in, uint8_t *out)
+{
+    for (int32_t i = i0; i < i1; i++) {
+        uint8_t *e = out + (size_t)i * s;
+        for (int32_t j = 0; j < s; j++)
+            e[j] = in[(size_t)j * q + i];
+    }
+}
+
+void b2_shuffle_range(int32_t s, int32_t q, int32_t i0, int32_t i1,
+                      const uint8_t *in, uint8_t *out)
+{
+    switch (s) {
+    case 2: shuffle_elems(2, q, i0, i1, in, out); break;
+    case 4: shuffle_elems(4, q, i0, i1, in, out); break;
+    case 8: shuffle_elems(8, q, i0, i1, in, out); break;
+    case 16: shuffle_elems(16, q, i0, i1, in, out); break;
+    default: shuffle_elems(s, q, i0, i1, in, out); break;
+    }
+}
+
+void b2_unshuffle_range(int32_t s, int32_t q, int32_t i0, int32_t i1,
+                        const uint8_t *in, uint8_t *out)
+{
+    switch (s) {
+    case 2: unshuffle_elems(2, q, i0, i1, in, out); break;
+    case 4: unshuffle_elems(4, q, i0, i1, in, out); break;
+    case 8: unshuffle_elems(8, q, i0, i1, in, out); break;
+    case 16: unshuffle_elems(16, q, i0, i1, in, out); break;
+    default: unshuffle_elems(s, q, i0, i1, in, out); break;
+    }
+}
+
+void b2_shuffle_generic(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
+{
+    if (n <= 0)
+        return;
+    if (unit <= 1 || n < unit) {  /* unit 1 (or no whole element): a plain copy */
+        memcpy(dst, src, (size_t)n);
+        return;
+    }
+    int32_t q = n / unit;
+    b2_shuffle_range(unit, q, 0, q, src, dst);
+    memcpy(dst + (size_t)q * unit, src + (size_t)q * unit, (size_t)(n - q * unit));
+}
+
+void b2_unshuffle_generic(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
+{
+    if (n <= 0)
+        return;
+    if (unit <= 1 || n < unit) {
+        memcpy(dst, src, (size_t)n);
+        return;
+    }
+    int32_t q = n / unit;
+    b2_unshuffle_range(unit, q, 0, q, src, dst);
+    memcpy(dst + (size_t)q * unit, src + (size_t)q * unit, (size_t)(n - q * unit));
+}
+
+/* The level is asked for on every call (no cached pointer in a global). */
+void b2_shuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    int level = b2_simd_level();
+    if (level >= B2_SIMD_AVX2) {
+        b2_shuffle_avx2(unit, n, src, dst);
+        return;
+    }
+    if (level >= B2_SIMD_SSE2) {
+        b2_shuffle_sse2(unit, n, src, dst);
+        return;
+    }
+#endif
+    b2_shuffle_generic(unit, n, src, dst);
+}
+
+void b2_unshuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    int level = b2_simd_level();
+    if (level >= B2_SIMD_AVX2) {
+        b2_unshuffle_avx2(unit, n, src, dst);
+        return;
+    }
+    if (level >= B2_SIMD_SSE2) {
+        b2_unshuffle_sse2(unit, n, src, dst);
+        return;
+    }
+#endif
+    b2_unshuffle_generic(unit, n, src, dst);
+}

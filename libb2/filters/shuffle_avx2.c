@@ -1,0 +1,79 @@
+/* AVX2 byte shuffle kernels for units 2, 4, 8 and 16 (other units use the
+ * portable loop). Same scheme as shuffle_sse2.c with 32 elements per step; the
+ * pack/unpack instructions work within 128-bit lanes, so each unzip result is
+ * put back in order with a 64-bit permute (0,2,1,3) and each zip's inputs are
+ * permuted the same way first. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#include <string.h>
+#include "filters.h"
+#include "simd_kernels.h"
+
+ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, const uint8_t *in, uint8_t *out)
+{
+    int32_t i = 0;
+    for (; i + 32 <= q; i += 32) {
+        __m256i v[16];
+        for (int r = 0; r < S; r++)
+            v[r] = _mm256_loadu_si256((const __m256i *)(in + (size_t)i * S + 32 * r));
+        transpose256_fwd(v, S);
+        for (int p = 0; p < S; p++)
+            _mm256_storeu_si256((__m256i *)(out + (size_t)plane_of(p, S) * q + i), v[p]);
+    }
+    return i;
+}
+
+ALWAYS_INLINE int32_t unshuffle_vec(int S, int32_t q, const uint8_t *in, uint8_t *out)
+{
+    int32_t i = 0;
+    for (; i + 32 <= q; i += 32) {
+        __m256i v[16];
+        for (int p = 0; p < S; p++)
+            v[p] = _mm256_loadu_si256((const __m256i *)(in + (size_t)plane_of(p, S) * q + i));
+        transpose256_inv(v, S);
+        for (int r = 0; r < S; r++)
+            _mm256_storeu_si256((__m256i *)(out + (size_t)i * S + 32 * r), v[r]);
+    }
+    return i;
+}
+
+void b2_shuffle_avx2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
+{
+    if (n <= 0)
+        return;
+    if (unit <= 1 || n < unit) {
+        memcpy(dst, src, (size_t)n);
+        return;
+    }
+    int32_t q = n / unit, done;
+    switch (unit) {
+    case 2: done = shuffle_vec(2, q, src, dst); break;
+    case 4: done = shuffle_vec(4, q, src, dst); break;
+    case 8: done = shuffle_vec(8, q, src, dst); break;
+    case 16: done = shuffle_vec(16, q, src, dst); break;
+    default: done = 0; break;
+    }
+    b2_shuffle_range(unit, q, done, q, src, dst);
+    memcpy(dst + (size_t)q * unit, src + (size_t)q * unit, (size_t)(n - q * unit));
+}
+
+void b2_unshuffle_avx2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
+{
+    if (n <= 0)
+        return;
+    if (unit <= 1 || n < unit) {
+        memcpy(dst, src, (size_t)n);
+        return;
+    }
+    int32_t q = n / unit, done;
+    switch (unit) {
+    case 2: done = unshuffle_vec(2, q, src, dst); break;
+    case 4: done = unshuffle_vec(4, q, src, dst); break;
+    case 8: done = unshuffle_vec(8, q, src, dst); break;
+    case 16: done = unshuffle_vec(16, q, src, dst); break;
+    default: done = 0; break;
+    }
+    b2_unshuffle_range(unit, q, done, q, src, dst);
+    memcpy(dst + (size_t)q * unit, src + (size_t)q * unit, (size_t)(n - q * unit));
+}
+#endif

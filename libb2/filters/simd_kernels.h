@@ -1,0 +1,137 @@
+/* SIMD kernels of the shuffle filters and the portable pieces they share.
+ * Every kernel accepts any (unit, n): units it has no vector code for, and the
+ * elements left over after the last whole vector, go through the portable
+ * helpers below, so a kernel always produces exactly the generic layout.
+ * Kernels are only called after b2_simd_level() said the CPU has the ISA. */
+#ifndef B2_SIMD_KERNELS_H
+#define B2_SIMD_KERNELS_H
+
+#include <stdint.h>
+#include "b2_internal.h"
+
+/* Byte shuffle of elements [i0, i1) of a block of q whole units of s bytes:
+ * in[i*s + j] -> out[j*q + i]. Spare bytes are not touched. */
+B2_HIDDEN void b2_shuffle_range(int32_t s, int32_t q, int32_t i0, int32_t i1,
+                                const uint8_t *in, uint8_t *out);
+/* Inverse of b2_shuffle_range over the same elements. */
+B2_HIDDEN void b2_unshuffle_range(int32_t s, int32_t q, int32_t i0, int32_t i1,
+                                  const uint8_t *in, uint8_t *out);
+
+/* Bit transpose of the 8-element groups [k0, k1) of a block with e8 elements
+ * (e8 a multiple of 8) of ts bytes (filters.md §3.1). Only the bits of those
+ * groups are written. */
+B2_HIDDEN void b2_bitshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_t k1,
+                                    const uint8_t *in, uint8_t *out);
+/* Inverse of b2_bitshuffle_groups over the same groups. */
+B2_HIDDEN void b2_bitunshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_t k1,
+                                      const uint8_t *in, uint8_t *out);
+
+/* SSE2 (shuffle_sse2.c, bitshuffle_sse2.c). Same contracts as the generic ones;
+ * the bitunshuffle kernels implement the modern rule (the dispatcher handles
+ * the version-2 rule, which only decides whether to transpose at all). */
+B2_HIDDEN void b2_shuffle_sse2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_unshuffle_sse2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_bitshuffle_sse2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_bitunshuffle_sse2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+
+/* AVX2 (shuffle_avx2.c, bitshuffle_avx2.c). */
+B2_HIDDEN void b2_shuffle_avx2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_unshuffle_avx2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_bitshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+
+
+/* ---- in-register byte transposes shared by the shuffle and bitshuffle kernels.
+ * S vectors holding consecutive elements of S bytes (S = 1, 2, 4, 8, 16) are
+ * transposed by log2(S) rounds of even/odd byte unzips; the inverse zips. ---- */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* After the unzip rounds, vector p holds byte plane bitrev(p) (log2(S) bits):
+ * round 1 splits on bit 0 of the byte index, round 2 on bit 1, and so on. */
+ALWAYS_INLINE int plane_of(int p, int S)
+{
+    int r = 0;
+    for (int b = 1; b < S; b <<= 1) {
+        r <<= 1;
+        if (p & b)
+            r |= 1;
+    }
+    return r;
+}
+
+ALWAYS_INLINE void transpose128_fwd(__m128i *v, int S)
+{
+    const __m128i lo = _mm_set1_epi16(0x00ff);
+    __m128i t[16];
+    for (int L = S; L > 1; L >>= 1) {
+        for (int g = 0; g < S; g += L)
+            for (int m = 0; m < L / 2; m++) {
+                __m128i a = v[g + 2 * m], b = v[g + 2 * m + 1];
+                t[g + m] = _mm_packus_epi16(_mm_and_si128(a, lo), _mm_and_si128(b, lo));
+                t[g + L / 2 + m] = _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8));
+            }
+        for (int p = 0; p < S; p++)
+            v[p] = t[p];
+    }
+}
+
+ALWAYS_INLINE void transpose128_inv(__m128i *v, int S)
+{
+    __m128i t[16];
+    for (int L = 2; L <= S; L <<= 1) {
+        for (int g = 0; g < S; g += L)
+            for (int m = 0; m < L / 2; m++) {
+                __m128i e = v[g + m], o = v[g + L / 2 + m];
+                t[g + 2 * m] = _mm_unpacklo_epi8(e, o);
+                t[g + 2 * m + 1] = _mm_unpackhi_epi8(e, o);
+            }
+        for (int p = 0; p < S; p++)
+            v[p] = t[p];
+    }
+}
+
+#endif
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+/* The 256-bit pack/unpack work within 128-bit lanes, so each unzip result is put
+ * back in order with a 64-bit permute (0,2,1,3) and each zip's inputs first. */
+ALWAYS_INLINE void transpose256_fwd(__m256i *v, int S)
+{
+    const __m256i lo = _mm256_set1_epi16(0x00ff);
+    __m256i t[16];
+    for (int L = S; L > 1; L >>= 1) {
+        for (int g = 0; g < S; g += L)
+            for (int m = 0; m < L / 2; m++) {
+                __m256i a = v[g + 2 * m], b = v[g + 2 * m + 1];
+                __m256i ev = _mm256_packus_epi16(_mm256_and_si256(a, lo), _mm256_and_si256(b, lo));
+                __m256i od = _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8));
+                t[g + m] = _mm256_permute4x64_epi64(ev, 0xD8);
+                t[g + L / 2 + m] = _mm256_permute4x64_epi64(od, 0xD8);
+            }
+        for (int p = 0; p < S; p++)
+            v[p] = t[p];
+    }
+}
+
+ALWAYS_INLINE void transpose256_inv(__m256i *v, int S)
+{
+    __m256i t[16];
+    for (int L = 2; L <= S; L <<= 1) {
+        for (int g = 0; g < S; g += L)
+            for (int m = 0; m < L / 2; m++) {
+                __m256i e = _mm256_permute4x64_epi64(v[g + m], 0xD8);
+                __m256i o = _mm256_permute4x64_epi64(v[g + L / 2 + m], 0xD8);
+                t[g + 2 * m] = _mm256_unpacklo_epi8(e, o);
+                t[g + 2 * m + 1] = _mm256_unpackhi_epi8(e, o);
+            }
+        for (int p = 0; p < S; p++)
+            v[p] = t[p];
+    }
+}
+
+#endif
+
+#endif
