@@ -15,6 +15,13 @@
 static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
 {
     const uint8_t *s = d - dist;
+    if (dist >= 16 && room >= ((len + 15) & ~(size_t)15)) {
+        /* Each 16-byte chunk reads only bytes at least 16 behind what it
+         * writes, all already final; the rounded-up tail stays inside dst. */
+        for (size_t i = 0; i < len; i += 16)
+            memcpy(d + i, s + i, 16);
+        return;
+    }
     if (dist >= len) {
         /* Source entirely before destination: no overlap. */
         memcpy(d, s, len);
@@ -25,8 +32,6 @@ static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
         return;
     }
     if (dist >= 8) {
-        /* Each 8-byte chunk reads bytes at least 8 behind what it writes, all of
-         * which were already written; round up only when dst has the room. */
         size_t i = 0;
         if (room >= ((len + 7) & ~(size_t)7)) {
             for (; i < len; i += 8)
@@ -39,12 +44,24 @@ static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
             d[i] = s[i];
         return;
     }
-    /* Short period (2..7): build one 8-byte-aligned run of the pattern by hand,
-     * then the copy becomes a non-overlapping doubling. */
+    if (room >= len + 16) {
+        /* Short period (2..7): write 'step' bytes (a multiple of dist, >= 8) by
+         * hand, then copy 8 bytes at a time from 'step' back: non-overlapping,
+         * period preserved, at most 15 bytes past len (inside room). */
+        static const unsigned char steps[8] = {0, 0, 8, 9, 8, 10, 12, 14};
+        const size_t step = steps[dist];
+        size_t i = 0;
+        for (; i < step; i++)
+            d[i] = s[i];
+        for (; i < len; i += 8)
+            memcpy(d + i, d + i - step, 8);
+        return;
+    }
+    /* Near the end of dst: write one period by hand, then keep doubling the
+     * written pattern with non-overlapping copies of whole periods. */
     size_t i = 0;
     for (; i < dist; i++)
         d[i] = s[i];
-    /* d[0..i) now repeats with period dist; grow it by copying what exists. */
     while (i < len) {
         size_t n = i - (i % dist); /* whole periods already written after d */
         size_t chunk = n < len - i ? n : len - i;
