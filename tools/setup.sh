@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Set up, build and exercise libb2 on Debian 12.
+#   bash tools/setup.sh demo   install what is missing, build, run a short demo
+#   bash tools/setup.sh test   install what is missing, build, run the test suite
+#                              (plain build, then an ASan+UBSan build)
+# Missing Debian packages are installed when running as root; otherwise the
+# exact command to run is printed and the script stops.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$(pwd)
+MODE=${1:-}
+JOBS=$(nproc 2>/dev/null || echo 2)
+
+say() { printf '== %s\n' "$*"; }
+
+usage() {
+    echo "usage: bash tools/setup.sh demo|test" >&2
+    exit 2
+}
+
+# ---- 1. packages ----
+ensure_packages() {
+    local pkgs=(build-essential cmake pkg-config libhdf5-dev liblz4-dev libzstd-dev zlib1g-dev
+                libmsgpack-dev python3 python3-h5py python3-numpy hdf5-tools netcdf-bin)
+    local missing=() p
+    # node/npm may come from outside Debian: only ask for Debian's when absent.
+    if ! command -v node >/dev/null 2>&1; then
+        pkgs+=(nodejs)
+        command -v npm >/dev/null 2>&1 || pkgs+=(npm)
+    elif ! command -v npm >/dev/null 2>&1; then
+        # a node without npm: Debian's npm package expects Debian's nodejs
+        dpkg-query -W -f='${Status}' nodejs 2>/dev/null | grep -q 'install ok installed' && pkgs+=(npm) \
+            || echo "note: node found at $(command -v node) without npm; install npm for it yourself" >&2
+    fi
+    for p in "${pkgs[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        say "all required packages are installed"
+        return
+    fi
+    if [ "$(id -u)" -eq 0 ]; then
+        say "installing: ${missing[*]}"
+        apt-get update
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+    else
+        echo "missing packages: ${missing[*]}" >&2
+        echo "run:  sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+        echo "then run this script again." >&2
+        exit 1
+    fi
+}
+
+# ---- 2. build ----
+# build DIR [cmake options...]
+build() {
+    local dir=$1
+    shift
+    say "configuring $dir"
+    cmake -S "$ROOT" -B "$ROOT/$dir" "$@" >/dev/null || return 1
+    say "building $dir (-j$JOBS)"
+    cmake --build "$ROOT/$dir" -j"$JOBS" || return 1
+}
+
+now() { date +%s.%N; }
+mbps() { awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { d = b - a; if (d <= 0) d = 1e-9; printf "%.0f", n / d / 1e6 }'; }
+
+# ---- demo: compress a realistic array and get it back ----
+demo() {
+    local b2="$ROOT/build/tools/b2" tmp data chunk back n c t0 t1 t2 rc=0
+    tmp=$(mktemp -d)
+    data=$tmp/field_f32.bin chunk=$tmp/field.b2chunk back=$tmp/field.out
+    say "generating 64 MiB float32 field (smooth 2-D signal plus noise)"
+    /usr/bin/python3 - "$data" <<'PY'
+import sys
+import numpy as np
+rng = np.random.default_rng(1234)
+rows, cols = 16384, 1024                 # 64 MiB of float32
+y = np.linspace(0, 6 * np.pi, rows, dtype=np.float32)[:, None]
+x = np.linspace(0, 4 * np.pi, cols, dtype=np.float32)[None, :]
+field = 20 + 10 * np.sin(y) * np.cos(x) + rng.normal(0, 0.05, (rows, cols)).astype(np.float32)
+field.astype("<f4").tofile(sys.argv[1])
+PY
+    [ -s "$data" ] || { rm -rf "$tmp"; return 1; }
+    n=$(stat -c %s "$data")
+    for codec in blosclz lz4 zstd; do
+        t0=$(now)
+        "$b2" compress --codec "$codec" --clevel 5 --typesize 4 --filter shuffle --threads 2 "$data" "$chunk" \
+            || { rc=1; continue; }
+        t1=$(now)
+        "$b2" cat --threads 2 "$chunk" >"$back" || { rc=1; continue; }
+        t2=$(now)
+        c=$(stat -c %s "$chunk")
+        if cmp -s "$data" "$back"; then
+            printf '%-8s shuffle  ratio %6.2f  compress %5s MB/s  decompress %5s MB/s  round trip OK\n' \
+                "$codec" "$(awk -v a="$n" -v b="$c" 'BEGIN { printf "%.2f", a / b }')" \
+                "$(mbps "$n" "$t0" "$t1")" "$(mbps "$n" "$t1" "$t2")"
+        else
+            echo "$codec: decoded bytes differ from the input" >&2
+            rc=1
+        fi
+    done
+    say "b2 info of the last chunk"
+    "$b2" info "$chunk" || rc=1
+    rm -rf "$tmp"
+    return $rc
+}
+
+# ---- test: ctest in a plain and a sanitizer build ----
+run_ctest() {
+    (cd "$ROOT/$1" && ctest --output-on-failure -j2)
+}
+
+test_all() {
+    local plain=FAIL asan=FAIL
+    if build build -DCMAKE_BUILD_TYPE=Release && run_ctest build; then plain=ok; fi
+    if build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_SANITIZE=ON &&
+       ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+       run_ctest build-asan; then asan=ok; fi
+    echo "SUMMARY: release build + tests: $plain; asan/ubsan build + tests: $asan"
+    [ "$plain" = ok ] && [ "$asan" = ok ]
+}
+
+case "$MODE" in
+demo)
+    ensure_packages
+    build build -DCMAKE_BUILD_TYPE=Release
+    if demo; then echo "SUMMARY: demo ok"; else echo "SUMMARY: demo FAILED"; exit 1; fi
+    ;;
+test)
+    ensure_packages
+    test_all
+    ;;
+*)
+    usage
+    ;;
+esac
