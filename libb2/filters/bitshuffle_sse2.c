@@ -16,25 +16,46 @@ static inline uint16_t load16(const uint8_t *p)
     return v;
 }
 
+/* Bit-transpose 16 elements at `in`: row r's 2 bytes go to rows + r*stride. */
+ALWAYS_INLINE void bitshuffle_step(int S, const uint8_t *in, uint8_t *rows, size_t stride)
+{
+    __m128i v[16];
+    B2_UNROLL
+    for (int r = 0; r < S; r++)
+        v[r] = _mm_loadu_si128((const __m128i *)(in + 16 * r));
+    transpose128_fwd(v, S);
+    B2_UNROLL
+    for (int p = 0; p < S; p++) {
+        uint8_t *row = rows + (size_t)8 * plane_of(p, S) * stride;
+        __m128i x = v[p];
+        B2_UNROLL
+        for (int b = 7; b >= 0; b--) {
+            uint16_t m = (uint16_t)_mm_movemask_epi8(x);
+            memcpy(row + (size_t)b * stride, &m, sizeof m);
+            x = _mm_add_epi8(x, x);
+        }
+    }
+}
+
+/* Elements per batch: each row then gets a whole 64-byte line at once. Storing
+ * a few bytes into each of 8*S rows that lie a power of two apart thrashes the
+ * L1 sets, so the batch is gathered in a small local buffer first. */
+#define BATCH 512
+
 ALWAYS_INLINE int32_t bitshuffle_vec(int S, int32_t e8, const uint8_t *in, uint8_t *out)
 {
     size_t rowlen = (size_t)e8 / 8;
     int32_t i = 0;
-    for (; i + 16 <= e8; i += 16) {
-        __m128i v[16];
-        for (int r = 0; r < S; r++)
-            v[r] = _mm_loadu_si128((const __m128i *)(in + (size_t)i * S + 16 * r));
-        transpose128_fwd(v, S);
-        for (int p = 0; p < S; p++) {
-            uint8_t *row = out + (size_t)8 * plane_of(p, S) * rowlen + i / 8;
-            __m128i x = v[p];
-            for (int b = 7; b >= 0; b--) {
-                uint16_t m = (uint16_t)_mm_movemask_epi8(x);
-                memcpy(row + (size_t)b * rowlen, &m, 2);
-                x = _mm_add_epi8(x, x);
-            }
-        }
+    for (; i + BATCH <= e8; i += BATCH) {
+        uint8_t buf[8 * 16 * (BATCH / 8)] __attribute__((aligned(64)));
+        for (int32_t k = 0; k < BATCH; k += 16)
+            bitshuffle_step(S, in + (size_t)(i + k) * S, buf + k / 8, BATCH / 8);
+        B2_UNROLL
+        for (int r = 0; r < 8 * S; r++)
+            memcpy(out + (size_t)r * rowlen + i / 8, buf + r * (BATCH / 8), BATCH / 8);
     }
+    for (; i + 16 <= e8; i += 16)
+        bitshuffle_step(S, in + (size_t)i * S, out + i / 8, rowlen);
     return i;
 }
 
@@ -50,6 +71,7 @@ static inline __m128i plane_from_rows(const uint8_t *row, size_t rowlen)
      * movemask gives element 7's byte (low) and element 15's (high). */
     x = _mm_packus_epi16(_mm_and_si128(x, lo), _mm_srli_epi16(x, 8));
     int u[8];
+    B2_UNROLL
     for (int m = 7; m >= 0; m--) {
         u[m] = _mm_movemask_epi8(x);
         x = _mm_add_epi8(x, x);
@@ -66,9 +88,11 @@ ALWAYS_INLINE int32_t bitunshuffle_vec(int S, int32_t e8, const uint8_t *in, uin
     int32_t i = 0;
     for (; i + 16 <= e8; i += 16) {
         __m128i v[16];
+        B2_UNROLL
         for (int p = 0; p < S; p++)
             v[p] = plane_from_rows(in + (size_t)8 * plane_of(p, S) * rowlen + i / 8, rowlen);
         transpose128_inv(v, S);
+        B2_UNROLL
         for (int r = 0; r < S; r++)
             _mm_storeu_si128((__m128i *)(out + (size_t)i * S + 16 * r), v[r]);
     }

@@ -14,9 +14,11 @@ ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, const uint8_t *in, uint8_t *
     int32_t i = 0;
     for (; i + 32 <= q; i += 32) {
         __m256i v[16];
+        B2_UNROLL
         for (int r = 0; r < S; r++)
             v[r] = _mm256_loadu_si256((const __m256i *)(in + (size_t)i * S + 32 * r));
         transpose256_fwd(v, S);
+        B2_UNROLL
         for (int p = 0; p < S; p++)
             _mm256_storeu_si256((__m256i *)(out + (size_t)plane_of(p, S) * q + i), v[p]);
     }
@@ -28,9 +30,11 @@ ALWAYS_INLINE int32_t unshuffle_vec(int S, int32_t q, const uint8_t *in, uint8_t
     int32_t i = 0;
     for (; i + 32 <= q; i += 32) {
         __m256i v[16];
+        B2_UNROLL
         for (int p = 0; p < S; p++)
             v[p] = _mm256_loadu_si256((const __m256i *)(in + (size_t)plane_of(p, S) * q + i));
         transpose256_inv(v, S);
+        B2_UNROLL
         for (int r = 0; r < S; r++)
             _mm256_storeu_si256((__m256i *)(out + (size_t)i * S + 32 * r), v[r]);
     }

@@ -13,9 +13,11 @@ ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, const uint8_t *in, uint8_t *
     int32_t i = 0;
     for (; i + 16 <= q; i += 16) {
         __m128i v[16];
+        B2_UNROLL
         for (int r = 0; r < S; r++)
             v[r] = _mm_loadu_si128((const __m128i *)(in + (size_t)i * S + 16 * r));
         transpose128_fwd(v, S);
+        B2_UNROLL
         for (int p = 0; p < S; p++)
             _mm_storeu_si128((__m128i *)(out + (size_t)plane_of(p, S) * q + i), v[p]);
     }
@@ -27,9 +29,11 @@ ALWAYS_INLINE int32_t unshuffle_vec(int S, int32_t q, const uint8_t *in, uint8_t
     int32_t i = 0;
     for (; i + 16 <= q; i += 16) {
         __m128i v[16];
+        B2_UNROLL
         for (int p = 0; p < S; p++)
             v[p] = _mm_loadu_si128((const __m128i *)(in + (size_t)plane_of(p, S) * q + i));
         transpose128_inv(v, S);
+        B2_UNROLL
         for (int r = 0; r < S; r++)
             _mm_storeu_si128((__m128i *)(out + (size_t)i * S + 16 * r), v[r]);
     }

@@ -47,12 +47,15 @@ B2_HIDDEN void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, u
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
+/* Loops over the S vectors must be fully unrolled so the arrays live in registers. */
+#define B2_UNROLL _Pragma("GCC unroll 16")
 
 /* After the unzip rounds, vector p holds byte plane bitrev(p) (log2(S) bits):
  * round 1 splits on bit 0 of the byte index, round 2 on bit 1, and so on. */
 ALWAYS_INLINE int plane_of(int p, int S)
 {
     int r = 0;
+    B2_UNROLL
     for (int b = 1; b < S; b <<= 1) {
         r <<= 1;
         if (p & b)
@@ -65,13 +68,17 @@ ALWAYS_INLINE void transpose128_fwd(__m128i *v, int S)
 {
     const __m128i lo = _mm_set1_epi16(0x00ff);
     __m128i t[16];
+    B2_UNROLL
     for (int L = S; L > 1; L >>= 1) {
+        B2_UNROLL
         for (int g = 0; g < S; g += L)
+            B2_UNROLL
             for (int m = 0; m < L / 2; m++) {
                 __m128i a = v[g + 2 * m], b = v[g + 2 * m + 1];
                 t[g + m] = _mm_packus_epi16(_mm_and_si128(a, lo), _mm_and_si128(b, lo));
                 t[g + L / 2 + m] = _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8));
             }
+        B2_UNROLL
         for (int p = 0; p < S; p++)
             v[p] = t[p];
     }
@@ -80,13 +87,17 @@ ALWAYS_INLINE void transpose128_fwd(__m128i *v, int S)
 ALWAYS_INLINE void transpose128_inv(__m128i *v, int S)
 {
     __m128i t[16];
+    B2_UNROLL
     for (int L = 2; L <= S; L <<= 1) {
+        B2_UNROLL
         for (int g = 0; g < S; g += L)
+            B2_UNROLL
             for (int m = 0; m < L / 2; m++) {
                 __m128i e = v[g + m], o = v[g + L / 2 + m];
                 t[g + 2 * m] = _mm_unpacklo_epi8(e, o);
                 t[g + 2 * m + 1] = _mm_unpackhi_epi8(e, o);
             }
+        B2_UNROLL
         for (int p = 0; p < S; p++)
             v[p] = t[p];
     }
@@ -102,8 +113,11 @@ ALWAYS_INLINE void transpose256_fwd(__m256i *v, int S)
 {
     const __m256i lo = _mm256_set1_epi16(0x00ff);
     __m256i t[16];
+    B2_UNROLL
     for (int L = S; L > 1; L >>= 1) {
+        B2_UNROLL
         for (int g = 0; g < S; g += L)
+            B2_UNROLL
             for (int m = 0; m < L / 2; m++) {
                 __m256i a = v[g + 2 * m], b = v[g + 2 * m + 1];
                 __m256i ev = _mm256_packus_epi16(_mm256_and_si256(a, lo), _mm256_and_si256(b, lo));
@@ -111,6 +125,7 @@ ALWAYS_INLINE void transpose256_fwd(__m256i *v, int S)
                 t[g + m] = _mm256_permute4x64_epi64(ev, 0xD8);
                 t[g + L / 2 + m] = _mm256_permute4x64_epi64(od, 0xD8);
             }
+        B2_UNROLL
         for (int p = 0; p < S; p++)
             v[p] = t[p];
     }
@@ -119,14 +134,18 @@ ALWAYS_INLINE void transpose256_fwd(__m256i *v, int S)
 ALWAYS_INLINE void transpose256_inv(__m256i *v, int S)
 {
     __m256i t[16];
+    B2_UNROLL
     for (int L = 2; L <= S; L <<= 1) {
+        B2_UNROLL
         for (int g = 0; g < S; g += L)
+            B2_UNROLL
             for (int m = 0; m < L / 2; m++) {
                 __m256i e = _mm256_permute4x64_epi64(v[g + m], 0xD8);
                 __m256i o = _mm256_permute4x64_epi64(v[g + L / 2 + m], 0xD8);
                 t[g + 2 * m] = _mm256_unpacklo_epi8(e, o);
                 t[g + 2 * m + 1] = _mm256_unpackhi_epi8(e, o);
             }
+        B2_UNROLL
         for (int p = 0; p < S; p++)
             v[p] = t[p];
     }
