@@ -491,10 +491,8 @@ int b2_chunk_compress(b2_cctx *c, const void *src, size_t nbytes, void *dstv, si
         return B2_ERR_DST_TOO_SMALL;
     const b2_cparams *p = &c->p;
     uint8_t *dst = dstv;
-    /* Output never depends on a capacity above the bound (the reference's
-     * super-chunk code always passes nbytes + 32). */
-    int64_t destsize = (int64_t)(dstcap < nbytes + B2_MAX_OVERHEAD ? dstcap
-                                                                   : nbytes + B2_MAX_OVERHEAD);
+    /* Like the reference, the capacity takes part in the memcpy decision (§13.5). */
+    int64_t destsize = dstcap > INT32_MAX ? INT32_MAX : (int64_t)dstcap;
 
     job jb = {.c = c, .src = src, .nbytes = (int32_t)nbytes};
     jb.typesize = header_typesize(p->typesize);
