@@ -1,0 +1,111 @@
+/* The filter callback: buffer handling between HDF5 and the payload codec
+ * (hdf5-filter.md §3, §5, §7). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5api.h"
+#include "h5filter.h"
+#include "h5params.h"
+
+static void *h5_alloc(size_t n, void *ud)
+{
+    const b2h5_api *api = ud;
+    return api->allocate_memory(n, 0);
+}
+
+static void h5_release(void *p, void *ud)
+{
+    const b2h5_api *api = ud;
+    api->free_memory(p);
+}
+
+/* nbytes == typesize * product of the chunk dims, without overflow. */
+static int is_whole_chunk(const b2h5_params *p, size_t nbytes)
+{
+    if (p->rank < 2)
+        return 0;
+    uint64_t want = p->typesize;
+    for (int i = 0; i < p->rank; i++) {
+        if (p->dims[i] != 0 && want > UINT64_MAX / p->dims[i])
+            return 0;
+        want *= p->dims[i];
+    }
+    return want == nbytes;
+}
+
+static size_t compress(const b2h5_api *api, unsigned flags, const b2h5_params *p,
+                       size_t nbytes, size_t *buf_size, void **buf)
+{
+    char err[400];
+    uint8_t *frame = NULL;
+    size_t flen = 0;
+    int rc = b2h5_payload_encode(p, is_whole_chunk(p, nbytes), *buf, nbytes, &frame, &flen,
+                                 err, sizeof err);
+    if (rc < 0) {
+        B2H5_ERROR(api, "blosc2 filter: compression failed: %s", err);
+        return 0;
+    }
+    if (flen >= nbytes && (flags & H5Z_FLAG_OPTIONAL)) {
+        /* Incompressible: HDF5 stores the chunk as it is (filter mask bit set),
+         * which every reader handles and costs less space. Not an error. */
+        free(frame);
+        return 0;
+    }
+    if (flen <= *buf_size) {
+        memcpy(*buf, frame, flen); /* the input is no longer needed */
+    } else {
+        void *nb = api->allocate_memory(flen, 0);
+        if (!nb) {
+            free(frame);
+            B2H5_ERROR(api, "blosc2 filter: cannot allocate %zu bytes for the frame", flen);
+            return 0;
+        }
+        memcpy(nb, frame, flen);
+        api->free_memory(*buf);
+        *buf = nb;
+        *buf_size = flen;
+    }
+    free(frame);
+    return flen;
+}
+
+static size_t decompress(const b2h5_api *api, const b2h5_params *p, size_t nbytes,
+                         size_t *buf_size, void **buf)
+{
+    char err[400];
+    b2h5_alloc al = {h5_alloc, h5_release, (void *)api};
+    void *out = NULL;
+    size_t outsize = 0, outlen = 0;
+    int rc = b2h5_payload_decode(p, *buf, nbytes, &al, &out, &outsize, &outlen, err,
+                                 sizeof err);
+    if (rc < 0) {
+        B2H5_ERROR(api, "blosc2 filter: decompression failed: %s", err);
+        return 0;
+    }
+    api->free_memory(*buf);
+    *buf = out;
+    *buf_size = outsize;
+    return outlen;
+}
+
+size_t b2h5_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t nbytes,
+                   size_t *buf_size, void **buf)
+{
+    const b2h5_api *api = b2h5_api_get(NULL);
+    if (!api || !buf || !*buf || !buf_size || *buf_size < nbytes)
+        return 0;
+    int reverse = (flags & H5Z_FLAG_REVERSE) != 0;
+    b2h5_params p;
+    char err[300];
+    if (b2h5_params_parse(cd_nelmts, cd_values, !reverse, &p, err, sizeof err) < 0) {
+        B2H5_ERROR(api, "blosc2 filter: bad filter parameters: %s", err);
+        return 0;
+    }
+    p.nthreads = b2h5_nthreads_from_env();
+    if (nbytes == 0) {
+        B2H5_ERROR(api, "blosc2 filter: empty chunk");
+        return 0;
+    }
+    return reverse ? decompress(api, &p, nbytes, buf_size, buf)
+                   : compress(api, flags, &p, nbytes, buf_size, buf);
+}

@@ -1,0 +1,109 @@
+/* Run-time resolution of the HDF5 API (see h5api.h for why).
+ *
+ * Where the symbols are looked for, in order:
+ *  1. the library containing the caller's address (the HDF5 that dlopen'ed us);
+ *  2. the global namespace (programs linked against libhdf5, e.g. h5dump);
+ *  3. every loaded object: Python loads h5py's extension modules RTLD_LOCAL,
+ *     which hides their libhdf5 from RTLD_DEFAULT.
+ * The table is process-wide state by nature (one HDF5 per process); it is
+ * written once under a mutex and read-only afterwards. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "h5api.h"
+
+static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
+static b2h5_api api_table;
+static int api_ready;
+
+/* Fill *a from handle h; returns 1 when every symbol was found. */
+static int resolve_from(void *h, b2h5_api *a)
+{
+    memset(a, 0, sizeof *a);
+#define SYM(field, name)                                                    \
+    do {                                                                    \
+        void *p_ = dlsym(h, name);                                          \
+        if (!p_)                                                            \
+            return 0;                                                       \
+        memcpy(&a->field, &p_, sizeof p_); /* object->function pointer */   \
+    } while (0)
+    SYM(Pget_chunk, "H5Pget_chunk");
+    SYM(Pget_filter_by_id2, "H5Pget_filter_by_id2");
+    SYM(Pmodify_filter, "H5Pmodify_filter");
+    SYM(Tget_size, "H5Tget_size");
+    SYM(Tget_class, "H5Tget_class");
+    SYM(Tget_super, "H5Tget_super");
+    SYM(Tclose, "H5Tclose");
+    SYM(Epush2, "H5Epush2");
+    SYM(allocate_memory, "H5allocate_memory");
+    SYM(free_memory, "H5free_memory");
+    SYM(Zregister, "H5Zregister");
+#undef SYM
+    a->err_cls = dlsym(h, "H5E_ERR_CLS_g");
+    a->maj_pline = dlsym(h, "H5E_PLINE_g");
+    a->min_callback = dlsym(h, "H5E_CALLBACK_g");
+    return a->err_cls && a->maj_pline && a->min_callback;
+}
+
+/* Try the already-loaded object named path (never loads anything new). */
+static int resolve_loaded(const char *path, b2h5_api *a)
+{
+    if (!path || !*path)
+        return 0;
+    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return 0;
+    if (dlsym(h, "H5Pget_chunk") && resolve_from(h, a))
+        return 1; /* keep the reference: the library stays loaded while we are */
+    dlclose(h);
+    return 0;
+}
+
+static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    return resolve_loaded(info->dlpi_name, data);
+}
+
+const b2h5_api *b2h5_api_get(const void *hint)
+{
+    const b2h5_api *res = NULL;
+    pthread_mutex_lock(&api_lock);
+    if (!api_ready) {
+        b2h5_api a;
+        Dl_info di;
+        int ok = 0;
+        if (hint && dladdr(hint, &di) && di.dli_fname)
+            ok = resolve_loaded(di.dli_fname, &a);
+        if (!ok)
+            ok = resolve_from(RTLD_DEFAULT, &a);
+        if (!ok)
+            ok = dl_iterate_phdr(phdr_cb, &a) != 0;
+        if (ok) {
+            api_table = a;
+            api_ready = 1;
+        }
+    }
+    if (api_ready)
+        res = &api_table;
+    pthread_mutex_unlock(&api_lock);
+    return res;
+}
+
+void b2h5_error(const b2h5_api *api, const char *func, unsigned line, const char *fmt, ...)
+{
+    if (!api || !api->Epush2)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    /* The message goes through "%s" so that '%' in it is never interpreted. */
+    api->Epush2(H5E_DEFAULT, __FILE__, func, line, *api->err_cls, *api->maj_pline,
+                *api->min_callback, "%s", msg);
+}

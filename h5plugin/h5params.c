@@ -1,0 +1,85 @@
+/* cd_values decoding and checks (hdf5-filter.md §2, §3 step 1, §5 step 1). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "b2_chunk.h"
+#include "h5params.h"
+
+static int fail(char *err, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int b2h5_params_parse(size_t n, const unsigned *v, int compress, b2h5_params *p,
+                      char *err, size_t errcap)
+{
+    memset(p, 0, sizeof *p);
+    p->nvalues = n;
+    if (n < 4 || !v)
+        return fail(err, errcap, "%zu cd_values, at least 4 are needed", n);
+    p->blocksize = v[1];
+    p->typesize = v[2];
+    p->chunkbytes = v[3];
+    if (n >= 5)
+        p->clevel = (int)v[4];
+    if (n >= 6)
+        p->filter = (int)v[5];
+    if (n >= 7)
+        p->codec = (int)v[6];
+    if (n >= 8) {
+        unsigned r = v[7];
+        if (r < 2)
+            return fail(err, errcap, "chunk rank %u in cd_values[7] is below 2", r);
+        if (r > B2H5_READ_MAXDIM)
+            return fail(err, errcap, "chunk rank %u in cd_values[7] exceeds %d", r,
+                        B2H5_READ_MAXDIM);
+        if (n < 8 + (size_t)r)
+            return fail(err, errcap, "%zu cd_values cannot hold %u chunk dimensions", n, r);
+        p->rank = (int)r;
+        for (unsigned i = 0; i < r; i++) {
+            if (v[8 + i] == 0)
+                return fail(err, errcap, "chunk dimension %u in cd_values is 0", i);
+            p->dims[i] = v[8 + i];
+        }
+    }
+    if (p->typesize == 0)
+        return fail(err, errcap, "type size 0 in cd_values[2]");
+    if (!compress)
+        return 0;
+    if (n < 6)
+        return fail(err, errcap, "%zu cd_values, compression needs at least 6 "
+                    "(clevel, filter and codec were not given)", n);
+    if (b2_codec_name(p->codec) == NULL)
+        return fail(err, errcap, "unknown compressor code %d in cd_values[6]", p->codec);
+    if (p->clevel < 0 || p->clevel > 9)
+        return fail(err, errcap, "clevel %u in cd_values[4] is outside 0..9", v[4]);
+    if (v[5] > B2_FILTER_TRUNC_PREC)
+        return fail(err, errcap, "unknown Blosc2 filter %u in cd_values[5]", v[5]);
+    if (p->filter == B2_FILTER_TRUNC_PREC)
+        /* cd_values carry no precision; the reference then asks for 0 bits and fails */
+        return fail(err, errcap, "trunc_prec (cd_values[5] = 4) needs a precision that "
+                    "cd_values cannot carry");
+    return 0;
+}
+
+int b2h5_nthreads_from_env(void)
+{
+    const char *names[2] = {"B2_H5_NTHREADS", "BLOSC_NTHREADS"};
+    for (int i = 0; i < 2; i++) {
+        const char *s = getenv(names[i]);
+        if (!s || !*s)
+            continue;
+        char *end;
+        long t = strtol(s, &end, 10);
+        if (*end != '\0' || t < 1)
+            continue; /* ignore junk rather than fail every chunk */
+        return t > 256 ? 256 : (int)t;
+    }
+    return 1;
+}

@@ -1,0 +1,71 @@
+/* Internal interfaces of the HDF5 Blosc2 filter (filter id 32026): cd_values
+ * parsing and the payload (frame) encoder/decoder for one HDF5 chunk. */
+#ifndef B2_H5PARAMS_H
+#define B2_H5PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "b2_internal.h"
+
+#define B2H5_FILTER_ID 32026
+#define B2H5_REVISION 1          /* cd_values[0] written by set_local */
+#define B2H5_READ_MAXDIM 16      /* largest rank accepted in cd_values (c-blosc2 3.x) */
+/* Largest rank set_local records: readers built on c-blosc2 2.x reject any
+ * dataset whose cd_values carry a rank above 8, so higher ranks are stored as
+ * plain frames that every reader accepts (hdf5-filter.md §2). */
+#define B2H5_WRITE_MAXDIM 8
+#define B2H5_MAX_CDVALUES (8 + B2H5_READ_MAXDIM)
+
+/* The filter's cd_values, decoded (hdf5-filter.md §2). */
+typedef struct b2h5_params {
+    size_t nvalues;        /* number of cd_values */
+    uint32_t blocksize;    /* v[1]: 0 = automatic */
+    uint32_t typesize;     /* v[2]: base element size */
+    uint32_t chunkbytes;   /* v[3]: full element size x chunk items */
+    int clevel;            /* v[4] */
+    int filter;            /* v[5]: Blosc2 filter in the last slot */
+    int codec;             /* v[6] (0 when absent) */
+    int rank;              /* v[7], 0 when absent */
+    uint64_t dims[B2H5_READ_MAXDIM];
+    int nthreads;          /* from the environment */
+} b2h5_params;
+
+/* Decode and check cd_values; compress != 0 adds the checks only the write path
+ * needs. Returns 0, or -1 with a message in err (errcap bytes). */
+B2_HIDDEN int b2h5_params_parse(size_t n, const unsigned *v, int compress,
+                                b2h5_params *p, char *err, size_t errcap);
+
+/* Threads to use: $B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1 (clamped 1..256). */
+B2_HIDDEN int b2h5_nthreads_from_env(void);
+
+/* Allocator pair for buffers handed back to HDF5. */
+typedef struct b2h5_alloc {
+    void *(*alloc)(size_t size, void *ud);
+    void (*release)(void *p, void *ud);
+    void *ud;
+} b2h5_alloc;
+
+/* Encode one HDF5 chunk (nbytes at src) as a contiguous frame: a one-chunk b2nd
+ * array when b2nd != 0, else a plain one-chunk super-chunk. On success returns 0
+ * with the frame in a malloc'ed *out (free()) of *outlen bytes; on failure a
+ * negative B2_ERR_* code and a message in err. */
+B2_HIDDEN int b2h5_payload_encode(const b2h5_params *p, int b2nd, const void *src,
+                                  size_t nbytes, uint8_t **out, size_t *outlen,
+                                  char *err, size_t errcap);
+
+/* Decode one stored frame (exactly len bytes) into a buffer from al. On success
+ * returns 0 with *out, *outsize (bytes allocated) and *outlen (bytes of data);
+ * on failure a negative B2_ERR_* code and a message in err. */
+B2_HIDDEN int b2h5_payload_decode(const b2h5_params *p, const void *src, size_t len,
+                                  const b2h5_alloc *al, void **out, size_t *outsize,
+                                  size_t *outlen, char *err, size_t errcap);
+
+/* Blocksize target in bytes for the b2nd path: v[1] or the automatic rule
+ * (hdf5-filter.md §4). Negative B2_ERR_* on bad parameters. */
+B2_HIDDEN int64_t b2h5_block_target(const b2h5_params *p);
+
+/* Block shape for target bytes (hdf5-filter.md §4) into bshape[p->rank]. */
+B2_HIDDEN void b2h5_block_shape(const b2h5_params *p, int64_t target, int64_t *bshape);
+
+#endif

@@ -1,0 +1,272 @@
+/* What one stored HDF5 chunk holds: a contiguous Blosc2 frame, either a one-chunk
+ * b2nd array (chunks of rank >= 2) or a plain one-chunk super-chunk
+ * (hdf5-filter.md §3 steps 4-5, §4, §5 steps 2-4). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "b2_frame.h"
+#include "b2nd.h"
+#include "h5params.h"
+
+static int fail(int code, char *err, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+    if (code < 0 && k >= 0 && (size_t)k < cap)
+        snprintf(err + k, cap - (size_t)k, " (%s)", b2_strerror(code));
+    return code < 0 ? code : B2_ERR_INVALID_PARAM;
+}
+
+/* The reference's cparams: c-blosc2 defaults plus the cd_values. */
+static void make_cparams(const b2h5_params *p, b2_cparams *cp)
+{
+    b2_cparams_init(cp);
+    cp->codec = p->codec;
+    cp->clevel = p->clevel;
+    cp->typesize = (int32_t)p->typesize;
+    cp->splitmode = B2_SPLIT_FORWARD_COMPAT;
+    memset(cp->filters, 0, sizeof cp->filters);
+    memset(cp->filters_meta, 0, sizeof cp->filters_meta);
+    cp->filters[B2_MAX_FILTERS - 1] = (uint8_t)p->filter;
+    cp->blocksize = 0;
+    cp->nthreads = p->nthreads > 0 ? p->nthreads : 1;
+}
+
+int64_t b2h5_block_target(const b2h5_params *p)
+{
+    if (p->blocksize != 0)
+        return p->blocksize;
+    if (p->chunkbytes > INT32_MAX)
+        return B2_ERR_INVALID_PARAM;
+    b2_cparams cp;
+    make_cparams(p, &cp);
+    /* the reference tunes as if shuffle were on, whatever cd_values[5] says */
+    cp.filters[B2_MAX_FILTERS - 1] = B2_FILTER_SHUFFLE;
+    return b2_chunk_blocksize_for(&cp, (int32_t)p->chunkbytes);
+}
+
+void b2h5_block_shape(const b2h5_params *p, int64_t target, int64_t *b)
+{
+    int r = p->rank;
+    int64_t nt = target / (int64_t)p->typesize, n = 1;
+    for (int i = 0; i < r; i++) {
+        b[i] = p->dims[i] == 1 ? 1 : 2;
+        n *= b[i];
+    }
+    int changed = 1;
+    while (changed && n < nt) {
+        changed = 0;
+        for (int i = r - 1; i >= 0; i--) {
+            int64_t d = (int64_t)p->dims[i];
+            if (2 * b[i] <= d) {
+                if (2 * n <= nt) {
+                    b[i] *= 2;
+                    n *= 2;
+                    changed = 1;
+                }
+            } else if (b[i] < d) {
+                int64_t m = (n / b[i]) * d;
+                if (m <= nt) {
+                    b[i] = d;
+                    n = m;
+                    changed = 1;
+                }
+            }
+        }
+    }
+}
+
+static int encode_b2nd(const b2h5_params *p, const void *src, size_t nbytes, uint8_t **out,
+                       size_t *outlen, char *err, size_t errcap)
+{
+    b2_cparams cp;
+    make_cparams(p, &cp);
+    int64_t target = b2h5_block_target(p);
+    if (target < 0)
+        return fail((int)target, err, errcap, "cannot derive the block size for a "
+                    "%u-byte chunk", p->chunkbytes);
+    int64_t bshape[B2H5_READ_MAXDIM];
+    b2h5_block_shape(p, target, bshape);
+
+    b2nd_params np;
+    memset(&np, 0, sizeof np);
+    np.ndim = p->rank;
+    for (int i = 0; i < p->rank; i++) {
+        if (p->dims[i] > INT32_MAX)
+            return fail(B2_ERR_DOES_NOT_FIT, err, errcap, "chunk dimension %d (%llu) is "
+                        "too large for b2nd", i, (unsigned long long)p->dims[i]);
+        np.shape[i] = (int64_t)p->dims[i];
+        np.chunkshape[i] = (int32_t)p->dims[i];
+        np.blockshape[i] = (int32_t)bshape[i];
+    }
+    char dtype[16];
+    snprintf(dtype, sizeof dtype, "|V%u", p->typesize);
+    np.typesize = (int32_t)p->typesize;
+    np.dtype = dtype;
+    np.cparams = &cp;
+    b2nd_storage st = {B2_STORAGE_MEMORY, NULL};
+    b2nd_array *a = NULL;
+    int rc = b2nd_from_cbuffer(&np, &st, src, nbytes, &a);
+    if (rc < 0)
+        return fail(rc, err, errcap, "cannot build the b2nd array for a rank-%d chunk",
+                    p->rank);
+    rc = b2nd_to_frame_buffer(a, out, outlen);
+    b2nd_free(a);
+    if (rc < 0)
+        return fail(rc, err, errcap, "cannot serialise the b2nd array as a frame");
+    return 0;
+}
+
+static int encode_plain(const b2h5_params *p, const void *src, size_t nbytes, uint8_t **out,
+                        size_t *outlen, char *err, size_t errcap)
+{
+    b2_cparams cp;
+    make_cparams(p, &cp);
+    if (p->blocksize > INT32_MAX)
+        return fail(B2_ERR_INVALID_PARAM, err, errcap, "block size %u in cd_values[1] is "
+                    "too large", p->blocksize);
+    cp.blocksize = (int32_t)p->blocksize;
+    int rc = b2_cparams_check(&cp);
+    if (rc < 0)
+        return fail(rc, err, errcap, "invalid compression parameters (codec %d, clevel %d, "
+                    "filter %d, typesize %u, blocksize %u)", p->codec, p->clevel, p->filter,
+                    p->typesize, p->blocksize);
+    b2_schunk *s = b2_schunk_new(&cp);
+    if (!s)
+        return fail(B2_ERR_NOMEM, err, errcap, "cannot create a super-chunk");
+    int64_t n = b2_schunk_append_buffer(s, src, (int32_t)nbytes);
+    if (n < 0) {
+        b2_schunk_free(s);
+        return fail((int)n, err, errcap, "cannot compress the %zu-byte chunk", nbytes);
+    }
+    rc = b2_schunk_to_buffer(s, out, outlen);
+    b2_schunk_free(s);
+    if (rc < 0)
+        return fail(rc, err, errcap, "cannot serialise the super-chunk as a frame");
+    return 0;
+}
+
+int b2h5_payload_encode(const b2h5_params *p, int b2nd, const void *src, size_t nbytes,
+                        uint8_t **out, size_t *outlen, char *err, size_t errcap)
+{
+    *out = NULL;
+    *outlen = 0;
+    if (nbytes == 0 || nbytes > B2_MAX_BUFFERSIZE)
+        return fail(B2_ERR_DOES_NOT_FIT, err, errcap, "a %zu-byte chunk cannot be stored "
+                    "in one Blosc2 chunk", nbytes);
+    return b2nd ? encode_b2nd(p, src, nbytes, out, outlen, err, errcap)
+                : encode_plain(p, src, nbytes, out, outlen, err, errcap);
+}
+
+static int decode_b2nd(const b2h5_params *p, b2_schunk *s, const b2h5_alloc *al, void **out,
+                       size_t *outsize, size_t *outlen, char *err, size_t errcap)
+{
+    b2nd_array *a = NULL;
+    int rc = b2nd_from_schunk(s, &a);
+    if (rc < 0) {
+        b2_schunk_free(s);
+        return fail(rc, err, errcap, "the frame's b2nd metalayer is invalid");
+    }
+    int nd = b2nd_ndim(a);
+    const int64_t *shape = b2nd_shape(a);
+    if (p->rank > 0) {
+        if (nd != p->rank) {
+            b2nd_free(a);
+            return fail(B2_ERR_FORMAT, err, errcap, "the stored array has rank %d but the "
+                        "chunk rank in cd_values is %d", nd, p->rank);
+        }
+        for (int i = 0; i < nd; i++)
+            if ((uint64_t)shape[i] != p->dims[i]) {
+                b2nd_free(a);
+                return fail(B2_ERR_FORMAT, err, errcap, "the stored array has shape %lld "
+                            "in dimension %d but the chunk shape is %llu", (long long)shape[i],
+                            i, (unsigned long long)p->dims[i]);
+            }
+    }
+    int32_t ts = b2nd_typesize(a);
+    if (ts <= 0 || (uint32_t)ts != p->typesize) {
+        b2nd_free(a);
+        return fail(B2_ERR_FORMAT, err, errcap, "the stored array has item size %d but "
+                    "cd_values[2] says %u", (int)ts, p->typesize);
+    }
+    int64_t nitems = b2nd_nitems(a);
+    /* the reference decodes into a cd_values[3]-byte buffer; never exceed it */
+    if (nitems <= 0 || nitems > (int64_t)(p->chunkbytes / p->typesize)) {
+        b2nd_free(a);
+        return fail(B2_ERR_FORMAT, err, errcap, "the stored array holds %lld items of %d "
+                    "bytes, more than the %u-byte chunk", (long long)nitems, (int)ts,
+                    p->chunkbytes);
+    }
+    size_t len = (size_t)nitems * (size_t)ts;
+    b2_schunk_set_nthreads(b2nd_schunk(a), p->nthreads);
+    void *buf = al->alloc(len, al->ud);
+    if (!buf) {
+        b2nd_free(a);
+        return fail(B2_ERR_NOMEM, err, errcap, "cannot allocate %zu bytes", len);
+    }
+    rc = b2nd_to_cbuffer(a, buf, len);
+    b2nd_free(a);
+    if (rc < 0) {
+        al->release(buf, al->ud);
+        return fail(rc, err, errcap, "cannot decompress the b2nd array");
+    }
+    *out = buf;
+    *outsize = *outlen = len;
+    return 0;
+}
+
+static int decode_plain(const b2h5_params *p, b2_schunk *s, const b2h5_alloc *al, void **out,
+                        size_t *outsize, size_t *outlen, char *err, size_t errcap)
+{
+    int rc;
+    if (b2_schunk_nchunks(s) < 1) {
+        b2_schunk_free(s);
+        return fail(B2_ERR_FORMAT, err, errcap, "the frame holds no chunk");
+    }
+    int nb = b2_schunk_chunk_nbytes(s, 0);
+    if (nb <= 0) {
+        b2_schunk_free(s);
+        return fail(nb < 0 ? nb : B2_ERR_FORMAT, err, errcap, "the frame's first chunk "
+                    "is unreadable or empty");
+    }
+    b2_schunk_set_nthreads(s, p->nthreads);
+    void *buf = al->alloc((size_t)nb, al->ud);
+    if (!buf) {
+        b2_schunk_free(s);
+        return fail(B2_ERR_NOMEM, err, errcap, "cannot allocate %d bytes", nb);
+    }
+    if (b2_schunk_chunk_special(s, 0) == B2_SPECIAL_UNINIT)
+        memset(buf, 0, (size_t)nb); /* never hand back stale heap bytes */
+    rc = b2_schunk_decompress_chunk(s, 0, buf, (size_t)nb);
+    b2_schunk_free(s);
+    if (rc < 0 || rc != nb) {
+        al->release(buf, al->ud);
+        return fail(rc < 0 ? rc : B2_ERR_CORRUPT, err, errcap, "cannot decompress the "
+                    "frame's chunk");
+    }
+    *out = buf;
+    *outsize = *outlen = (size_t)nb;
+    return 0;
+}
+
+int b2h5_payload_decode(const b2h5_params *p, const void *src, size_t len, const b2h5_alloc *al,
+                        void **out, size_t *outsize, size_t *outlen, char *err, size_t errcap)
+{
+    *out = NULL;
+    *outsize = *outlen = 0;
+    b2_schunk *s = NULL;
+    int rc = b2_schunk_open_buffer(src, len, 0, &s);
+    if (rc < 0)
+        return fail(rc, err, errcap, "the %zu stored bytes are not a Blosc2 frame", len);
+    int32_t mlen = 0;
+    uint8_t *meta = NULL;
+    int is_nd = b2_schunk_meta_get(s, B2ND_META_NAME, &meta, &mlen) >= 0 ||
+                b2_schunk_meta_get(s, B2ND_META_LEGACY_NAME, &meta, &mlen) >= 0;
+    free(meta);
+    return is_nd ? decode_b2nd(p, s, al, out, outsize, outlen, err, errcap)
+                 : decode_plain(p, s, al, out, outsize, outlen, err, errcap);
+}
