@@ -1,0 +1,297 @@
+/* Frame header (frame.md §2-§3): the fixed 87 bytes, read and rewritten by
+ * position like the reference does, and the metalayers section.
+ *
+ * Decoding goes through msgpack-c. Because msgpack-c allocates room for every
+ * container element before reading it, a hostile array32 count could ask for
+ * gigabytes; so the layout (markers and 16-bit counts) is checked first, which
+ * also guarantees the fixed-width encodings the in-place rewrites rely on. */
+#include <string.h>
+
+#include "frame_internal.h"
+
+static const uint8_t hdr_markers[][2] = {
+    {0, 0x9e}, {1, 0xa8}, {10, 0xd2}, {15, 0xcf}, {24, 0xa4}, {29, 0xd3}, {38, 0xd3},
+    {47, 0xd2}, {52, 0xd2}, {57, 0xd2}, {62, 0xd1}, {65, 0xd1}, {69, 0xd8},
+};
+
+int frame_header_parse_fixed(const uint8_t *p, frame_hdr *h)
+{
+    for (size_t i = 0; i < sizeof hdr_markers / sizeof hdr_markers[0]; i++)
+        if (p[hdr_markers[i][0]] != hdr_markers[i][1])
+            return B2_ERR_FORMAT;
+    if (memcmp(p + 2, FRAME_MAGIC, 8) != 0)
+        return B2_ERR_FORMAT;
+    if (p[68] != 0xc2 && p[68] != 0xc3)
+        return B2_ERR_INVALID_HEADER;
+    memset(h, 0, sizeof *h);
+    h->header_len = (int32_t)b2_load_be32(p + 11);
+    h->frame_len = (int64_t)b2_load_be64(p + 16);
+    h->general_flags = p[25];
+    h->frame_type = p[26];
+    h->codec_flags = p[27];
+    h->other_flags = p[28];
+    h->nbytes = (int64_t)b2_load_be64(p + 30);
+    h->cbytes = (int64_t)b2_load_be64(p + 39);
+    h->typesize = (int32_t)b2_load_be32(p + 48);
+    h->blocksize = (int32_t)b2_load_be32(p + 53);
+    h->chunksize = (int32_t)b2_load_be32(p + 58);
+    h->tcomp = (int16_t)(p[63] << 8 | p[64]);
+    h->tdecomp = (int16_t)(p[66] << 8 | p[67]);
+    h->has_vlmeta = p[68] == 0xc3;
+    memcpy(h->filters, p + 71, 6);
+    h->udcodec = p[77];
+    h->compcode_meta = p[78];
+    memcpy(h->filters_meta, p + 79, 6);
+    h->other_flags2 = p[85];
+    if ((h->general_flags & 0x0f) > 3 || (h->general_flags & 0x0f) == 0)
+        return B2_ERR_UNSUPPORTED;
+    if (p[70] > 6)
+        return B2_ERR_INVALID_HEADER;
+    if (h->header_len < FRAME_HEADER_FIXED || h->frame_len < h->header_len || h->frame_len < 0)
+        return B2_ERR_INVALID_HEADER;
+    if (h->typesize <= 0 || h->nbytes < 0 || h->cbytes < 0)
+        return B2_ERR_INVALID_HEADER;
+    if (h->chunksize < -1 || h->blocksize < 0)
+        return B2_ERR_INVALID_HEADER;
+    return B2_OK;
+}
+
+/* Check the "93 CD idx DE n {fixstr D2 off}* DC n {C6 len bytes}*" layout used by
+ * both the header metalayers and the trailer vlmetalayers, starting at p[0] = 0x93
+ * (the array marker). Returns the number of entries, or an error. */
+int frame_check_meta_layout(const uint8_t *p, int64_t len, int maxn)
+{
+    if (len < 10 || p[0] != 0x93 || p[1] != 0xcd || p[4] != 0xde)
+        return B2_ERR_INVALID_HEADER;
+    int n = p[5] << 8 | p[6];
+    if (n > maxn)
+        return B2_ERR_INVALID_HEADER;
+    int64_t pos = 7;
+    for (int i = 0; i < n; i++) {
+        if (pos >= len || (p[pos] & 0xe0) != 0xa0)
+            return B2_ERR_INVALID_HEADER;
+        pos += 1 + (p[pos] & 0x1f);
+        if (pos + 5 > len || p[pos] != 0xd2)
+            return B2_ERR_INVALID_HEADER;
+        pos += 5;
+    }
+    if (pos + 3 > len || p[pos] != 0xdc || (p[pos + 1] << 8 | p[pos + 2]) != n)
+        return B2_ERR_INVALID_HEADER;
+    pos += 3;
+    for (int i = 0; i < n; i++) {
+        if (pos + 5 > len || p[pos] != 0xc6)
+            return B2_ERR_INVALID_HEADER;
+        int64_t l = b2_load_be32(p + pos + 1);
+        if (l > len - pos - 5)
+            return B2_ERR_TRUNCATED;
+        pos += 5 + l;
+    }
+    return n;
+}
+
+/* Decode the checked layout with msgpack-c: names, offsets (relative to base) and
+ * contents. The content is located through the map's offset, as the reference
+ * reader does, and must agree with the value array. */
+int frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t limit, int n,
+                       frame_meta *meta)
+{
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    int rc = B2_ERR_INVALID_HEADER;
+    if (msgpack_unpack_next(&u, (const char *)p, (size_t)len, &off) != MSGPACK_UNPACK_SUCCESS)
+        goto done;
+    const msgpack_object *o = &u.data;
+    if (o->type != MSGPACK_OBJECT_ARRAY || o->via.array.size != 3)
+        goto done;
+    const msgpack_object *map = &o->via.array.ptr[1], *vals = &o->via.array.ptr[2];
+    if (map->type != MSGPACK_OBJECT_MAP || map->via.map.size != (uint32_t)n ||
+        vals->type != MSGPACK_OBJECT_ARRAY || vals->via.array.size != (uint32_t)n)
+        goto done;
+    for (int i = 0; i < n; i++) {
+        const msgpack_object *k = &map->via.map.ptr[i].key, *v = &map->via.map.ptr[i].val;
+        const msgpack_object *b = &vals->via.array.ptr[i];
+        if (k->type != MSGPACK_OBJECT_STR || k->via.str.size > B2_FRAME_MAX_NAME ||
+            b->type != MSGPACK_OBJECT_BIN)
+            goto done;
+        int64_t at;
+        if (v->type == MSGPACK_OBJECT_POSITIVE_INTEGER && v->via.u64 <= INT32_MAX)
+            at = (int64_t)v->via.u64;
+        else
+            goto done;
+        /* at is relative to base; the value's bin32 must lie inside [0, limit). */
+        int64_t rel = at - base;
+        if (at < 0 || at >= limit || rel < 0 || rel + 5 > len || p[rel] != 0xc6)
+            goto done;
+        int64_t clen = b2_load_be32(p + rel + 1);
+        if (clen > len - rel - 5 || clen != (int64_t)b->via.bin.size)
+            goto done;
+        memset(meta[i].name, 0, sizeof meta[i].name);
+        memcpy(meta[i].name, k->via.str.ptr, k->via.str.size);
+        meta[i].len = (int32_t)clen;
+        meta[i].content = malloc(clen ? (size_t)clen : 1);
+        if (!meta[i].content) {
+            frame_meta_free_all(meta, i);
+            rc = B2_ERR_NOMEM;
+            goto done;
+        }
+        memcpy(meta[i].content, p + rel + 5, (size_t)clen);
+    }
+    rc = (int)off;
+done:
+    msgpack_unpacked_destroy(&u);
+    return rc;
+}
+
+int frame_meta_parse(const uint8_t *p, int32_t header_len, frame_meta *meta, int *nmeta)
+{
+    *nmeta = 0;
+    const uint8_t *m = p + FRAME_HEADER_FIXED;
+    int64_t mlen = header_len - FRAME_HEADER_FIXED;
+    int n = frame_check_meta_layout(m, mlen, B2_FRAME_MAX_METALAYERS);
+    if (n < 0)
+        return n;
+    /* Whole-header decode: confirms the 14-element array and the fixed fields. */
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    size_t off = 0;
+    int rc = B2_ERR_INVALID_HEADER;
+    if (msgpack_unpack_next(&u, (const char *)p, (size_t)header_len, &off) ==
+        MSGPACK_UNPACK_SUCCESS) {
+        const msgpack_object *o = &u.data;
+        if (o->type == MSGPACK_OBJECT_ARRAY && o->via.array.size == 14 &&
+            o->via.array.ptr[0].type == MSGPACK_OBJECT_STR &&
+            o->via.array.ptr[1].type == MSGPACK_OBJECT_POSITIVE_INTEGER &&
+            o->via.array.ptr[1].via.u64 == (uint64_t)header_len &&
+            o->via.array.ptr[11].type == MSGPACK_OBJECT_BOOLEAN &&
+            o->via.array.ptr[12].type == MSGPACK_OBJECT_EXT &&
+            o->via.array.ptr[12].via.ext.size == 16 &&
+            o->via.array.ptr[13].type == MSGPACK_OBJECT_ARRAY)
+            rc = B2_OK;
+    }
+    msgpack_unpacked_destroy(&u);
+    if (rc < 0)
+        return rc;
+    rc = frame_decode_meta(m, mlen, FRAME_HEADER_FIXED, header_len, n, meta);
+    if (rc < 0)
+        return rc;
+    *nmeta = n;
+    return B2_OK;
+}
+
+int64_t frame_header_size(const frame_meta *meta, int nmeta)
+{
+    int64_t size = FRAME_HEADER_FIXED + 10;
+    for (int i = 0; i < nmeta; i++)
+        size += 1 + (int64_t)strlen(meta[i].name) + 5 + 5 + meta[i].len;
+    return size;
+}
+
+uint8_t frame_general_flags(int32_t chunksize, int vlblocks)
+{
+    int version = (chunksize == 0 || vlblocks) ? 3 : 2;
+    return (uint8_t)(0x10 | version | (chunksize == 0 ? 0x40 : 0) | (vlblocks ? 0x80 : 0));
+}
+
+void frame_header_init(frame_hdr *h, const b2_cparams *cp, int frame_type)
+{
+    memset(h, 0, sizeof *h);
+    h->chunksize = -1;
+    h->general_flags = frame_general_flags(-1, 0);
+    h->frame_type = (uint8_t)frame_type;
+    int code = cp->codec;
+    h->codec_flags = (uint8_t)((code >= 6 ? 6 : code) | (cp->clevel << 4));
+    h->other_flags = (uint8_t)((cp->splitmode - 1) & 3);
+    h->typesize = cp->typesize;
+    h->blocksize = cp->blocksize;
+    h->tcomp = 1;
+    h->tdecomp = 1;
+    memcpy(h->filters, cp->filters, 6);
+    memcpy(h->filters_meta, cp->filters_meta, 6);
+    h->udcodec = (uint8_t)code;
+    h->other_flags2 = cp->use_dict ? 1 : 0;
+}
+
+/* msgpack-c picks the shortest encoding; the frame needs map16/array16/bin32 and
+ * fixed-width integers at fixed places, so those markers are packed explicitly. */
+static int put_marker16(msgpack_sbuffer *sb, uint8_t marker, int n)
+{
+    char b[3] = {(char)marker, (char)(n >> 8), (char)n};
+    return msgpack_sbuffer_write(sb, b, 3);
+}
+
+/* Pack "93 CD idx DE n map DC n bins" with offsets = base + position in output. */
+int frame_pack_meta(msgpack_sbuffer *sb, const frame_meta *m, int n, int64_t base, int idx_from_cd)
+{
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+    int64_t start = (int64_t)sb->size;
+    int64_t idx_size = 7;
+    for (int i = 0; i < n; i++)
+        idx_size += 1 + (int64_t)strlen(m[i].name) + 5;
+    if (idx_from_cd)
+        idx_size -= 1;
+    int rc = msgpack_pack_array(&pk, 3);
+    rc |= msgpack_pack_fix_uint16(&pk, (uint16_t)idx_size);
+    rc |= put_marker16(sb, 0xde, n);
+    /* values start after the map and the array16 marker */
+    int64_t vpos = start + 7;
+    for (int i = 0; i < n; i++)
+        vpos += 1 + (int64_t)strlen(m[i].name) + 5;
+    vpos += 3;
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(m[i].name);
+        rc |= msgpack_pack_str(&pk, l);
+        rc |= msgpack_pack_str_body(&pk, m[i].name, l);
+        rc |= msgpack_pack_fix_int32(&pk, (int32_t)(base + vpos));
+        vpos += 5 + m[i].len;
+    }
+    rc |= put_marker16(sb, 0xdc, n);
+    for (int i = 0; i < n; i++) {
+        char b[5] = {(char)0xc6};
+        b2_store_be32((uint8_t *)b + 1, (uint32_t)m[i].len);
+        rc |= msgpack_sbuffer_write(sb, b, 5);
+        if (m[i].len)
+            rc |= msgpack_sbuffer_write(sb, (const char *)m[i].content, (size_t)m[i].len);
+    }
+    return rc ? B2_ERR_NOMEM : B2_OK;
+}
+
+int frame_header_write(const frame_hdr *h, const frame_meta *meta, int nmeta, uint8_t *out)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    char flags[4] = {(char)h->general_flags, (char)h->frame_type, (char)h->codec_flags,
+                     (char)h->other_flags};
+    char ext[16];
+    memcpy(ext, h->filters, 6);
+    ext[6] = (char)h->udcodec;
+    ext[7] = (char)h->compcode_meta;
+    memcpy(ext + 8, h->filters_meta, 6);
+    ext[14] = (char)h->other_flags2;
+    ext[15] = 0;
+    int rc = msgpack_pack_array(&pk, 14);
+    rc |= msgpack_pack_str_with_body(&pk, FRAME_MAGIC, 8);
+    rc |= msgpack_pack_fix_int32(&pk, h->header_len);
+    rc |= msgpack_pack_fix_uint64(&pk, (uint64_t)h->frame_len);
+    rc |= msgpack_pack_str_with_body(&pk, flags, 4);
+    rc |= msgpack_pack_fix_int64(&pk, h->nbytes);
+    rc |= msgpack_pack_fix_int64(&pk, h->cbytes);
+    rc |= msgpack_pack_fix_int32(&pk, h->typesize);
+    rc |= msgpack_pack_fix_int32(&pk, h->blocksize);
+    rc |= msgpack_pack_fix_int32(&pk, h->chunksize);
+    rc |= msgpack_pack_fix_int16(&pk, h->tcomp);
+    rc |= msgpack_pack_fix_int16(&pk, h->tdecomp);
+    rc |= h->has_vlmeta ? msgpack_pack_true(&pk) : msgpack_pack_false(&pk);
+    rc |= msgpack_pack_ext_with_body(&pk, ext, 16, 6);
+    if (!rc)
+        rc = frame_pack_meta(&sb, meta, nmeta, 0, 0);
+    if (!rc && (int64_t)sb.size != h->header_len)
+        rc = B2_ERR_INVALID_PARAM;
+    if (!rc)
+        memcpy(out, sb.data, sb.size);
+    msgpack_sbuffer_destroy(&sb);
+    return rc ? (rc < 0 ? rc : B2_ERR_NOMEM) : B2_OK;
+}

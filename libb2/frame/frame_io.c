@@ -1,0 +1,177 @@
+/* Frame-relative I/O on the storage of a contiguous frame (a memory buffer or a
+ * file at some offset), plus atomic whole-file replacement and a write-counting
+ * hook that lets tests simulate a crash at any write boundary. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "frame_internal.h"
+
+int fio_hook(b2_schunk *s)
+{
+    if (s->io_fail_at >= 0 && s->io_writes >= s->io_fail_at)
+        return B2_ERR_IO;
+    s->io_writes++;
+    return B2_OK;
+}
+
+int fio_scratch(b2_schunk *s, size_t n)
+{
+    if (n <= s->scratch_cap)
+        return B2_OK;
+    uint8_t *p = realloc(s->scratch, n);
+    if (!p)
+        return B2_ERR_NOMEM;
+    s->scratch = p;
+    s->scratch_cap = n;
+    return B2_OK;
+}
+
+static int pread_all(int fd, void *dst, size_t n, int64_t pos)
+{
+    uint8_t *d = dst;
+    while (n > 0) {
+        ssize_t r = pread(fd, d, n, (off_t)pos);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return B2_ERR_IO;
+        if (r == 0)
+            return B2_ERR_TRUNCATED;
+        d += r;
+        n -= (size_t)r;
+        pos += r;
+    }
+    return B2_OK;
+}
+
+static int pwrite_all(int fd, const void *src, size_t n, int64_t pos)
+{
+    const uint8_t *p = src;
+    while (n > 0) {
+        ssize_t r = pwrite(fd, p, n, (off_t)pos);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return B2_ERR_IO;
+        p += r;
+        n -= (size_t)r;
+        pos += r;
+    }
+    return B2_OK;
+}
+
+int fio_read(b2_schunk *s, int64_t pos, void *dst, size_t n)
+{
+    if (pos < 0)
+        return B2_ERR_RANGE;
+    if (s->storage == B2_STORAGE_MEMORY) {
+        if ((uint64_t)pos > s->view_len || n > s->view_len - (size_t)pos)
+            return B2_ERR_TRUNCATED;
+        memcpy(dst, s->view + pos, n);
+        return B2_OK;
+    }
+    return pread_all(s->fd, dst, n, s->file_off + pos);
+}
+
+int fio_write(b2_schunk *s, int64_t pos, const void *src, size_t n)
+{
+    if (!s->writable || pos < 0)
+        return B2_ERR_INVALID_PARAM;
+    int rc = fio_hook(s);
+    if (rc < 0)
+        return rc;
+    if (s->storage == B2_STORAGE_MEMORY) {
+        size_t end = (size_t)pos + n;
+        if (end > s->buf_cap) {
+            size_t cap = s->buf_cap ? s->buf_cap : 4096;
+            while (cap < end)
+                cap *= 2;
+            uint8_t *p = realloc(s->buf, cap);
+            if (!p)
+                return B2_ERR_NOMEM;
+            s->buf = p;
+            s->buf_cap = cap;
+            s->view = p;
+        }
+        memmove(s->buf + pos, src, n);
+        if (end > s->view_len)
+            s->view_len = end;
+        return B2_OK;
+    }
+    return pwrite_all(s->fd, src, n, s->file_off + pos);
+}
+
+int fio_sync(b2_schunk *s)
+{
+    if (s->storage == B2_STORAGE_MEMORY)
+        return B2_OK;
+    return fsync(s->fd) == 0 ? B2_OK : B2_ERR_IO;
+}
+
+int fio_truncate(b2_schunk *s, int64_t len)
+{
+    int rc = fio_hook(s);
+    if (rc < 0)
+        return rc;
+    if (s->storage == B2_STORAGE_MEMORY) {
+        if ((uint64_t)len < s->view_len)
+            s->view_len = (size_t)len;
+        return B2_OK;
+    }
+    return ftruncate(s->fd, (off_t)(s->file_off + len)) == 0 ? B2_OK : B2_ERR_IO;
+}
+
+static void sync_parent_dir(const char *path)
+{
+    char *dir = strdup(path);
+    if (!dir)
+        return;
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+        slash[1] = 0;
+    else if (slash)
+        *slash = 0;
+    else
+        strcpy(dir, ".");
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
+int fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, size_t n)
+{
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 8);
+    if (!tmp)
+        return B2_ERR_NOMEM;
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".b2tmp", 7);
+    int rc = fio_hook(s);
+    int fd = -1;
+    if (rc >= 0) {
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        rc = fd < 0 ? B2_ERR_IO : pwrite_all(fd, data, n, 0);
+    }
+    if (rc >= 0 && fsync(fd) != 0)
+        rc = B2_ERR_IO;
+    if (fd >= 0)
+        close(fd);
+    /* The rename is the commit point: before it the old file is intact. */
+    if (rc >= 0)
+        rc = fio_hook(s);
+    if (rc >= 0 && rename(tmp, path) != 0)
+        rc = B2_ERR_IO;
+    if (rc < 0)
+        unlink(tmp);
+    else
+        sync_parent_dir(path);
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,262 @@
+/* Metalayers (uncompressed, fixed size, in the header) and vlmetalayers
+ * (compressed chunks in the trailer). */
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frame_internal.h"
+
+static int find(const frame_meta *m, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(m[i].name, name) == 0)
+            return i;
+    return B2_ERR_NOT_FOUND;
+}
+
+static int check_name(const char *name)
+{
+    if (!name || !*name || strlen(name) > B2_FRAME_MAX_NAME)
+        return B2_ERR_INVALID_PARAM;
+    return B2_OK;
+}
+
+static uint8_t *dup_bytes(const void *p, int32_t len)
+{
+    uint8_t *d = malloc(len ? (size_t)len : 1);
+    if (d && len)
+        memcpy(d, p, (size_t)len);
+    return d;
+}
+
+int b2_schunk_meta_count(const b2_schunk *s) { return s->nmeta; }
+const char *b2_schunk_meta_name(const b2_schunk *s, int i)
+{
+    return i >= 0 && i < s->nmeta ? s->meta[i].name : NULL;
+}
+
+int b2_schunk_meta_get(const b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
+{
+    *content = NULL;
+    int i = name ? find(s->meta, s->nmeta, name) : B2_ERR_INVALID_PARAM;
+    if (i < 0)
+        return i;
+    *content = dup_bytes(s->meta[i].content, s->meta[i].len);
+    if (!*content)
+        return B2_ERR_NOMEM;
+    *len = s->meta[i].len;
+    return i;
+}
+
+/* A header that changes size moves everything after it: only done while the frame
+ * holds no chunk. Files are rewritten whole and renamed into place. */
+static int rebuild_empty(b2_schunk *s)
+{
+    s->h.cbytes = 0;
+    if (s->storage == B2_STORAGE_MEMORY) {
+        s->h.frame_len = 0;
+        s->view_len = 0;
+        return frame_commit(s, 0);
+    }
+    if (s->storage == B2_STORAGE_SPARSE)
+        return sframe_commit(s, 0);
+    if (s->file_off != 0)
+        return B2_ERR_UNSUPPORTED;
+    uint8_t *idx, *trl, *buf = NULL;
+    int32_t idx_len;
+    int64_t trl_len;
+    int rc = frame_build_meta_parts(s, 0, &idx, &idx_len, &trl, &trl_len);
+    if (rc < 0)
+        return rc;
+    s->h.frame_len = s->h.header_len + trl_len;
+    buf = malloc((size_t)s->h.frame_len);
+    rc = buf ? frame_header_write(&s->h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
+    if (rc >= 0) {
+        memcpy(buf + s->h.header_len, trl, (size_t)trl_len);
+        rc = fio_replace_file(s, s->path, buf, (size_t)s->h.frame_len);
+    }
+    if (rc >= 0) { /* the old descriptor still names the replaced file */
+        int fd = open(s->path, O_RDWR | O_CLOEXEC);
+        if (fd < 0)
+            rc = B2_ERR_IO;
+        else {
+            close(s->fd);
+            s->fd = fd;
+        }
+    }
+    s->trailer_len = trl_len;
+    free(buf);
+    free(idx);
+    free(trl);
+    return rc;
+}
+
+int b2_schunk_meta_add(b2_schunk *s, const char *name, const void *content, int32_t len)
+{
+    int rc = check_name(name);
+    if (rc < 0 || len < 0 || (!content && len) || !s->writable)
+        return B2_ERR_INVALID_PARAM;
+    if (find(s->meta, s->nmeta, name) >= 0)
+        return B2_ERR_EXISTS;
+    if (s->nmeta >= B2_FRAME_MAX_METALAYERS)
+        return B2_ERR_DOES_NOT_FIT;
+    if (s->nchunks > 0 || s->h.nbytes > 0)
+        return B2_ERR_INVALID_PARAM; /* would shift every chunk (the reference refuses too) */
+    frame_meta *m = &s->meta[s->nmeta];
+    memset(m->name, 0, sizeof m->name);
+    strcpy(m->name, name);
+    m->content = dup_bytes(content, len);
+    if (!m->content)
+        return B2_ERR_NOMEM;
+    m->len = len;
+    s->nmeta++;
+    s->h.header_len = (int32_t)frame_header_size(s->meta, s->nmeta);
+    rc = rebuild_empty(s);
+    return rc < 0 ? rc : s->nmeta - 1;
+}
+
+int b2_schunk_meta_update(b2_schunk *s, const char *name, const void *content, int32_t len)
+{
+    if (!name || len < 0 || (!content && len) || !s->writable)
+        return B2_ERR_INVALID_PARAM;
+    int i = find(s->meta, s->nmeta, name);
+    if (i < 0)
+        return i;
+    if (len > s->meta[i].len)
+        return B2_ERR_DOES_NOT_FIT;
+    /* Position of the content inside the header (frame.md §3). */
+    int64_t pos = FRAME_HEADER_FIXED + 7;
+    for (int j = 0; j < s->nmeta; j++)
+        pos += 1 + (int64_t)strlen(s->meta[j].name) + 5;
+    pos += 3;
+    for (int j = 0; j < i; j++)
+        pos += 5 + s->meta[j].len;
+    pos += 5;
+    memcpy(s->meta[i].content, content, (size_t)len);
+    int rc;
+    if (s->storage == B2_STORAGE_SPARSE) {
+        rc = sframe_commit(s, 0);
+    } else {
+        /* One write of the new bytes (same size) is atomic enough: old or new prefix. */
+        rc = fio_write(s, pos, content, (size_t)len);
+        if (rc >= 0)
+            rc = fio_sync(s);
+    }
+    return rc < 0 ? rc : i;
+}
+
+/* ---- vlmetalayers ---- */
+
+int b2_schunk_vlmeta_count(const b2_schunk *s) { return s->nvlmeta; }
+const char *b2_schunk_vlmeta_name(const b2_schunk *s, int i)
+{
+    return i >= 0 && i < s->nvlmeta ? s->vlmeta[i].name : NULL;
+}
+
+int b2_schunk_vlmeta_get(b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
+{
+    *content = NULL;
+    int i = name ? find(s->vlmeta, s->nvlmeta, name) : B2_ERR_INVALID_PARAM;
+    if (i < 0)
+        return i;
+    b2_chunk_info info;
+    int rc = b2_chunk_get_info(s->vlmeta[i].content, (size_t)s->vlmeta[i].len, &info);
+    if (rc < 0)
+        return rc;
+    uint8_t *d = malloc(info.nbytes ? (size_t)info.nbytes : 1);
+    if (!d)
+        return B2_ERR_NOMEM;
+    memset(d, 0, (size_t)info.nbytes); /* an uninit chunk decodes to nothing */
+    rc = b2_chunk_decompress(s->dctx, s->vlmeta[i].content, (size_t)s->vlmeta[i].len, d,
+                             (size_t)info.nbytes);
+    if (rc < 0) {
+        free(d);
+        return rc;
+    }
+    *content = d;
+    *len = rc;
+    return i;
+}
+
+/* Compress content as the reference does for vlmetalayers (default cparams). */
+static int vl_compress(b2_schunk *s, const void *content, int32_t len, uint8_t **out, int32_t *olen)
+{
+    b2_cparams p;
+    b2_cparams_init(&p);
+    p.nthreads = 1;
+    b2_cctx *cctx = b2_cctx_new(&p);
+    if (!cctx)
+        return B2_ERR_NOMEM;
+    size_t cap = b2_chunk_compress_bound((size_t)len);
+    uint8_t *dst = malloc(cap);
+    int rc = dst ? b2_chunk_compress(cctx, content, (size_t)len, dst, cap) : B2_ERR_NOMEM;
+    b2_cctx_free(cctx);
+    if (rc < 0) {
+        free(dst);
+        return rc;
+    }
+    *out = dst;
+    *olen = rc;
+    return B2_OK;
+}
+
+int b2_schunk_vlmeta_add(b2_schunk *s, const char *name, const void *content, int32_t len)
+{
+    int rc = check_name(name);
+    if (rc < 0 || len < 0 || (!content && len) || !s->writable)
+        return B2_ERR_INVALID_PARAM;
+    if (find(s->vlmeta, s->nvlmeta, name) >= 0)
+        return B2_ERR_EXISTS;
+    if (s->nvlmeta >= B2_FRAME_MAX_VLMETALAYERS)
+        return B2_ERR_DOES_NOT_FIT;
+    if (s->nvlmeta >= s->vlmeta_cap) {
+        int cap = s->vlmeta_cap ? s->vlmeta_cap * 2 : 4;
+        frame_meta *p = realloc(s->vlmeta, (size_t)cap * sizeof *p);
+        if (!p)
+            return B2_ERR_NOMEM;
+        s->vlmeta = p;
+        s->vlmeta_cap = cap;
+    }
+    frame_meta *m = &s->vlmeta[s->nvlmeta];
+    memset(m->name, 0, sizeof m->name);
+    strcpy(m->name, name);
+    rc = vl_compress(s, content, len, &m->content, &m->len);
+    if (rc < 0)
+        return rc;
+    s->nvlmeta++;
+    rc = frame_commit(s, 0);
+    return rc < 0 ? rc : s->nvlmeta - 1;
+}
+
+int b2_schunk_vlmeta_update(b2_schunk *s, const char *name, const void *content, int32_t len)
+{
+    if (!name || len < 0 || (!content && len) || !s->writable)
+        return B2_ERR_INVALID_PARAM;
+    int i = find(s->vlmeta, s->nvlmeta, name);
+    if (i < 0)
+        return i;
+    uint8_t *c;
+    int32_t clen;
+    int rc = vl_compress(s, content, len, &c, &clen);
+    if (rc < 0)
+        return rc;
+    free(s->vlmeta[i].content);
+    s->vlmeta[i].content = c;
+    s->vlmeta[i].len = clen;
+    rc = frame_commit(s, 0);
+    return rc < 0 ? rc : i;
+}
+
+int b2_schunk_vlmeta_delete(b2_schunk *s, const char *name)
+{
+    if (!name || !s->writable)
+        return B2_ERR_INVALID_PARAM;
+    int i = find(s->vlmeta, s->nvlmeta, name);
+    if (i < 0)
+        return i;
+    free(s->vlmeta[i].content);
+    memmove(s->vlmeta + i, s->vlmeta + i + 1, (size_t)(s->nvlmeta - i - 1) * sizeof *s->vlmeta);
+    s->nvlmeta--;
+    int rc = frame_commit(s, 0);
+    return rc < 0 ? rc : s->nvlmeta;
+}

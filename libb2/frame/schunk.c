@@ -1,0 +1,413 @@
+/* Super-chunk objects: opening from memory or files, properties, and reading
+ * chunks (regular chunks from storage, special index entries synthesised). */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "frame_internal.h"
+
+void b2_schunk_free(b2_schunk *s)
+{
+    if (!s)
+        return;
+    frame_meta_free_all(s->meta, s->nmeta);
+    frame_meta_free_all(s->vlmeta, s->nvlmeta);
+    free(s->vlmeta);
+    free(s->index);
+    free(s->buf);
+    free(s->scratch);
+    free(s->path);
+    if (s->fd >= 0)
+        close(s->fd);
+    b2_dctx_free(s->dctx);
+    free(s);
+}
+
+int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out)
+{
+    *out = NULL;
+    if (!buf && len)
+        return B2_ERR_INVALID_PARAM;
+    b2_schunk *s = schunk_alloc(NULL);
+    if (!s)
+        return B2_ERR_NOMEM;
+    s->storage = B2_STORAGE_MEMORY;
+    if (copy) {
+        s->buf = malloc(len ? len : 1);
+        if (!s->buf) {
+            b2_schunk_free(s);
+            return B2_ERR_NOMEM;
+        }
+        memcpy(s->buf, buf, len);
+        s->buf_cap = len;
+        s->view = s->buf;
+        s->writable = 1;
+    } else {
+        s->view = buf;
+    }
+    s->view_len = len;
+    int rc = frame_load(s, (int64_t)len);
+    if (rc < 0) {
+        b2_schunk_free(s);
+        return rc;
+    }
+    *out = s;
+    return B2_OK;
+}
+
+int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk **out)
+{
+    *out = NULL;
+    if (!path || offset < 0)
+        return B2_ERR_INVALID_PARAM;
+    b2_schunk *s = schunk_alloc(NULL);
+    if (!s)
+        return B2_ERR_NOMEM;
+    s->storage = B2_STORAGE_FILE;
+    s->writable = (flags & B2_OPEN_WRITE) != 0;
+    s->file_off = offset;
+    s->path = strdup(path);
+    s->fd = open(path, (s->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+    struct stat st;
+    int rc = B2_OK;
+    if (!s->path)
+        rc = B2_ERR_NOMEM;
+    else if (s->fd < 0 || fstat(s->fd, &st) != 0)
+        rc = B2_ERR_IO;
+    else if (!S_ISREG(st.st_mode) || st.st_size < offset)
+        rc = B2_ERR_FORMAT;
+    if (rc >= 0)
+        rc = frame_load(s, (int64_t)st.st_size - offset);
+    if (rc < 0) {
+        b2_schunk_free(s);
+        return rc;
+    }
+    *out = s;
+    return B2_OK;
+}
+
+int b2_schunk_open(const char *path, int flags, b2_schunk **out)
+{
+    struct stat st;
+    *out = NULL;
+    if (!path)
+        return B2_ERR_INVALID_PARAM;
+    if (stat(path, &st) != 0)
+        return B2_ERR_NOT_FOUND;
+    if (S_ISDIR(st.st_mode)) {
+        b2_schunk *s = schunk_alloc(NULL);
+        if (!s)
+            return B2_ERR_NOMEM;
+        s->storage = B2_STORAGE_SPARSE;
+        s->writable = (flags & B2_OPEN_WRITE) != 0;
+        size_t l = strlen(path);
+        s->path = strdup(path);
+        if (s->path && l > 1 && s->path[l - 1] == '/')
+            s->path[l - 1] = 0;
+        int rc = s->path ? sframe_load(s) : B2_ERR_NOMEM;
+        if (rc < 0) {
+            b2_schunk_free(s);
+            return rc;
+        }
+        *out = s;
+        return B2_OK;
+    }
+    return b2_schunk_open_offset(path, 0, flags, out);
+}
+
+/* ---- properties ---- */
+
+int b2_schunk_storage(const b2_schunk *s) { return s->storage; }
+int64_t b2_schunk_nchunks(const b2_schunk *s) { return s->nchunks; }
+int64_t b2_schunk_nbytes(const b2_schunk *s) { return s->h.nbytes; }
+int64_t b2_schunk_cbytes(const b2_schunk *s) { return s->h.cbytes; }
+int64_t b2_schunk_frame_len(const b2_schunk *s) { return s->h.frame_len; }
+int32_t b2_schunk_typesize(const b2_schunk *s) { return s->h.typesize; }
+int32_t b2_schunk_chunksize(const b2_schunk *s) { return s->h.chunksize; }
+const b2_cparams *b2_schunk_cparams(const b2_schunk *s) { return &s->cparams; }
+
+int b2_schunk_set_nthreads(b2_schunk *s, int nthreads)
+{
+    s->nthreads = nthreads > 0 ? nthreads : 1;
+    s->cparams.nthreads = s->nthreads;
+    return b2_dctx_set_nthreads(s->dctx, s->nthreads);
+}
+
+/* ---- reading chunks ---- */
+
+int32_t schunk_special_nbytes(const b2_schunk *s, int64_t i)
+{
+    int32_t cs = s->h.chunksize;
+    if (cs <= 0)
+        return B2_ERR_CORRUPT;
+    if (i == s->nchunks - 1 && s->h.nbytes % cs)
+        return (int32_t)(s->h.nbytes % cs);
+    return cs;
+}
+
+/* Offset and size limit of regular chunk e in a contiguous frame. */
+static int chunk_bounds(const b2_schunk *s, int64_t e, int64_t *pos, int64_t *room)
+{
+    if (e < 0 || e > s->h.cbytes - B2_HEADER_LEN)
+        return B2_ERR_CORRUPT;
+    *pos = s->h.header_len + e;
+    *room = s->h.cbytes - e;
+    return B2_OK;
+}
+
+static int check_chunk(const uint8_t *p, int64_t room, b2_chunk_info *info)
+{
+    int rc = b2_chunk_get_info(p, (size_t)(room < B2_HEADER_LEN ? room : B2_HEADER_LEN), info);
+    if (rc < 0)
+        return rc;
+    if (info->cbytes < B2_MIN_HEADER_LEN || info->cbytes > room || info->lazy)
+        return B2_ERR_CORRUPT;
+    return B2_OK;
+}
+
+int schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cbytes)
+{
+    int64_t e = s->index[i];
+    b2_chunk_info info;
+    int rc;
+    if (s->storage == B2_STORAGE_SPARSE) {
+        int32_t size;
+        rc = sframe_read_chunk(s, e, &size);
+        if (rc < 0)
+            return rc;
+        rc = check_chunk(s->scratch, size, &info);
+        if (rc < 0)
+            return rc;
+        *p = s->scratch;
+        *cbytes = size;
+        return B2_OK;
+    }
+    int64_t pos, room;
+    rc = chunk_bounds(s, e, &pos, &room);
+    if (rc < 0)
+        return rc;
+    if (s->storage == B2_STORAGE_MEMORY) {
+        rc = check_chunk(s->view + pos, room, &info);
+        if (rc < 0)
+            return rc;
+        *p = s->view + pos;
+    } else {
+        uint8_t hdr[B2_HEADER_LEN];
+        rc = fio_read(s, pos, hdr, sizeof hdr);
+        if (rc >= 0)
+            rc = check_chunk(hdr, room, &info);
+        if (rc >= 0)
+            rc = fio_scratch(s, (size_t)info.cbytes);
+        if (rc >= 0)
+            rc = fio_read(s, pos, s->scratch, (size_t)info.cbytes);
+        if (rc < 0)
+            return rc;
+        *p = s->scratch;
+    }
+    *cbytes = info.cbytes;
+    return B2_OK;
+}
+
+/* Header of chunk i without reading its body; *special gets the index kind. */
+static int chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *special)
+{
+    if (i < 0 || i >= s->nchunks)
+        return B2_ERR_RANGE;
+    int sp = frame_index_special(s->index[i]);
+    if (sp < 0)
+        return sp;
+    *special = sp;
+    if (sp)
+        return B2_OK;
+    if (s->storage == B2_STORAGE_FILE) {
+        int64_t pos, room;
+        uint8_t hdr[B2_HEADER_LEN];
+        int rc = chunk_bounds(s, s->index[i], &pos, &room);
+        if (rc >= 0)
+            rc = fio_read(s, pos, hdr, sizeof hdr);
+        return rc < 0 ? rc : check_chunk(hdr, room, info);
+    }
+    const uint8_t *p;
+    int32_t cb;
+    int rc = schunk_chunk_ptr(s, i, &p, &cb);
+    return rc < 0 ? rc : b2_chunk_get_info(p, (size_t)cb, info);
+}
+
+int b2_schunk_chunk_nbytes(b2_schunk *s, int64_t i)
+{
+    b2_chunk_info info;
+    int sp;
+    int rc = chunk_header(s, i, &info, &sp);
+    if (rc < 0)
+        return rc;
+    return sp ? schunk_special_nbytes(s, i) : info.nbytes;
+}
+
+int b2_schunk_chunk_special(b2_schunk *s, int64_t i)
+{
+    b2_chunk_info info;
+    int sp;
+    int rc = chunk_header(s, i, &info, &sp);
+    if (rc < 0)
+        return rc;
+    return sp ? sp : info.special;
+}
+
+int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes)
+{
+    *chunk = NULL;
+    if (i < 0 || i >= s->nchunks)
+        return B2_ERR_RANGE;
+    int sp = frame_index_special(s->index[i]);
+    if (sp < 0)
+        return sp;
+    if (sp) {
+        int32_t nb = schunk_special_nbytes(s, i);
+        if (nb < 0)
+            return nb;
+        uint8_t *dst = malloc(B2_HEADER_LEN);
+        if (!dst)
+            return B2_ERR_NOMEM;
+        int32_t ts = s->h.typesize > B2_MAX_TYPESIZE ? 1 : s->h.typesize;
+        int rc = b2_chunk_make_special(sp, ts, nb, NULL, dst, B2_HEADER_LEN);
+        if (rc < 0) {
+            free(dst);
+            return rc;
+        }
+        *chunk = dst;
+        *cbytes = rc;
+        return B2_OK;
+    }
+    const uint8_t *p;
+    int32_t cb;
+    int rc = schunk_chunk_ptr(s, i, &p, &cb);
+    if (rc < 0)
+        return rc;
+    *chunk = malloc((size_t)cb);
+    if (!*chunk)
+        return B2_ERR_NOMEM;
+    memcpy(*chunk, p, (size_t)cb);
+    *cbytes = cb;
+    return B2_OK;
+}
+
+/* Fill dst with nb bytes of a special index entry's content. */
+static int fill_special(const b2_schunk *s, int sp, void *dst, size_t nb)
+{
+    if (sp == B2_SPECIAL_ZEROS) {
+        memset(dst, 0, nb);
+    } else if (sp == B2_SPECIAL_NAN) {
+        static const uint8_t nan4[4] = {0x00, 0x00, 0xc0, 0x7f};
+        static const uint8_t nan8[8] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
+        int32_t ts = s->h.typesize;
+        if ((ts != 4 && ts != 8) || nb % (size_t)ts)
+            return B2_ERR_CORRUPT;
+        for (size_t o = 0; o < nb; o += (size_t)ts)
+            memcpy((uint8_t *)dst + o, ts == 4 ? nan4 : nan8, (size_t)ts);
+    }
+    /* uninit: the content is unspecified and dst stays untouched, as in the reference */
+    return B2_OK;
+}
+
+int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
+{
+    if (i < 0 || i >= s->nchunks)
+        return B2_ERR_RANGE;
+    int sp = frame_index_special(s->index[i]);
+    if (sp < 0)
+        return sp;
+    if (sp) {
+        int32_t nb = schunk_special_nbytes(s, i);
+        if (nb < 0)
+            return nb;
+        if ((size_t)nb > cap)
+            return B2_ERR_DST_TOO_SMALL;
+        int rc = fill_special(s, sp, dst, (size_t)nb);
+        return rc < 0 ? rc : nb;
+    }
+    const uint8_t *p;
+    int32_t cb;
+    int rc = schunk_chunk_ptr(s, i, &p, &cb);
+    if (rc < 0)
+        return rc;
+    return b2_chunk_decompress(s->dctx, p, (size_t)cb, dst, cap);
+}
+
+/* Copy bytes [off, off+len) of chunk i (nb bytes long) into dst. */
+static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t len, uint8_t *dst)
+{
+    int sp = frame_index_special(s->index[i]);
+    if (sp < 0)
+        return sp;
+    if (sp)
+        return fill_special(s, sp, dst, (size_t)len);
+    if (off == 0 && len == nb) {
+        int rc = b2_schunk_decompress_chunk(s, i, dst, (size_t)len);
+        return rc < 0 ? rc : (rc == nb ? B2_OK : B2_ERR_CORRUPT);
+    }
+    const uint8_t *p;
+    int32_t cb;
+    b2_chunk_info info;
+    int rc = schunk_chunk_ptr(s, i, &p, &cb);
+    if (rc >= 0)
+        rc = b2_chunk_get_info(p, (size_t)cb, &info);
+    if (rc < 0)
+        return rc;
+    if (info.nbytes != nb)
+        return B2_ERR_CORRUPT;
+    if (!info.vlblocks && off % info.typesize == 0 && len % info.typesize == 0) {
+        rc = b2_chunk_getitem(s->dctx, p, (size_t)cb, off / info.typesize, len / info.typesize,
+                              dst, (size_t)len);
+        return rc < 0 ? rc : B2_OK;
+    }
+    uint8_t *tmp = malloc((size_t)nb);
+    if (!tmp)
+        return B2_ERR_NOMEM;
+    rc = b2_chunk_decompress(s->dctx, p, (size_t)cb, tmp, (size_t)nb);
+    if (rc >= 0)
+        memcpy(dst, tmp + off, (size_t)len);
+    free(tmp);
+    return rc < 0 ? rc : B2_OK;
+}
+
+int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap)
+{
+    int64_t ts = s->h.typesize;
+    if (start < 0 || n < 0 || start > s->h.nbytes / ts || n > s->h.nbytes / ts - start)
+        return B2_ERR_RANGE;
+    int64_t first = start * ts, want = n * ts;
+    if ((uint64_t)want > cap)
+        return B2_ERR_DST_TOO_SMALL;
+    uint8_t *d = dst;
+    int64_t chunk_start = 0;
+    for (int64_t i = 0; i < s->nchunks && want > 0; i++) {
+        int64_t nb;
+        if (s->h.chunksize > 0) {
+            /* fixed chunk size: jump straight to the first chunk needed */
+            if (chunk_start + s->h.chunksize <= first) {
+                i = first / s->h.chunksize;
+                chunk_start = i * s->h.chunksize;
+                if (i >= s->nchunks)
+                    break;
+            }
+        }
+        int r = b2_schunk_chunk_nbytes(s, i);
+        if (r < 0)
+            return r;
+        nb = r;
+        if (first < chunk_start + nb) {
+            int64_t off = first - chunk_start, len = nb - off < want ? nb - off : want;
+            int rc = chunk_range(s, i, (int32_t)nb, off, len, d);
+            if (rc < 0)
+                return rc;
+            d += len;
+            first += len;
+            want -= len;
+        }
+        chunk_start += nb;
+    }
+    if (want > 0)
+        return B2_ERR_CORRUPT; /* chunks hold less than nbytes says */
+    return n * ts;
+}

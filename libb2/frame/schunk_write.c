@@ -1,0 +1,484 @@
+/* Modifying contiguous and sparse frames.
+ *
+ * Memory frames follow the reference layout exactly (frame.md §8): new chunk bytes
+ * go to the end of the chunks section, overwriting the old index and trailer, and
+ * updates compact the section. File frames must survive a crash at any point, so
+ * nothing live is ever overwritten: new chunk bytes, then the new index and trailer,
+ * are written past the current end of the frame, the file is synced, and only then
+ * is the header (same size, one write) rewritten to point at them. A crash before
+ * the header write leaves the old frame intact (readers ignore bytes past
+ * frame_len); the old index and trailer become dead space in the chunks section,
+ * which the format allows. Sparse frames write new chunk files under fresh ids and
+ * replace chunks.b2frame atomically (sframe.c). */
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frame_internal.h"
+
+int frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
+                           uint8_t **trl, int64_t *trl_len)
+{
+    *idx = NULL;
+    *idx_len = 0;
+    int rc = B2_OK;
+    if (s->nchunks > 0)
+        rc = frame_index_encode(s->index, s->nchunks, &s->cparams, runlength_index, idx, idx_len);
+    if (rc >= 0)
+        rc = frame_trailer_write(s->vlmeta, s->nvlmeta, trl, trl_len);
+    if (rc < 0) {
+        free(*idx);
+        *idx = NULL;
+        return rc;
+    }
+    s->h.has_vlmeta = s->nvlmeta > 0;
+    int vl = (s->h.general_flags & 0x80) != 0;
+    s->h.general_flags = frame_general_flags(s->h.chunksize, vl);
+    s->h.header_len = (int32_t)frame_header_size(s->meta, s->nmeta);
+    return B2_OK;
+}
+
+/* Where new bytes may go without touching the live frame. */
+static int64_t frame_tail(const b2_schunk *s)
+{
+    int64_t end = s->h.header_len + s->h.cbytes;
+    if (s->storage == B2_STORAGE_FILE && s->h.frame_len > end)
+        end = s->h.frame_len;
+    return end;
+}
+
+int frame_commit(b2_schunk *s, int runlength_index)
+{
+    if (s->storage == B2_STORAGE_SPARSE)
+        return sframe_commit(s, runlength_index);
+    uint8_t *idx, *trl, *hdr = NULL;
+    int32_t idx_len;
+    int64_t trl_len;
+    int rc = frame_build_meta_parts(s, runlength_index, &idx, &idx_len, &trl, &trl_len);
+    if (rc < 0)
+        return rc;
+    s->h.cbytes = frame_tail(s) - s->h.header_len;
+    int64_t ipos = s->h.header_len + s->h.cbytes;
+    s->h.frame_len = ipos + idx_len + trl_len;
+    hdr = malloc((size_t)s->h.header_len);
+    rc = hdr ? frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_ERR_NOMEM;
+    if (rc >= 0 && idx_len)
+        rc = fio_write(s, ipos, idx, (size_t)idx_len);
+    if (rc >= 0)
+        rc = fio_write(s, ipos + idx_len, trl, (size_t)trl_len);
+    if (rc >= 0)
+        rc = fio_sync(s);
+    if (rc >= 0) /* the commit point */
+        rc = fio_write(s, 0, hdr, (size_t)s->h.header_len);
+    if (rc >= 0)
+        rc = fio_sync(s);
+    if (rc >= 0 && (s->storage == B2_STORAGE_MEMORY || s->file_off == 0))
+        rc = fio_truncate(s, s->h.frame_len);
+    free(idx);
+    free(trl);
+    free(hdr);
+    return rc;
+}
+
+/* ---- creating ---- */
+
+static int check_cparams(const b2_cparams *cp)
+{
+    if (!cp)
+        return B2_OK;
+    if (cp->typesize <= 0)
+        return B2_ERR_INVALID_PARAM;
+    return b2_cparams_check(cp);
+}
+
+b2_schunk *b2_schunk_new(const b2_cparams *cparams)
+{
+    if (check_cparams(cparams) < 0)
+        return NULL;
+    b2_schunk *s = schunk_alloc(cparams);
+    if (!s)
+        return NULL;
+    s->storage = B2_STORAGE_MEMORY;
+    s->writable = 1;
+    if (frame_commit(s, 0) < 0) {
+        b2_schunk_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk **out)
+{
+    *out = NULL;
+    int rc = check_cparams(cparams);
+    if (rc < 0 || !path)
+        return rc < 0 ? rc : B2_ERR_INVALID_PARAM;
+    b2_schunk *s = schunk_alloc(cparams);
+    if (!s)
+        return B2_ERR_NOMEM;
+    s->storage = B2_STORAGE_FILE;
+    s->writable = 1;
+    s->path = strdup(path);
+    s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    rc = !s->path ? B2_ERR_NOMEM : s->fd < 0 ? B2_ERR_IO : frame_commit(s, 0);
+    if (rc < 0) {
+        b2_schunk_free(s);
+        return rc;
+    }
+    *out = s;
+    return B2_OK;
+}
+
+/* ---- chunk bookkeeping ---- */
+
+static int index_reserve(b2_schunk *s, int64_t n)
+{
+    if (n > FRAME_MAX_NCHUNKS)
+        return B2_ERR_DOES_NOT_FIT;
+    if (n <= s->index_cap)
+        return B2_OK;
+    int64_t cap = s->index_cap ? s->index_cap * 2 : 16;
+    if (cap < n)
+        cap = n;
+    int64_t *p = realloc(s->index, (size_t)cap * sizeof *p);
+    if (!p)
+        return B2_ERR_NOMEM;
+    s->index = p;
+    s->index_cap = cap;
+    return B2_OK;
+}
+
+static int64_t max_sparse_id(const b2_schunk *s)
+{
+    int64_t m = -1;
+    for (int64_t i = 0; i < s->nchunks; i++)
+        if (s->index[i] > m)
+            m = s->index[i];
+    return m;
+}
+
+/* Check a caller's chunk and learn its header. */
+static int accept_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, b2_chunk_info *info)
+{
+    if (!s->writable)
+        return B2_ERR_INVALID_PARAM;
+    if (!chunk || cbytes < B2_MIN_HEADER_LEN)
+        return B2_ERR_INVALID_PARAM;
+    int rc = b2_chunk_get_info(chunk, (size_t)cbytes, info);
+    if (rc < 0)
+        return rc;
+    if (info->cbytes != cbytes || info->lazy || info->nbytes <= 0)
+        return B2_ERR_INVALID_PARAM;
+    if (s->nchunks > 0 && info->vlblocks != ((s->h.general_flags & 0x80) != 0))
+        return B2_ERR_INVALID_PARAM; /* a frame may not mix VL-block and regular chunks */
+    return B2_OK;
+}
+
+/* Store chunk bytes for a new index entry (regular chunks only). */
+static int store_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, int64_t *entry)
+{
+    if (s->storage == B2_STORAGE_SPARSE) {
+        int64_t id = max_sparse_id(s) + 1;
+        if (id > (int64_t)UINT32_MAX)
+            return B2_ERR_DOES_NOT_FIT;
+        int rc = sframe_write_chunk(s, id, chunk, cbytes);
+        if (rc < 0)
+            return rc;
+        *entry = id;
+        s->h.cbytes += cbytes;
+        return B2_OK;
+    }
+    int64_t pos = frame_tail(s);
+    int rc = fio_write(s, pos, chunk, (size_t)cbytes);
+    if (rc < 0)
+        return rc;
+    *entry = pos - s->h.header_len;
+    s->h.cbytes = *entry + cbytes;
+    return B2_OK;
+}
+
+static int is_index_special(int special)
+{
+    return special == B2_SPECIAL_ZEROS || special == B2_SPECIAL_NAN ||
+           special == B2_SPECIAL_UNINIT;
+}
+
+/* Stored size of regular chunk i (contiguous: its header cbytes; sparse: file size). */
+static int stored_cbytes(b2_schunk *s, int64_t i)
+{
+    const uint8_t *p;
+    int32_t cb;
+    int rc = schunk_chunk_ptr(s, i, &p, &cb);
+    return rc < 0 ? rc : cb;
+}
+
+int64_t b2_schunk_insert_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
+{
+    b2_chunk_info info;
+    int rc = accept_chunk(s, chunk, cbytes, &info);
+    if (rc < 0)
+        return rc;
+    if (pos < 0 || pos > s->nchunks)
+        return B2_ERR_RANGE;
+    rc = index_reserve(s, s->nchunks + 1);
+    if (rc < 0)
+        return rc;
+    /* chunksize rules of the reference (frame.md §2.1) */
+    int32_t cs = s->h.chunksize, nb = info.nbytes;
+    if (s->nchunks == 0) {
+        cs = nb;
+    } else if (cs > 0) {
+        int64_t last = s->h.nbytes - (s->nchunks - 1) * (int64_t)cs;
+        if (last < cs || nb > cs || (pos != s->nchunks && nb != cs))
+            cs = 0;
+    }
+    int64_t entry;
+    if (is_index_special(info.special) && cs > 0)
+        entry = FRAME_IDX_SPECIAL(info.special);
+    else if ((rc = store_chunk(s, chunk, cbytes, &entry)) < 0)
+        return rc;
+    memmove(s->index + pos + 1, s->index + pos, (size_t)(s->nchunks - pos) * sizeof *s->index);
+    s->index[pos] = entry;
+    s->nchunks++;
+    s->h.nbytes += nb;
+    s->h.chunksize = cs;
+    if (info.vlblocks)
+        s->h.general_flags |= 0x80;
+    rc = frame_commit(s, 0);
+    return rc < 0 ? rc : s->nchunks;
+}
+
+int64_t b2_schunk_append_chunk(b2_schunk *s, const void *chunk, int32_t cbytes)
+{
+    return b2_schunk_insert_chunk(s, s->nchunks, chunk, cbytes);
+}
+
+int64_t b2_schunk_append_buffer(b2_schunk *s, const void *src, int32_t nbytes)
+{
+    if (!s->writable || nbytes <= 0 || !src)
+        return B2_ERR_INVALID_PARAM;
+    b2_cctx *cctx = b2_cctx_new(&s->cparams);
+    if (!cctx) {
+        int rc = b2_cparams_check(&s->cparams);
+        return rc < 0 ? rc : B2_ERR_NOMEM;
+    }
+    size_t cap = b2_chunk_compress_bound((size_t)nbytes);
+    uint8_t *chunk = malloc(cap);
+    int64_t rc = chunk ? b2_chunk_compress(cctx, src, (size_t)nbytes, chunk, cap) : B2_ERR_NOMEM;
+    b2_cctx_free(cctx);
+    if (rc >= 0)
+        rc = b2_schunk_append_chunk(s, chunk, (int32_t)rc);
+    free(chunk);
+    return rc;
+}
+
+/* Memory frames: move the chunks-section bytes after old chunk [e, e+oldc) by
+ * delta and fix every index entry behind it (the reference's compaction). */
+static int shift_section(b2_schunk *s, int64_t e, int32_t oldc, int64_t delta)
+{
+    int64_t from = s->h.header_len + e + oldc, n = s->h.cbytes - e - oldc;
+    if (delta > 0) {
+        uint8_t z = 0; /* grow the buffer first */
+        int rc = fio_write(s, from + delta + n - 1, &z, 1);
+        if (rc < 0)
+            return rc;
+    }
+    memmove(s->buf + from + delta, s->buf + from, (size_t)n);
+    for (int64_t i = 0; i < s->nchunks; i++)
+        if (s->index[i] > e)
+            s->index[i] += delta;
+    s->h.cbytes += delta;
+    return B2_OK;
+}
+
+int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
+{
+    b2_chunk_info info;
+    int rc = accept_chunk(s, chunk, cbytes, &info);
+    if (rc < 0)
+        return rc;
+    if (pos < 0 || pos >= s->nchunks)
+        return B2_ERR_RANGE;
+    int old_nb = b2_schunk_chunk_nbytes(s, pos);
+    if (old_nb < 0)
+        return old_nb;
+    int32_t cs = s->h.chunksize, nb = info.nbytes;
+    if (cs > 0 && (nb > cs || (pos != s->nchunks - 1 && nb != cs)))
+        cs = 0;
+    int64_t old = s->index[pos], entry;
+    int new_special = is_index_special(info.special) && cs > 0;
+    int oldc = old >= 0 ? stored_cbytes(s, pos) : 0;
+    if (oldc < 0)
+        return oldc;
+    if (s->storage == B2_STORAGE_MEMORY && old >= 0) {
+        /* compaction: the new chunk takes the old one's place, or its bytes vanish */
+        int64_t delta = (new_special ? 0 : cbytes) - (int64_t)oldc;
+        rc = shift_section(s, old, oldc, delta);
+        if (rc >= 0 && !new_special)
+            rc = fio_write(s, s->h.header_len + old, chunk, (size_t)cbytes);
+        if (rc < 0)
+            return rc;
+        entry = new_special ? FRAME_IDX_SPECIAL(info.special) : old;
+    } else if (new_special) {
+        entry = FRAME_IDX_SPECIAL(info.special);
+    } else if ((rc = store_chunk(s, chunk, cbytes, &entry)) < 0) {
+        return rc;
+    }
+    s->index[pos] = entry;
+    s->h.nbytes += nb - old_nb;
+    s->h.chunksize = cs;
+    if (s->storage == B2_STORAGE_SPARSE && old >= 0)
+        s->h.cbytes -= oldc;
+    rc = frame_commit(s, 0);
+    if (rc >= 0 && s->storage == B2_STORAGE_SPARSE && old >= 0)
+        rc = sframe_remove_chunk(s, old); /* only after the new index is committed */
+    return rc < 0 ? rc : s->nchunks;
+}
+
+int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos)
+{
+    if (!s->writable)
+        return B2_ERR_INVALID_PARAM;
+    if (pos < 0 || pos >= s->nchunks)
+        return B2_ERR_RANGE;
+    int nb = b2_schunk_chunk_nbytes(s, pos);
+    if (nb < 0)
+        return nb;
+    int64_t old = s->index[pos];
+    if (s->storage == B2_STORAGE_SPARSE && old >= 0) {
+        int c = stored_cbytes(s, pos);
+        if (c < 0)
+            return c;
+        s->h.cbytes -= c;
+    }
+    memmove(s->index + pos, s->index + pos + 1, (size_t)(s->nchunks - pos - 1) * sizeof *s->index);
+    s->nchunks--;
+    s->h.nbytes -= nb;
+    int rc = frame_commit(s, 0);
+    if (rc >= 0 && s->storage == B2_STORAGE_SPARSE && old >= 0)
+        rc = sframe_remove_chunk(s, old);
+    return rc < 0 ? rc : s->nchunks;
+}
+
+int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order)
+{
+    if (!s->writable || (!order && s->nchunks))
+        return B2_ERR_INVALID_PARAM;
+    int64_t n = s->nchunks;
+    int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
+    uint8_t *seen = calloc((size_t)(n ? n : 1), 1);
+    int rc = idx && seen ? B2_OK : B2_ERR_NOMEM;
+    for (int64_t i = 0; rc >= 0 && i < n; i++) {
+        if (order[i] < 0 || order[i] >= n || seen[order[i]])
+            rc = B2_ERR_INVALID_PARAM;
+        else {
+            seen[order[i]] = 1;
+            idx[i] = s->index[order[i]];
+        }
+    }
+    if (rc >= 0) {
+        memcpy(s->index, idx, (size_t)n * sizeof *idx);
+        rc = frame_commit(s, 0);
+    }
+    free(idx);
+    free(seen);
+    return rc < 0 ? rc : n;
+}
+
+int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_t chunksize)
+{
+    if (!s->writable || !is_index_special(special) || nitems < 0 || chunksize <= 0)
+        return B2_ERR_INVALID_PARAM;
+    if (s->nchunks || s->h.nbytes)
+        return B2_ERR_INVALID_PARAM; /* only on an empty super-chunk, like the reference */
+    int64_t ts = s->h.typesize;
+    if (nitems > INT64_MAX / ts || chunksize % ts)
+        return B2_ERR_INVALID_PARAM;
+    if (special == B2_SPECIAL_NAN && ts != 4 && ts != 8)
+        return B2_ERR_INVALID_PARAM;
+    int64_t nbytes = nitems * ts, n = nbytes ? (nbytes - 1) / chunksize + 1 : 0;
+    int rc = index_reserve(s, n);
+    if (rc < 0)
+        return rc;
+    for (int64_t i = 0; i < n; i++)
+        s->index[i] = FRAME_IDX_SPECIAL(special);
+    s->nchunks = n;
+    s->h.nbytes = nbytes;
+    s->h.chunksize = chunksize;
+    rc = frame_commit(s, 1);
+    return rc < 0 ? rc : n;
+}
+
+/* ---- serializing ---- */
+
+/* A contiguous copy of a sparse frame: chunks laid out in index order. */
+static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
+{
+    b2_schunk tmp = *s; /* shallow: same metalayers, new index and header */
+    tmp.index = malloc((size_t)(s->nchunks ? s->nchunks : 1) * sizeof *tmp.index);
+    if (!tmp.index)
+        return B2_ERR_NOMEM;
+    int64_t total = 0;
+    int rc = B2_OK;
+    for (int64_t i = 0; i < s->nchunks && rc >= 0; i++) {
+        if (s->index[i] < 0) {
+            tmp.index[i] = s->index[i];
+            continue;
+        }
+        tmp.index[i] = total;
+        rc = stored_cbytes(s, i);
+        total += rc;
+    }
+    uint8_t *idx = NULL, *trl = NULL, *buf = NULL;
+    int32_t idx_len;
+    int64_t trl_len;
+    if (rc >= 0)
+        rc = frame_build_meta_parts(&tmp, 0, &idx, &idx_len, &trl, &trl_len);
+    if (rc >= 0) {
+        tmp.h.frame_type = FRAME_TYPE_CONTIGUOUS;
+        tmp.h.cbytes = total;
+        tmp.h.frame_len = tmp.h.header_len + total + idx_len + trl_len;
+        buf = malloc((size_t)tmp.h.frame_len);
+        rc = buf ? frame_header_write(&tmp.h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
+    }
+    for (int64_t i = 0; i < s->nchunks && rc >= 0; i++) {
+        const uint8_t *p;
+        int32_t cb;
+        if (s->index[i] < 0)
+            continue;
+        rc = schunk_chunk_ptr(s, i, &p, &cb);
+        if (rc >= 0)
+            memcpy(buf + tmp.h.header_len + tmp.index[i], p, (size_t)cb);
+    }
+    if (rc >= 0) {
+        memcpy(buf + tmp.h.header_len + total, idx, (size_t)idx_len);
+        memcpy(buf + tmp.h.header_len + total + idx_len, trl, (size_t)trl_len);
+        *out = buf;
+        *len = (size_t)tmp.h.frame_len;
+        buf = NULL;
+    }
+    free(buf);
+    free(idx);
+    free(trl);
+    free(tmp.index);
+    return rc < 0 ? rc : B2_OK;
+}
+
+int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    if (s->storage == B2_STORAGE_SPARSE)
+        return sparse_to_buffer(s, out, len);
+    uint8_t *buf = malloc((size_t)s->h.frame_len);
+    if (!buf)
+        return B2_ERR_NOMEM;
+    int rc = fio_read(s, 0, buf, (size_t)s->h.frame_len);
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    *out = buf;
+    *len = (size_t)s->h.frame_len;
+    return B2_OK;
+}

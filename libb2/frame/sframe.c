@@ -1,0 +1,184 @@
+/* Sparse frames (sframe.md): a directory holding chunks.b2frame (header, index of
+ * chunk ids, trailer) and one %08X.chunk file per stored chunk. New chunks always
+ * get a fresh id and chunks.b2frame is replaced atomically, so a crash leaves the
+ * old or the new super-chunk; files no longer referenced are removed only after
+ * the new index is in place. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "frame_internal.h"
+
+static char *join(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = malloc(a + b + 2);
+    if (p) {
+        memcpy(p, dir, a);
+        p[a] = '/';
+        memcpy(p + a + 1, name, b + 1);
+    }
+    return p;
+}
+
+static char *chunk_path(const b2_schunk *s, int64_t id)
+{
+    char name[32];
+    if (id < 0 || id > (int64_t)UINT32_MAX)
+        return NULL;
+    snprintf(name, sizeof name, "%08X.chunk", (unsigned)id);
+    return join(s->path, name);
+}
+
+int sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size)
+{
+    char *path = chunk_path(s, id);
+    if (!path)
+        return B2_ERR_CORRUPT;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    free(path);
+    if (fd < 0)
+        return B2_ERR_NOT_FOUND;
+    struct stat st;
+    int rc = B2_OK;
+    if (fstat(fd, &st) != 0)
+        rc = B2_ERR_IO;
+    else if (st.st_size < B2_MIN_HEADER_LEN || st.st_size > INT32_MAX)
+        rc = B2_ERR_CORRUPT;
+    else
+        rc = fio_scratch(s, (size_t)st.st_size);
+    size_t done = 0;
+    while (rc >= 0 && done < (size_t)st.st_size) {
+        ssize_t r = read(fd, s->scratch + done, (size_t)st.st_size - done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            rc = r < 0 ? B2_ERR_IO : B2_ERR_TRUNCATED;
+        else
+            done += (size_t)r;
+    }
+    close(fd);
+    if (rc < 0)
+        return rc;
+    *size = (int32_t)st.st_size;
+    return B2_OK;
+}
+
+int sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_t len)
+{
+    char *path = chunk_path(s, id);
+    if (!path)
+        return B2_ERR_DOES_NOT_FIT;
+    int rc = fio_hook(s);
+    int fd = -1;
+    if (rc >= 0) {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        rc = fd < 0 ? B2_ERR_IO : B2_OK;
+    }
+    size_t done = 0;
+    while (rc >= 0 && done < (size_t)len) {
+        ssize_t r = write(fd, chunk + done, (size_t)len - done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            rc = B2_ERR_IO;
+        else
+            done += (size_t)r;
+    }
+    if (rc >= 0 && fsync(fd) != 0)
+        rc = B2_ERR_IO;
+    if (fd >= 0)
+        close(fd);
+    free(path);
+    return rc;
+}
+
+int sframe_remove_chunk(b2_schunk *s, int64_t id)
+{
+    char *path = chunk_path(s, id);
+    if (!path)
+        return B2_ERR_CORRUPT;
+    int rc = fio_hook(s);
+    if (rc >= 0 && unlink(path) != 0 && errno != ENOENT)
+        rc = B2_ERR_IO;
+    free(path);
+    return rc;
+}
+
+int sframe_commit(b2_schunk *s, int runlength_index)
+{
+    uint8_t *idx, *trl, *buf = NULL;
+    int32_t idx_len;
+    int64_t trl_len;
+    int rc = frame_build_meta_parts(s, runlength_index, &idx, &idx_len, &trl, &trl_len);
+    if (rc < 0)
+        return rc;
+    s->h.frame_type = FRAME_TYPE_SPARSE;
+    s->h.frame_len = s->h.header_len + idx_len + trl_len;
+    char *path = join(s->path, "chunks.b2frame");
+    buf = malloc((size_t)s->h.frame_len);
+    rc = buf && path ? frame_header_write(&s->h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
+    if (rc >= 0) {
+        memcpy(buf + s->h.header_len, idx, (size_t)idx_len);
+        memcpy(buf + s->h.header_len + idx_len, trl, (size_t)trl_len);
+        rc = fio_replace_file(s, path, buf, (size_t)s->h.frame_len);
+    }
+    s->trailer_len = trl_len;
+    free(path);
+    free(buf);
+    free(idx);
+    free(trl);
+    return rc;
+}
+
+int sframe_load(b2_schunk *s)
+{
+    char *path = join(s->path, "chunks.b2frame");
+    if (!path)
+        return B2_ERR_NOMEM;
+    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    free(path);
+    if (s->fd < 0)
+        return B2_ERR_NOT_FOUND;
+    struct stat st;
+    int rc = fstat(s->fd, &st) == 0 ? frame_load(s, (int64_t)st.st_size) : B2_ERR_IO;
+    /* Everything needed later is in memory now; chunk files are opened on demand. */
+    close(s->fd);
+    s->fd = -1;
+    return rc;
+}
+
+int b2_schunk_create_sframe(const char *dir, const b2_cparams *cparams, b2_schunk **out)
+{
+    *out = NULL;
+    if (!dir || !*dir)
+        return B2_ERR_INVALID_PARAM;
+    if (cparams && (cparams->typesize <= 0 || b2_cparams_check(cparams) < 0))
+        return B2_ERR_INVALID_PARAM;
+    b2_schunk *s = schunk_alloc(cparams);
+    if (!s)
+        return B2_ERR_NOMEM;
+    s->storage = B2_STORAGE_SPARSE;
+    s->writable = 1;
+    s->h.frame_type = FRAME_TYPE_SPARSE;
+    s->path = strdup(dir);
+    size_t l = s->path ? strlen(s->path) : 0;
+    if (l > 1 && (s->path[l - 1] == '/' || s->path[l - 1] == '\\'))
+        s->path[l - 1] = 0;
+    int rc = B2_OK;
+    if (!s->path)
+        rc = B2_ERR_NOMEM;
+    else if (mkdir(s->path, 0755) != 0)
+        rc = errno == EEXIST ? B2_ERR_EXISTS : B2_ERR_IO;
+    if (rc >= 0)
+        rc = sframe_commit(s, 0);
+    if (rc < 0) {
+        b2_schunk_free(s);
+        return rc;
+    }
+    *out = s;
+    return B2_OK;
+}

@@ -1,0 +1,137 @@
+/* libb2 super-chunks and frames: an ordered list of Blosc2 chunks stored as a
+ * contiguous frame (in memory or in a file) or as a sparse frame (a directory
+ * with one file per chunk), plus fixed-size metalayers and variable-length
+ * metalayers. Byte-compatible with c-blosc2 3.3 frames (see spec/frame.md).
+ *
+ * A b2_schunk may be used by one thread at a time. Functions returning int give
+ * a count/size >= 0 or a negative B2_ERR_* code. Chunk numbers are 0-based. */
+#ifndef B2_FRAME_H
+#define B2_FRAME_H
+
+#include "b2_chunk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct b2_schunk b2_schunk;
+
+#define B2_FRAME_MAX_METALAYERS 16   /* fixed metalayers per frame */
+#define B2_FRAME_MAX_VLMETALAYERS 16 /* vlmetalayers a writer may store */
+#define B2_FRAME_MAX_NAME 31         /* longest metalayer name, bytes */
+
+/* Flags for the open functions. */
+#define B2_OPEN_READONLY 0
+#define B2_OPEN_WRITE 1
+
+/* Where a super-chunk lives. */
+enum b2_frame_storage {
+    B2_STORAGE_MEMORY = 0, /* contiguous frame in a buffer */
+    B2_STORAGE_FILE = 1,   /* contiguous frame in a file */
+    B2_STORAGE_SPARSE = 2, /* sparse frame directory */
+};
+
+/* ---- creating and opening ---- */
+
+/* New empty in-memory super-chunk whose chunks default to cparams (NULL: defaults).
+ * Returns NULL on bad parameters or no memory. */
+B2_API b2_schunk *b2_schunk_new(const b2_cparams *cparams);
+/* Create a contiguous frame file at path (truncating any existing file). */
+B2_API int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk **out);
+/* Create a sparse frame in directory dir, which must not exist yet. */
+B2_API int b2_schunk_create_sframe(const char *dir, const b2_cparams *cparams, b2_schunk **out);
+/* Open a frame file or sparse-frame directory (chosen by what path is);
+ * flags B2_OPEN_READONLY or B2_OPEN_WRITE. */
+B2_API int b2_schunk_open(const char *path, int flags, b2_schunk **out);
+/* Open a contiguous frame starting at byte offset of a file (bytes after the frame
+ * are allowed). */
+B2_API int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk **out);
+/* Open a frame held in memory; its length must be exactly len. copy != 0 copies
+ * the bytes (the super-chunk may then be modified); copy == 0 keeps a read-only
+ * reference, and buf must outlive the super-chunk. */
+B2_API int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out);
+/* Close and free (NULL is fine). Never writes: every operation is complete when it returns. */
+B2_API void b2_schunk_free(b2_schunk *s);
+
+/* Serialize as one contiguous frame into a malloc'ed buffer (*out, *len); free() it. */
+B2_API int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len);
+
+/* ---- properties ---- */
+
+B2_API int b2_schunk_storage(const b2_schunk *s);   /* enum b2_frame_storage */
+B2_API int64_t b2_schunk_nchunks(const b2_schunk *s);
+B2_API int64_t b2_schunk_nbytes(const b2_schunk *s); /* uncompressed total */
+B2_API int64_t b2_schunk_cbytes(const b2_schunk *s); /* header cbytes field */
+B2_API int64_t b2_schunk_frame_len(const b2_schunk *s); /* contiguous frame length */
+B2_API int32_t b2_schunk_typesize(const b2_schunk *s);
+/* Common chunk size; 0 = sizes vary; -1 = no chunk ever added. */
+B2_API int32_t b2_schunk_chunksize(const b2_schunk *s);
+/* The parameters used to compress buffers appended with b2_schunk_append_buffer. */
+B2_API const b2_cparams *b2_schunk_cparams(const b2_schunk *s);
+/* Threads used for (de)compression by later calls (<= 0 means 1). */
+B2_API int b2_schunk_set_nthreads(b2_schunk *s, int nthreads);
+
+/* ---- reading chunks ---- */
+
+/* Uncompressed size of chunk i (special index entries included). */
+B2_API int b2_schunk_chunk_nbytes(b2_schunk *s, int64_t i);
+/* Special kind of chunk i as recorded in the index or chunk header (enum b2_special). */
+B2_API int b2_schunk_chunk_special(b2_schunk *s, int64_t i);
+/* Copy of chunk i as a complete chunk (special index entries are rebuilt) in a
+ * malloc'ed buffer; *cbytes receives its size. */
+B2_API int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes);
+/* Decompress chunk i into dst (capacity cap). Returns its nbytes. Uninit chunks
+ * leave dst untouched. */
+B2_API int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap);
+/* Copy items [start, start+n) (units of the frame typesize) across chunks into dst.
+ * Returns n * typesize. */
+B2_API int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap);
+
+/* ---- modifying (all return the new number of chunks or an error) ---- */
+
+/* Compress nbytes from src with the super-chunk's cparams and append it. */
+B2_API int64_t b2_schunk_append_buffer(b2_schunk *s, const void *src, int32_t nbytes);
+/* Append a ready chunk (copied). Zeros/NaN/uninit chunks become index entries. */
+B2_API int64_t b2_schunk_append_chunk(b2_schunk *s, const void *chunk, int32_t cbytes);
+/* Insert a ready chunk so that it becomes chunk pos (0 <= pos <= nchunks). */
+B2_API int64_t b2_schunk_insert_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes);
+/* Replace chunk pos with a ready chunk. */
+B2_API int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes);
+/* Remove chunk pos (its bytes stay as dead space in a contiguous frame). */
+B2_API int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos);
+/* Permute the chunks: new chunk i is old chunk order[i] (order is a permutation). */
+B2_API int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order);
+/* Fill an empty super-chunk with nitems items (frame typesize) of a special kind
+ * (B2_SPECIAL_ZEROS, _NAN or _UNINIT) in chunks of chunksize bytes. */
+B2_API int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_t chunksize);
+
+/* ---- metalayers (fixed size, stored uncompressed in the header) ---- */
+
+/* Number of metalayers, and the name of metalayer i (NULL if out of range). */
+B2_API int b2_schunk_meta_count(const b2_schunk *s);
+B2_API const char *b2_schunk_meta_name(const b2_schunk *s, int i);
+/* Add a metalayer; only allowed while the super-chunk holds no data. Returns its index. */
+B2_API int b2_schunk_meta_add(b2_schunk *s, const char *name, const void *content, int32_t len);
+/* Copy of a metalayer's content (malloc'ed) and its length. Returns its index. */
+B2_API int b2_schunk_meta_get(const b2_schunk *s, const char *name, uint8_t **content, int32_t *len);
+/* Overwrite a metalayer with content no longer than the stored one (a shorter one
+ * overwrites a prefix, as the reference does). Returns its index. */
+B2_API int b2_schunk_meta_update(b2_schunk *s, const char *name, const void *content, int32_t len);
+
+/* ---- variable-length metalayers (stored compressed in the trailer) ---- */
+
+B2_API int b2_schunk_vlmeta_count(const b2_schunk *s);
+B2_API const char *b2_schunk_vlmeta_name(const b2_schunk *s, int i);
+/* Add a vlmetalayer (compressed with the reference defaults). Returns its index. */
+B2_API int b2_schunk_vlmeta_add(b2_schunk *s, const char *name, const void *content, int32_t len);
+/* Decompressed copy (malloc'ed) of a vlmetalayer and its length. Returns its index. */
+B2_API int b2_schunk_vlmeta_get(b2_schunk *s, const char *name, uint8_t **content, int32_t *len);
+/* Replace a vlmetalayer's content (any length). Returns its index. */
+B2_API int b2_schunk_vlmeta_update(b2_schunk *s, const char *name, const void *content, int32_t len);
+/* Remove a vlmetalayer. Returns the number left. */
+B2_API int b2_schunk_vlmeta_delete(b2_schunk *s, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
