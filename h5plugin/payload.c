@@ -80,6 +80,24 @@ void b2h5_block_shape(const b2h5_params *p, int64_t target, int64_t *b)
     }
 }
 
+/* c-blosc2's filter serialises a super-chunk that is not a frame (its "copy to
+ * buffer" path), which writes tcomp 0 and, as the header blocksize, the block size
+ * the compressor last used (frame.md §2, §10). Our frame writer gives the values
+ * of an incrementally built frame, so patch those fixed-position fields. */
+static void patch_copy_path_header(uint8_t *f, size_t len, int32_t blocksize)
+{
+    if (len < 68 || f[52] != 0xD2 || f[62] != 0xD1)
+        return; /* not the layout we know: leave it alone */
+    if (blocksize > 0) {
+        f[53] = (uint8_t)(blocksize >> 24);
+        f[54] = (uint8_t)(blocksize >> 16);
+        f[55] = (uint8_t)(blocksize >> 8);
+        f[56] = (uint8_t)blocksize;
+    }
+    f[63] = 0;
+    f[64] = 0;
+}
+
 static int encode_b2nd(const b2h5_params *p, const void *src, size_t nbytes, uint8_t **out,
                        size_t *outlen, char *err, size_t errcap)
 {
@@ -118,6 +136,7 @@ static int encode_b2nd(const b2h5_params *p, const void *src, size_t nbytes, uin
     b2nd_free(a);
     if (rc < 0)
         return fail(rc, err, errcap, "cannot serialise the b2nd array as a frame");
+    patch_copy_path_header(*out, *outlen, 0);
     return 0;
 }
 
@@ -147,6 +166,7 @@ static int encode_plain(const b2h5_params *p, const void *src, size_t nbytes, ui
     b2_schunk_free(s);
     if (rc < 0)
         return fail(rc, err, errcap, "cannot serialise the super-chunk as a frame");
+    patch_copy_path_header(*out, *outlen, b2_chunk_blocksize_for(&cp, (int32_t)nbytes));
     return 0;
 }
 
