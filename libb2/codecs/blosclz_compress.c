@@ -111,28 +111,12 @@ static double blz_probe(const uint8_t *in, size_t n, size_t w, int hb, uint32_t 
     return (double)pos / (double)oc;
 }
 
-int b2_blosclz_compress(int clevel, const uint8_t *in, int srclen, uint8_t *out, int maxout)
+/* Main loop and tail (§5.3-5.5); n >= 16, lim >= 66. */
+static inline __attribute__((always_inline)) int
+blz_encode(int extra_insert, const uint8_t *in, size_t n, uint8_t *out, size_t lim,
+           uint32_t *table, const int hb)
 {
-    uint32_t table[1u << BLZ_HASH_LOG_MAX];
-
-    if (!in || !out || srclen < 0 || clevel < 1 || clevel > 9)
-        return B2_ERR_INVALID_PARAM;
-    const size_t n = (size_t)srclen;
-
-    /* §5.1 parameters. */
-    static const unsigned char hbits[10] = {0, 12, 13, 14, 14, 14, 14, 14, 14, 14};
-    static const unsigned char wshift[10] = {0, 3, 2, 2, 1, 1, 1, 0, 0, 0};
-    static const double minratio[10] = {0, 2.0, 1.5, 1.2, 1.2, 1.2, 1.2, 1.15, 1.1, 1.0};
-    const int hb = hbits[clevel];
-    const size_t w = n >> wshift[clevel];
-
-    if (blz_probe(in, n, w, hb, table) < minratio[clevel])
-        return 0;
-    if (n < 16 || maxout < 66)
-        return 0;
-
     memset(table, 0, sizeof(uint32_t) << hb);
-    const size_t lim = (size_t)maxout;
     const size_t ip_limit = n - 12, bound = n - 1;
     size_t op = 0, ip = 4;
     unsigned copy = 4;
@@ -228,7 +212,7 @@ int b2_blosclz_compress(int clevel, const uint8_t *in, int srclen, uint8_t *out,
         seq = b2_load_le32(in + ip);
         table[blz_hash(seq, hb)] = (uint32_t)ip;
         ip++;
-        if (clevel == 9) {
+        if (extra_insert) {
             table[blz_hash(seq >> 8, hb)] = (uint32_t)ip;
         }
         ip++;
@@ -255,3 +239,32 @@ int b2_blosclz_compress(int clevel, const uint8_t *in, int srclen, uint8_t *out,
     out[0] |= 0x20;
     return (int)op;
 }
+
+int b2_blosclz_compress(int clevel, const uint8_t *in, int srclen, uint8_t *out, int maxout)
+{
+    uint32_t table[1u << BLZ_HASH_LOG_MAX];
+
+    if (!in || !out || srclen < 0 || clevel < 1 || clevel > 9)
+        return B2_ERR_INVALID_PARAM;
+    const size_t n = (size_t)srclen;
+
+    /* §5.1 parameters. */
+    static const unsigned char hbits[10] = {0, 12, 13, 14, 14, 14, 14, 14, 14, 14};
+    static const unsigned char wshift[10] = {0, 3, 2, 2, 1, 1, 1, 0, 0, 0};
+    static const double minratio[10] = {0, 2.0, 1.5, 1.2, 1.2, 1.2, 1.2, 1.15, 1.1, 1.0};
+    const int hb = hbits[clevel];
+    const size_t w = n >> wshift[clevel];
+
+    if (blz_probe(in, n, w, hb, table) < minratio[clevel])
+        return 0;
+    if (n < 16 || maxout < 66)
+        return 0;
+
+    /* Specialise the main loop for each hash size: a constant shift. */
+    switch (hb) {
+    case 12: return blz_encode(clevel == 9, in, n, out, (size_t)maxout, table, 12);
+    case 13: return blz_encode(clevel == 9, in, n, out, (size_t)maxout, table, 13);
+    default: return blz_encode(clevel == 9, in, n, out, (size_t)maxout, table, 14);
+    }
+}
+

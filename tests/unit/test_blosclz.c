@@ -387,6 +387,43 @@ static void test_roundtrip(void)
     free(back);
 }
 
+/* maxout only decides success (§5.4): for every maxout the result is 0 or
+ * the same stream, successes form an up-set, and the smallest successful
+ * maxout is a little above the stream length (tail literals need 2 bytes),
+ * or 66 (the encoder's minimum). */
+static void test_maxout(void)
+{
+    enum { N = 3000 };
+    static uint8_t src[N], full[N], part[N];
+    static const fill_fn fills[] = {fill_text, fill_runs, fill_far, fill_mixed};
+    int calls = 0;
+    for (size_t f = 0; f < sizeof fills / sizeof *fills; f++) {
+        fills[f](src, N);
+        for (int cl = 1; cl <= 9; cl += 2) {
+            int r = b2_blosclz_compress(cl, src, N, full, N);
+            if (r <= 0)
+                continue;
+            int first_ok = -1, bad = 0;
+            for (int m = 60; m <= N; m++) {
+                int q = b2_blosclz_compress(cl, src, N, part, m);
+                calls++;
+                if (q > 0) {
+                    if (q != r || memcmp(part, full, (size_t)r) != 0)
+                        bad++;
+                    if (first_ok < 0)
+                        first_ok = m;
+                } else if (first_ok >= 0) {
+                    bad++; /* failure above a success */
+                }
+            }
+            CHECK(!bad && first_ok > r && first_ok >= 66 && first_ok <= (r + 4 > 66 ? r + 4 : 66),
+                  "maxout sweep fill %zu cl %d: r=%d first ok at %d, %d bad", f, cl, r, first_ok,
+                  bad);
+        }
+    }
+    printf("maxout sweep: %d encoder calls, results consistent\n", calls);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -451,6 +488,7 @@ int main(void)
     test_fuzz();
     test_structured();
     test_roundtrip();
+    test_maxout();
     test_speed();
     if (failures) {
         printf("test_blosclz: %d failure(s)\n", failures);
