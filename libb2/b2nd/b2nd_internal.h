@@ -1,0 +1,74 @@
+/* Internal pieces of the b2nd layer (not installed). */
+#ifndef B2ND_INTERNAL_H
+#define B2ND_INTERNAL_H
+
+#include "b2_internal.h"
+#include "b2nd.h"
+
+/* Derived geometry of an array (spec/b2nd.md §2). All products are checked. */
+typedef struct b2nd_geom {
+    int ndim;
+    int32_t typesize;
+    int64_t shape[B2ND_MAX_DIM];
+    int32_t chunkshape[B2ND_MAX_DIM];
+    int32_t blockshape[B2ND_MAX_DIM];
+    int32_t extchunkshape[B2ND_MAX_DIM];   /* chunkshape rounded up to whole blocks */
+    int64_t chunks_in_array[B2ND_MAX_DIM]; /* ceil(shape / chunkshape) */
+    int32_t blocks_in_chunk[B2ND_MAX_DIM]; /* ceil(chunkshape / blockshape) */
+    int64_t nitems;         /* product of shape */
+    int64_t nchunks;        /* product of chunks_in_array (0 if any shape is 0) */
+    int32_t chunknitems;    /* product of chunkshape */
+    int32_t blocknitems;    /* product of blockshape */
+    int32_t extchunknitems; /* product of extchunkshape */
+    int32_t nblocks;        /* blocks per chunk */
+    int32_t chunk_bytes;    /* extchunknitems * typesize: nbytes of every chunk */
+    int32_t block_bytes;    /* blocknitems * typesize: Blosc2 blocksize */
+} b2nd_geom;
+
+/* ---- b2nd_geometry.c ---- */
+/* Validate shapes (ndim <= 16, no negatives, chunk/block > 0 where shape > 0, no
+ * overflow, chunk bytes within one Blosc2 buffer) and derive everything. */
+B2_HIDDEN int b2nd_geom_init(b2nd_geom *g, int ndim, const int64_t *shape,
+                             const int32_t *chunkshape, const int32_t *blockshape,
+                             int32_t typesize);
+/* Same validation as b2nd_geom_init without the typesize limits. */
+B2_HIDDEN int b2nd_shapes_check(int ndim, const int64_t *shape, const int32_t *chunkshape,
+                                const int32_t *blockshape);
+/* The C-order fast-path condition of spec §3: a full interior chunk decodes straight
+ * to C order. */
+B2_HIDDEN int b2nd_geom_chunk_is_c_order(const b2nd_geom *g);
+
+/* ---- b2nd_storage.c: the only code that talks to the super-chunk ---- */
+B2_HIDDEN int64_t b2nd_st_nchunks(b2nd_array *a);
+/* malloc'ed copy of chunk i (a complete chunk; specials rebuilt). */
+B2_HIDDEN int b2nd_st_get_chunk(b2nd_array *a, int64_t i, uint8_t **chunk, int32_t *cbytes);
+B2_HIDDEN int b2nd_st_update_chunk(b2nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);
+B2_HIDDEN int b2nd_st_insert_chunk(b2nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);
+B2_HIDDEN int b2nd_st_delete_chunk(b2nd_array *a, int64_t i);
+/* Rewrite the array's metalayer (same length) from a->meta. */
+B2_HIDDEN int b2nd_st_write_meta(b2nd_array *a);
+
+/* ---- the array object ---- */
+struct b2nd_array {
+    b2nd_meta meta;
+    b2nd_geom g;
+    char meta_name[8]; /* "b2nd" or "caterva": where the shape lives */
+    b2_schunk *sc;
+    b2_dctx *dctx;
+    b2_cctx *cctx;     /* created on the first write */
+    b2_cparams cparams;
+    int64_t blocks_decoded_base;
+};
+
+/* ---- b2nd_slice.c ---- */
+/* Compress a full padded chunk (g->chunk_bytes at buf) with the array's cparams
+ * into a malloc'ed chunk. */
+B2_HIDDEN int b2nd_compress_chunk(b2nd_array *a, const uint8_t *buf, uint8_t **chunk,
+                                  int32_t *cbytes);
+/* Rebuild a->g from a->meta and the typesize. */
+B2_HIDDEN int b2nd_array_refresh_geom(b2nd_array *a);
+
+/* Product of n int64 values into *out; 0 if any is 0; -1 on overflow of limit. */
+B2_HIDDEN int b2nd_mul_checked(int64_t a, int64_t b, int64_t limit, int64_t *out);
+
+#endif

@@ -1,0 +1,229 @@
+/* The "b2nd" metalayer (spec/b2nd.md §1): a msgpack array
+ * [version, ndim, shape(int64...), chunkshape(int32...), blockshape(int32...),
+ *  dtype_format, dtype(str32)] with fixed widths, plus the 5-element legacy
+ * "caterva" form and the 7-element form truncated before the dtype.
+ *
+ * Values are decoded with msgpack-c, but every marker byte is checked first: the
+ * widths are fixed by the format (c-blosc2 reads them by position), and checking
+ * the marker before unpacking keeps msgpack-c from ever sizing an allocation from
+ * hostile array/map headers. The array markers are "0x90 + ndim" exactly as
+ * c-blosc2 writes them (for ndim 16 that byte is 0xa0). */
+#include <msgpack.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "b2nd_internal.h"
+
+int32_t b2nd_meta_encoded_len(int ndim, size_t dtype_len)
+{
+    if (ndim < 0 || ndim > B2ND_MAX_DIM || dtype_len > (size_t)INT32_MAX - 12 - 19 * B2ND_MAX_DIM)
+        return B2_ERR_INVALID_PARAM;
+    return (int32_t)(12 + 19 * ndim + dtype_len);
+}
+
+void b2nd_meta_clear(b2nd_meta *m)
+{
+    if (!m)
+        return;
+    free(m->dtype);
+    m->dtype = NULL;
+    m->dtype_len = 0;
+}
+
+/* Unpack one scalar object at buf[*off] with msgpack-c; the caller has checked the marker. */
+static int unpack_scalar(const uint8_t *buf, size_t len, size_t *off, msgpack_object *obj,
+                         msgpack_unpacked *u)
+{
+    size_t pos = *off;
+    int rc = msgpack_unpack_next(u, (const char *)buf, len, &pos);
+    if (rc == MSGPACK_UNPACK_CONTINUE)
+        return B2_ERR_TRUNCATED;
+    if (rc != MSGPACK_UNPACK_SUCCESS && rc != MSGPACK_UNPACK_EXTRA_BYTES)
+        return rc == MSGPACK_UNPACK_NOMEM_ERROR ? B2_ERR_NOMEM : B2_ERR_INVALID_HEADER;
+    *obj = u->data;
+    *off = pos;
+    return B2_OK;
+}
+
+/* Read an integer whose marker must be exactly `marker` (0 = positive fixint). */
+static int read_int(const uint8_t *buf, size_t len, size_t *off, int marker, int64_t *val,
+                    msgpack_unpacked *u)
+{
+    if (*off >= len)
+        return B2_ERR_TRUNCATED;
+    uint8_t m = buf[*off];
+    if (marker == 0 ? m > 0x7f : m != marker)
+        return B2_ERR_INVALID_HEADER;
+    msgpack_object o;
+    int rc = unpack_scalar(buf, len, off, &o, u);
+    if (rc < 0)
+        return rc;
+    if (o.type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
+        if (o.via.u64 > INT64_MAX)
+            return B2_ERR_INVALID_HEADER;
+        *val = (int64_t)o.via.u64;
+    } else if (o.type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
+        *val = o.via.i64;
+    } else {
+        return B2_ERR_INVALID_HEADER;
+    }
+    return B2_OK;
+}
+
+/* Read the "0x90 + ndim" marker and ndim values of the given marker. */
+static int read_dims(const uint8_t *buf, size_t len, size_t *off, int ndim, int marker,
+                     int64_t *vals, msgpack_unpacked *u)
+{
+    if (*off >= len)
+        return B2_ERR_TRUNCATED;
+    if (buf[*off] != 0x90 + ndim)
+        return B2_ERR_INVALID_HEADER;
+    (*off)++;
+    for (int i = 0; i < ndim; i++) {
+        int rc = read_int(buf, len, off, marker, &vals[i], u);
+        if (rc < 0)
+            return rc;
+    }
+    return B2_OK;
+}
+
+static int decode_body(const uint8_t *p, size_t len, b2nd_meta *m, msgpack_unpacked *u)
+{
+    if (len < 1)
+        return B2_ERR_TRUNCATED;
+    int legacy = p[0] == 0x95;
+    if (p[0] != 0x97 && !legacy)
+        return B2_ERR_INVALID_HEADER;
+    size_t off = 1;
+    int64_t v, vals[B2ND_MAX_DIM];
+    int rc;
+    if ((rc = read_int(p, len, &off, 0, &v, u)) < 0)
+        return rc;
+    m->version = (int)v;
+    if ((rc = read_int(p, len, &off, 0, &v, u)) < 0)
+        return rc;
+    if (v > B2ND_MAX_DIM)
+        return B2_ERR_UNSUPPORTED;
+    m->ndim = (int)v;
+    if ((rc = read_dims(p, len, &off, m->ndim, 0xd3, m->shape, u)) < 0)
+        return rc;
+    if ((rc = read_dims(p, len, &off, m->ndim, 0xd2, vals, u)) < 0)
+        return rc;
+    for (int i = 0; i < m->ndim; i++) {
+        if (vals[i] < INT32_MIN || vals[i] > INT32_MAX)
+            return B2_ERR_INVALID_HEADER;
+        m->chunkshape[i] = (int32_t)vals[i];
+    }
+    if ((rc = read_dims(p, len, &off, m->ndim, 0xd2, vals, u)) < 0)
+        return rc;
+    for (int i = 0; i < m->ndim; i++) {
+        if (vals[i] < INT32_MIN || vals[i] > INT32_MAX)
+            return B2_ERR_INVALID_HEADER;
+        m->blockshape[i] = (int32_t)vals[i];
+    }
+    if ((rc = b2nd_shapes_check(m->ndim, m->shape, m->chunkshape, m->blockshape)) < 0)
+        return rc;
+    m->dtype_format = -1;
+    if (legacy || off == len)
+        return B2_OK; /* no dtype: the reader's legacy layout */
+    if ((rc = read_int(p, len, &off, 0, &v, u)) < 0)
+        return rc;
+    m->dtype_format = (int)v;
+    if (off >= len)
+        return B2_ERR_TRUNCATED;
+    if (p[off] != 0xdb)
+        return B2_ERR_INVALID_HEADER;
+    msgpack_object o;
+    if ((rc = unpack_scalar(p, len, &off, &o, u)) < 0)
+        return rc;
+    if (o.type != MSGPACK_OBJECT_STR || o.via.str.size > (uint32_t)INT32_MAX - 1)
+        return B2_ERR_INVALID_HEADER;
+    m->dtype = malloc((size_t)o.via.str.size + 1);
+    if (!m->dtype)
+        return B2_ERR_NOMEM;
+    memcpy(m->dtype, o.via.str.ptr, o.via.str.size);
+    m->dtype[o.via.str.size] = 0;
+    m->dtype_len = (int32_t)o.via.str.size;
+    /* Bytes after the dtype are ignored, as c-blosc2 does. */
+    return B2_OK;
+}
+
+int b2nd_meta_decode(const void *buf, size_t len, b2nd_meta *m)
+{
+    if (!buf || !m)
+        return B2_ERR_INVALID_PARAM;
+    memset(m, 0, sizeof *m);
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    int rc = decode_body(buf, len, m, &u);
+    msgpack_unpacked_destroy(&u);
+    if (rc < 0)
+        b2nd_meta_clear(m);
+    return rc;
+}
+
+/* msgpack-c write callback into a fixed buffer (sized exactly in advance). */
+typedef struct fixed_buf {
+    uint8_t *p;
+    size_t len, cap;
+} fixed_buf;
+
+static int fixed_write(void *data, const char *src, size_t n)
+{
+    fixed_buf *b = data;
+    if (n > b->cap - b->len)
+        return -1;
+    memcpy(b->p + b->len, src, n);
+    b->len += n;
+    return 0;
+}
+
+int b2nd_meta_encode(const b2nd_meta *m, uint8_t **out, int32_t *outlen)
+{
+    if (!m || !out || !outlen || m->ndim < 0 || m->ndim > B2ND_MAX_DIM)
+        return B2_ERR_INVALID_PARAM;
+    int rc = b2nd_shapes_check(m->ndim, m->shape, m->chunkshape, m->blockshape);
+    if (rc < 0)
+        return rc;
+    const char *dtype = m->dtype ? m->dtype : "|u1";
+    size_t dlen = m->dtype ? (size_t)m->dtype_len : 3;
+    int fmt = m->dtype_format < 0 ? B2ND_DTYPE_NUMPY : m->dtype_format;
+    if (m->version < 0 || m->version > 127 || fmt > 127)
+        return B2_ERR_INVALID_PARAM;
+    int32_t total = b2nd_meta_encoded_len(m->ndim, dlen);
+    if (total < 0)
+        return total;
+    fixed_buf b = {malloc((size_t)total), 0, (size_t)total};
+    if (!b.p)
+        return B2_ERR_NOMEM;
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &b, fixed_write);
+    /* c-blosc2 writes a 7-element fixarray and "0x90 + ndim" array markers; the
+     * latter are written raw because 0x90 + 16 is not a msgpack fixarray. */
+    uint8_t mark = (uint8_t)(0x90 + m->ndim);
+    int bad = msgpack_pack_array(&pk, 7);
+    bad |= msgpack_pack_int(&pk, m->version); /* positive fixint */
+    bad |= msgpack_pack_int(&pk, m->ndim);
+    bad |= fixed_write(&b, (const char *)&mark, 1);
+    for (int i = 0; i < m->ndim; i++)
+        bad |= msgpack_pack_fix_int64(&pk, m->shape[i]);
+    for (int k = 0; k < 2; k++) {
+        const int32_t *v = k ? m->blockshape : m->chunkshape;
+        bad |= fixed_write(&b, (const char *)&mark, 1);
+        for (int i = 0; i < m->ndim; i++)
+            bad |= msgpack_pack_fix_int32(&pk, v[i]);
+    }
+    bad |= msgpack_pack_int(&pk, fmt);
+    /* Always str32, however short (format requirement). */
+    uint8_t h[5] = {0xdb, (uint8_t)(dlen >> 24), (uint8_t)(dlen >> 16), (uint8_t)(dlen >> 8),
+                    (uint8_t)dlen};
+    bad |= fixed_write(&b, (const char *)h, 5);
+    bad |= msgpack_pack_str_body(&pk, dtype, dlen);
+    if (bad || b.len != (size_t)total) {
+        free(b.p);
+        return B2_ERR_INVALID_PARAM;
+    }
+    *out = b.p;
+    *outlen = total;
+    return B2_OK;
+}

@@ -1,0 +1,350 @@
+/* Reading and writing boxes of a b2nd array (spec/b2nd.md §3, §6).
+ *
+ * A box is visited chunk by chunk (C order over the chunk grid) and, inside a
+ * chunk, block by block. Reads decode only the blocks that meet the box: when
+ * some blocks of a chunk are not needed each needed block is decoded on its own
+ * (a getitem over exactly that block's bytes: blocks are contiguous byte ranges
+ * of the decoded chunk); when all are needed the chunk is decoded at once.
+ * Writes recompress the whole chunk, as the reference does. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "b2nd_internal.h"
+
+/* Copy an N-d box of cnt items per dimension between two C-order buffers with
+ * item strides dstr/sstr. The last dimension is contiguous on both sides. */
+static void copy_box(int nd, const int64_t *cnt, size_t ts, uint8_t *dst, const int64_t *dstr,
+                     const uint8_t *src, const int64_t *sstr)
+{
+    if (nd == 0) {
+        memcpy(dst, src, ts);
+        return;
+    }
+    size_t run = (size_t)cnt[nd - 1] * ts;
+    int64_t idx[B2ND_MAX_DIM] = {0};
+    for (;;) {
+        memcpy(dst, src, run);
+        int d = nd - 2;
+        for (; d >= 0; d--) {
+            dst += dstr[d] * (int64_t)ts;
+            src += sstr[d] * (int64_t)ts;
+            if (++idx[d] < cnt[d])
+                break;
+            dst -= dstr[d] * (int64_t)ts * cnt[d];
+            src -= sstr[d] * (int64_t)ts * cnt[d];
+            idx[d] = 0;
+        }
+        if (d < 0)
+            return;
+    }
+}
+
+/* C-order item strides of an extent. */
+static void strides_of(int nd, const int64_t *ext, int64_t *str)
+{
+    int64_t s = 1;
+    for (int i = nd - 1; i >= 0; i--) {
+        str[i] = s;
+        s *= ext[i];
+    }
+}
+
+/* Advance a C-order counter idx over [lo, hi] inclusive; 0 when wrapped around. */
+static int next_index(int nd, int64_t *idx, const int64_t *lo, const int64_t *hi)
+{
+    for (int d = nd - 1; d >= 0; d--) {
+        if (++idx[d] <= hi[d])
+            return 1;
+        idx[d] = lo[d];
+    }
+    return 0;
+}
+
+/* Everything one chunk's part of a box needs. */
+typedef struct chunk_part {
+    int64_t nchunk;
+    int64_t origin[B2ND_MAX_DIM];   /* first element of the chunk */
+    int64_t lo[B2ND_MAX_DIM];       /* box ∩ chunk's real extent, [lo, hi) */
+    int64_t hi[B2ND_MAX_DIM];
+    int64_t blo[B2ND_MAX_DIM];      /* blocks meeting it, [blo, bhi] inclusive */
+    int64_t bhi[B2ND_MAX_DIM];
+    int64_t need;                   /* number of such blocks */
+} chunk_part;
+
+static void chunk_part_init(const b2nd_geom *g, const int64_t *cc, const int64_t *start,
+                            const int64_t *stop, chunk_part *p)
+{
+    int64_t n = 0, need = 1;
+    for (int i = 0; i < g->ndim; i++) {
+        int64_t c = g->chunkshape[i], b = g->blockshape[i];
+        n = n * g->chunks_in_array[i] + cc[i];
+        p->origin[i] = cc[i] * c;
+        p->lo[i] = start[i] > p->origin[i] ? start[i] : p->origin[i];
+        p->hi[i] = stop[i] < p->origin[i] + c ? stop[i] : p->origin[i] + c;
+        p->blo[i] = (p->lo[i] - p->origin[i]) / b;
+        p->bhi[i] = (p->hi[i] - 1 - p->origin[i]) / b;
+        need *= p->bhi[i] - p->blo[i] + 1;
+    }
+    p->nchunk = n;
+    p->need = need;
+}
+
+/* For block bc of part p: the box to copy, its offset inside the block (items)
+ * and inside the user buffer whose box starts at `start` with strides ustr. */
+static void block_box(const b2nd_geom *g, const chunk_part *p, const int64_t *bc,
+                      const int64_t *start, const int64_t *ustr, int64_t *cnt,
+                      int64_t *boff, int64_t *uoff)
+{
+    int64_t bo = 0, uo = 0, bstride = 1;
+    for (int i = g->ndim - 1; i >= 0; i--) {
+        int64_t b0 = p->origin[i] + bc[i] * g->blockshape[i];
+        int64_t from = p->lo[i] > b0 ? p->lo[i] : b0;
+        int64_t to = p->hi[i] < b0 + g->blockshape[i] ? p->hi[i] : b0 + g->blockshape[i];
+        cnt[i] = to - from;
+        bo += (from - b0) * bstride;
+        bstride *= g->blockshape[i];
+        uo += (from - start[i]) * ustr[i];
+    }
+    *boff = bo;
+    *uoff = uo;
+}
+
+static int64_t block_number(const b2nd_geom *g, const int64_t *bc)
+{
+    int64_t k = 0;
+    for (int i = 0; i < g->ndim; i++)
+        k = k * g->blocks_in_chunk[i] + bc[i];
+    return k;
+}
+
+/* Check the box and compute its byte size. */
+static int box_check(const b2nd_geom *g, const int64_t *start, const int64_t *stop,
+                     int64_t *ext, int64_t *nbytes)
+{
+    int64_t n = g->typesize;
+    for (int i = 0; i < g->ndim; i++) {
+        if (!start || !stop || start[i] < 0 || stop[i] < start[i] || stop[i] > g->shape[i])
+            return B2_ERR_RANGE;
+        ext[i] = stop[i] - start[i];
+        n *= ext[i]; /* bounded by nitems * typesize, checked at open */
+    }
+    *nbytes = n;
+    return B2_OK;
+}
+
+/* Fetch chunk n and check that it decodes to exactly one padded chunk. */
+static int fetch_chunk(b2nd_array *a, int64_t n, uint8_t **chunk, int32_t *cbytes,
+                       b2_chunk_info *info)
+{
+    int rc = b2nd_st_get_chunk(a, n, chunk, cbytes);
+    if (rc < 0)
+        return rc;
+    rc = b2_chunk_get_info(*chunk, (size_t)*cbytes, info);
+    if (rc >= 0 && (info->nbytes != a->g.chunk_bytes || a->g.block_bytes % info->typesize))
+        rc = B2_ERR_CORRUPT;
+    if (rc < 0) {
+        free(*chunk);
+        *chunk = NULL;
+    }
+    return rc;
+}
+
+/* Whether the box is exactly chunk p, unpadded, with blocks in C order. */
+static int whole_c_order_chunk(const b2nd_geom *g, const chunk_part *p, const int64_t *start,
+                               const int64_t *stop)
+{
+    for (int i = 0; i < g->ndim; i++)
+        if (start[i] != p->origin[i] || stop[i] != p->origin[i] + g->chunkshape[i] ||
+            g->extchunkshape[i] != g->chunkshape[i])
+            return 0;
+    return b2nd_geom_chunk_is_c_order(g);
+}
+
+int b2nd_get_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *stop, void *dst,
+                           size_t cap)
+{
+    if (!a || (!dst && cap))
+        return B2_ERR_INVALID_PARAM;
+    const b2nd_geom *g = &a->g;
+    int64_t ext[B2ND_MAX_DIM], ustr[B2ND_MAX_DIM], nbytes;
+    int rc = box_check(g, start, stop, ext, &nbytes);
+    if (rc < 0)
+        return rc;
+    if ((uint64_t)nbytes > cap)
+        return B2_ERR_DST_TOO_SMALL;
+    if (nbytes == 0)
+        return 0;
+    memset(dst, 0, (size_t)nbytes); /* uninit chunks leave their part as is */
+    strides_of(g->ndim, ext, ustr);
+    int64_t bstr[B2ND_MAX_DIM], bext[B2ND_MAX_DIM];
+    for (int i = 0; i < g->ndim; i++)
+        bext[i] = g->blockshape[i];
+    strides_of(g->ndim, bext, bstr);
+    int64_t clo[B2ND_MAX_DIM], chi[B2ND_MAX_DIM], cc[B2ND_MAX_DIM];
+    for (int i = 0; i < g->ndim; i++) {
+        clo[i] = cc[i] = start[i] / g->chunkshape[i];
+        chi[i] = (stop[i] - 1) / g->chunkshape[i];
+    }
+    uint8_t *buf = NULL; /* one decoded chunk, or one block */
+    size_t ts = (size_t)g->typesize;
+    do {
+        chunk_part p;
+        chunk_part_init(g, cc, start, stop, &p);
+        uint8_t *chunk;
+        int32_t cbytes;
+        b2_chunk_info info;
+        if ((rc = fetch_chunk(a, p.nchunk, &chunk, &cbytes, &info)) < 0)
+            break;
+        if (p.need == g->nblocks && whole_c_order_chunk(g, &p, start, stop)) {
+            rc = b2_chunk_decompress(a->dctx, chunk, (size_t)cbytes, dst, (size_t)nbytes);
+            free(chunk);
+            if (rc < 0)
+                break;
+            continue;
+        }
+        int all = p.need == g->nblocks;
+        if (!buf && !(buf = malloc((size_t)g->chunk_bytes))) {
+            free(chunk);
+            rc = B2_ERR_NOMEM;
+            break;
+        }
+        if (all) {
+            memset(buf, 0, (size_t)g->chunk_bytes);
+            rc = b2_chunk_decompress(a->dctx, chunk, (size_t)cbytes, buf, (size_t)g->chunk_bytes);
+        }
+        int64_t bc[B2ND_MAX_DIM];
+        for (int i = 0; i < g->ndim; i++)
+            bc[i] = p.blo[i];
+        int64_t per_item = g->block_bytes / info.typesize;
+        while (rc >= 0) {
+            int64_t k = block_number(g, bc);
+            const uint8_t *blk = buf + (all ? k * g->block_bytes : 0);
+            if (!all) {
+                memset(buf, 0, (size_t)g->block_bytes);
+                rc = b2_chunk_getitem(a->dctx, chunk, (size_t)cbytes, k * per_item, per_item,
+                                      buf, (size_t)g->block_bytes);
+                if (rc < 0)
+                    break;
+            }
+            int64_t cnt[B2ND_MAX_DIM], boff, uoff;
+            block_box(g, &p, bc, start, ustr, cnt, &boff, &uoff);
+            copy_box(g->ndim, cnt, ts, (uint8_t *)dst + uoff * (int64_t)ts, ustr,
+                     blk + boff * (int64_t)ts, bstr);
+            if (!next_index(g->ndim, bc, p.blo, p.bhi))
+                break;
+        }
+        free(chunk);
+    } while (rc >= 0 && next_index(g->ndim, cc, clo, chi));
+    free(buf);
+    return rc < 0 ? rc : B2_OK;
+}
+
+int b2nd_to_cbuffer(b2nd_array *a, void *dst, size_t cap)
+{
+    if (!a)
+        return B2_ERR_INVALID_PARAM;
+    int64_t start[B2ND_MAX_DIM] = {0};
+    return b2nd_get_slice_cbuffer(a, start, a->g.shape, dst, cap);
+}
+
+int b2nd_compress_chunk(b2nd_array *a, const uint8_t *buf, uint8_t **chunk, int32_t *cbytes)
+{
+    size_t n = (size_t)a->g.chunk_bytes;
+    size_t cap = b2_chunk_compress_bound(n);
+    uint8_t *out = malloc(cap);
+    if (!out)
+        return B2_ERR_NOMEM;
+    /* An all-zero chunk is stored as a zero-special chunk, as c-blosc2 leaves
+     * untouched zero chunks. */
+    size_t i = 0;
+    while (i < n && !buf[i])
+        i++;
+    int rc;
+    if (i == n) {
+        rc = b2_chunk_make_special(B2_SPECIAL_ZEROS, a->g.typesize > B2_MAX_TYPESIZE ? 1 : a->g.typesize,
+                                   (int32_t)n, NULL, out, cap);
+    } else {
+        if (!a->cctx && !(a->cctx = b2_cctx_new(&a->cparams))) {
+            free(out);
+            return B2_ERR_INVALID_PARAM;
+        }
+        rc = b2_chunk_compress(a->cctx, buf, n, out, cap);
+    }
+    if (rc < 0) {
+        free(out);
+        return rc;
+    }
+    *chunk = out;
+    *cbytes = rc;
+    return B2_OK;
+}
+
+int b2nd_set_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *stop,
+                           const void *src, size_t len)
+{
+    if (!a || (!src && len))
+        return B2_ERR_INVALID_PARAM;
+    const b2nd_geom *g = &a->g;
+    int64_t ext[B2ND_MAX_DIM], ustr[B2ND_MAX_DIM], nbytes;
+    int rc = box_check(g, start, stop, ext, &nbytes);
+    if (rc < 0)
+        return rc;
+    if ((uint64_t)nbytes != len)
+        return B2_ERR_INVALID_PARAM;
+    if (nbytes == 0)
+        return B2_OK;
+    strides_of(g->ndim, ext, ustr);
+    int64_t bstr[B2ND_MAX_DIM], bext[B2ND_MAX_DIM];
+    for (int i = 0; i < g->ndim; i++)
+        bext[i] = g->blockshape[i];
+    strides_of(g->ndim, bext, bstr);
+    int64_t clo[B2ND_MAX_DIM], chi[B2ND_MAX_DIM], cc[B2ND_MAX_DIM];
+    for (int i = 0; i < g->ndim; i++) {
+        clo[i] = cc[i] = start[i] / g->chunkshape[i];
+        chi[i] = (stop[i] - 1) / g->chunkshape[i];
+    }
+    uint8_t *buf = malloc((size_t)g->chunk_bytes);
+    if (!buf)
+        return B2_ERR_NOMEM;
+    size_t ts = (size_t)g->typesize;
+    do {
+        chunk_part p;
+        chunk_part_init(g, cc, start, stop, &p);
+        /* A write covering the chunk's whole real extent starts from zeros. */
+        int covers = 1;
+        for (int i = 0; i < g->ndim && covers; i++) {
+            int64_t end = p.origin[i] + g->chunkshape[i];
+            covers = p.lo[i] == p.origin[i] && p.hi[i] == (end < g->shape[i] ? end : g->shape[i]);
+        }
+        memset(buf, 0, (size_t)g->chunk_bytes);
+        if (!covers) {
+            uint8_t *chunk;
+            int32_t cbytes;
+            b2_chunk_info info;
+            if ((rc = fetch_chunk(a, p.nchunk, &chunk, &cbytes, &info)) < 0)
+                break;
+            rc = b2_chunk_decompress(a->dctx, chunk, (size_t)cbytes, buf, (size_t)g->chunk_bytes);
+            free(chunk);
+            if (rc < 0)
+                break;
+        }
+        int64_t bc[B2ND_MAX_DIM];
+        for (int i = 0; i < g->ndim; i++)
+            bc[i] = p.blo[i];
+        do {
+            int64_t cnt[B2ND_MAX_DIM], boff, uoff;
+            block_box(g, &p, bc, start, ustr, cnt, &boff, &uoff);
+            uint8_t *blk = buf + block_number(g, bc) * g->block_bytes;
+            copy_box(g->ndim, cnt, ts, blk + boff * (int64_t)ts, bstr,
+                     (const uint8_t *)src + uoff * (int64_t)ts, ustr);
+        } while (next_index(g->ndim, bc, p.blo, p.bhi));
+        uint8_t *chunk;
+        int32_t cbytes;
+        if ((rc = b2nd_compress_chunk(a, buf, &chunk, &cbytes)) < 0)
+            break;
+        rc = b2nd_st_update_chunk(a, p.nchunk, chunk, cbytes);
+        free(chunk);
+    } while (rc >= 0 && next_index(g->ndim, cc, clo, chi));
+    free(buf);
+    return rc < 0 ? rc : B2_OK;
+}

@@ -1,0 +1,241 @@
+/* Randomized get/set-slice tests of b2nd arrays against a brute-force C-order
+ * model (ndim 1..16, shapes not multiples of chunks, chunks not multiples of
+ * blocks, several typesizes and fills), plus the partial-decoding check: a small
+ * slice decodes exactly the blocks it intersects. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "b2nd.h"
+
+static int failures;
+static long cases;
+
+#define CHECK(cond, ...)                                                                         \
+    do {                                                                                         \
+        if (!(cond)) {                                                                           \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                          \
+            printf(__VA_ARGS__);                                                                 \
+            printf("\n");                                                                        \
+            failures++;                                                                          \
+        }                                                                                        \
+    } while (0)
+
+static uint64_t rng = 0x9E3779B97F4A7C15ULL;
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 16);
+}
+static int64_t rnd_in(int64_t lo, int64_t hi) /* inclusive */
+{
+    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+}
+
+/* Model: the whole array in C order. Copy a box between model and a box buffer. */
+static void model_box(uint8_t *model, const int64_t *shape, int nd, size_t ts,
+                      const int64_t *start, const int64_t *stop, uint8_t *box, int to_model)
+{
+    int64_t idx[B2ND_MAX_DIM], n = 1;
+    for (int i = 0; i < nd; i++) {
+        idx[i] = start[i];
+        n *= stop[i] - start[i];
+    }
+    for (int64_t k = 0; k < n; k++) {
+        int64_t off = 0;
+        for (int i = 0; i < nd; i++)
+            off = off * shape[i] + idx[i];
+        if (to_model)
+            memcpy(model + off * ts, box + k * ts, ts);
+        else
+            memcpy(box + k * ts, model + off * ts, ts);
+        for (int i = nd - 1; i >= 0; i--) {
+            if (++idx[i] < stop[i])
+                break;
+            idx[i] = start[i];
+        }
+    }
+}
+
+static void random_box(int nd, const int64_t *shape, int64_t *start, int64_t *stop, int64_t *n)
+{
+    *n = 1;
+    for (int i = 0; i < nd; i++) {
+        int64_t a = rnd_in(0, shape[i] - 1), b = rnd_in(0, shape[i] - 1);
+        if (rnd() % 8 == 0) { /* sometimes the whole extent */
+            a = 0;
+            b = shape[i] - 1;
+        }
+        start[i] = a < b ? a : b;
+        stop[i] = (a < b ? b : a) + 1;
+        *n *= stop[i] - start[i];
+    }
+}
+
+/* Whether v^k <= limit. */
+static int pow_le(int64_t v, int k, int64_t limit)
+{
+    int64_t x = 1;
+    for (int i = 0; i < k; i++) {
+        if (x > limit / v)
+            return 0;
+        x *= v;
+    }
+    return 1;
+}
+
+static void one_array(int nd)
+{
+    static const int32_t tsizes[] = {1, 2, 4, 8, 3, 16};
+    b2nd_params p;
+    memset(&p, 0, sizeof p);
+    p.ndim = nd;
+    p.typesize = tsizes[rnd() % 6];
+    /* Budgets keep every array and every padded chunk small (fast under ASan). */
+    int64_t items = 1, ext = 1, budget = 3000, cbudget = 4000;
+    for (int i = 0; i < nd; i++) {
+        int left = nd - i;
+        int64_t room = budget / items, per = 1;
+        while ((per + 1) <= room && pow_le(per + 1, left, room))
+            per++;
+        p.shape[i] = rnd_in(1, per < 1 ? 1 : per);
+        items *= p.shape[i];
+        int64_t croom = cbudget / ext, cper = 1;
+        while ((cper + 1) <= croom && pow_le(cper + 1, left, croom))
+            cper++;
+        p.chunkshape[i] = (int32_t)rnd_in(1, cper < p.shape[i] + 1 ? cper : p.shape[i] + 1);
+        p.blockshape[i] = (int32_t)rnd_in(1, p.chunkshape[i]);
+        ext *= (p.chunkshape[i] + p.blockshape[i] - 1) / p.blockshape[i] * p.blockshape[i];
+    }
+    b2_cparams cp;
+    b2_cparams_init(&cp);
+    static const int codecs[] = {B2_CODEC_BLOSCLZ, B2_CODEC_LZ4, B2_CODEC_ZSTD};
+    cp.codec = codecs[rnd() % 3];
+    cp.clevel = (int)rnd_in(0, 5);
+    cp.filters[5] = (uint8_t)rnd_in(0, 2);
+    if (rnd() % 4 == 0)
+        cp.filters[4] = B2_FILTER_DELTA;
+    p.cparams = &cp;
+    size_t ts = (size_t)p.typesize;
+    uint8_t *model = calloc((size_t)items, ts);
+    int fill = rnd() % 3 == 0 ? B2ND_FILL_VALUE : B2ND_FILL_ZEROS;
+    uint8_t value[16];
+    for (size_t i = 0; i < ts; i++)
+        value[i] = (uint8_t)rnd();
+    if (fill == B2ND_FILL_VALUE)
+        for (int64_t k = 0; k < items; k++)
+            memcpy(model + k * ts, value, ts);
+    b2nd_array *a;
+    int rc = b2nd_create(&p, NULL, fill, value, &a);
+    CHECK(rc == 0, "create nd=%d: %d", nd, rc);
+    if (rc < 0) {
+        free(model);
+        return;
+    }
+    uint8_t *box = malloc((size_t)items * ts), *got = malloc((size_t)items * ts);
+    for (int op = 0; op < 8; op++) {
+        int64_t start[B2ND_MAX_DIM], stop[B2ND_MAX_DIM], n;
+        random_box(nd, p.shape, start, stop, &n);
+        if (rnd() % 2) {
+            for (int64_t k = 0; k < n * (int64_t)ts; k++)
+                box[k] = (uint8_t)(rnd() % 4 ? rnd() : 0);
+            rc = b2nd_set_slice_cbuffer(a, start, stop, box, (size_t)n * ts);
+            CHECK(rc == 0, "set_slice nd=%d: %d", nd, rc);
+            model_box(model, p.shape, nd, ts, start, stop, box, 1);
+        } else {
+            rc = b2nd_get_slice_cbuffer(a, start, stop, got, (size_t)n * ts);
+            model_box(model, p.shape, nd, ts, start, stop, box, 0);
+            CHECK(rc == 0 && memcmp(got, box, (size_t)n * ts) == 0, "get_slice nd=%d: %d", nd,
+                  rc);
+        }
+        cases++;
+    }
+    rc = b2nd_to_cbuffer(a, got, (size_t)items * ts);
+    CHECK(rc == 0 && memcmp(got, model, (size_t)items * ts) == 0, "final read nd=%d", nd);
+    cases++;
+    /* The frame round-trips through memory. */
+    uint8_t *frame;
+    size_t flen;
+    if (rnd() % 4 == 0 && b2nd_to_frame_buffer(a, &frame, &flen) == 0) {
+        b2nd_array *b;
+        rc = b2nd_open_buffer(frame, flen, 0, &b);
+        CHECK(rc == 0, "reopen: %d", rc);
+        if (rc == 0) {
+            memset(got, 0xAA, (size_t)items * ts);
+            rc = b2nd_to_cbuffer(b, got, (size_t)items * ts);
+            CHECK(rc == 0 && memcmp(got, model, (size_t)items * ts) == 0, "reopened read");
+            b2nd_free(b);
+        }
+        free(frame);
+        cases++;
+    }
+    free(box);
+    free(got);
+    free(model);
+    b2nd_free(a);
+}
+
+/* 2000x2000 float64, 500x500 chunks, 100x100 blocks: slices decode only what they meet. */
+static void test_partial_decoding(void)
+{
+    b2nd_params p;
+    memset(&p, 0, sizeof p);
+    p.ndim = 2;
+    p.shape[0] = p.shape[1] = 2000;
+    p.chunkshape[0] = p.chunkshape[1] = 500;
+    p.blockshape[0] = p.blockshape[1] = 100;
+    p.typesize = 8;
+    p.dtype = "<f8";
+    b2_cparams cp;
+    b2_cparams_init(&cp);
+    cp.codec = B2_CODEC_LZ4;
+    cp.clevel = 1;
+    p.cparams = &cp;
+    size_t n = 2000 * 2000;
+    double *data = malloc(n * sizeof *data);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (double)i;
+    b2nd_array *a;
+    int rc = b2nd_from_cbuffer(&p, NULL, data, n * sizeof *data, &a);
+    CHECK(rc == 0, "from_cbuffer 2000x2000: %d", rc);
+    if (rc < 0) {
+        free(data);
+        return;
+    }
+    static const struct {
+        int64_t r0, c0, nblocks;
+        const char *what;
+    } t[] = {{995, 995, 4, "10x10 across 4 chunks"},
+             {1010, 1010, 1, "10x10 inside one block"},
+             {1095, 1195, 4, "10x10 across 4 blocks of one chunk"},
+             {1495, 1010, 2, "10x10 across 2 chunks"}};
+    for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+        int64_t start[2] = {t[k].r0, t[k].c0}, stop[2] = {t[k].r0 + 10, t[k].c0 + 10};
+        double out[100];
+        int64_t before = b2nd_blocks_decoded(a);
+        rc = b2nd_get_slice_cbuffer(a, start, stop, out, sizeof out);
+        int64_t used = b2nd_blocks_decoded(a) - before;
+        CHECK(rc == 0, "%s: get_slice %d", t[k].what, rc);
+        CHECK(used == t[k].nblocks, "%s: decoded %lld blocks, want %lld", t[k].what,
+              (long long)used, (long long)t[k].nblocks);
+        int ok = 1;
+        for (int i = 0; i < 10; i++)
+            for (int j = 0; j < 10; j++)
+                ok &= out[i * 10 + j] == (double)((start[0] + i) * 2000 + start[1] + j);
+        CHECK(ok, "%s: values", t[k].what);
+        printf("partial decoding: %s -> %lld blocks decoded\n", t[k].what, (long long)used);
+    }
+    free(data);
+    b2nd_free(a);
+}
+
+int main(void)
+{
+    for (int r = 0; r < 160; r++)
+        one_array(1 + r % 16);
+    test_partial_decoding();
+    printf("b2nd slices: %ld random cases vs model, %d failures\n", cases, failures);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,157 @@
+/* Every b2nd interop vector decodes to its manifest length and sha256, both through
+ * the whole-array read and through slices; its metalayer decodes to the manifest's
+ * array description and re-encodes to the same bytes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "b2nd.h"
+#include "b2nd_sha256.h"
+#include "manifest.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                         \
+    do {                                                                                         \
+        if (!(cond)) {                                                                           \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                          \
+            printf(__VA_ARGS__);                                                                 \
+            printf("\n");                                                                        \
+            failures++;                                                                          \
+        }                                                                                        \
+    } while (0)
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c - 'A' + 10;
+}
+
+/* Check the metalayer codec on the manifest's hex: decode, compare, re-encode. */
+static void check_meta(const char *id, const jnode *arr)
+{
+    const char *hex = json_str(arr, "b2nd_meta_hex", NULL);
+    if (!hex)
+        return;
+    size_t n = strlen(hex) / 2;
+    uint8_t *bin = malloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        bin[i] = (uint8_t)(hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
+    b2nd_meta m;
+    int rc = b2nd_meta_decode(bin, n, &m);
+    CHECK(rc == 0, "%s: meta decode %d", id, rc);
+    if (rc == 0) {
+        CHECK(m.ndim == (int)json_num(arr, "ndim", -1), "%s: ndim", id);
+        const jnode *shape = json_get(arr, "shape"), *cs = json_get(arr, "chunkshape"),
+                    *bs = json_get(arr, "blockshape");
+        for (int i = 0; i < m.ndim && shape && cs && bs; i++) {
+            CHECK(m.shape[i] == (int64_t)shape->kids[i].num, "%s: shape[%d]", id, i);
+            CHECK(m.chunkshape[i] == (int32_t)cs->kids[i].num, "%s: chunkshape[%d]", id, i);
+            CHECK(m.blockshape[i] == (int32_t)bs->kids[i].num, "%s: blockshape[%d]", id, i);
+        }
+        const char *dt = json_str(arr, "dtype", "");
+        CHECK(m.dtype && strcmp(m.dtype, dt) == 0, "%s: dtype %s vs %s", id, m.dtype, dt);
+        uint8_t *enc;
+        int32_t elen;
+        rc = b2nd_meta_encode(&m, &enc, &elen);
+        CHECK(rc == 0 && (size_t)elen == n && memcmp(enc, bin, n) == 0, "%s: re-encode", id);
+        if (rc == 0)
+            free(enc);
+        b2nd_meta_clear(&m);
+    }
+    free(bin);
+}
+
+int main(void)
+{
+    const char *dir = getenv("B2_INTEROP_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", dir ? dir : "");
+    jnode *man = dir ? json_load(path) : NULL;
+    if (!man) {
+        printf("SKIP: interop manifest not found (B2_INTEROP_DIR=%s)\n", dir ? dir : "(unset)");
+        return 77;
+    }
+    const jnode *vecs = json_get(man, "vectors");
+    int nvec = 0, nslices = 0;
+    for (size_t v = 0; vecs && v < vecs->nkids; v++) {
+        const jnode *vec = &vecs->kids[v];
+        if (strcmp(json_str(vec, "kind", ""), "b2nd") != 0)
+            continue;
+        const char *id = json_str(vec, "id", "?");
+        nvec++;
+        check_meta(id, json_get(vec, "array"));
+        snprintf(path, sizeof path, "%s/%s", dir, json_str(vec, "path", ""));
+        size_t flen;
+        unsigned char *file = test_read_file(path, &flen);
+        CHECK(file, "%s: cannot read %s", id, path);
+        if (!file)
+            continue;
+        b2nd_array *a = NULL;
+        int rc = b2nd_open_buffer(file, flen, 0, &a);
+        CHECK(rc == 0, "%s: open_buffer %d (%s)", id, rc, b2_strerror(rc));
+        if (rc == 0) {
+            int64_t explen = (int64_t)json_num(vec, "expected.length", -1);
+            int64_t nbytes = b2nd_nitems(a) * b2nd_typesize(a);
+            CHECK(nbytes == explen, "%s: length %lld vs %lld", id, (long long)nbytes,
+                  (long long)explen);
+            CHECK(b2nd_typesize(a) == (int)json_num(vec, "array.typesize", -1), "%s: typesize", id);
+            uint8_t *out = malloc((size_t)nbytes + 1);
+            rc = b2nd_to_cbuffer(a, out, (size_t)nbytes);
+            CHECK(rc == 0, "%s: to_cbuffer %d", id, rc);
+            char hex[65];
+            b2nd_sha256_hex(out, (size_t)nbytes, hex);
+            const char *want = json_str(vec, "expected.sha256", "");
+            CHECK(strcmp(hex, want) == 0, "%s: sha256 %s vs %s", id, hex, want);
+            /* A few sub-boxes against the full read. */
+            int nd = b2nd_ndim(a);
+            const int64_t *shape = b2nd_shape(a);
+            uint64_t seed = 12345 + v;
+            for (int t = 0; t < 20 && nbytes > 0; t++) {
+                int64_t start[B2ND_MAX_DIM], stop[B2ND_MAX_DIM], ext[B2ND_MAX_DIM], n = 1;
+                for (int i = 0; i < nd; i++) {
+                    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                    int64_t x = (int64_t)((seed >> 33) % (uint64_t)shape[i]);
+                    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                    int64_t y = (int64_t)((seed >> 33) % (uint64_t)shape[i]);
+                    start[i] = x < y ? x : y;
+                    stop[i] = (x < y ? y : x) + 1;
+                    ext[i] = stop[i] - start[i];
+                    n *= ext[i];
+                }
+                size_t ts = (size_t)b2nd_typesize(a);
+                uint8_t *sl = malloc(n * ts);
+                rc = b2nd_get_slice_cbuffer(a, start, stop, sl, n * ts);
+                CHECK(rc == 0, "%s: get_slice %d", id, rc);
+                /* compare item by item against the full C-order read */
+                int64_t idx[B2ND_MAX_DIM] = {0};
+                for (int64_t k = 0; k < n && rc == 0; k++) {
+                    int64_t off = 0;
+                    for (int i = 0; i < nd; i++)
+                        off = off * shape[i] + start[i] + idx[i];
+                    if (memcmp(sl + k * ts, out + off * ts, ts)) {
+                        CHECK(0, "%s: slice item %lld differs", id, (long long)k);
+                        break;
+                    }
+                    for (int i = nd - 1; i >= 0; i--) {
+                        if (++idx[i] < ext[i])
+                            break;
+                        idx[i] = 0;
+                    }
+                }
+                free(sl);
+                nslices++;
+            }
+            free(out);
+            b2nd_free(a);
+        }
+        free(file);
+    }
+    json_free(man);
+    printf("b2nd vectors: %d checked, %d sub-slices compared, %d failures\n", nvec, nslices,
+           failures);
+    if (nvec == 0) {
+        printf("FAIL: no b2nd vectors in the manifest\n");
+        return 1;
+    }
+    return failures ? 1 : 0;
+}
