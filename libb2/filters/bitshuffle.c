@@ -77,10 +77,21 @@ void b2_bitshuffle_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t *d
 
 /* Version-2 chunks (Blosc 1.x): a block whose element count is not a multiple
  * of 8 was not bitshuffled at all (filters.md §3.4); otherwise the modern rule
- * gives the same result (spare bytes copied, as recommended). */
+ * gives the same result for the elements. */
 static int legacy_untouched(int32_t ts, int32_t n)
 {
     return ts < 1 || n <= 0 || (n / ts) % 8 != 0;
+}
+
+/* Blosc 1.x encoders never wrote the n % ts spare bytes of such a block (they
+ * hold stale memory), so their value is unknowable. The reference decoder leaves
+ * them unwritten and the reference vectors record them as zero: write zeros so
+ * the result is deterministic and matches. */
+static void legacy_clear_spare(int32_t ts, int32_t n, uint8_t *dst)
+{
+    int32_t spare = n % ts;
+    if (spare)
+        memset(dst + (n - spare), 0, (size_t)spare);
 }
 
 void b2_bitunshuffle_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst,
@@ -95,6 +106,8 @@ void b2_bitunshuffle_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t 
     b2_bitunshuffle_groups(ts, e8, 0, e8 / 8, src, dst);
     if (n > t)
         memcpy(dst + t, src + t, (size_t)(n - t));
+    if (legacy_v2)
+        legacy_clear_spare(ts, n, dst);
 }
 
 /* The level is asked for on every call (no cached pointer in a global). */
@@ -123,14 +136,13 @@ void b2_bitunshuffle(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst, in
     }
 #if defined(__x86_64__) || defined(__i386__)
     int level = b2_simd_level();
-    if (level >= B2_SIMD_AVX2) {
+    if (level >= B2_SIMD_AVX2)
         b2_bitunshuffle_avx2(ts, n, src, dst);
-        return;
-    }
-    if (level >= B2_SIMD_SSE2) {
+    else if (level >= B2_SIMD_SSE2)
         b2_bitunshuffle_sse2(ts, n, src, dst);
-        return;
-    }
+    else
 #endif
-    b2_bitunshuffle_generic(ts, n, src, dst, 0);
+        b2_bitunshuffle_generic(ts, n, src, dst, 0);
+    if (legacy_v2)
+        legacy_clear_spare(ts, n, dst);
 }
