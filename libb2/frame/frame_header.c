@@ -98,7 +98,7 @@ int frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t limit
     msgpack_unpacked u;
     msgpack_unpacked_init(&u);
     size_t off = 0;
-    int rc = B2_ERR_INVALID_HEADER;
+    int rc = B2_ERR_INVALID_HEADER, filled = 0;
     if (msgpack_unpack_next(&u, (const char *)p, (size_t)len, &off) != MSGPACK_UNPACK_SUCCESS)
         goto done;
     const msgpack_object *o = &u.data;
@@ -131,14 +131,16 @@ int frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t limit
         meta[i].len = (int32_t)clen;
         meta[i].content = malloc(clen ? (size_t)clen : 1);
         if (!meta[i].content) {
-            frame_meta_free_all(meta, i);
             rc = B2_ERR_NOMEM;
             goto done;
         }
+        filled = i + 1;
         memcpy(meta[i].content, p + rel + 5, (size_t)clen);
     }
     rc = (int)off;
 done:
+    if (rc < 0)
+        frame_meta_free_all(meta, filled);
     msgpack_unpacked_destroy(&u);
     return rc;
 }

@@ -93,9 +93,9 @@ int frame_load(b2_schunk *s, int64_t avail)
     rc = frame_nchunks_from_header(h, &n);
     if (rc < 0)
         return rc;
-    int64_t ipos = h->header_len + (sparse ? 0 : h->cbytes);
     if (!sparse && (h->cbytes > trailer_start - h->header_len))
         return B2_ERR_INVALID_HEADER;
+    int64_t ipos = h->header_len + (sparse ? 0 : h->cbytes);
     if (h->nbytes > 0) {
         int64_t ilen = trailer_start - ipos;
         if (ilen < B2_HEADER_LEN)
