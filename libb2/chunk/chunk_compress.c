@@ -348,7 +348,8 @@ static int append_slot(const job *jb, b2_cctx *c, par *pp, int32_t j, uint8_t *d
 static int64_t encode_par(const job *jb, b2_cctx *c, int nt, uint8_t *dst, int64_t pos,
                           int64_t destsize, int64_t *nzero)
 {
-    int32_t window = 4 * nt;
+    /* a few blocks per thread between barriers; never more slots than blocks */
+    int32_t window = 4 * nt < jb->nblocks ? 4 * nt : jb->nblocks;
     int32_t maxns = jb->split ? jb->typesize : 1;
     c->slotsize = (size_t)jb->blocksize + 5 * (size_t)maxns;
     int64_t *slen = malloc(2 * (size_t)window * sizeof *slen);
