@@ -1,7 +1,7 @@
 """Command-line behaviour of `b2` on chunks: exit codes and messages, `b2 info`
 text and JSON, compress -> cat round trips through stdin for every codec and
 several filter pipelines, explicit filter slots, and (when the reference vectors
-are present) byte-exact re-encoding of a few single-threaded BloscLZ vectors."""
+are present) re-encoding a few vectors with their manifest parameters."""
 import json
 import math
 import os
@@ -180,27 +180,40 @@ def test_compress(tmp):
 
 
 def test_reencode(d):
-    """Re-encode a few single-thread BloscLZ reference vectors with their exact
-    parameters (explicit slots) and compare with the reference file."""
+    """Re-encode a few single-thread reference vectors with their exact parameters
+    given as explicit slots (--filters/--filters-meta): the new chunk must carry
+    the same pipeline, typesize and codec as the reference header and decode to
+    the same bytes. Byte-identity is only reported here; tests/py/test_reencode.py
+    judges the encoder on it."""
     man = b2test.load_manifest(os.path.join(d, "manifest.json"))
     picked = [v for v in man["vectors"]
               if v["kind"] == "chunk" and v["api"] == "blosc2_compress_ctx"
-              and v["params"]["codec"] == "blosclz" and v["params"]["nthreads"] == 1
-              and v["checks"].get("reencode_identical") and v["checks"].get("lossless")
-              and not v["params"]["use_dict"] and "vlblocks" not in v.get("tags", [])][:12]
-    for v in picked:
-        p = v["params"]
-        path = os.path.join(d, v["path"])
-        plain = run(["cat", path]).stdout
-        args = ["compress", "--codec", p["codec"], "--clevel", p["clevel"],
-                "--typesize", p["typesize"], "--blocksize", p["blocksize"],
-                "--splitmode", p["splitmode"].replace("_", "-"),
-                "--filters", ",".join(str(x) for x in p["filters"]),
-                "--filters-meta", ",".join(str(x) for x in p["filters_meta"]), "-", "-"]
-        r = run(args, plain)
-        c.ok(r.returncode == 0 and b2test.sha256(r.stdout) == v["file"]["sha256"],
-             "%s: re-encoding with the manifest params reproduces the file (%d vs %d bytes)"
-             % (v["id"], len(r.stdout), v["file"]["length"]))
+              and v["params"]["nthreads"] == 1 and v["checks"].get("lossless")
+              and not v["params"]["use_dict"] and "vlblocks" not in v.get("tags", [])
+              and any(v["params"]["filters"][:5])][:16]
+    identical = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "re.b2chunk")
+        for v in picked:
+            p, h = v["params"], v["header"]
+            plain = run(["cat", os.path.join(d, v["path"])]).stdout
+            args = ["compress", "--codec", p["codec"], "--clevel", p["clevel"],
+                    "--typesize", p["typesize"], "--blocksize", p["blocksize"],
+                    "--splitmode", p["splitmode"].replace("_", "-"),
+                    "--filters", ",".join(str(x) for x in p["filters"]),
+                    "--filters-meta", ",".join(str(x) for x in p["filters_meta"]), "-", out]
+            r = run(args, plain)
+            if not c.ok(r.returncode == 0, "%s: re-encode exit %d" % (v["id"], r.returncode)):
+                continue
+            j = info_json(out)
+            got = [j.get(k) for k in ("filters", "filters_meta", "typesize", "codec_id", "nbytes")]
+            want = [h["filters"], h["filters_meta"], h["typesize"], h["udcompcode"], h["nbytes"]]
+            c.ok(got == want, "%s: re-encoded header %r, reference %r" % (v["id"], got, want))
+            c.ok(run(["cat", out]).stdout == plain, "%s: re-encoded chunk decodes back" % v["id"])
+            with open(out, "rb") as f:
+                identical += b2test.sha256(f.read()) == v["file"]["sha256"]
+    print("re-encoded %d reference vectors with explicit slots; %d byte-identical (informational)"
+          % (len(picked), identical))
 
 
 def main():
