@@ -206,8 +206,9 @@ void frame_header_init(frame_hdr *h, const b2_cparams *cp, int frame_type)
     h->other_flags = (uint8_t)((cp->splitmode - 1) & 3);
     h->typesize = cp->typesize;
     h->blocksize = cp->blocksize;
-    h->tcomp = 1;
-    h->tdecomp = 1;
+    /* informational thread counts; the reference writes its contexts' values */
+    h->tcomp = (int16_t)(cp->nthreads > 0 ? cp->nthreads : 1);
+    h->tdecomp = h->tcomp;
     memcpy(h->filters, cp->filters, 6);
     memcpy(h->filters_meta, cp->filters_meta, 6);
     h->udcodec = (uint8_t)code;

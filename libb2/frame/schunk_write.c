@@ -212,6 +212,27 @@ static int stored_cbytes(b2_schunk *s, int64_t i)
     return rc < 0 ? rc : cb;
 }
 
+/* Special index entries need a fixed chunk size to be read back; when the chunk
+ * size is about to become variable, store them as real (32-byte) special chunks.
+ * The reference leaves them as entries, producing frames it cannot read. */
+static int materialize_specials(b2_schunk *s)
+{
+    for (int64_t i = 0; i < s->nchunks; i++) {
+        int sp = frame_index_special(s->index[i]);
+        if (sp <= 0)
+            continue;
+        uint8_t c[B2_HEADER_LEN];
+        int32_t nb = schunk_special_nbytes(s, i);
+        int32_t ts = s->h.typesize > B2_MAX_TYPESIZE ? 1 : s->h.typesize;
+        int rc = nb < 0 ? nb : b2_chunk_make_special(sp, ts, nb, NULL, c, sizeof c);
+        if (rc >= 0)
+            rc = store_chunk(s, c, rc, &s->index[i]);
+        if (rc < 0)
+            return rc;
+    }
+    return B2_OK;
+}
+
 int64_t b2_schunk_insert_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
 {
     b2_chunk_info info;
@@ -232,6 +253,8 @@ int64_t b2_schunk_insert_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
         if (last < cs || nb > cs || (pos != s->nchunks && nb != cs))
             cs = 0;
     }
+    if (cs == 0 && s->h.chunksize > 0 && (rc = materialize_specials(s)) < 0)
+        return rc;
     int64_t entry;
     if (is_index_special(info.special) && cs > 0)
         entry = FRAME_IDX_SPECIAL(info.special);
@@ -305,6 +328,8 @@ int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
     int32_t cs = s->h.chunksize, nb = info.nbytes;
     if (cs > 0 && (nb > cs || (pos != s->nchunks - 1 && nb != cs)))
         cs = 0;
+    if (cs == 0 && s->h.chunksize > 0 && (rc = materialize_specials(s)) < 0)
+        return rc;
     int64_t old = s->index[pos], entry;
     int new_special = is_index_special(info.special) && cs > 0;
     int oldc = old >= 0 ? stored_cbytes(s, pos) : 0;
@@ -405,6 +430,10 @@ int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_
     s->nchunks = n;
     s->h.nbytes = nbytes;
     s->h.chunksize = chunksize;
+    /* The reference records the block size its context picked for one chunk. */
+    int32_t bs = b2_chunk_blocksize_for(&s->cparams, chunksize);
+    if (bs > 0)
+        s->h.blocksize = bs;
     rc = frame_commit(s, 1);
     return rc < 0 ? rc : n;
 }
@@ -451,7 +480,8 @@ static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
             memcpy(buf + tmp.h.header_len + tmp.index[i], p, (size_t)cb);
     }
     if (rc >= 0) {
-        memcpy(buf + tmp.h.header_len + total, idx, (size_t)idx_len);
+        if (idx_len)
+            memcpy(buf + tmp.h.header_len + total, idx, (size_t)idx_len);
         memcpy(buf + tmp.h.header_len + total + idx_len, trl, (size_t)trl_len);
         *out = buf;
         *len = (size_t)tmp.h.frame_len;

@@ -122,7 +122,8 @@ int sframe_commit(b2_schunk *s, int runlength_index)
     buf = malloc((size_t)s->h.frame_len);
     rc = buf && path ? frame_header_write(&s->h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
     if (rc >= 0) {
-        memcpy(buf + s->h.header_len, idx, (size_t)idx_len);
+        if (idx_len)
+            memcpy(buf + s->h.header_len, idx, (size_t)idx_len);
         memcpy(buf + s->h.header_len + idx_len, trl, (size_t)trl_len);
         rc = fio_replace_file(s, path, buf, (size_t)s->h.frame_len);
     }
