@@ -132,7 +132,11 @@ int b2nd_resize(b2nd_array *a, const int64_t *new_shape, const int64_t *start)
     if (!a || (!new_shape && a->g.ndim))
         return B2_ERR_INVALID_PARAM;
     const b2nd_geom *g = &a->g;
-    int64_t mid[B2ND_MAX_DIM], st_shrink[B2ND_MAX_DIM], st_extend[B2ND_MAX_DIM];
+    int64_t target[B2ND_MAX_DIM] = {0}; /* callers pass ndim entries only */
+    for (int i = 0; i < g->ndim; i++)
+        target[i] = new_shape[i];
+    new_shape = target;
+    int64_t mid[B2ND_MAX_DIM] = {0}, st_shrink[B2ND_MAX_DIM] = {0}, st_extend[B2ND_MAX_DIM] = {0};
     int any_shrink = 0, any_extend = 0;
     for (int i = 0; i < g->ndim; i++) {
         int64_t old = g->shape[i], neu = new_shape[i];

@@ -1,0 +1,468 @@
+/* b2nd array operations: fills, from/to buffers, files and sframes, resize /
+ * insert / append / delete (the spec's verified examples, then random sequences
+ * against a brute-force model), copy with new chunk/block shapes, squeeze. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "b2nd.h"
+
+static int failures, checks;
+
+#define CHECK(cond, ...)                                                                         \
+    do {                                                                                         \
+        checks++;                                                                                \
+        if (!(cond)) {                                                                           \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                          \
+            printf(__VA_ARGS__);                                                                 \
+            printf("\n");                                                                        \
+            failures++;                                                                          \
+        }                                                                                        \
+    } while (0)
+
+static uint64_t rng = 0x2545F4914F6CDD1DULL;
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 16);
+}
+static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
+
+static b2nd_params params_1d(int64_t shape, int32_t chunk, int32_t block, int32_t ts)
+{
+    b2nd_params p;
+    memset(&p, 0, sizeof p);
+    p.ndim = 1;
+    p.shape[0] = shape;
+    p.chunkshape[0] = chunk;
+    p.blockshape[0] = block;
+    p.typesize = ts;
+    return p;
+}
+
+static int read_i32(b2nd_array *a, int32_t *out, size_t n)
+{
+    if ((size_t)b2nd_nitems(a) != n)
+        return -1;
+    return b2nd_to_cbuffer(a, out, n * 4);
+}
+
+static void test_spec_examples(void)
+{
+    int32_t v[16], got[16];
+    for (int i = 0; i < 8; i++)
+        v[i] = i + 1;
+    b2nd_params p = params_1d(8, 4, 2, 4);
+    p.dtype = "<i4";
+    b2nd_array *a;
+    /* insert 4 items at position 4 of 1..8 with chunk 4 */
+    CHECK(b2nd_from_cbuffer(&p, NULL, v, 32, &a) == 0, "from_cbuffer 1..8");
+    int32_t ins[4] = {201, 202, 203, 204};
+    CHECK(b2nd_insert(a, ins, 16, 0, 4) == 0, "insert");
+    static const int32_t want_ins[12] = {1, 2, 3, 4, 201, 202, 203, 204, 5, 6, 7, 8};
+    CHECK(read_i32(a, got, 12) == 0 && memcmp(got, want_ins, 48) == 0, "insert result");
+    CHECK(b2_schunk_nchunks(b2nd_schunk(a)) == 3, "insert: 3 chunks");
+    b2nd_free(a);
+    /* delete [0, 4) of 1..8: the first chunk goes */
+    b2nd_from_cbuffer(&p, NULL, v, 32, &a);
+    CHECK(b2nd_delete(a, 0, 0, 4) == 0, "delete");
+    static const int32_t want_del[4] = {5, 6, 7, 8};
+    CHECK(read_i32(a, got, 4) == 0 && memcmp(got, want_del, 16) == 0, "delete result");
+    CHECK(b2_schunk_nchunks(b2nd_schunk(a)) == 1, "delete: 1 chunk left");
+    CHECK(b2nd_delete(a, 0, 1, 2) < 0, "unaligned delete in the middle refused");
+    b2nd_free(a);
+    /* append one chunk's worth to shape 10 (the reference loses data here; we must not) */
+    for (int i = 0; i < 10; i++)
+        v[i] = i + 1;
+    p = params_1d(10, 4, 4, 4);
+    b2nd_from_cbuffer(&p, NULL, v, 40, &a);
+    int32_t app[4] = {101, 102, 103, 104};
+    CHECK(b2nd_append(a, app, 16, 0) == 0, "append");
+    static const int32_t want_app[14] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 101, 102, 103, 104};
+    CHECK(read_i32(a, got, 14) == 0 && memcmp(got, want_app, 56) == 0, "append result");
+    /* shrink 14 -> 9, grow 9 -> 11: the regrown items read as zero */
+    int64_t s9 = 9, s11 = 11;
+    CHECK(b2nd_resize(a, &s9, NULL) == 0 && b2nd_resize(a, &s11, NULL) == 0, "shrink+grow");
+    CHECK(read_i32(a, got, 11) == 0 && got[8] == 9 && got[9] == 0 && got[10] == 0,
+          "regrown items are zero (%d %d)", got[9], got[10]);
+    b2nd_free(a);
+    /* 1-D geometry example: shape 10, chunk 4, block 3, typesize 1 */
+    uint8_t b[10];
+    for (int i = 0; i < 10; i++)
+        b[i] = (uint8_t)(i + 1);
+    p = params_1d(10, 4, 3, 1);
+    b2nd_from_cbuffer(&p, NULL, b, 10, &a);
+    uint8_t c2[6];
+    int n = b2_schunk_decompress_chunk(b2nd_schunk(a), 2, c2, sizeof c2);
+    static const uint8_t want_c2[6] = {9, 10, 0, 0, 0, 0};
+    CHECK(n == 6 && memcmp(c2, want_c2, 6) == 0, "chunk 2 holds 9 10 0 0 0 0");
+    b2nd_free(a);
+}
+
+/* spec §5: 5x7 int16 with chunks 3x4 and blocks 2x3; check the stored chunk layout. */
+static void test_worked_example(void)
+{
+    b2nd_params p;
+    memset(&p, 0, sizeof p);
+    p.ndim = 2;
+    p.shape[0] = 5;
+    p.shape[1] = 7;
+    p.chunkshape[0] = 3;
+    p.chunkshape[1] = 4;
+    p.blockshape[0] = 2;
+    p.blockshape[1] = 3;
+    p.typesize = 2;
+    p.dtype = "<i2";
+    int16_t v[35];
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 7; j++)
+            v[i * 7 + j] = (int16_t)(100 + 10 * i + j);
+    b2nd_array *a;
+    CHECK(b2nd_from_cbuffer(&p, NULL, v, sizeof v, &a) == 0, "worked example");
+    static const int16_t chunk0[24] = {100, 101, 102, 110, 111, 112, 103, 0, 0, 113, 0, 0,
+                                       120, 121, 122, 0,   0,   0,   123, 0, 0, 0,   0, 0};
+    static const int16_t chunk3[24] = {134, 135, 136, 144, 145, 146};
+    int16_t c[24];
+    CHECK(b2_schunk_decompress_chunk(b2nd_schunk(a), 0, c, sizeof c) == 48 &&
+              memcmp(c, chunk0, 48) == 0,
+          "chunk 0 layout");
+    CHECK(b2_schunk_decompress_chunk(b2nd_schunk(a), 3, c, sizeof c) == 48 &&
+              memcmp(c, chunk3, 48) == 0,
+          "chunk 3 layout");
+    uint8_t *meta;
+    int32_t mlen;
+    CHECK(b2_schunk_meta_get(b2nd_schunk(a), "b2nd", &meta, &mlen) >= 0 && mlen == 53,
+          "metalayer 53 bytes");
+    free(meta);
+    b2nd_free(a);
+}
+
+static void test_fills(void)
+{
+    b2nd_params p = params_1d(37, 10, 4, 8);
+    p.dtype = "<f8";
+    b2nd_array *a;
+    double d[37];
+    CHECK(b2nd_create(&p, NULL, B2ND_FILL_NANS, NULL, &a) == 0, "nans");
+    CHECK(b2nd_to_cbuffer(a, d, sizeof d) == 0 && d[0] != d[0] && d[36] != d[36], "nan values");
+    b2nd_free(a);
+    double val = 2.5;
+    CHECK(b2nd_create(&p, NULL, B2ND_FILL_VALUE, &val, &a) == 0, "full");
+    CHECK(b2nd_to_cbuffer(a, d, sizeof d) == 0 && d[0] == 2.5 && d[36] == 2.5, "full values");
+    /* a partial write keeps the fill around it */
+    int64_t s = 5, e = 7;
+    double w[2] = {-1, -2};
+    CHECK(b2nd_set_slice_cbuffer(a, &s, &e, w, sizeof w) == 0, "partial write");
+    CHECK(b2nd_to_cbuffer(a, d, sizeof d) == 0 && d[4] == 2.5 && d[5] == -1 && d[6] == -2 &&
+              d[7] == 2.5,
+          "partial write values");
+    b2nd_free(a);
+    CHECK(b2nd_create(&p, NULL, B2ND_FILL_UNINIT, NULL, &a) == 0, "uninit");
+    int64_t z = 0, all = 37;
+    for (int i = 0; i < 37; i++)
+        d[i] = i;
+    CHECK(b2nd_set_slice_cbuffer(a, &z, &all, d, sizeof d) == 0, "overwrite uninit");
+    double r[37];
+    CHECK(b2nd_to_cbuffer(a, r, sizeof r) == 0 && memcmp(r, d, sizeof d) == 0, "uninit overwritten");
+    b2nd_free(a);
+    /* bad parameters */
+    p.typesize = 2;
+    CHECK(b2nd_create(&p, NULL, B2ND_FILL_NANS, NULL, &a) < 0, "nans with typesize 2 refused");
+    p.dtype = "<f8";
+    CHECK(b2nd_create(&p, NULL, B2ND_FILL_ZEROS, NULL, &a) < 0, "dtype/typesize mismatch refused");
+    p = params_1d(10, 4, 5, 1);
+    CHECK(b2nd_create(&p, NULL, B2ND_FILL_ZEROS, NULL, &a) < 0, "block > chunk refused");
+    /* 0-D and empty arrays */
+    memset(&p, 0, sizeof p);
+    p.typesize = 8;
+    CHECK(b2nd_from_cbuffer(&p, NULL, &val, 8, &a) == 0, "0-D");
+    double one = 0;
+    CHECK(b2nd_to_cbuffer(a, &one, 8) == 0 && one == 2.5, "0-D value");
+    b2nd_free(a);
+    p = params_1d(0, 4, 2, 4);
+    CHECK(b2nd_create(&p, NULL, B2ND_FILL_ZEROS, NULL, &a) == 0 && b2nd_nitems(a) == 0,
+          "empty extent");
+    int32_t app[3] = {7, 8, 9}, got[3];
+    CHECK(b2nd_append(a, app, 12, 0) == 0 && read_i32(a, got, 3) == 0 && got[2] == 9,
+          "append to empty");
+    b2nd_free(a);
+}
+
+/* ---- random shape changes against a model ---- */
+
+typedef struct model {
+    int nd;
+    int64_t shape[4];
+    int32_t *v;
+} model;
+
+static int64_t model_n(const model *m)
+{
+    int64_t n = 1;
+    for (int i = 0; i < m->nd; i++)
+        n *= m->shape[i];
+    return n;
+}
+
+/* New model of shape ns; old item at x goes to new coords given dim-wise by map. */
+static void model_reshape(model *m, const int64_t *ns, int axis, int64_t s, int64_t d)
+{
+    model n = {m->nd, {0}, NULL};
+    memcpy(n.shape, ns, sizeof n.shape);
+    n.v = calloc((size_t)model_n(&n) + 1, 4);
+    int64_t total = model_n(m), idx[4] = {0};
+    for (int64_t k = 0; k < total; k++) {
+        int64_t off = 0, keep = 1;
+        for (int i = 0; i < m->nd; i++) {
+            int64_t x = idx[i];
+            if (i == axis) {
+                if (d >= 0)
+                    x = x < s ? x : x + d;
+                else if (x >= s && x < s - d)
+                    keep = 0;
+                else
+                    x = x < s ? x : x + d;
+            }
+            if (x >= ns[i])
+                keep = 0;
+            off = off * ns[i] + x;
+        }
+        if (keep)
+            n.v[off] = m->v[k];
+        for (int i = m->nd - 1; i >= 0; i--) {
+            if (++idx[i] < m->shape[i])
+                break;
+            idx[i] = 0;
+        }
+    }
+    free(m->v);
+    *m = n;
+}
+
+static void check_model(b2nd_array *a, const model *m, const char *what)
+{
+    int64_t n = model_n(m);
+    int ok = b2nd_ndim(a) == m->nd;
+    for (int i = 0; i < m->nd && ok; i++)
+        ok = b2nd_shape(a)[i] == m->shape[i];
+    CHECK(ok, "%s: shape nd=%d a=(%lld,%lld,%lld) m=(%lld,%lld,%lld)", what, m->nd, (long long)b2nd_shape(a)[0], (long long)(b2nd_ndim(a) > 1 ? b2nd_shape(a)[1] : -1), (long long)(b2nd_ndim(a) > 2 ? b2nd_shape(a)[2] : -1), (long long)m->shape[0], (long long)m->shape[1], (long long)m->shape[2]);
+    int32_t *got = malloc((size_t)n * 4 + 4);
+    int rc = ok ? b2nd_to_cbuffer(a, got, (size_t)n * 4) : -1;
+    CHECK(rc == 0 && memcmp(got, m->v, (size_t)n * 4) == 0, "%s: content", what);
+    free(got);
+}
+
+static void random_ops(int round, const b2nd_storage *st)
+{
+    b2nd_params p;
+    memset(&p, 0, sizeof p);
+    p.ndim = (int)rnd_in(1, 3);
+    p.typesize = 4;
+    model m = {p.ndim, {0}, NULL};
+    for (int i = 0; i < p.ndim; i++) {
+        p.shape[i] = m.shape[i] = rnd_in(1, 12);
+        p.chunkshape[i] = (int32_t)rnd_in(1, 6);
+        p.blockshape[i] = (int32_t)rnd_in(1, p.chunkshape[i]);
+    }
+    int64_t n = model_n(&m);
+    m.v = malloc((size_t)n * 4);
+    for (int64_t k = 0; k < n; k++)
+        m.v[k] = (int32_t)(rnd() | 1);
+    b2nd_array *a;
+    int rc = b2nd_from_cbuffer(&p, st, m.v, (size_t)n * 4, &a);
+    CHECK(rc == 0, "random from_cbuffer: %d", rc);
+    if (rc < 0) {
+        free(m.v);
+        return;
+    }
+    char what[64];
+    for (int op = 0; op < 6; op++) {
+        int axis = (int)rnd_in(0, p.ndim - 1);
+        int64_t c = p.chunkshape[axis], len = m.shape[axis], ns[4];
+        memcpy(ns, m.shape, sizeof ns);
+        int kind = (int)rnd_in(0, 3);
+        if (kind == 0) { /* resize at the end */
+            ns[axis] = rnd_in(0, len + 9);
+            snprintf(what, sizeof what, "r%d resize %lld->%lld", round, (long long)len,
+                     (long long)ns[axis]);
+            rc = b2nd_resize(a, ns, NULL);
+            CHECK(rc == 0, "%s: %d", what, rc);
+            model_reshape(&m, ns, axis, ns[axis] < len ? ns[axis] : len, ns[axis] - len);
+        } else if (kind == 1) { /* insert chunk-aligned (or append) */
+            int64_t pos = rnd() % 2 ? len : (rnd_in(0, len) / c) * c;
+            int64_t k = pos == len ? rnd_in(1, 5) : c * rnd_in(1, 2);
+            int64_t slab = 1;
+            for (int i = 0; i < p.ndim; i++)
+                if (i != axis)
+                    slab *= m.shape[i];
+            if (slab == 0)
+                continue; /* the item count cannot be told from an empty buffer */
+            int32_t *buf = malloc((size_t)(slab * k) * 4 + 4);
+            for (int64_t q = 0; q < slab * k; q++)
+                buf[q] = (int32_t)rnd();
+            snprintf(what, sizeof what, "r%d insert %lld at %lld", round, (long long)k,
+                     (long long)pos);
+            rc = b2nd_insert(a, buf, (size_t)(slab * k) * 4, axis, pos);
+            CHECK(rc == 0, "%s: %d", what, rc);
+            if (rc == 0) {
+                ns[axis] += k;
+                model_reshape(&m, ns, axis, pos, k);
+                int64_t st0[4] = {0}, sp[4];
+                memcpy(sp, ns, sizeof sp);
+                st0[axis] = pos;
+                sp[axis] = pos + k;
+                /* write the inserted slab into the model */
+                int64_t idx[4] = {0}, q = 0;
+                for (int i = 0; i < p.ndim; i++)
+                    idx[i] = st0[i];
+                for (; q < slab * k; q++) {
+                    int64_t off = 0;
+                    for (int i = 0; i < p.ndim; i++)
+                        off = off * ns[i] + idx[i];
+                    m.v[off] = buf[q];
+                    for (int i = p.ndim - 1; i >= 0; i--) {
+                        if (++idx[i] < sp[i])
+                            break;
+                        idx[i] = st0[i];
+                    }
+                }
+            }
+            free(buf);
+        } else if (kind == 2 && len > 0) { /* delete a tail or an aligned range */
+            int64_t s, k;
+            if (rnd() % 2) {
+                s = rnd_in(0, len);
+                k = len - s;
+            } else {
+                s = (rnd_in(0, len) / c) * c;
+                k = ((len - s) / c) ? c * rnd_in(1, (len - s) / c) : len - s;
+            }
+            snprintf(what, sizeof what, "r%d delete [%lld,+%lld) of %lld", round, (long long)s,
+                     (long long)k, (long long)len);
+            rc = b2nd_delete(a, axis, s, k);
+            CHECK(rc == 0, "%s: %d", what, rc);
+            ns[axis] -= k;
+            model_reshape(&m, ns, axis, s, -k);
+        } else { /* overwrite everything with new values */
+            n = model_n(&m);
+            for (int64_t q = 0; q < n; q++)
+                m.v[q] = (int32_t)rnd();
+            int64_t z[4] = {0};
+            snprintf(what, sizeof what, "r%d rewrite", round);
+            rc = b2nd_set_slice_cbuffer(a, z, m.shape, m.v, (size_t)n * 4);
+            CHECK(rc == 0, "%s: %d", what, rc);
+        }
+        check_model(a, &m, what);
+    }
+    /* copy with new chunk/block shapes, and a reopen when on disk */
+    int32_t cs[4], bs[4];
+    for (int i = 0; i < p.ndim; i++) {
+        cs[i] = (int32_t)rnd_in(1, 7);
+        bs[i] = (int32_t)rnd_in(1, cs[i]);
+    }
+    b2nd_array *b;
+    rc = b2nd_copy(a, cs, bs, NULL, &b);
+    CHECK(rc == 0, "copy: %d", rc);
+    if (rc == 0) {
+        check_model(b, &m, "copy");
+        b2nd_free(b);
+    }
+    b2nd_free(a);
+    if (st) {
+        rc = b2nd_open(st->path, B2_OPEN_READONLY, &a);
+        CHECK(rc == 0, "reopen %s: %d", st->path, rc);
+        if (rc == 0) {
+            check_model(a, &m, "reopened");
+            b2nd_free(a);
+        }
+    }
+    free(m.v);
+}
+
+static void test_squeeze_and_save(const char *dir)
+{
+    b2nd_params p;
+    memset(&p, 0, sizeof p);
+    p.ndim = 4;
+    int64_t sh[4] = {1, 5, 1, 7};
+    int32_t cs[4] = {1, 3, 2, 4}, bs[4] = {1, 2, 2, 3};
+    memcpy(p.shape, sh, sizeof sh);
+    memcpy(p.chunkshape, cs, sizeof cs);
+    memcpy(p.blockshape, bs, sizeof bs);
+    p.typesize = 4;
+    p.dtype = "<i4";
+    int32_t v[35], got[35];
+    for (int i = 0; i < 35; i++)
+        v[i] = i * 3 + 1;
+    b2nd_array *a, *b;
+    CHECK(b2nd_from_cbuffer(&p, NULL, v, sizeof v, &a) == 0, "4-D for squeeze");
+    CHECK(b2nd_squeeze(a, NULL, &b) == 0, "squeeze");
+    CHECK(b2nd_ndim(b) == 2 && b2nd_shape(b)[0] == 5 && b2nd_shape(b)[1] == 7 &&
+              b2nd_chunkshape(b)[1] == 4,
+          "squeezed shape");
+    CHECK(b2nd_to_cbuffer(b, got, sizeof got) == 0 && memcmp(got, v, sizeof v) == 0,
+          "squeezed content");
+    CHECK(strcmp(b2nd_dtype(b), "<i4") == 0, "dtype kept");
+    b2nd_free(b);
+    /* save to a file and an sframe, reopen both */
+    char path[1024];
+    for (int kind = B2_STORAGE_FILE; kind <= B2_STORAGE_SPARSE; kind++) {
+        snprintf(path, sizeof path, "%s/saved%d.b2nd", dir, kind);
+        b2nd_storage st = {kind, path};
+        CHECK(b2nd_save(a, &st) == 0, "save kind %d", kind);
+        CHECK(b2nd_open(path, B2_OPEN_READONLY, &b) == 0, "open saved kind %d", kind);
+        memset(got, 0, sizeof got);
+        CHECK(b2nd_to_cbuffer(b, got, sizeof got) == 0 && memcmp(got, v, sizeof v) == 0,
+              "saved content kind %d", kind);
+        b2nd_free(b);
+    }
+    /* frame buffer round trip */
+    uint8_t *buf;
+    size_t len;
+    CHECK(b2nd_to_frame_buffer(a, &buf, &len) == 0, "to_frame_buffer");
+    CHECK(b2nd_open_buffer(buf, len, 1, &b) == 0, "open frame buffer (copy)");
+    free(buf);
+    int64_t s[4] = {0, 1, 0, 2}, e[4] = {1, 3, 1, 5};
+    int32_t w[6] = {-1, -2, -3, -4, -5, -6};
+    CHECK(b2nd_set_slice_cbuffer(b, s, e, w, sizeof w) == 0, "write to copied buffer");
+    CHECK(b2nd_to_cbuffer(b, got, sizeof got) == 0 && got[9] == -1 && got[18] == -6 &&
+              got[8] == v[8],
+          "written values");
+    b2nd_free(b);
+    b2nd_free(a);
+}
+
+static void rm_rf(const char *path)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    if (system(cmd) != 0)
+        printf("warning: could not remove %s\n", path);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/b2nd_ops_XXXXXX";
+    if (!mkdtemp(dir)) {
+        printf("FAIL: mkdtemp\n");
+        return 1;
+    }
+    test_spec_examples();
+    test_worked_example();
+    test_fills();
+    for (int r = 0; r < 120; r++)
+        random_ops(r, NULL);
+    char path[1024];
+    for (int r = 0; r < 6; r++) {
+        snprintf(path, sizeof path, "%s/r%d.b2nd", dir, r);
+        b2nd_storage st = {r % 2 ? B2_STORAGE_SPARSE : B2_STORAGE_FILE, path};
+        random_ops(1000 + r, &st);
+    }
+    test_squeeze_and_save(dir);
+    rm_rf(dir);
+    printf("b2nd ops: %d checks, %d failures\n", checks, failures);
+    return failures ? 1 : 0;
+}
