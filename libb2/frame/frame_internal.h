@@ -72,6 +72,7 @@ struct b2_schunk {
     /* test hook: writes after io_fail_at succeed no more (simulated crash); -1 = off */
     int64_t io_fail_at;
     int64_t io_writes;
+    int io_tear; /* the failing file write first writes half its bytes (torn write) */
 };
 
 /* ---- frame_header.c ---- */

@@ -82,8 +82,15 @@ int fio_write(b2_schunk *s, int64_t pos, const void *src, size_t n)
     if (!s->writable || pos < 0)
         return B2_ERR_INVALID_PARAM;
     int rc = fio_hook(s);
-    if (rc < 0)
+    if (rc < 0) {
+        /* Simulated crash in the middle of this write. A write inside one 512-byte
+         * sector (the header's changing fields, a metalayer update) is atomic on
+         * real disks, so only longer writes are torn. */
+        int64_t a = s->file_off + pos, b = a + (int64_t)n - 1;
+        if (s->io_tear && s->storage == B2_STORAGE_FILE && n > 1 && a / 512 != b / 512)
+            pwrite_all(s->fd, src, n / 2, s->file_off + pos);
         return rc;
+    }
     if (s->storage == B2_STORAGE_MEMORY) {
         size_t end = (size_t)pos + n;
         if (end > s->buf_cap) {
