@@ -421,7 +421,7 @@ static int random_case(int i, b2_dctx *d, uint8_t *src, uint8_t *exp, uint8_t *d
     r = rndn(100);
     if (r < 30)
         n = rndn(65);
-    else if (r < 97 || *large >= 14)
+    else if (r < 97 || *large >= 8)
         n = rndn(r < 80 ? 5000 : 200000);
     else {
         n = (1u << 20) + rndn(7u << 20);
