@@ -142,7 +142,9 @@ static int new_schunk(const b2nd_storage *st, const b2_cparams *cp, b2_schunk **
 /* Validate p, fill in defaults, and create an array holding no chunks yet. */
 static int create_bare(const b2nd_params *p0, const b2nd_storage *st, b2nd_array **out)
 {
-    if (!p0 || !out || p0->ndim < 0 || p0->ndim > B2ND_MAX_DIM || p0->typesize <= 0)
+    if (!p0 || !out || p0->ndim < 0 || p0->ndim > B2ND_MAX_DIM || p0->typesize <= 0 ||
+        p0->nmetalayers < 0 || p0->nmetalayers >= B2_FRAME_MAX_METALAYERS ||
+        (p0->nmetalayers && !p0->metalayers))
         return B2_ERR_INVALID_PARAM;
     b2nd_params p = *p0;
     int rc = b2nd_default_shapes(&p);
@@ -199,6 +201,15 @@ static int create_bare(const b2nd_params *p0, const b2nd_storage *st, b2nd_array
     free(mbuf);
     if (rc < 0)
         goto fail;
+    for (int i = 0; i < p.nmetalayers; i++) {
+        const b2nd_user_meta *um = &p.metalayers[i];
+        if (!um->name || (!um->content && um->len) || !strcmp(um->name, B2ND_META_NAME)) {
+            rc = B2_ERR_INVALID_PARAM;
+            goto fail;
+        }
+        if ((rc = b2_schunk_meta_add(a->sc, um->name, um->content, um->len)) < 0)
+            goto fail;
+    }
     *out = a;
     return B2_OK;
 fail:

@@ -65,6 +65,13 @@ B2_API int b2nd_dtype_default(int32_t typesize, char *buf, size_t cap);
  * default rule (b2nd_default_shapes); dtype NULL means "|S<typesize>". cparams
  * NULL means defaults; its typesize is replaced by typesize and its blocksize by
  * the block's byte size (a format requirement). */
+/* A user metalayer stored after "b2nd" when an array is created. */
+typedef struct b2nd_user_meta {
+    const char *name;
+    const void *content;
+    int32_t len;
+} b2nd_user_meta;
+
 typedef struct b2nd_params {
     int ndim;
     int64_t shape[B2ND_MAX_DIM];
@@ -73,6 +80,8 @@ typedef struct b2nd_params {
     int32_t typesize;
     const char *dtype;
     const b2_cparams *cparams;
+    int nmetalayers;                   /* at most 15 (16 metalayers in all) */
+    const b2nd_user_meta *metalayers;
 } b2nd_params;
 
 /* Where a new array lives: B2_STORAGE_MEMORY (path ignored), B2_STORAGE_FILE (a

@@ -1,0 +1,182 @@
+/* Writing b2nd arrays byte-for-byte like c-blosc2: rebuild each single-threaded
+ * reference vector made by b2nd_from_cbuffer or b2nd_zeros + set_slice (same
+ * shapes, dtype, cparams, user metalayers and vlmetalayers, same operations) and
+ * compare the serialized frame with the file.
+ *
+ * Left out, each for a stated reason: nthreads 2 vectors (the reference stores
+ * blocks in completion order); empty_extent (c-blosc2 records the padded chunk
+ * size in an empty frame's chunksize field, and b2_frame.h has no setter for it);
+ * full/uninit/nans + slices (the reference's frames keep superseded chunk bytes). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "b2nd.h"
+#include "manifest.h"
+
+/* Parse "name start=[a, b] stop=[c, d]" into start/stop; returns the count. */
+static int parse_box(const char *s, int64_t *start, int64_t *stop)
+{
+    const char *q = strstr(s, "start=[");
+    int n = 0, m = 0;
+    if (!q)
+        return -1;
+    for (q += 7; n < B2ND_MAX_DIM && *q && *q != ']'; n++) {
+        char *e;
+        start[n] = strtoll(q, &e, 10);
+        q = e;
+        while (*q == ',' || *q == ' ')
+            q++;
+    }
+    if (!(q = strstr(q, "stop=[")))
+        return -1;
+    for (q += 6; m < B2ND_MAX_DIM && *q && *q != ']'; m++) {
+        char *e;
+        stop[m] = strtoll(q, &e, 10);
+        q = e;
+        while (*q == ',' || *q == ' ')
+            q++;
+    }
+    return n == m ? n : -1;
+}
+
+/* Rebuild vector `vec` from the decoded array `ref`; 1 identical, 0 different, <0 error. */
+static int rebuild(const jnode *vec, b2nd_array *ref, const uint8_t *file, size_t flen)
+{
+    b2_schunk *rs = b2nd_schunk(ref);
+    b2nd_params p;
+    memset(&p, 0, sizeof p);
+    p.ndim = b2nd_ndim(ref);
+    for (int i = 0; i < p.ndim; i++) {
+        p.shape[i] = b2nd_shape(ref)[i];
+        p.chunkshape[i] = b2nd_chunkshape(ref)[i];
+        p.blockshape[i] = b2nd_blockshape(ref)[i];
+    }
+    p.typesize = b2nd_typesize(ref);
+    p.dtype = b2nd_dtype(ref);
+    b2_cparams cp = *b2_schunk_cparams(rs);
+    cp.splitmode = (int)json_num(vec, "params.splitmode_id", B2_SPLIT_FORWARD_COMPAT);
+    cp.nthreads = 1;
+    p.cparams = &cp;
+    /* user metalayers, in order, after b2nd */
+    b2nd_user_meta um[B2_FRAME_MAX_METALAYERS];
+    uint8_t *ucontent[B2_FRAME_MAX_METALAYERS] = {0};
+    for (int i = 0; i < b2_schunk_meta_count(rs); i++) {
+        const char *name = b2_schunk_meta_name(rs, i);
+        if (!strcmp(name, "b2nd"))
+            continue;
+        int32_t len;
+        if (b2_schunk_meta_get(rs, name, &ucontent[p.nmetalayers], &len) < 0)
+            return -1;
+        um[p.nmetalayers].name = name;
+        um[p.nmetalayers].content = ucontent[p.nmetalayers];
+        um[p.nmetalayers].len = len;
+        p.nmetalayers++;
+    }
+    p.metalayers = um;
+    size_t nbytes = (size_t)(b2nd_nitems(ref) * b2nd_typesize(ref));
+    uint8_t *data = malloc(nbytes + 1);
+    int rc = b2nd_to_cbuffer(ref, data, nbytes);
+    const jnode *ops = json_get(vec, "operations");
+    b2nd_array *a = NULL;
+    if (rc == 0 && !strcmp(ops->kids[0].str, "b2nd_from_cbuffer"))
+        rc = b2nd_from_cbuffer(&p, NULL, data, nbytes, &a);
+    else if (rc == 0)
+        rc = b2nd_create(&p, NULL, B2ND_FILL_ZEROS, NULL, &a);
+    /* later slice writes carry the final values of their boxes: a chunk written
+     * twice ends with the last write's content either way */
+    for (size_t k = 1; rc == 0 && k < ops->nkids; k++) {
+        int64_t start[B2ND_MAX_DIM], stop[B2ND_MAX_DIM];
+        if (strncmp(ops->kids[k].str, "b2nd_set_slice_cbuffer", 22))
+            continue;
+        int n = parse_box(ops->kids[k].str, start, stop);
+        if (n != p.ndim) {
+            rc = -1;
+            break;
+        }
+        int64_t cnt = p.typesize;
+        for (int i = 0; i < n; i++)
+            cnt *= stop[i] - start[i];
+        uint8_t *box = malloc((size_t)cnt + 1);
+        rc = b2nd_get_slice_cbuffer(ref, start, stop, box, (size_t)cnt);
+        if (rc == 0)
+            rc = b2nd_set_slice_cbuffer(a, start, stop, box, (size_t)cnt);
+        free(box);
+    }
+    for (int i = 0; rc == 0 && i < b2_schunk_vlmeta_count(rs); i++) {
+        const char *name = b2_schunk_vlmeta_name(rs, i);
+        uint8_t *c;
+        int32_t len;
+        if ((rc = b2_schunk_vlmeta_get(rs, name, &c, &len)) >= 0)
+            rc = b2_schunk_vlmeta_add(b2nd_schunk(a), name, c, len);
+        free(c);
+        rc = rc < 0 ? rc : 0;
+    }
+    uint8_t *out = NULL;
+    size_t olen = 0;
+    if (rc == 0)
+        rc = b2nd_to_frame_buffer(a, &out, &olen);
+    int same = rc == 0 && olen == flen && memcmp(out, file, flen) == 0;
+    if (rc == 0 && !same) {
+        size_t d = 0;
+        while (d < olen && d < flen && out[d] == file[d])
+            d++;
+        printf("  %s: %zu bytes vs %zu, first difference at %zu\n", json_str(vec, "id", "?"), olen,
+               flen, d);
+    }
+    free(out);
+    free(data);
+    for (int i = 0; i < p.nmetalayers; i++)
+        free(ucontent[i]);
+    b2nd_free(a);
+    return rc < 0 ? rc : same;
+}
+
+int main(void)
+{
+    const char *dir = getenv("B2_INTEROP_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", dir ? dir : "");
+    jnode *man = dir ? json_load(path) : NULL;
+    if (!man) {
+        printf("SKIP: interop manifest not found (B2_INTEROP_DIR=%s)\n", dir ? dir : "(unset)");
+        return 77;
+    }
+    const jnode *vecs = json_get(man, "vectors");
+    int tried = 0, identical = 0, skipped = 0;
+    for (size_t v = 0; vecs && v < vecs->nkids; v++) {
+        const jnode *vec = &vecs->kids[v];
+        if (strcmp(json_str(vec, "kind", ""), "b2nd") != 0)
+            continue;
+        const jnode *ops = json_get(vec, "operations");
+        const char *op0 = ops && ops->nkids ? ops->kids[0].str : "";
+        if (json_num(vec, "params.nthreads", 0) != 1 || !strcmp(json_str(vec, "name", ""), "empty_extent") ||
+            (strcmp(op0, "b2nd_from_cbuffer") && strcmp(op0, "b2nd_zeros"))) {
+            skipped++;
+            continue;
+        }
+        snprintf(path, sizeof path, "%s/%s", dir, json_str(vec, "path", ""));
+        size_t flen;
+        uint8_t *file = test_read_file(path, &flen);
+        b2nd_array *ref;
+        if (!file || b2nd_open_buffer(file, flen, 0, &ref) < 0) {
+            printf("FAIL: cannot open %s\n", path);
+            free(file);
+            tried++;
+            continue;
+        }
+        tried++;
+        int rc = rebuild(vec, ref, file, flen);
+        if (rc == 1)
+            identical++;
+        else if (rc < 0)
+            printf("  %s: rebuild error %d\n", json_str(vec, "id", "?"), rc);
+        b2nd_free(ref);
+        free(file);
+    }
+    json_free(man);
+    printf("b2nd re-encode: %d of %d rebuilt frames byte-identical to c-blosc2 (%d vectors "
+           "not applicable)\n",
+           identical, tried, skipped);
+    return tried && identical == tried ? 0 : 1;
+}
