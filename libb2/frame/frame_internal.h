@@ -72,7 +72,8 @@ struct b2_schunk {
     /* test hook: writes after io_fail_at succeed no more (simulated crash); -1 = off */
     int64_t io_fail_at;
     int64_t io_writes;
-    int io_tear; /* the failing file write first writes half its bytes (torn write) */
+    int io_tear;
+    int64_t io_bytes_read; /* chunk bytes read from disk by partial reads (for tests) */ /* the failing file write first writes half its bytes (torn write) */
 };
 
 /* ---- frame_header.c ---- */
@@ -166,6 +167,10 @@ B2_HIDDEN int frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t 
 /* ---- schunk.c ---- */
 /* Get a pointer to the bytes of regular chunk i (memory: in place; disk: scratch). */
 B2_HIDDEN int schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cbytes);
+/* ---- frame_lazy.c ---- */
+/* Decode bytes [off, off+len) of regular on-disk chunk i into dst, reading only the
+ * blocks needed. B2_ERR_UNSUPPORTED: this chunk shape must be read whole. */
+B2_HIDDEN int schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint8_t *dst);
 /* nbytes of a special entry at position i. */
 B2_HIDDEN int32_t schunk_special_nbytes(const b2_schunk *s, int64_t i);
 

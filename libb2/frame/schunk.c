@@ -346,6 +346,11 @@ static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t
         int rc = b2_schunk_decompress_chunk(s, i, dst, (size_t)len);
         return rc < 0 ? rc : (rc == nb ? B2_OK : B2_ERR_CORRUPT);
     }
+    if (s->storage != B2_STORAGE_MEMORY) {
+        int rc = schunk_lazy_range(s, i, off, len, dst);
+        if (rc != B2_ERR_UNSUPPORTED)
+            return rc;
+    }
     const uint8_t *p;
     int32_t cb;
     b2_chunk_info info;
