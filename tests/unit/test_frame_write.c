@@ -467,8 +467,56 @@ static void recreate_all(const char *dir)
     json_free(root);
 }
 
+/* frame.md §7: the annotated example frame, rebuilt and checked byte by byte
+ * where the spec shows bytes (header, index, trailer). */
+static void worked_example(void)
+{
+    b2_cparams cp;
+    b2_cparams_init(&cp);
+    cp.typesize = 4;
+    cp.codec = B2_CODEC_LZ4;
+    b2_schunk *s = b2_schunk_new(&cp);
+    CHECK(b2_schunk_meta_add(s, "test", "\xa3" "abc", 4) == 0, "example meta");
+    int32_t d[1000];
+    for (int c = 0; c < 2; c++) {
+        for (int i = 0; i < 1000; i++)
+            d[i] = c * 1000 + i;
+        b2_schunk_append_buffer(s, d, sizeof d);
+    }
+    b2_schunk_vlmeta_add(s, "vlm", "hello vlmeta", 12);
+    uint8_t *f;
+    size_t n;
+    b2_schunk_to_buffer(s, &f, &n);
+    b2_schunk_free(s);
+    static const uint8_t head[] = {
+        0x9e, 0xa8, 'b', '2', 'f', 'r', 'a', 'm', 'e', 0, 0xd2, 0, 0, 0, 0x74,
+        0xcf, 0, 0, 0, 0, 0, 0, 0x03, 0xbc, 0xa4, 0x12, 0x00, 0x51, 0x03,
+        0xd3, 0, 0, 0, 0, 0, 0, 0x1f, 0x40, 0xd3, 0, 0, 0, 0, 0, 0, 0x02, 0xbb,
+        0xd2, 0, 0, 0, 4, 0xd2, 0, 0, 0, 0, 0xd2, 0, 0, 0x0f, 0xa0, 0xd1, 0, 1, 0xd1, 0, 1,
+        0xc3, 0xd8, 0x06, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0x93, 0xcd, 0, 0x11, 0xde, 0, 1, 0xa4, 't', 'e', 's', 't', 0xd2, 0, 0, 0, 0x6b,
+        0xdc, 0, 1, 0xc6, 0, 0, 0, 4, 0xa3, 'a', 'b', 'c'};
+    static const uint8_t index[] = {
+        0x05, 0x01, 0x07, 0x08, 0x10, 0, 0, 0, 0x10, 0, 0, 0, 0x30, 0, 0, 0,
+        0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0x5b, 0x01, 0, 0, 0, 0, 0, 0};
+    static const uint8_t trailer_head[] = {0x94, 0x01, 0x93, 0xcd, 0x00, 0x0f, 0xde, 0x00, 0x01,
+                                           0xa3, 'v', 'l', 'm', 0xd2, 0, 0, 0, 0x15, 0xdc, 0, 1,
+                                           0xc6, 0, 0, 0, 0x2c};
+    CHECK(n == 956, "worked example: %zu bytes, expected 956", n);
+    if (n == 956) {
+        CHECK(!memcmp(f, head, sizeof head), "worked example: header bytes");
+        CHECK(!memcmp(f + 0x32f, index, sizeof index), "worked example: index chunk");
+        CHECK(!memcmp(f + 0x35f, trailer_head, sizeof trailer_head), "worked example: trailer");
+        CHECK(!memcmp(f + 0x379 + 32, "hello vlmeta", 12), "worked example: vlmeta chunk");
+        CHECK(f[0x3a5] == 0xce && f[0x3a9] == 0x5d && f[0x3aa] == 0xd8, "worked example: tail");
+    }
+    free(f);
+}
+
 int main(void)
 {
+    worked_example();
     char tmp[] = "/tmp/b2_frame_writeXXXXXX";
     char *d = mkdtemp(tmp);
     char path[4200];
