@@ -201,10 +201,11 @@ static int decode_b2nd(const b2h5_params *p, b2_schunk *s, const b2h5_alloc *al,
         }
         for (int i = 0; i < nd; i++)
             if ((uint64_t)shape[i] != p->dims[i]) {
+                long long got = (long long)shape[i]; /* shape dies with the array */
                 b2nd_free(a);
                 return fail(B2_ERR_FORMAT, err, errcap, "the stored array has shape %lld "
-                            "in dimension %d but the chunk shape is %llu", (long long)shape[i],
-                            i, (unsigned long long)p->dims[i]);
+                            "in dimension %d but the chunk shape is %llu", got, i,
+                            (unsigned long long)p->dims[i]);
             }
     }
     int32_t ts = b2nd_typesize(a);

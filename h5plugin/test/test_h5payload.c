@@ -1,0 +1,223 @@
+/* Unit test of the HDF5 filter's HDF5-independent half: cd_values checks, the
+ * block-shape rule (hdf5-filter.md §4 table), payload encode/decode on both
+ * paths, and hostile frames (every header/trailer byte changed, truncations)
+ * which must fail cleanly or decode (run it under -DB2_SANITIZE=ON). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "b2_chunk.h"
+#include "h5params.h"
+
+static int failures, checks;
+
+#define CHECK(cond, ...)                                    \
+    do {                                                    \
+        checks++;                                           \
+        if (!(cond)) {                                      \
+            failures++;                                     \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);     \
+            printf(__VA_ARGS__);                            \
+            printf("\n");                                   \
+        }                                                   \
+    } while (0)
+
+static void *m_alloc(size_t n, void *ud) { (void)ud; return malloc(n ? n : 1); }
+static void m_release(void *p, void *ud) { (void)ud; free(p); }
+static const b2h5_alloc AL = {m_alloc, m_release, NULL};
+
+static int parse(const unsigned *v, size_t n, int compress, b2h5_params *p)
+{
+    char err[300];
+    return b2h5_params_parse(n, v, compress, p, err, sizeof err);
+}
+
+static void test_params(void)
+{
+    b2h5_params p;
+    unsigned ok2[] = {1, 0, 4, 20000, 5, 1, 5, 2, 50, 100};
+    CHECK(parse(ok2, 10, 1, &p) == 0 && p.rank == 2 && p.dims[1] == 100, "valid 2-D values");
+    CHECK(parse(ok2, 3, 0, &p) < 0, "3 values accepted");
+    CHECK(parse(ok2, 9, 0, &p) < 0, "rank 2 with one dim accepted");
+    CHECK(parse(ok2, 5, 1, &p) < 0, "compression with 5 values accepted");
+    CHECK(parse(ok2, 5, 0, &p) == 0, "decompression with 5 values refused");
+    unsigned r1[] = {1, 0, 4, 20000, 5, 1, 5, 1, 50};
+    CHECK(parse(r1, 9, 0, &p) < 0, "rank 1 in v[7] accepted");
+    unsigned r17[8 + 17] = {1, 0, 4, 20000, 5, 1, 5, 17};
+    for (int i = 0; i < 17; i++)
+        r17[8 + i] = 2;
+    CHECK(parse(r17, 25, 0, &p) < 0, "rank 17 accepted");
+    r17[7] = 16;
+    CHECK(parse(r17, 24, 0, &p) == 0, "rank 16 refused");
+    unsigned c3[] = {1, 0, 4, 400, 5, 1, 3};
+    CHECK(parse(c3, 7, 1, &p) < 0, "codec 3 accepted");
+    CHECK(parse(c3, 7, 0, &p) == 0, "codec 3 refused on read");
+    unsigned tp[] = {1, 0, 4, 400, 5, 4, 0};
+    CHECK(parse(tp, 7, 1, &p) < 0, "trunc_prec accepted");
+    unsigned cl[] = {1, 0, 4, 400, 10, 1, 0};
+    CHECK(parse(cl, 7, 1, &p) < 0, "clevel 10 accepted");
+    unsigned ts0[] = {1, 0, 0, 400, 5, 1, 0};
+    CHECK(parse(ts0, 7, 0, &p) < 0, "typesize 0 accepted");
+    unsigned d0[] = {1, 0, 4, 400, 5, 1, 0, 2, 0, 5};
+    CHECK(parse(d0, 10, 0, &p) < 0, "dimension 0 accepted");
+}
+
+/* hdf5-filter.md §4 "Verified examples". */
+static void test_block_shapes(void)
+{
+    static const struct {
+        int rank;
+        unsigned dims[3], ts, bs, codec, clevel;
+        long long target;
+        long long shape[3];
+    } t[] = {
+        {2, {50, 100}, 4, 0, 5, 5, 20000, {50, 100}},
+        {2, {50, 100}, 4, 2048, 1, 5, 2048, {16, 32}},
+        {2, {256, 512}, 4, 0, 0, 5, 262144, {256, 256}},
+        {2, {256, 512}, 4, 0, 5, 9, 524288, {256, 512}},
+        {2, {3, 4}, 2, 0, 0, 5, 24, {3, 4}},
+        {2, {3, 4}, 2, 0, 1, 5, 24, {3, 4}},
+        {3, {37, 53, 11}, 8, 0, 0, 5, 172568, {37, 53, 11}},
+        {3, {2, 5, 6}, 1, 0, 5, 9, 60, {2, 5, 6}},
+    };
+    for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+        unsigned v[11] = {1, t[k].bs, t[k].ts, 0, t[k].clevel, 1, t[k].codec, (unsigned)t[k].rank};
+        unsigned long long n = t[k].ts;
+        for (int i = 0; i < t[k].rank; i++) {
+            v[8 + i] = t[k].dims[i];
+            n *= t[k].dims[i];
+        }
+        v[3] = (unsigned)n;
+        b2h5_params p;
+        CHECK(parse(v, 8 + (size_t)t[k].rank, 1, &p) == 0, "row %zu parse", k);
+        int64_t target = b2h5_block_target(&p);
+        CHECK(target == t[k].target, "row %zu: target %lld, want %lld", k, (long long)target,
+              t[k].target);
+        int64_t b[16];
+        b2h5_block_shape(&p, target, b);
+        for (int i = 0; i < t[k].rank; i++)
+            CHECK(b[i] == t[k].shape[i], "row %zu dim %d: block %lld, want %lld", k, i,
+                  (long long)b[i], t[k].shape[i]);
+    }
+}
+
+/* Encode, decode, compare; returns the frame (caller frees) for mutation tests. */
+static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *src,
+                          size_t nbytes, size_t *flen)
+{
+    b2h5_params p;
+    char err[400];
+    CHECK(parse(v, n, 1, &p) == 0, "parse");
+    p.nthreads = 1;
+    uint8_t *frame = NULL;
+    int rc = b2h5_payload_encode(&p, b2nd, src, nbytes, &frame, flen, err, sizeof err);
+    CHECK(rc == 0, "encode (b2nd %d, %zu bytes): %s", b2nd, nbytes, err);
+    if (rc)
+        return NULL;
+    void *out = NULL;
+    size_t osz = 0, olen = 0;
+    rc = b2h5_payload_decode(&p, frame, *flen, &AL, &out, &osz, &olen, err, sizeof err);
+    CHECK(rc == 0 && olen == nbytes && memcmp(out, src, nbytes) == 0,
+          "decode (b2nd %d): rc %d len %zu/%zu %s", b2nd, rc, olen, nbytes, rc ? err : "");
+    free(out);
+    /* one trailing byte too many must be refused (the frame length is exact) */
+    uint8_t *longer = malloc(*flen + 1);
+    memcpy(longer, frame, *flen);
+    longer[*flen] = 0;
+    rc = b2h5_payload_decode(&p, longer, *flen + 1, &AL, &out, &osz, &olen, err, sizeof err);
+    CHECK(rc < 0, "frame with a trailing byte accepted");
+    if (rc == 0)
+        free(out);
+    free(longer);
+    return frame;
+}
+
+static long mutate_all(const unsigned *v, size_t n, const uint8_t *frame, size_t flen)
+{
+    b2h5_params p;
+    char err[400];
+    parse(v, n, 0, &p);
+    p.nthreads = 1;
+    uint8_t *buf = malloc(flen);
+    long ok = 0, bad = 0;
+    for (size_t pos = 0; pos < flen; pos++) {
+        static const uint8_t xors[] = {0x01, 0x80, 0xFF};
+        for (size_t k = 0; k < sizeof xors; k++) {
+            memcpy(buf, frame, flen);
+            buf[pos] ^= xors[k];
+            void *out = NULL;
+            size_t osz, olen;
+            if (b2h5_payload_decode(&p, buf, flen, &AL, &out, &osz, &olen, err, sizeof err) == 0) {
+                ok++;
+                free(out);
+            } else {
+                bad++;
+            }
+        }
+    }
+    for (size_t cut = 0; cut < flen; cut += (cut < 256 || cut + 128 > flen) ? 1 : 61) {
+        void *out = NULL;
+        size_t osz, olen;
+        uint8_t *t = malloc(cut ? cut : 1);
+        memcpy(t, frame, cut);
+        if (b2h5_payload_decode(&p, t, cut, &AL, &out, &osz, &olen, err, sizeof err) == 0) {
+            ok++;
+            free(out);
+        } else {
+            bad++;
+        }
+        free(t);
+    }
+    free(buf);
+    return ok + bad;
+}
+
+int main(void)
+{
+    test_params();
+    test_block_shapes();
+    long mutated = 0;
+    size_t nb = 50 * 100 * 4;
+    uint8_t *src = malloc(nb);
+    for (size_t i = 0; i < nb; i++)
+        src[i] = (uint8_t)((i / 4) % 97 + (i % 4 == 3 ? 0 : i % 3));
+    unsigned v2[] = {1, 2048, 4, (unsigned)nb, 5, 1, 1, 2, 50, 100};
+    unsigned v1[] = {1, 0, 4, (unsigned)nb, 5, 2, 5};
+    unsigned v3[] = {1, 0, 4, (unsigned)nb, 9, 1, 0, 3, 10, 25, 20};
+    size_t flen;
+    uint8_t *f = roundtrip(v2, 10, 1, src, nb, &flen);
+    if (f) {
+        mutated += mutate_all(v2, 10, f, flen);
+        /* a (50,100) frame read with cd_values saying (100,50) */
+        unsigned vx[] = {1, 2048, 4, (unsigned)nb, 5, 1, 1, 2, 100, 50};
+        b2h5_params p;
+        char err[400];
+        void *out;
+        size_t a, b;
+        parse(vx, 10, 0, &p);
+        CHECK(b2h5_payload_decode(&p, f, flen, &AL, &out, &a, &b, err, sizeof err) < 0 &&
+                  strstr(err, "shape"),
+              "shape mismatch not reported: %s", err);
+        free(f);
+    }
+    f = roundtrip(v1, 7, 0, src, nb, &flen);
+    if (f) {
+        mutated += mutate_all(v1, 7, f, flen);
+        free(f);
+    }
+    f = roundtrip(v3, 11, 1, src, nb, &flen);
+    if (f) {
+        mutated += mutate_all(v3, 11, f, flen);
+        free(f);
+    }
+    /* all-zero chunk: a special chunk stored in the index only */
+    memset(src, 0, nb);
+    f = roundtrip(v2, 10, 1, src, nb, &flen);
+    free(f);
+    f = roundtrip(v1, 7, 0, src, nb, &flen);
+    free(f);
+    free(src);
+    printf("test_h5payload: %d checks, %d failures, %ld hostile frames decoded or refused\n",
+           checks, failures, mutated);
+    return failures ? 1 : 0;
+}
