@@ -94,7 +94,8 @@ const b2h5_api *b2h5_api_get(const void *hint)
     return res;
 }
 
-void b2h5_error(const b2h5_api *api, const char *func, unsigned line, const char *fmt, ...)
+void b2h5_error(const b2h5_api *api, const char *file, const char *func, unsigned line,
+                const char *fmt, ...)
 {
     if (!api || !api->Epush2)
         return;
@@ -104,6 +105,6 @@ void b2h5_error(const b2h5_api *api, const char *func, unsigned line, const char
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     /* The message goes through "%s" so that '%' in it is never interpreted. */
-    api->Epush2(H5E_DEFAULT, __FILE__, func, line, *api->err_cls, *api->maj_pline,
+    api->Epush2(H5E_DEFAULT, file, func, line, *api->err_cls, *api->maj_pline,
                 *api->min_callback, "%s", msg);
 }

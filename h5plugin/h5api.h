@@ -39,13 +39,13 @@ B2_HIDDEN const b2h5_api *b2h5_api_get(const void *hint);
 
 /* Push an HDF5 error (major H5E_PLINE, minor H5E_CALLBACK) with a printf-style
  * message naming the filter. Does nothing when api or Epush2 is missing. */
-B2_HIDDEN void b2h5_error(const b2h5_api *api, const char *func, unsigned line,
-                          const char *fmt, ...)
+B2_HIDDEN void b2h5_error(const b2h5_api *api, const char *file, const char *func,
+                          unsigned line, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
+    __attribute__((format(printf, 5, 6)))
 #endif
     ;
 
-#define B2H5_ERROR(api, ...) b2h5_error((api), __func__, __LINE__, __VA_ARGS__)
+#define B2H5_ERROR(api, ...) b2h5_error((api), __FILE__, __func__, __LINE__, __VA_ARGS__)
 
 #endif
