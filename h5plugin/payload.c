@@ -81,12 +81,13 @@ void b2h5_block_shape(const b2h5_params *p, int64_t target, int64_t *b)
 }
 
 /* c-blosc2's filter serialises a super-chunk that is not a frame (its "copy to
- * buffer" path), which writes tcomp 0 and, as the header blocksize, the block size
- * the compressor last used (frame.md §2, §10). Our frame writer gives the values
- * of an incrementally built frame, so patch those fixed-position fields. */
+ * buffer" path), which writes tcomp 0, tdecomp 1 and, as the header blocksize, the
+ * block size the compressor last used (frame.md §2, §10). Our frame writer gives
+ * the values of an incrementally built frame (thread counts included), so patch
+ * those fixed-position fields: stored bytes then never depend on the threads. */
 static void patch_copy_path_header(uint8_t *f, size_t len, int32_t blocksize)
 {
-    if (len < 68 || f[52] != 0xD2 || f[62] != 0xD1)
+    if (len < 68 || f[52] != 0xD2 || f[62] != 0xD1 || f[65] != 0xD1)
         return; /* not the layout we know: leave it alone */
     if (blocksize > 0) {
         f[53] = (uint8_t)(blocksize >> 24);
@@ -96,6 +97,8 @@ static void patch_copy_path_header(uint8_t *f, size_t len, int32_t blocksize)
     }
     f[63] = 0;
     f[64] = 0;
+    f[66] = 0;
+    f[67] = 1;
 }
 
 static int encode_b2nd(const b2h5_params *p, const void *src, size_t nbytes, uint8_t **out,

@@ -159,6 +159,25 @@ def roundtrip(f, tag, shape, chunks, dtype, opts, kind="smooth", fletcher32=Fals
 roundtrip.n = 0
 
 
+def thread_invariance(f):
+    """B2_H5_NTHREADS=3 (and BLOSC_NTHREADS=2) must store the same bytes as 1 thread."""
+    data = make_data((300, 400), "<f8", "smooth")
+    stored = []
+    for env in ({}, {"B2_H5_NTHREADS": "3"}, {"BLOSC_NTHREADS": "2"}):
+        for k in ("B2_H5_NTHREADS", "BLOSC_NTHREADS"):
+            os.environ.pop(k, None)
+        os.environ.update(env)
+        ds = f.create_dataset("threads%d" % len(stored), data=data, chunks=(150, 400),
+                              compression=hc.FILTER_ID, compression_opts=(0, 0, 0, 0, 5, 1, 0))
+        f.flush()
+        C.ok(ds[()].tobytes() == data.tobytes(), "threads %s: data differs" % env)
+        stored.append([ds.id.read_direct_chunk((i, 0)) for i in (0, 150)])
+    for k in ("B2_H5_NTHREADS", "BLOSC_NTHREADS"):
+        os.environ.pop(k, None)
+    C.ok(stored[0] == stored[1] == stored[2], "chunks differ with the thread count")
+    return 3
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="b2h5rt_")
     ncases = 0
@@ -230,6 +249,7 @@ def main():
                         expect_cd=[1, 0, 2, 10])
         C.ok(nfr == 0, "rank 1 without values stored %d frames, wanted none" % nfr)
         ncases += 1
+        ncases += thread_invariance(f)
     print("cases written and read back: %d" % ncases)
     C.finish()
 
