@@ -73,7 +73,8 @@ struct b2_schunk {
     int64_t io_fail_at;
     int64_t io_writes;
     int io_tear;
-    int64_t io_bytes_read; /* chunk bytes read from disk by partial reads (for tests) */ /* the failing file write first writes half its bytes (torn write) */
+    int64_t io_bytes_read;
+    int64_t dead_bytes; /* unreferenced bytes this handle left in a file frame */ /* chunk bytes read from disk by partial reads (for tests) */ /* the failing file write first writes half its bytes (torn write) */
 };
 
 /* ---- frame_header.c ---- */
@@ -134,6 +135,10 @@ B2_HIDDEN int fio_truncate(b2_schunk *s, int64_t len);
 B2_HIDDEN int fio_hook(b2_schunk *s);
 /* Write a whole file atomically (temp file, fsync, rename) at path. */
 B2_HIDDEN int fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, size_t n);
+/* pwrite n bytes to another descriptor (counted by the crash hook). */
+B2_HIDDEN int fio_pwrite_fd(b2_schunk *s, int fd, const void *src, size_t n, int64_t pos);
+/* rename tmp over path and sync the directory (counted by the crash hook). */
+B2_HIDDEN int fio_rename(b2_schunk *s, const char *tmp, const char *path);
 /* Ensure s->scratch holds n bytes. */
 B2_HIDDEN int fio_scratch(b2_schunk *s, size_t n);
 
@@ -147,6 +152,10 @@ B2_HIDDEN b2_schunk *schunk_alloc(const b2_cparams *cp);
 /* ---- schunk_write.c ---- */
 /* Rewrite index + trailer (+ header) after an index change; see the file for the layout. */
 B2_HIDDEN int frame_commit(b2_schunk *s, int runlength_index);
+
+/* ---- frame_compact.c ---- */
+/* Rewrite a file frame when dead space dominates (called after commits). */
+B2_HIDDEN int frame_maybe_compact(b2_schunk *s);
 
 /* ---- sframe.c ---- */
 /* Read chunk file id of a sparse frame into s->scratch; returns its size. */

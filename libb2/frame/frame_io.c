@@ -152,6 +152,22 @@ static void sync_parent_dir(const char *path)
     free(dir);
 }
 
+int fio_pwrite_fd(b2_schunk *s, int fd, const void *src, size_t n, int64_t pos)
+{
+    int rc = fio_hook(s);
+    return rc < 0 ? rc : pwrite_all(fd, src, n, pos);
+}
+
+int fio_rename(b2_schunk *s, const char *tmp, const char *path)
+{
+    int rc = fio_hook(s);
+    if (rc >= 0 && rename(tmp, path) != 0)
+        rc = B2_ERR_IO;
+    if (rc >= 0)
+        sync_parent_dir(path);
+    return rc;
+}
+
 int fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, size_t n)
 {
     size_t plen = strlen(path);

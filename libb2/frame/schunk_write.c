@@ -8,8 +8,9 @@
  * is the header (same size, one write) rewritten to point at them. A crash before
  * the header write leaves the old frame intact (readers ignore bytes past
  * frame_len); the old index and trailer become dead space in the chunks section,
- * which the format allows. Sparse frames write new chunk files under fresh ids and
- * replace chunks.b2frame atomically (sframe.c). */
+ * which the format allows (frame_compact.c reclaims it once it dominates). Sparse
+ * frames write new chunk files under fresh ids and replace chunks.b2frame
+ * atomically (sframe.c). */
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,7 +58,10 @@ int frame_commit(b2_schunk *s, int runlength_index)
     int rc = frame_build_meta_parts(s, runlength_index, &idx, &idx_len, &trl, &trl_len);
     if (rc < 0)
         return rc;
-    s->h.cbytes = frame_tail(s) - s->h.header_len;
+    int64_t tail = frame_tail(s);
+    if (s->storage == B2_STORAGE_FILE) /* the old index and trailer become dead space */
+        s->dead_bytes += tail - (s->h.header_len + s->h.cbytes);
+    s->h.cbytes = tail - s->h.header_len;
     int64_t ipos = s->h.header_len + s->h.cbytes;
     s->h.frame_len = ipos + idx_len + trl_len;
     hdr = malloc((size_t)s->h.header_len);
@@ -77,6 +81,8 @@ int frame_commit(b2_schunk *s, int runlength_index)
     free(idx);
     free(trl);
     free(hdr);
+    if (rc >= 0)
+        (void)frame_maybe_compact(s); /* best effort: the operation itself is committed */
     return rc;
 }
 
@@ -192,6 +198,8 @@ static int store_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, int64_t 
     int rc = fio_write(s, pos, chunk, (size_t)cbytes);
     if (rc < 0)
         return rc;
+    if (s->storage == B2_STORAGE_FILE)
+        s->dead_bytes += pos - (s->h.header_len + s->h.cbytes);
     *entry = pos - s->h.header_len;
     s->h.cbytes = *entry + cbytes;
     return B2_OK;
@@ -350,6 +358,8 @@ int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
         return rc;
     }
     s->index[pos] = entry;
+    if (s->storage == B2_STORAGE_FILE)
+        s->dead_bytes += oldc;
     s->h.nbytes += nb - old_nb;
     s->h.chunksize = cs;
     if (s->storage == B2_STORAGE_SPARSE && old >= 0)
@@ -370,11 +380,14 @@ int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos)
     if (nb < 0)
         return nb;
     int64_t old = s->index[pos];
-    if (s->storage == B2_STORAGE_SPARSE && old >= 0) {
+    if (s->storage != B2_STORAGE_MEMORY && old >= 0) {
         int c = stored_cbytes(s, pos);
         if (c < 0)
             return c;
-        s->h.cbytes -= c;
+        if (s->storage == B2_STORAGE_SPARSE)
+            s->h.cbytes -= c;
+        else
+            s->dead_bytes += c;
     }
     memmove(s->index + pos, s->index + pos + 1, (size_t)(s->nchunks - pos - 1) * sizeof *s->index);
     s->nchunks--;

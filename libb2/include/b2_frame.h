@@ -53,6 +53,14 @@ B2_API int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schun
 /* Close and free (NULL is fine). Never writes: every operation is complete when it returns. */
 B2_API void b2_schunk_free(b2_schunk *s);
 
+/* Rewrite a contiguous frame without dead space (left by deletes, updates and, in
+ * files, by earlier indexes), chunks in logical order. Files are rewritten to a
+ * temporary file and renamed into place, so a crash leaves the old or new frame.
+ * File frames also do this by themselves once their dead space exceeds half the
+ * frame (and 64 KiB).
+ * Sparse frames: nothing to do. */
+B2_API int b2_schunk_compact(b2_schunk *s);
+
 /* Serialize as one contiguous frame into a malloc'ed buffer (*out, *len); free() it. */
 B2_API int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len);
 

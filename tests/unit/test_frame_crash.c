@@ -168,10 +168,10 @@ static int content(const char *path, blob *b)
 
 /* ---- operations ---- */
 enum { OP_APPEND, OP_INSERT, OP_UPDATE, OP_UPDATE_ZEROS, OP_UPDATE_FROM_SPECIAL, OP_DELETE,
-       OP_REORDER, OP_VLADD, OP_VLUPDATE, OP_VLDELETE, OP_METAUPDATE, OP_COUNT };
+       OP_REORDER, OP_VLADD, OP_VLUPDATE, OP_VLDELETE, OP_METAUPDATE, OP_COMPACT, OP_COUNT };
 static const char *op_names[] = {"append", "insert", "update", "update->zeros",
                                  "update special->regular", "delete", "reorder", "vlmeta add",
-                                 "vlmeta update", "vlmeta delete", "meta update"};
+                                 "vlmeta update", "vlmeta delete", "meta update", "compact"};
 
 static int64_t run_op(b2_schunk *s, int op)
 {
@@ -200,6 +200,7 @@ static int64_t run_op(b2_schunk *s, int op)
     case OP_VLUPDATE: return b2_schunk_vlmeta_update(s, "attrs", "changed!", 8);
     case OP_VLDELETE: return b2_schunk_vlmeta_delete(s, "attrs");
     case OP_METAUPDATE: return b2_schunk_meta_update(s, "m", "XYZW", 4);
+    case OP_COMPACT: return b2_schunk_compact(s); /* same content, new layout */
     }
     return -1;
 }

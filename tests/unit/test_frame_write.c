@@ -514,6 +514,79 @@ static void worked_example(void)
     free(f);
 }
 
+/* File frames never overwrite live bytes, so each operation leaves the previous
+ * index and trailer behind; automatic compaction must keep the file bounded. */
+static void dead_space(const char *path, int storage)
+{
+    b2_cparams cp;
+    b2_cparams_init(&cp);
+    cp.typesize = 4;
+    rm_rf(path);
+    b2_schunk *s = NULL;
+    if (storage == 0)
+        s = b2_schunk_new(&cp);
+    else
+        b2_schunk_create_file(path, &cp, &s);
+    if (!s) {
+        CHECK(0, "dead_space create");
+        return;
+    }
+    model m = {0};
+    int32_t d[256];
+    int64_t live = 0;
+    for (int c = 0; c < 1500; c++) {
+        for (int i = 0; i < 256; i++)
+            d[i] = c * 3 + (i & 7) * c;
+        b2_schunk_append_buffer(s, d, sizeof d);
+        if (c < MAXC - 1)
+            model_insert(&m, m.n, d, sizeof d);
+    }
+    for (int i = 0; i < b2_schunk_nchunks(s); i++) {
+        uint8_t *c;
+        int32_t cb;
+        int sp = b2_schunk_chunk_special(s, i);
+        b2_schunk_get_chunk(s, i, &c, &cb);
+        live += sp == B2_SPECIAL_NONE || sp == B2_SPECIAL_VALUE ? cb : 0;
+        free(c);
+    }
+    int64_t flen = b2_schunk_frame_len(s);
+    printf("%s frame after 1500 appends: %lld bytes, %lld in live chunks\n",
+           storage ? "file" : "memory", (long long)flen, (long long)live);
+    CHECK(flen < 3 * live + (2 << 20), "%s: frame %lld bytes for %lld live chunk bytes",
+          storage ? "file" : "memory", (long long)flen, (long long)live);
+    /* delete half, compact explicitly: cbytes becomes exactly the live bytes */
+    for (int i = 0; i < 700; i++)
+        b2_schunk_delete_chunk(s, b2_schunk_nchunks(s) - 1);
+    CHECK(b2_schunk_compact(s) == 0, "compact");
+    live = 0;
+    for (int i = 0; i < b2_schunk_nchunks(s); i++) {
+        uint8_t *c;
+        int32_t cb;
+        int sp = b2_schunk_chunk_special(s, i);
+        b2_schunk_get_chunk(s, i, &c, &cb);
+        live += sp == B2_SPECIAL_NONE || sp == B2_SPECIAL_VALUE ? cb : 0;
+        free(c);
+    }
+    CHECK(b2_schunk_cbytes(s) == live, "compact: cbytes %lld, live %lld",
+          (long long)b2_schunk_cbytes(s), (long long)live);
+    model tail = m;
+    tail.n = MAXC - 1; /* first chunks only: compare the prefix */
+    b2_schunk *r = NULL;
+    if (storage)
+        b2_schunk_open(path, B2_OPEN_READONLY, &r);
+    b2_schunk *t = storage ? r : s;
+    for (int i = 0; t && i < tail.n; i++) {
+        uint8_t buf[1024];
+        CHECK(b2_schunk_decompress_chunk(t, i, buf, sizeof buf) == 1024 &&
+              !memcmp(buf, tail.data[i], 1024), "after compact: chunk %d", i);
+    }
+    CHECK(!t || b2_schunk_nchunks(t) == 800, "after compact: nchunks");
+    b2_schunk_free(r);
+    b2_schunk_free(s);
+    model_free(&m);
+    rm_rf(path);
+}
+
 int main(void)
 {
     worked_example();
@@ -524,6 +597,8 @@ int main(void)
         snprintf(path, sizeof path, "%s/f%d.b2frame", d, storage);
         ops_sequence(storage, path);
         fill_then_update(storage, path);
+        if (storage < 2)
+            dead_space(path, storage);
     }
     rmdir(d);
     const char *dir = getenv("B2_INTEROP_DIR");

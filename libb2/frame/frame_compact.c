@@ -1,0 +1,164 @@
+/* Compaction of contiguous frames: copy the live chunks in logical order into a
+ * fresh frame (memory: a new buffer; file: a temporary file renamed into place,
+ * so that a crash leaves the old or the new frame). */
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frame_internal.h"
+
+#define COMPACT_MIN_DEAD (64 << 10)
+
+/* Output of the rewrite: a temporary file or a memory buffer. */
+typedef struct sink {
+    b2_schunk *s;
+    int fd;
+    uint8_t *buf;
+    size_t cap;
+} sink;
+
+static int sink_write(sink *k, int64_t pos, const void *p, size_t n)
+{
+    if (k->fd >= 0)
+        return fio_pwrite_fd(k->s, k->fd, p, n, pos);
+    if ((size_t)pos + n > k->cap) {
+        size_t cap = ((size_t)pos + n) * 3 / 2 + 4096;
+        uint8_t *b = realloc(k->buf, cap);
+        if (!b)
+            return B2_ERR_NOMEM;
+        k->buf = b;
+        k->cap = cap;
+    }
+    memcpy(k->buf + pos, p, n);
+    return B2_OK;
+}
+
+/* Write the compacted frame to k; on success s->index/h describe it. */
+static int rewrite(b2_schunk *s, sink *k)
+{
+    int64_t n = s->nchunks, pos = 0;
+    int64_t *ni = malloc((size_t)(n ? n : 1) * sizeof *ni);
+    if (!ni)
+        return B2_ERR_NOMEM;
+    int rc = B2_OK;
+    for (int64_t i = 0; i < n && rc >= 0; i++) {
+        if (s->index[i] < 0) {
+            ni[i] = s->index[i];
+            continue;
+        }
+        const uint8_t *p;
+        int32_t cb;
+        rc = schunk_chunk_ptr(s, i, &p, &cb);
+        if (rc >= 0)
+            rc = sink_write(k, s->h.header_len + pos, p, (size_t)cb);
+        ni[i] = pos;
+        pos += cb;
+    }
+    if (rc < 0) {
+        free(ni);
+        return rc;
+    }
+    /* Swap in the new index to serialize it; undo on failure. */
+    int64_t *old = s->index;
+    frame_hdr oh = s->h;
+    s->index = ni;
+    s->h.cbytes = pos;
+    uint8_t *idx = NULL, *trl = NULL, *hdr = NULL;
+    int32_t idx_len = 0;
+    int64_t trl_len = 0;
+    rc = frame_build_meta_parts(s, 0, &idx, &idx_len, &trl, &trl_len);
+    if (rc >= 0) {
+        int64_t ipos = s->h.header_len + pos;
+        s->h.frame_len = ipos + idx_len + trl_len;
+        hdr = malloc((size_t)s->h.header_len);
+        rc = hdr ? frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_ERR_NOMEM;
+        if (rc >= 0 && idx_len)
+            rc = sink_write(k, ipos, idx, (size_t)idx_len);
+        if (rc >= 0)
+            rc = sink_write(k, ipos + idx_len, trl, (size_t)trl_len);
+        if (rc >= 0)
+            rc = sink_write(k, 0, hdr, (size_t)s->h.header_len);
+        s->trailer_len = rc >= 0 ? trl_len : s->trailer_len;
+    }
+    free(idx);
+    free(trl);
+    free(hdr);
+    if (rc < 0) {
+        s->index = old;
+        s->h = oh;
+        free(ni);
+        return rc;
+    }
+    free(old);
+    s->index_cap = n;
+    return B2_OK;
+}
+
+int b2_schunk_compact(b2_schunk *s)
+{
+    if (!s->writable)
+        return B2_ERR_INVALID_PARAM;
+    if (s->storage == B2_STORAGE_SPARSE)
+        return B2_OK;
+    sink k = {s, -1, NULL, 0};
+    if (s->storage == B2_STORAGE_MEMORY) {
+        int rc = rewrite(s, &k);
+        if (rc < 0) {
+            free(k.buf);
+            return rc;
+        }
+        free(s->buf);
+        s->buf = k.buf;
+        s->buf_cap = k.cap;
+        s->view = k.buf;
+        s->view_len = (size_t)s->h.frame_len;
+        return B2_OK;
+    }
+    if (s->file_off != 0)
+        return B2_ERR_UNSUPPORTED; /* a frame inside a larger file stays where it is */
+    size_t l = strlen(s->path);
+    char *tmp = malloc(l + 8);
+    if (!tmp)
+        return B2_ERR_NOMEM;
+    memcpy(tmp, s->path, l);
+    memcpy(tmp + l, ".b2tmp", 7);
+    frame_hdr oh = s->h;
+    int64_t *oidx = malloc((size_t)(s->nchunks ? s->nchunks : 1) * sizeof *oidx);
+    int rc = oidx ? B2_OK : B2_ERR_NOMEM;
+    if (oidx)
+        memcpy(oidx, s->index, (size_t)s->nchunks * sizeof *oidx);
+    k.fd = rc >= 0 ? open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+    if (rc >= 0 && k.fd < 0)
+        rc = B2_ERR_IO;
+    int rewritten = 0;
+    if (rc >= 0)
+        rewritten = (rc = rewrite(s, &k)) >= 0;
+    if (rc >= 0 && fsync(k.fd) != 0)
+        rc = B2_ERR_IO;
+    if (rc >= 0)
+        rc = fio_rename(s, tmp, s->path);
+    if (rc >= 0) { /* the temporary file is now the frame */
+        close(s->fd);
+        s->fd = k.fd;
+        s->dead_bytes = 0;
+    } else {
+        if (k.fd >= 0)
+            close(k.fd);
+        unlink(tmp);
+        if (rewritten) { /* the old file is still the frame: restore its description */
+            s->h = oh;
+            memcpy(s->index, oidx, (size_t)s->nchunks * sizeof *oidx);
+        }
+    }
+    free(oidx);
+    free(tmp);
+    return rc;
+}
+
+int frame_maybe_compact(b2_schunk *s)
+{
+    if (s->storage != B2_STORAGE_FILE || s->file_off != 0 || s->dead_bytes < COMPACT_MIN_DEAD ||
+        s->dead_bytes < s->h.frame_len / 2)
+        return B2_OK;
+    return b2_schunk_compact(s);
+}
