@@ -121,7 +121,10 @@ int32_t b2nd_typesize(const b2nd_array *a) { return a->g.typesize; }
 const char *b2nd_dtype(const b2nd_array *a) { return a->meta.dtype ? a->meta.dtype : "|u1"; }
 int64_t b2nd_nitems(const b2nd_array *a) { return a->g.nitems; }
 b2_schunk *b2nd_schunk(b2nd_array *a) { return a->sc; }
-int64_t b2nd_blocks_decoded(const b2nd_array *a) { return b2_dctx_blocks_decoded(a->dctx); }
+int64_t b2nd_blocks_decoded(const b2nd_array *a)
+{
+    return b2_dctx_blocks_decoded(a->dctx) + a->blocks_read_lazily;
+}
 
 /* ---- creation ---- */
 

@@ -45,6 +45,9 @@ B2_HIDDEN int b2nd_st_get_chunk(b2nd_array *a, int64_t i, uint8_t **chunk, int32
 B2_HIDDEN int b2nd_st_update_chunk(b2nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);
 B2_HIDDEN int b2nd_st_insert_chunk(b2nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);
 B2_HIDDEN int b2nd_st_delete_chunk(b2nd_array *a, int64_t i);
+/* Decode block k of chunk nchunk into dst reading only that block's bytes from
+ * disk; B2_ERR_UNSUPPORTED when the storage cannot (in-memory frames). */
+B2_HIDDEN int b2nd_st_read_block(b2nd_array *a, int64_t nchunk, int64_t k, uint8_t *dst);
 /* Rewrite the array's metalayer (same length) from a->meta. */
 B2_HIDDEN int b2nd_st_write_meta(b2nd_array *a);
 
@@ -57,7 +60,7 @@ struct b2nd_array {
     b2_dctx *dctx;
     b2_cctx *cctx;     /* created on the first write */
     b2_cparams cparams;
-    int64_t blocks_decoded_base;
+    int64_t blocks_read_lazily; /* blocks decoded through the frame's lazy reader */
 };
 
 /* ---- b2nd_slice.c ---- */

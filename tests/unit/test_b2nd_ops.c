@@ -278,7 +278,7 @@ static void random_ops(int round, const b2nd_storage *st)
         free(m.v);
         return;
     }
-    char what[64];
+    char what[128];
     for (int op = 0; op < 6; op++) {
         int axis = (int)rnd_in(0, p.ndim - 1);
         int64_t c = p.chunkshape[axis], len = m.shape[axis], ns[4];

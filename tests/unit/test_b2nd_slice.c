@@ -5,8 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "b2nd.h"
+#include "b2nd_internal.h" /* blocks_read_lazily */
 
 static int failures;
 static long cases;
@@ -86,6 +87,9 @@ static int pow_le(int64_t v, int k, int64_t limit)
     return 1;
 }
 
+static char tmpdir[] = "/tmp/b2nd_rnd_XXXXXX";
+static int have_tmpdir;
+
 static void one_array(int nd)
 {
     static const int32_t tsizes[] = {1, 2, 4, 8, 3, 16};
@@ -128,7 +132,11 @@ static void one_array(int nd)
         for (int64_t k = 0; k < items; k++)
             memcpy(model + k * ts, value, ts);
     b2nd_array *a;
-    int rc = b2nd_create(&p, NULL, fill, value, &a);
+    char path[128];
+    b2nd_storage st = {B2_STORAGE_FILE, path};
+    int on_disk = have_tmpdir && rnd() % 8 == 0;
+    snprintf(path, sizeof path, "%s/a.b2nd", tmpdir);
+    int rc = b2nd_create(&p, on_disk ? &st : NULL, fill, value, &a);
     CHECK(rc == 0, "create nd=%d: %d", nd, rc);
     if (rc < 0) {
         free(model);
@@ -175,6 +183,8 @@ static void one_array(int nd)
     free(got);
     free(model);
     b2nd_free(a);
+    if (on_disk)
+        remove(path);
 }
 
 /* 2000x2000 float64, 500x500 chunks, 100x100 blocks: slices decode only what they meet. */
@@ -211,13 +221,31 @@ static void test_partial_decoding(void)
              {1010, 1010, 1, "10x10 inside one block"},
              {1095, 1195, 4, "10x10 across 4 blocks of one chunk"},
              {1495, 1010, 2, "10x10 across 2 chunks"}};
-    for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
-        int64_t start[2] = {t[k].r0, t[k].c0}, stop[2] = {t[k].r0 + 10, t[k].c0 + 10};
+    /* the same slices from a file-backed copy, read block by block from disk */
+    char dir[] = "/tmp/b2nd_slice_XXXXXX", path[64];
+    b2nd_array *f = NULL;
+    if (mkdtemp(dir)) {
+        snprintf(path, sizeof path, "%s/big.b2nd", dir);
+        b2nd_storage st = {B2_STORAGE_FILE, path};
+        rc = b2nd_save(a, &st);
+        CHECK(rc == 0, "save to file: %d", rc);
+        rc = b2nd_open(path, B2_OPEN_READONLY, &f);
+        CHECK(rc == 0, "open file: %d", rc);
+    }
+    size_t nt = sizeof t / sizeof t[0];
+    for (size_t r = 0; r < 2 * nt; r++) {
+        size_t k = r % nt;
+        b2nd_array *src = r < nt ? a : f;
+        if (!src)
+            break;
         double out[100];
-        int64_t before = b2nd_blocks_decoded(a);
-        rc = b2nd_get_slice_cbuffer(a, start, stop, out, sizeof out);
-        int64_t used = b2nd_blocks_decoded(a) - before;
+        int64_t start[2] = {t[k].r0, t[k].c0}, stop[2] = {t[k].r0 + 10, t[k].c0 + 10};
+        int64_t before = b2nd_blocks_decoded(src), lazy = src->blocks_read_lazily;
+        rc = b2nd_get_slice_cbuffer(src, start, stop, out, sizeof out);
+        int64_t used = b2nd_blocks_decoded(src) - before;
         CHECK(rc == 0, "%s: get_slice %d", t[k].what, rc);
+        if (src == f) /* on disk: every block came through the lazy reader */
+            CHECK(src->blocks_read_lazily - lazy == t[k].nblocks, "%s: lazy reads", t[k].what);
         CHECK(used == t[k].nblocks, "%s: decoded %lld blocks, want %lld", t[k].what,
               (long long)used, (long long)t[k].nblocks);
         int ok = 1;
@@ -225,7 +253,13 @@ static void test_partial_decoding(void)
             for (int j = 0; j < 10; j++)
                 ok &= out[i * 10 + j] == (double)((start[0] + i) * 2000 + start[1] + j);
         CHECK(ok, "%s: values", t[k].what);
-        printf("partial decoding: %s -> %lld blocks decoded\n", t[k].what, (long long)used);
+        printf("partial decoding (%s): %s -> %lld blocks decoded\n", src == a ? "memory" : "file",
+               t[k].what, (long long)used);
+    }
+    b2nd_free(f);
+    if (f) {
+        remove(path);
+        rmdir(dir);
     }
     free(data);
     b2nd_free(a);
@@ -233,9 +267,12 @@ static void test_partial_decoding(void)
 
 int main(void)
 {
+    have_tmpdir = mkdtemp(tmpdir) != NULL;
     for (int r = 0; r < 160; r++)
         one_array(1 + r % 16);
     test_partial_decoding();
+    if (have_tmpdir)
+        rmdir(tmpdir);
     printf("b2nd slices: %ld random cases vs model, %d failures\n", cases, failures);
     return failures ? 1 : 0;
 }
