@@ -108,17 +108,27 @@ PY
 }
 
 # ---- test: ctest in a plain and a sanitizer build ----
+# run_ctest DIR [ctest options...]
 run_ctest() {
-    (cd "$ROOT/$1" && ctest --output-on-failure -j2)
+    local dir=$1
+    shift
+    (cd "$ROOT/$dir" && ctest --output-on-failure -j2 "$@")
 }
+
+# The HDF5 plugin's Python tests load the plugin into uninstrumented hosts
+# (python3/h5py, h5repack, h5dump, nccopy). A sanitized plugin cannot run there
+# without preloading the ASan runtime, which hangs p11-kit's exit handlers in
+# h5repack. The plugin's code is covered under the sanitizers by its C tests, so
+# the sanitizer pass leaves those host-process tests to the plain build.
+ASAN_EXCLUDE='^py_test_h5plugin'
 
 test_all() {
     local plain=FAIL asan=FAIL
     if build build -DCMAKE_BUILD_TYPE=Release && run_ctest build; then plain=ok; fi
     if build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_SANITIZE=ON &&
        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-       run_ctest build-asan; then asan=ok; fi
-    echo "SUMMARY: release build + tests: $plain; asan/ubsan build + tests: $asan"
+       run_ctest build-asan -E "$ASAN_EXCLUDE"; then asan=ok; fi
+    echo "SUMMARY: release build + tests: $plain; asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan"
     [ "$plain" = ok ] && [ "$asan" = ok ]
 }
 
