@@ -65,7 +65,8 @@ int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk
     if (!s)
         return B2_ERR_NOMEM;
     s->storage = B2_STORAGE_FILE;
-    s->writable = (flags & B2_OPEN_WRITE) != 0;
+    /* Writes go past the frame's end, which would clobber what follows it. */
+    s->writable = (flags & B2_OPEN_WRITE) != 0 && offset == 0;
     s->file_off = offset;
     s->path = strdup(path);
     s->fd = open(path, (s->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);

@@ -44,7 +44,7 @@ B2_API int b2_schunk_create_sframe(const char *dir, const b2_cparams *cparams, b
  * flags B2_OPEN_READONLY or B2_OPEN_WRITE. */
 B2_API int b2_schunk_open(const char *path, int flags, b2_schunk **out);
 /* Open a contiguous frame starting at byte offset of a file (bytes after the frame
- * are allowed). */
+ * are allowed). A frame inside a larger file (offset > 0) opens read-only. */
 B2_API int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk **out);
 /* Open a frame held in memory; its length must be exactly len. copy != 0 copies
  * the bytes (the super-chunk may then be modified); copy == 0 keeps a read-only
@@ -66,11 +66,18 @@ B2_API int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len);
 
 /* ---- properties ---- */
 
-B2_API int b2_schunk_storage(const b2_schunk *s);   /* enum b2_frame_storage */
+/* Where the super-chunk lives (enum b2_frame_storage). */
+B2_API int b2_schunk_storage(const b2_schunk *s);
+/* Number of chunks. */
 B2_API int64_t b2_schunk_nchunks(const b2_schunk *s);
-B2_API int64_t b2_schunk_nbytes(const b2_schunk *s); /* uncompressed total */
-B2_API int64_t b2_schunk_cbytes(const b2_schunk *s); /* header cbytes field */
-B2_API int64_t b2_schunk_frame_len(const b2_schunk *s); /* contiguous frame length */
+/* Uncompressed size of all chunks. */
+B2_API int64_t b2_schunk_nbytes(const b2_schunk *s);
+/* The header's cbytes: size of the chunks section, dead space included (sparse: the
+ * chunk files' total). */
+B2_API int64_t b2_schunk_cbytes(const b2_schunk *s);
+/* Length of the frame (sparse: of chunks.b2frame). */
+B2_API int64_t b2_schunk_frame_len(const b2_schunk *s);
+/* Default element size of the super-chunk (used for special chunks and get_items). */
 B2_API int32_t b2_schunk_typesize(const b2_schunk *s);
 /* Common chunk size; 0 = sizes vary; -1 = no chunk ever added. */
 B2_API int32_t b2_schunk_chunksize(const b2_schunk *s);
@@ -115,8 +122,9 @@ B2_API int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special,
 
 /* ---- metalayers (fixed size, stored uncompressed in the header) ---- */
 
-/* Number of metalayers, and the name of metalayer i (NULL if out of range). */
+/* Number of metalayers. */
 B2_API int b2_schunk_meta_count(const b2_schunk *s);
+/* Name of metalayer i (NULL if out of range). */
 B2_API const char *b2_schunk_meta_name(const b2_schunk *s, int i);
 /* Add a metalayer; only allowed while the super-chunk holds no data. Returns its index. */
 B2_API int b2_schunk_meta_add(b2_schunk *s, const char *name, const void *content, int32_t len);
@@ -128,7 +136,9 @@ B2_API int b2_schunk_meta_update(b2_schunk *s, const char *name, const void *con
 
 /* ---- variable-length metalayers (stored compressed in the trailer) ---- */
 
+/* Number of vlmetalayers. */
 B2_API int b2_schunk_vlmeta_count(const b2_schunk *s);
+/* Name of vlmetalayer i (NULL if out of range). */
 B2_API const char *b2_schunk_vlmeta_name(const b2_schunk *s, int i);
 /* Add a vlmetalayer (compressed with the reference defaults). Returns its index. */
 B2_API int b2_schunk_vlmeta_add(b2_schunk *s, const char *name, const void *content, int32_t len);

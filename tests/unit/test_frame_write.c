@@ -318,7 +318,7 @@ static int special_kind(const char *name)
 
 /* Rebuild vector v (append-only history) from its own chunks. Returns 1 if identical,
  * 0 if not attempted, -1 if different. */
-static int recreate(const char *dir, const jnode *v)
+static int recreate(const char *dir, const jnode *v, int recompress)
 {
     const jnode *ops = json_get(v, "operations");
     int fill = 0;
@@ -368,6 +368,16 @@ static int recreate(const char *dir, const jnode *v)
     for (int64_t i = 0; ok && !fill && i < b2_schunk_nchunks(ref); i++) {
         uint8_t *c;
         int32_t cb;
+        int sp = b2_schunk_chunk_special(ref, i);
+        if (recompress && sp == B2_SPECIAL_NONE) {
+            /* recompress the decoded data with the vector's parameters */
+            int nb = b2_schunk_chunk_nbytes(ref, i);
+            uint8_t *d = malloc((size_t)nb);
+            ok = b2_schunk_decompress_chunk(ref, i, d, (size_t)nb) == nb &&
+                 b2_schunk_append_buffer(s, d, nb) >= 0;
+            free(d);
+            continue;
+        }
         ok = b2_schunk_get_chunk(ref, i, &c, &cb) >= 0 && b2_schunk_append_chunk(s, c, cb) >= 0;
         free(c);
     }
@@ -451,12 +461,18 @@ static void recreate_all(const char *dir)
         return;
     }
     const jnode *vs = json_get(root, "vectors");
-    int tried = 0, same = 0;
+    int tried = 0, same = 0, rtried = 0, rsame = 0;
     for (size_t i = 0; vs && i < vs->nkids; i++) {
         const char *kind = json_str(&vs->kids[i], "kind", "");
         if (strcmp(kind, "cframe") && strcmp(kind, "sframe"))
             continue;
-        int r = recreate(dir, &vs->kids[i]);
+        if (strcmp(kind, "cframe") == 0 && !strstr(json_str(&vs->kids[i], "name", ""), "mixed") &&
+            !strstr(json_str(&vs->kids[i], "name", ""), "vlblocks")) {
+            int rr = recreate(dir, &vs->kids[i], 1);
+            rtried += rr != 0;
+            rsame += rr > 0;
+        }
+        int r = recreate(dir, &vs->kids[i], 0);
         if (r == 0)
             continue;
         tried++;
@@ -464,6 +480,8 @@ static void recreate_all(const char *dir)
         CHECK(r > 0, "%s not re-created byte for byte", json_str(&vs->kids[i], "id", ""));
     }
     printf("byte-identical re-creation: %d of %d append-only reference frames\n", same, tried);
+    printf("  (informational) recompressing the data with b2_schunk_append_buffer: %d of %d "
+           "identical (codec library versions matter)\n", rsame, rtried);
     json_free(root);
 }
 
