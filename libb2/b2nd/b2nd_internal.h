@@ -40,6 +40,9 @@ B2_HIDDEN int b2nd_geom_chunk_is_c_order(const b2nd_geom *g);
 
 /* ---- b2nd_storage.c: the only code that talks to the super-chunk ---- */
 B2_HIDDEN int64_t b2nd_st_nchunks(b2nd_array *a);
+/* Special kind of chunk i (enum b2_special); B2_ERR_CORRUPT unless it has the
+ * padded chunk size. */
+B2_HIDDEN int b2nd_st_chunk_special(b2nd_array *a, int64_t i);
 /* malloc'ed copy of chunk i (a complete chunk; specials rebuilt). */
 B2_HIDDEN int b2nd_st_get_chunk(b2nd_array *a, int64_t i, uint8_t **chunk, int32_t *cbytes);
 B2_HIDDEN int b2nd_st_update_chunk(b2nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);

@@ -42,6 +42,27 @@ static void copy_box(int nd, const int64_t *cnt, size_t ts, uint8_t *dst, const 
     }
 }
 
+/* Fill an N-d box of a C-order buffer (item strides dstr) with one item value. */
+static void fill_box(int nd, const int64_t *cnt, size_t ts, uint8_t *dst, const int64_t *dstr,
+                     const uint8_t *val)
+{
+    int64_t idx[B2ND_MAX_DIM] = {0}, run = nd ? cnt[nd - 1] : 1;
+    for (;;) {
+        for (int64_t j = 0; j < run; j++)
+            memcpy(dst + j * (int64_t)ts, val, ts);
+        int d = nd - 2;
+        for (; d >= 0; d--) {
+            dst += dstr[d] * (int64_t)ts;
+            if (++idx[d] < cnt[d])
+                break;
+            dst -= dstr[d] * (int64_t)ts * cnt[d];
+            idx[d] = 0;
+        }
+        if (d < 0)
+            return;
+    }
+}
+
 /* C-order item strides of an extent. */
 static void strides_of(int nd, const int64_t *ext, int64_t *str)
 {
@@ -163,6 +184,40 @@ static int whole_c_order_chunk(const b2nd_geom *g, const chunk_part *p, const in
     return b2nd_geom_chunk_is_c_order(g);
 }
 
+/* Fill part p of the output with the item value of a NaN or repeated-value chunk. */
+static int fill_from_special(b2nd_array *a, const chunk_part *p, const int64_t *start,
+                             const int64_t *ustr, void *dst)
+{
+    const b2nd_geom *g = &a->g;
+    uint8_t *chunk;
+    int32_t cbytes;
+    b2_chunk_info info;
+    int rc = fetch_chunk(a, p->nchunk, &chunk, &cbytes, &info);
+    if (rc < 0)
+        return rc;
+    uint8_t *val = malloc((size_t)g->typesize);
+    if (!val) {
+        free(chunk);
+        return B2_ERR_NOMEM;
+    }
+    rc = g->typesize % info.typesize ? B2_ERR_CORRUPT
+                                     : b2_chunk_getitem(a->dctx, chunk, (size_t)cbytes, 0,
+                                                        g->typesize / info.typesize, val,
+                                                        (size_t)g->typesize);
+    if (rc >= 0) {
+        int64_t cnt[B2ND_MAX_DIM], uoff = 0;
+        for (int i = 0; i < g->ndim; i++) {
+            cnt[i] = p->hi[i] - p->lo[i];
+            uoff += (p->lo[i] - start[i]) * ustr[i];
+        }
+        fill_box(g->ndim, cnt, (size_t)g->typesize, (uint8_t *)dst + uoff * g->typesize, ustr, val);
+        rc = B2_OK;
+    }
+    free(val);
+    free(chunk);
+    return rc;
+}
+
 /* Decode the needed blocks of part p one by one through the frame's lazy reader
  * and copy their parts out; B2_ERR_UNSUPPORTED (before any output) when the
  * storage cannot do it. */
@@ -220,6 +275,20 @@ int b2nd_get_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
         if (!buf && !(buf = malloc((size_t)g->chunk_bytes))) {
             rc = B2_ERR_NOMEM;
             break;
+        }
+        /* Special chunks are never decoded: the output is already zero (zeros,
+         * and uninit, whose content is unspecified), or is filled with the value. */
+        int sp = b2nd_st_chunk_special(a, p.nchunk);
+        if (sp < 0) {
+            rc = sp;
+            break;
+        }
+        if (sp == B2_SPECIAL_ZEROS || sp == B2_SPECIAL_UNINIT)
+            continue;
+        if (sp == B2_SPECIAL_NAN || sp == B2_SPECIAL_VALUE) {
+            if ((rc = fill_from_special(a, &p, start, ustr, dst)) < 0)
+                break;
+            continue;
         }
         /* On disk, few blocks: read only their bytes (the compact path, spec §6). */
         if (p.need * (int64_t)g->block_bytes * 4 <= g->chunk_bytes) {

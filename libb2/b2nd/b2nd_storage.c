@@ -10,6 +10,16 @@ int64_t b2nd_st_nchunks(b2nd_array *a)
     return b2_schunk_nchunks(a->sc);
 }
 
+int b2nd_st_chunk_special(b2nd_array *a, int64_t i)
+{
+    int nb = b2_schunk_chunk_nbytes(a->sc, i);
+    if (nb < 0)
+        return nb;
+    if (nb != a->g.chunk_bytes)
+        return B2_ERR_CORRUPT;
+    return b2_schunk_chunk_special(a->sc, i);
+}
+
 int b2nd_st_get_chunk(b2nd_array *a, int64_t i, uint8_t **chunk, int32_t *cbytes)
 {
     *chunk = NULL;

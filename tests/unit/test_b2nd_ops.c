@@ -435,6 +435,61 @@ static void test_squeeze_and_save(const char *dir)
     b2nd_free(a);
 }
 
+/* An array written by the older Caterva library: "caterva" metalayer, 5 elements, no dtype. */
+static void test_caterva_legacy(void)
+{
+    b2nd_meta m;
+    memset(&m, 0, sizeof m);
+    m.ndim = 2;
+    m.shape[0] = 6;
+    m.shape[1] = 5;
+    m.chunkshape[0] = 4;
+    m.chunkshape[1] = 3;
+    m.blockshape[0] = 2;
+    m.blockshape[1] = 2;
+    uint8_t *enc;
+    int32_t len;
+    CHECK(b2nd_meta_encode(&m, &enc, &len) == 0, "encode for caterva");
+    enc[0] = 0x95;
+    len -= 1 + 5 + 3; /* drop dtype_format and the dtype */
+    b2_cparams cp;
+    b2_cparams_init(&cp);
+    cp.typesize = 2;
+    cp.blocksize = 2 * 2 * 2;
+    b2_schunk *s = b2_schunk_new(&cp);
+    CHECK(s && b2_schunk_meta_add(s, "caterva", enc, len) >= 0, "caterva metalayer");
+    free(enc);
+    /* 2x2 chunks of 4x4 padded items */
+    CHECK(b2_schunk_fill_special(s, 4 * 16, B2_SPECIAL_ZEROS, 32) == 4, "caterva chunks");
+    b2nd_array *a;
+    int rc = b2nd_from_schunk(s, &a);
+    CHECK(rc == 0, "open caterva array: %d", rc);
+    if (rc < 0) {
+        b2_schunk_free(s);
+        return;
+    }
+    CHECK(b2nd_ndim(a) == 2 && b2nd_shape(a)[1] == 5 && strcmp(b2nd_dtype(a), "|u1") == 0,
+          "caterva geometry");
+    int16_t v[30], got[30];
+    for (int i = 0; i < 30; i++)
+        v[i] = (int16_t)(i * 7 - 50);
+    int64_t z[2] = {0, 0};
+    CHECK(b2nd_set_slice_cbuffer(a, z, b2nd_shape(a), v, sizeof v) == 0, "caterva write");
+    int64_t ns[2] = {9, 5};
+    CHECK(b2nd_resize(a, ns, NULL) == 0, "caterva resize (metalayer rewritten in place)");
+    uint8_t *c;
+    CHECK(b2_schunk_meta_get(b2nd_schunk(a), "caterva", &c, &len) >= 0 && len == 44 &&
+              c[0] == 0x95 && c[12] == 9,
+          "caterva metalayer after resize");
+    free(c);
+    int16_t all[45];
+    CHECK(b2nd_to_cbuffer(a, all, sizeof all) == 0 && memcmp(all, v, sizeof v) == 0 &&
+              all[30] == 0 && all[44] == 0,
+          "caterva content after resize");
+    (void)got;
+    b2nd_free(a);
+}
+
 static void rm_rf(const char *path)
 {
     char cmd[2048];
@@ -453,6 +508,7 @@ int main(void)
     test_spec_examples();
     test_worked_example();
     test_fills();
+    test_caterva_legacy();
     for (int r = 0; r < 120; r++)
         random_ops(r, NULL);
     char path[1024];
