@@ -133,7 +133,7 @@ int b2_schunk_compact(b2_schunk *s)
     int rewritten = 0;
     if (rc >= 0)
         rewritten = (rc = rewrite(s, &k)) >= 0;
-    if (rc >= 0 && fsync(k.fd) != 0)
+    if (rc >= 0 && !s->nosync && fsync(k.fd) != 0)
         rc = B2_ERR_IO;
     if (rc >= 0)
         rc = fio_rename(s, tmp, s->path);

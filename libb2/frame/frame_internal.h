@@ -44,6 +44,7 @@ typedef struct frame_meta {
 struct b2_schunk {
     int storage;  /* enum b2_frame_storage */
     int writable;
+    int nosync;   /* skip fsync (b2_schunk_set_sync) */
     frame_hdr h;
     int nmeta;
     frame_meta meta[B2_FRAME_MAX_METALAYERS];

@@ -114,7 +114,7 @@ int fio_write(b2_schunk *s, int64_t pos, const void *src, size_t n)
 
 int fio_sync(b2_schunk *s)
 {
-    if (s->storage == B2_STORAGE_MEMORY)
+    if (s->storage == B2_STORAGE_MEMORY || s->nosync)
         return B2_OK;
     return fsync(s->fd) == 0 ? B2_OK : B2_ERR_IO;
 }
@@ -163,7 +163,7 @@ int fio_rename(b2_schunk *s, const char *tmp, const char *path)
     int rc = fio_hook(s);
     if (rc >= 0 && rename(tmp, path) != 0)
         rc = B2_ERR_IO;
-    if (rc >= 0)
+    if (rc >= 0 && !s->nosync)
         sync_parent_dir(path);
     return rc;
 }
@@ -182,7 +182,7 @@ int fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, size_t
         fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         rc = fd < 0 ? B2_ERR_IO : pwrite_all(fd, data, n, 0);
     }
-    if (rc >= 0 && fsync(fd) != 0)
+    if (rc >= 0 && !s->nosync && fsync(fd) != 0)
         rc = B2_ERR_IO;
     if (fd >= 0)
         close(fd);
@@ -193,7 +193,7 @@ int fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, size_t
         rc = B2_ERR_IO;
     if (rc < 0)
         unlink(tmp);
-    else
+    else if (!s->nosync)
         sync_parent_dir(path);
     free(tmp);
     return rc;

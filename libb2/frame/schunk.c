@@ -128,6 +128,12 @@ int32_t b2_schunk_typesize(const b2_schunk *s) { return s->h.typesize; }
 int32_t b2_schunk_chunksize(const b2_schunk *s) { return s->h.chunksize; }
 const b2_cparams *b2_schunk_cparams(const b2_schunk *s) { return &s->cparams; }
 
+int b2_schunk_set_sync(b2_schunk *s, int sync)
+{
+    s->nosync = !sync;
+    return B2_OK;
+}
+
 int b2_schunk_set_nthreads(b2_schunk *s, int nthreads)
 {
     s->nthreads = nthreads > 0 ? nthreads : 1;

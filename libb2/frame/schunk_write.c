@@ -22,6 +22,11 @@ int frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int
 {
     *idx = NULL;
     *idx_len = 0;
+    /* Chunk offsets count from the end of the header: a header written by another
+     * writer with a different size (padding) cannot be rewritten in place. */
+    int64_t hl = frame_header_size(s->meta, s->nmeta);
+    if (hl != s->h.header_len && s->h.cbytes > 0 && s->storage != B2_STORAGE_SPARSE)
+        return B2_ERR_UNSUPPORTED;
     int rc = B2_OK;
     if (s->nchunks > 0)
         rc = frame_index_encode(s->index, s->nchunks, &s->cparams, runlength_index, idx, idx_len);
@@ -35,7 +40,7 @@ int frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int
     s->h.has_vlmeta = s->nvlmeta > 0;
     int vl = (s->h.general_flags & 0x80) != 0;
     s->h.general_flags = frame_general_flags(s->h.chunksize, vl);
-    s->h.header_len = (int32_t)frame_header_size(s->meta, s->nmeta);
+    s->h.header_len = (int32_t)hl;
     return B2_OK;
 }
 

@@ -88,7 +88,7 @@ int sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_t l
         else
             done += (size_t)r;
     }
-    if (rc >= 0 && fsync(fd) != 0)
+    if (rc >= 0 && !s->nosync && fsync(fd) != 0)
         rc = B2_ERR_IO;
     if (fd >= 0)
         close(fd);

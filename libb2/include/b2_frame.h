@@ -83,6 +83,10 @@ B2_API int32_t b2_schunk_typesize(const b2_schunk *s);
 B2_API int32_t b2_schunk_chunksize(const b2_schunk *s);
 /* The parameters used to compress buffers appended with b2_schunk_append_buffer. */
 B2_API const b2_cparams *b2_schunk_cparams(const b2_schunk *s);
+/* sync != 0 (the default): file and sparse frames fsync before and after each
+ * commit, so they survive power loss in the old or new state. sync == 0 skips
+ * fsync: much faster, and still consistent after a process crash. */
+B2_API int b2_schunk_set_sync(b2_schunk *s, int sync);
 /* Threads used for (de)compression by later calls (<= 0 means 1). */
 B2_API int b2_schunk_set_nthreads(b2_schunk *s, int nthreads);
 
