@@ -148,10 +148,9 @@ static int encode_plain(const b2h5_params *p, const void *src, size_t nbytes, ui
 {
     b2_cparams cp;
     make_cparams(p, &cp);
-    if (p->blocksize > INT32_MAX)
-        return fail(B2_ERR_INVALID_PARAM, err, errcap, "block size %u in cd_values[1] is "
-                    "too large", p->blocksize);
-    cp.blocksize = (int32_t)p->blocksize;
+    /* c-blosc2 clamps a forced block size to the buffer size; doing it first gives
+     * the same blocks and keeps huge values away from the parameter checks */
+    cp.blocksize = p->blocksize > nbytes ? (int32_t)nbytes : (int32_t)p->blocksize;
     int rc = b2_cparams_check(&cp);
     if (rc < 0)
         return fail(rc, err, errcap, "invalid compression parameters (codec %d, clevel %d, "

@@ -244,6 +244,12 @@ def main():
         roundtrip(f, "spec (3,4) i2 no opts", (6, 8), (3, 4), "<i2", None,
                   expect_cd=[1, 0, 2, 24, 5, 1, 0, 2, 3, 4])
         ncases += 7
+        # forced block sizes: tiny, not a multiple of the typesize, larger than the chunk
+        for bs in (1, 7, 4096, 10 ** 9, 2 ** 32 - 1):
+            for shape, chunks in (((10007,), (3001,)), ((97, 103), (50, 60))):
+                roundtrip(f, "blocksize %d rank %d" % (bs, len(shape)), shape, chunks, "<f4",
+                          (0, bs, 0, 0, 5, 1, 0))
+                ncases += 1
         # rank 1 without values: compression declines, chunks stored raw (§6)
         nfr = roundtrip(f, "spec (5,) i2 no opts", (10,), (5,), "<i2", None,
                         expect_cd=[1, 0, 2, 10])
