@@ -28,6 +28,11 @@ static const char compress_help[] =
     "  --filters-meta M0,..,M5  the 6 filter meta values (-128..255)\n"
     "  --threads N         compression threads (output does not depend on it)\n"
     "  --dict              use a dictionary (lz4, lz4hc, zstd)\n"
+    "  --slack N           offer the encoder N bytes of output room beyond\n"
+    "                      nbytes + 32 (default 0). The reference falls back to a\n"
+    "                      memcpy chunk only when the compressed chunk would not fit\n"
+    "                      its output buffer, so reproducing a chunk written with a\n"
+    "                      larger buffer needs the same room (chunk.md 13.5).\n"
     "  -v, --verbose       print sizes, ratio and speed on standard error\n";
 
 #define CMD "compress"
@@ -80,6 +85,7 @@ typedef struct opts {
     uint8_t fmeta[B2_MAX_FILTERS];
     int filter_opt;              /* some --filter given (even "none") */
     int explicit_filters, explicit_meta, verbose;
+    size_t slack;                /* extra output room offered to the encoder */
     const char *in, *out;
 } opts;
 
@@ -187,6 +193,11 @@ static int parse_opts(opts *o, int argc, char **argv)
             VALUE("--splitmode");
             if ((o->p.splitmode = parse_splitmode(v)) < 0)
                 return b2cli_usage_error(CMD, "unknown split mode '%s'", v);
+        } else if (b2cli_opt_is(a, "--slack")) {
+            VALUE("--slack");
+            if (b2cli_parse_int(v, 0, 1 << 20, 0, &n) < 0)
+                return b2cli_usage_error(CMD, "--slack wants 0..1048576, not '%s'", v);
+            o->slack = (size_t)n;
         } else if (b2cli_opt_is(a, "--threads") || b2cli_opt_is(a, "-t")) {
             VALUE("--threads");
             if (b2cli_parse_int(v, 1, 256, 0, &n) < 0)
@@ -267,7 +278,7 @@ int b2cli_cmd_compress(int argc, char **argv)
                          (int)B2_MAX_BUFFERSIZE);
         goto done;
     }
-    cap = b2_chunk_compress_bound(nbytes);
+    cap = b2_chunk_compress_bound(nbytes) + o.slack;
     dst = malloc(cap);
     cctx = b2_cctx_new(&o.p);
     if (!dst || !cctx) {
