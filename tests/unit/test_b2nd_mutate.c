@@ -33,7 +33,7 @@ static void try_frame(const uint8_t *buf, size_t len)
     int64_t nbytes = b2nd_nitems(a) * b2nd_typesize(a);
     int nd = b2nd_ndim(a);
     const int64_t *shape = b2nd_shape(a);
-    if (nbytes <= (16 << 20)) {
+    if (nbytes <= (1 << 20)) {
         uint8_t *out = malloc((size_t)nbytes + 1);
         int rc = out ? b2nd_to_cbuffer(a, out, (size_t)nbytes) : -1;
         rc < 0 ? read_err++ : read_ok++;
@@ -138,7 +138,7 @@ int main(void)
         nvec++;
         uint8_t *mut = malloc(flen);
         /* metalayer mutants inside the frame */
-        for (int k = 0; k < 90; k++) {
+        for (int k = 0; k < 60; k++) {
             memcpy(mut, file, flen);
             mutate_meta(mut + moff, mlen, k % 5);
             try_frame(mut, flen);
