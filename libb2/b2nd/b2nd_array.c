@@ -248,6 +248,9 @@ int b2nd_create(const b2nd_params *p, const b2nd_storage *st, int fill, const vo
         else if ((rc = b2_chunk_make_special(B2_SPECIAL_VALUE, ts, g->chunk_bytes, value, chunk,
                                              cap)) >= 0) {
             int32_t cbytes = rc;
+            /* c-blosc2 builds these chunks with the array's cparams, so their
+             * blocksize field is the block's byte size. */
+            b2_store_le32(chunk + 8, (uint32_t)g->block_bytes);
             for (int64_t i = 0; i < g->nchunks && rc >= 0; i++) {
                 int64_t r = b2_schunk_append_chunk(a->sc, chunk, cbytes);
                 rc = r < 0 ? (int)r : B2_OK;
