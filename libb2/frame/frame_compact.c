@@ -37,6 +37,9 @@ static int sink_write(sink *k, int64_t pos, const void *p, size_t n)
 static int rewrite(b2_schunk *s, sink *k)
 {
     int64_t n = s->nchunks, pos = 0;
+    int rc0 = frame_index_materialize(s);
+    if (rc0 < 0)
+        return rc0;
     int64_t *ni = malloc((size_t)(n ? n : 1) * sizeof *ni);
     if (!ni)
         return B2_ERR_NOMEM;
@@ -123,6 +126,10 @@ int b2_schunk_compact(b2_schunk *s)
     memcpy(tmp, s->path, l);
     memcpy(tmp + l, ".b2tmp", 7);
     frame_hdr oh = s->h;
+    if (frame_index_materialize(s) < 0) {
+        free(tmp);
+        return B2_ERR_NOMEM;
+    }
     int64_t *oidx = malloc((size_t)(s->nchunks ? s->nchunks : 1) * sizeof *oidx);
     int rc = oidx ? B2_OK : B2_ERR_NOMEM;
     if (oidx)

@@ -34,8 +34,22 @@ int frame_nchunks_from_header(const frame_hdr *h, int64_t *n)
     return B2_ERR_INVALID_HEADER;
 }
 
+int frame_index_materialize(b2_schunk *s)
+{
+    if (s->index || s->nchunks == 0)
+        return B2_OK;
+    int64_t *p = malloc((size_t)s->nchunks * sizeof *p);
+    if (!p)
+        return B2_ERR_NOMEM;
+    for (int64_t i = 0; i < s->nchunks; i++)
+        p[i] = s->index_uniform;
+    s->index = p;
+    s->index_cap = s->nchunks;
+    return B2_OK;
+}
+
 int frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_t n,
-                       int64_t **out, int64_t *nout)
+                       int64_t **out, int64_t *nout, int64_t *uniform)
 {
     b2_chunk_info info;
     *out = NULL;
@@ -53,6 +67,17 @@ int frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_t n
         n = info.nbytes / 8;
     if (n > FRAME_MAX_NCHUNKS || (int64_t)info.nbytes != n * 8)
         return B2_ERR_CORRUPT;
+    if (info.special == B2_SPECIAL_VALUE && info.cbytes == B2_HEADER_LEN + 8) {
+        /* run-length: one value for every chunk; no need to expand it */
+        *uniform = (int64_t)b2_load_le64(p + B2_HEADER_LEN);
+        *nout = n;
+        return B2_OK;
+    }
+    if (info.special == B2_SPECIAL_ZEROS && n > 0) {
+        *uniform = 0;
+        *nout = n;
+        return B2_OK;
+    }
     uint8_t *raw = malloc(n ? (size_t)n * 8 : 1);
     if (!raw)
         return B2_ERR_NOMEM;
@@ -76,18 +101,18 @@ int frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_t n
     return B2_OK;
 }
 
-int frame_index_encode(const int64_t *idx, int64_t n, const b2_cparams *base, int runlength,
-                       uint8_t **out, int32_t *len)
+int frame_index_encode(const int64_t *idx, int64_t n, int64_t uniform, const b2_cparams *base,
+                       int runlength, uint8_t **out, int32_t *len)
 {
     if (n > FRAME_MAX_NCHUNKS)
         return B2_ERR_DOES_NOT_FIT;
     size_t raw_len = (size_t)n * 8;
     int all_equal = n > 0;
-    for (int64_t i = 1; i < n && all_equal; i++)
+    for (int64_t i = 1; idx && i < n && all_equal; i++)
         all_equal = idx[i] == idx[0];
-    if (runlength && all_equal) {
+    if (!idx || (runlength && all_equal)) {
         uint8_t v[8];
-        b2_store_le64(v, (uint64_t)idx[0]);
+        b2_store_le64(v, (uint64_t)(idx ? idx[0] : uniform));
         uint8_t *dst = malloc(B2_HEADER_LEN + 8);
         if (!dst)
             return B2_ERR_NOMEM;

@@ -52,7 +52,8 @@ struct b2_schunk {
     frame_meta *vlmeta; /* nvlmeta entries (capacity vlmeta_cap) */
     int vlmeta_cap;
     int64_t nchunks;
-    int64_t *index; /* decoded index entries (capacity index_cap) */
+    int64_t *index; /* decoded index entries (capacity index_cap); NULL while uniform */
+    int64_t index_uniform; /* every entry, when index is NULL and nchunks > 0 */
     int64_t index_cap;
     int64_t trailer_len;
     b2_cparams cparams;
@@ -113,15 +114,26 @@ B2_HIDDEN int frame_trailer_write(const frame_meta *vl, int nvl, uint8_t **out, 
 /* Free the contents of n metalayers. */
 B2_HIDDEN void frame_meta_free_all(frame_meta *m, int n);
 
+/* Entry i of the index (uniform indexes, as fill_special writes, are not expanded). */
+static inline int64_t frame_entry(const b2_schunk *s, int64_t i)
+{
+    return s->index ? s->index[i] : s->index_uniform;
+}
+
 /* ---- frame_index.c ---- */
+/* Expand a uniform index into s->index before it is modified. */
+B2_HIDDEN int frame_index_materialize(b2_schunk *s);
 /* Decompress an index chunk of at most avail bytes at p into a malloc'ed array of
- * n entries; n < 0 means "derive from the chunk" (chunksize 0). */
+ * n entries; n < 0 means "derive from the chunk" (chunksize 0). A run-length index
+ * (all entries equal) is not expanded: *out is NULL and *uniform the entry. */
 B2_HIDDEN int frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_t n,
-                                 int64_t **out, int64_t *nout);
+                                 int64_t **out, int64_t *nout, int64_t *uniform);
 /* Compress n entries into a malloc'ed index chunk (the reference parameters; as a
- * run-length chunk when runlength is set and all entries are equal). */
-B2_HIDDEN int frame_index_encode(const int64_t *idx, int64_t n, const b2_cparams *base,
-                                 int runlength, uint8_t **out, int32_t *len);
+ * run-length chunk when runlength is set and all entries are equal, or when idx is
+ * NULL: n copies of uniform). */
+B2_HIDDEN int frame_index_encode(const int64_t *idx, int64_t n, int64_t uniform,
+                                 const b2_cparams *base, int runlength, uint8_t **out,
+                                 int32_t *len);
 /* Special code of an index entry (1, 2, 4), 0 for a regular entry, or an error. */
 B2_HIDDEN int frame_index_special(int64_t entry);
 /* nchunks implied by header fields when the index is not needed (-1: from index). */

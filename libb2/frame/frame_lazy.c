@@ -67,7 +67,7 @@ static int read_block(chunk_src *c, const int32_t *bstarts, const int32_t *sorte
 int schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint8_t *dst)
 {
     chunk_src c = {s, -1, 0, 0};
-    int64_t e = s->index[i];
+    int64_t e = frame_entry(s, i);
     if (s->storage == B2_STORAGE_FILE) {
         if (e < 0 || e > s->h.cbytes - B2_HEADER_LEN)
             return B2_ERR_CORRUPT;

@@ -105,7 +105,7 @@ int frame_load(b2_schunk *s, int64_t avail)
             return B2_ERR_NOMEM;
         rc = fio_read(s, ipos, ib, (size_t)ilen);
         if (rc >= 0)
-            rc = frame_index_decode(s->dctx, ib, ilen, n, &s->index, &s->nchunks);
+            rc = frame_index_decode(s->dctx, ib, ilen, n, &s->index, &s->nchunks, &s->index_uniform);
         free(ib);
         if (rc < 0)
             return rc;
@@ -113,8 +113,8 @@ int frame_load(b2_schunk *s, int64_t avail)
         if (h->chunksize > 0 && (int64_t)s->nchunks * h->chunksize < h->nbytes)
             return B2_ERR_INVALID_HEADER;
     }
-    for (int64_t i = 0; i < s->nchunks; i++) {
-        int64_t e = s->index[i];
+    for (int64_t i = 0; i < (s->index ? s->nchunks : s->nchunks > 0); i++) {
+        int64_t e = frame_entry(s, i);
         int sp = frame_index_special(e);
         if (sp < 0)
             return sp;

@@ -175,7 +175,7 @@ static int check_chunk(const uint8_t *p, int64_t room, b2_chunk_info *info)
 
 int schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cbytes)
 {
-    int64_t e = s->index[i];
+    int64_t e = frame_entry(s, i);
     b2_chunk_info info;
     int rc;
     if (s->storage == B2_STORAGE_SPARSE) {
@@ -221,7 +221,7 @@ static int chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *speci
 {
     if (i < 0 || i >= s->nchunks)
         return B2_ERR_RANGE;
-    int sp = frame_index_special(s->index[i]);
+    int sp = frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
     *special = sp;
@@ -230,7 +230,7 @@ static int chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *speci
     if (s->storage == B2_STORAGE_FILE) {
         int64_t pos, room;
         uint8_t hdr[B2_HEADER_LEN];
-        int rc = chunk_bounds(s, s->index[i], &pos, &room);
+        int rc = chunk_bounds(s, frame_entry(s, i), &pos, &room);
         if (rc >= 0)
             rc = fio_read(s, pos, hdr, sizeof hdr);
         return rc < 0 ? rc : check_chunk(hdr, room, info);
@@ -266,7 +266,7 @@ int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbyte
     *chunk = NULL;
     if (i < 0 || i >= s->nchunks)
         return B2_ERR_RANGE;
-    int sp = frame_index_special(s->index[i]);
+    int sp = frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
     if (sp) {
@@ -321,7 +321,7 @@ int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
 {
     if (i < 0 || i >= s->nchunks)
         return B2_ERR_RANGE;
-    int sp = frame_index_special(s->index[i]);
+    int sp = frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
     if (sp) {
@@ -344,7 +344,7 @@ int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
 /* Copy bytes [off, off+len) of chunk i (nb bytes long) into dst. */
 static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t len, uint8_t *dst)
 {
-    int sp = frame_index_special(s->index[i]);
+    int sp = frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
     if (sp)

@@ -29,7 +29,8 @@ int frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int
         return B2_ERR_UNSUPPORTED;
     int rc = B2_OK;
     if (s->nchunks > 0)
-        rc = frame_index_encode(s->index, s->nchunks, &s->cparams, runlength_index, idx, idx_len);
+        rc = frame_index_encode(s->index, s->nchunks, s->index_uniform, &s->cparams, runlength_index,
+                                idx, idx_len);
     if (rc >= 0)
         rc = frame_trailer_write(s->vlmeta, s->nvlmeta, trl, trl_len);
     if (rc < 0) {
@@ -163,8 +164,8 @@ static int64_t max_sparse_id(const b2_schunk *s)
 {
     int64_t m = -1;
     for (int64_t i = 0; i < s->nchunks; i++)
-        if (s->index[i] > m)
-            m = s->index[i];
+        if (frame_entry(s, i) > m)
+            m = frame_entry(s, i);
     return m;
 }
 
@@ -254,6 +255,8 @@ int64_t b2_schunk_insert_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
         return rc;
     if (pos < 0 || pos > s->nchunks)
         return B2_ERR_RANGE;
+    if ((rc = frame_index_materialize(s)) < 0)
+        return rc;
     rc = index_reserve(s, s->nchunks + 1);
     if (rc < 0)
         return rc;
@@ -335,6 +338,8 @@ int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
         return rc;
     if (pos < 0 || pos >= s->nchunks)
         return B2_ERR_RANGE;
+    if ((rc = frame_index_materialize(s)) < 0)
+        return rc;
     int old_nb = b2_schunk_chunk_nbytes(s, pos);
     if (old_nb < 0)
         return old_nb;
@@ -381,7 +386,10 @@ int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos)
         return B2_ERR_INVALID_PARAM;
     if (pos < 0 || pos >= s->nchunks)
         return B2_ERR_RANGE;
-    int nb = b2_schunk_chunk_nbytes(s, pos);
+    int nb = frame_index_materialize(s);
+    if (nb < 0)
+        return nb;
+    nb = b2_schunk_chunk_nbytes(s, pos);
     if (nb < 0)
         return nb;
     int64_t old = s->index[pos];
@@ -408,6 +416,8 @@ int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order)
     if (!s->writable || (!order && s->nchunks))
         return B2_ERR_INVALID_PARAM;
     int64_t n = s->nchunks;
+    if (frame_index_materialize(s) < 0)
+        return B2_ERR_NOMEM;
     int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
     uint8_t *seen = calloc((size_t)(n ? n : 1), 1);
     int rc = idx && seen ? B2_OK : B2_ERR_NOMEM;
@@ -440,11 +450,13 @@ int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_
     if (special == B2_SPECIAL_NAN && ts != 4 && ts != 8)
         return B2_ERR_INVALID_PARAM;
     int64_t nbytes = nitems * ts, n = nbytes ? (nbytes - 1) / chunksize + 1 : 0;
-    int rc = index_reserve(s, n);
-    if (rc < 0)
-        return rc;
-    for (int64_t i = 0; i < n; i++)
-        s->index[i] = FRAME_IDX_SPECIAL(special);
+    if (n > FRAME_MAX_NCHUNKS)
+        return B2_ERR_DOES_NOT_FIT;
+    /* a uniform index: nothing to expand until a chunk changes */
+    free(s->index);
+    s->index = NULL;
+    s->index_cap = 0;
+    s->index_uniform = FRAME_IDX_SPECIAL(special);
     s->nchunks = n;
     s->h.nbytes = nbytes;
     s->h.chunksize = chunksize;
@@ -452,7 +464,7 @@ int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_
     int32_t bs = b2_chunk_blocksize_for(&s->cparams, chunksize);
     if (bs > 0)
         s->h.blocksize = bs;
-    rc = frame_commit(s, 1);
+    int rc = frame_commit(s, 1);
     return rc < 0 ? rc : n;
 }
 
@@ -461,6 +473,9 @@ int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_
 /* A contiguous copy of a sparse frame: chunks laid out in index order. */
 static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
 {
+    int rc0 = frame_index_materialize(s);
+    if (rc0 < 0)
+        return rc0;
     b2_schunk tmp = *s; /* shallow: same metalayers, new index and header */
     tmp.index = malloc((size_t)(s->nchunks ? s->nchunks : 1) * sizeof *tmp.index);
     if (!tmp.index)
