@@ -121,6 +121,22 @@ int32_t b2nd_typesize(const b2nd_array *a) { return a->g.typesize; }
 const char *b2nd_dtype(const b2nd_array *a) { return a->meta.dtype ? a->meta.dtype : "|u1"; }
 int64_t b2nd_nitems(const b2nd_array *a) { return a->g.nitems; }
 b2_schunk *b2nd_schunk(b2nd_array *a) { return a->sc; }
+int b2nd_set_nthreads(b2nd_array *a, int nthreads)
+{
+    if (!a)
+        return B2_ERR_INVALID_PARAM;
+    if (nthreads <= 0)
+        nthreads = 1;
+    int rc = b2_dctx_set_nthreads(a->dctx, nthreads);
+    if (rc < 0)
+        return rc;
+    a->cparams.nthreads = nthreads;
+    b2_cctx_free(a->cctx); /* rebuilt with the new count on the next write */
+    a->cctx = NULL;
+    rc = b2_schunk_set_nthreads(a->sc, nthreads);
+    return rc < 0 ? rc : B2_OK;
+}
+
 int64_t b2nd_blocks_decoded(const b2nd_array *a)
 {
     return b2_dctx_blocks_decoded(a->dctx) + a->blocks_read_lazily;

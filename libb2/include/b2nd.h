@@ -140,7 +140,11 @@ B2_API int32_t b2nd_typesize(const b2nd_array *a);   /* element width (from the 
 B2_API const char *b2nd_dtype(const b2nd_array *a);  /* label; never NULL */
 B2_API int64_t b2nd_nitems(const b2nd_array *a);      /* product of shape */
 B2_API b2_schunk *b2nd_schunk(b2nd_array *a);         /* underlying super-chunk */
-/* Blocks decoded so far by this array's reads (for partial-decoding checks). */
+/* Threads used by later reads and writes of this array (<= 0 means 1); the bytes
+ * written do not depend on it. */
+B2_API int b2nd_set_nthreads(b2nd_array *a, int nthreads);
+/* Blocks decoded so far by this array's reads (for partial-decoding checks); on
+ * disk, blocks read one by one through the frame's lazy reader count once each. */
 B2_API int64_t b2nd_blocks_decoded(const b2nd_array *a);
 
 /* ---- reading and writing ---- */

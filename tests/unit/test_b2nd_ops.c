@@ -418,6 +418,17 @@ static void test_squeeze_and_save(const char *dir)
         CHECK(b2nd_to_cbuffer(b, got, sizeof got) == 0 && memcmp(got, v, sizeof v) == 0,
               "saved content kind %d", kind);
         b2nd_free(b);
+        /* reopen for writing, change it, and read the change back from disk */
+        CHECK(b2nd_open(path, B2_OPEN_WRITE, &b) == 0, "open saved kind %d for writing", kind);
+        int32_t slab[7] = {70, 71, 72, 73, 74, 75, 76};
+        CHECK(b2nd_append(b, slab, sizeof slab, 1) == 0, "append a row to kind %d", kind);
+        b2nd_free(b);
+        CHECK(b2nd_open(path, B2_OPEN_READONLY, &b) == 0, "reopen kind %d", kind);
+        int32_t all[42];
+        CHECK(b2nd_shape(b)[1] == 6 && b2nd_to_cbuffer(b, all, sizeof all) == 0 &&
+                  memcmp(all, v, sizeof v) == 0 && all[35] == 70 && all[41] == 76,
+              "appended row persisted kind %d", kind);
+        b2nd_free(b);
     }
     /* frame buffer round trip */
     uint8_t *buf;
