@@ -77,7 +77,19 @@ int fio_read(b2_schunk *s, int64_t pos, void *dst, size_t n)
     return pread_all(s->fd, dst, n, s->file_off + pos);
 }
 
+static int fio_write_impl(b2_schunk *s, int64_t pos, const void *src, size_t n);
+
+/* Any failed write leaves the handle's state ahead of its storage: refuse further
+ * modifications (the storage itself holds the old or the new frame). */
 int fio_write(b2_schunk *s, int64_t pos, const void *src, size_t n)
+{
+    int rc = fio_write_impl(s, pos, src, n);
+    if (rc < 0)
+        s->writable = 0;
+    return rc;
+}
+
+static int fio_write_impl(b2_schunk *s, int64_t pos, const void *src, size_t n)
 {
     if (!s->writable || pos < 0)
         return B2_ERR_INVALID_PARAM;
@@ -122,8 +134,10 @@ int fio_sync(b2_schunk *s)
 int fio_truncate(b2_schunk *s, int64_t len)
 {
     int rc = fio_hook(s);
-    if (rc < 0)
+    if (rc < 0) {
+        s->writable = 0;
         return rc;
+    }
     if (s->storage == B2_STORAGE_MEMORY) {
         if ((uint64_t)len < s->view_len)
             s->view_len = (size_t)len;
@@ -191,9 +205,10 @@ int fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, size_t
         rc = fio_hook(s);
     if (rc >= 0 && rename(tmp, path) != 0)
         rc = B2_ERR_IO;
-    if (rc < 0)
+    if (rc < 0) {
         unlink(tmp);
-    else if (!s->nosync)
+        s->writable = 0;
+    } else if (!s->nosync)
         sync_parent_dir(path);
     free(tmp);
     return rc;

@@ -195,6 +195,9 @@ int schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cbytes
     if (rc < 0)
         return rc;
     if (s->storage == B2_STORAGE_MEMORY) {
+        /* the buffer may be shorter than cbytes says after a failed modification */
+        if ((uint64_t)pos > s->view_len || (uint64_t)room > s->view_len - (uint64_t)pos)
+            return B2_ERR_CORRUPT;
         rc = check_chunk(s->view + pos, room, &info);
         if (rc < 0)
             return rc;

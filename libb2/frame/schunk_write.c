@@ -54,10 +54,19 @@ static int64_t frame_tail(const b2_schunk *s)
     return end;
 }
 
+static int frame_commit_impl(b2_schunk *s, int runlength_index);
+
 int frame_commit(b2_schunk *s, int runlength_index)
 {
-    if (s->storage == B2_STORAGE_SPARSE)
-        return sframe_commit(s, runlength_index);
+    int rc = s->storage == B2_STORAGE_SPARSE ? sframe_commit(s, runlength_index)
+                                            : frame_commit_impl(s, runlength_index);
+    if (rc < 0)
+        s->writable = 0; /* the handle's state is ahead of its storage */
+    return rc;
+}
+
+static int frame_commit_impl(b2_schunk *s, int runlength_index)
+{
     uint8_t *idx, *trl, *hdr = NULL;
     int32_t idx_len;
     int64_t trl_len;

@@ -93,6 +93,8 @@ int sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_t l
     if (fd >= 0)
         close(fd);
     free(path);
+    if (rc < 0)
+        s->writable = 0;
     return rc;
 }
 
@@ -105,6 +107,8 @@ int sframe_remove_chunk(b2_schunk *s, int64_t id)
     if (rc >= 0 && unlink(path) != 0 && errno != ENOENT)
         rc = B2_ERR_IO;
     free(path);
+    if (rc < 0)
+        s->writable = 0;
     return rc;
 }
 

@@ -106,7 +106,11 @@ B2_API int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t
  * Returns n * typesize. */
 B2_API int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap);
 
-/* ---- modifying (all return the new number of chunks or an error) ---- */
+/* ---- modifying (all return the new number of chunks or an error) ----
+ * Memory frames keep the reference layout. File and sparse frames never overwrite
+ * live data and commit with one header write (or an atomic rename), so after a
+ * crash or an I/O error the storage holds the old or the new state; the handle
+ * then refuses further modifications (reopen the frame). */
 
 /* Compress nbytes from src with the super-chunk's cparams and append it. */
 B2_API int64_t b2_schunk_append_buffer(b2_schunk *s, const void *src, int32_t nbytes);

@@ -259,6 +259,13 @@ static void crash_op(int sparse, const char *path, int op, int tear)
         s->io_fail_at = n;
         s->io_tear = tear;
         rc = run_op(s, op);
+        if (rc < 0 && op != OP_COMPACT) {
+            /* a handle whose modification failed must refuse further ones */
+            int32_t z[4] = {0};
+            s->io_fail_at = -1;
+            if (b2_schunk_append_buffer(s, z, sizeof z) >= 0)
+                FAIL("%s: handle still writable after a failed write", op_names[op]);
+        }
         b2_schunk_free(s);
         nruns++;
         int r = content(path, &got);
