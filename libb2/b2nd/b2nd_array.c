@@ -304,8 +304,9 @@ int b2nd_from_cbuffer(const b2nd_params *p, const b2nd_storage *st, const void *
 }
 
 /* Copy src into dst chunk by chunk of dst. dst has src's dimensions minus those
- * flagged in drop (which all have extent 1 in src). */
-static int copy_data(b2nd_array *src, b2nd_array *dst, const int *drop)
+ * flagged in drop (which all have extent 1 in src); dst item x comes from src
+ * item x + offset (offset NULL: none). */
+static int copy_data(b2nd_array *src, b2nd_array *dst, const int *drop, const int64_t *offset)
 {
     const b2nd_geom *g = &dst->g;
     if (g->nitems == 0)
@@ -331,8 +332,9 @@ static int copy_data(b2nd_array *src, b2nd_array *dst, const int *drop)
                 slo[i] = 0;
                 shi[i] = 1;
             } else {
-                slo[i] = dlo[j];
-                shi[i] = dhi[j++];
+                int64_t off = offset ? offset[i] : 0;
+                slo[i] = dlo[j] + off;
+                shi[i] = dhi[j++] + off;
             }
         }
         if ((rc = b2nd_get_slice_cbuffer(src, slo, shi, buf, cap)) < 0 ||
@@ -379,7 +381,7 @@ int b2nd_copy(b2nd_array *src, const int32_t *chunkshape, const int32_t *blocksh
     int rc = b2nd_create(&p, st, B2ND_FILL_ZEROS, NULL, &a);
     if (rc < 0)
         return rc;
-    if ((rc = copy_data(src, a, NULL)) < 0) {
+    if ((rc = copy_data(src, a, NULL, NULL)) < 0) {
         b2nd_free(a);
         return rc;
     }
@@ -409,7 +411,7 @@ int b2nd_squeeze(b2nd_array *src, const b2nd_storage *st, b2nd_array **out)
     int rc = b2nd_create(&p, st, B2ND_FILL_ZEROS, NULL, &a);
     if (rc < 0)
         return rc;
-    if ((rc = copy_data(src, a, drop)) < 0) {
+    if ((rc = copy_data(src, a, drop, NULL)) < 0) {
         b2nd_free(a);
         return rc;
     }
@@ -453,4 +455,31 @@ int b2nd_save(b2nd_array *a, const b2nd_storage *st)
     }
     b2_schunk_free(s);
     return rc < 0 ? rc : B2_OK;
+}
+
+int b2nd_get_slice(b2nd_array *src, const int64_t *start, const int64_t *stop,
+                   const int32_t *chunkshape, const int32_t *blockshape, const b2nd_storage *st,
+                   b2nd_array **out)
+{
+    if (!src || !out || (src->g.ndim && (!start || !stop)))
+        return B2_ERR_INVALID_PARAM;
+    b2nd_params p;
+    params_like(src, &p);
+    for (int i = 0; i < p.ndim; i++) {
+        if (start[i] < 0 || stop[i] < start[i] || stop[i] > src->g.shape[i])
+            return B2_ERR_RANGE;
+        p.shape[i] = stop[i] - start[i];
+        p.chunkshape[i] = chunkshape ? chunkshape[i] : src->g.chunkshape[i];
+        p.blockshape[i] = blockshape ? blockshape[i] : src->g.blockshape[i];
+    }
+    b2nd_array *a;
+    int rc = b2nd_create(&p, st, B2ND_FILL_ZEROS, NULL, &a);
+    if (rc < 0)
+        return rc;
+    if ((rc = copy_data(src, a, NULL, start)) < 0) {
+        b2nd_free(a);
+        return rc;
+    }
+    *out = a;
+    return B2_OK;
 }

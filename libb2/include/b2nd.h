@@ -174,6 +174,11 @@ B2_API int b2nd_append(b2nd_array *a, const void *src, size_t len, int axis);
 /* Delete [start, start+n) along axis (start and n multiples of the chunkshape
  * unless the range ends the dimension). */
 B2_API int b2nd_delete(b2nd_array *a, int axis, int64_t start, int64_t n);
+/* New array (in st) holding the box [start, stop) of src, with the given chunk
+ * and block shapes (NULL: src's; 0 entries: default rule). */
+B2_API int b2nd_get_slice(b2nd_array *src, const int64_t *start, const int64_t *stop,
+                          const int32_t *chunkshape, const int32_t *blockshape,
+                          const b2nd_storage *st, b2nd_array **out);
 /* Copy of a without its dimensions of extent 1 (chunk/block extents dropped with
  * them), stored in st. */
 B2_API int b2nd_squeeze(b2nd_array *a, const b2nd_storage *st, b2nd_array **out);

@@ -370,6 +370,25 @@ static void random_ops(int round, const b2nd_storage *st)
         check_model(b, &m, "copy");
         b2nd_free(b);
     }
+    /* a sub-array as a new array, against the model */
+    int64_t lo[4], hi[4], cnt = 1;
+    for (int i = 0; i < p.ndim; i++) {
+        lo[i] = m.shape[i] ? rnd_in(0, m.shape[i] - 1) : 0;
+        hi[i] = m.shape[i] ? rnd_in(lo[i] + 1, m.shape[i]) : 0;
+        cnt *= hi[i] - lo[i];
+    }
+    rc = b2nd_get_slice(a, lo, hi, NULL, NULL, NULL, &b);
+    CHECK(rc == 0, "get_slice as array: %d", rc);
+    if (rc == 0) {
+        int32_t *want = malloc((size_t)cnt * 4 + 4), *have = malloc((size_t)cnt * 4 + 4);
+        int rc2 = b2nd_get_slice_cbuffer(a, lo, hi, want, (size_t)cnt * 4);
+        CHECK(rc2 == 0 && b2nd_to_cbuffer(b, have, (size_t)cnt * 4) == 0 &&
+                  memcmp(want, have, (size_t)cnt * 4) == 0,
+              "get_slice as array: content");
+        free(want);
+        free(have);
+        b2nd_free(b);
+    }
     b2nd_free(a);
     if (st) {
         rc = b2nd_open(st->path, B2_OPEN_READONLY, &a);
