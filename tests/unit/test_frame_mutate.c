@@ -90,6 +90,78 @@ static void try_file(const char *path, const uint8_t *p, size_t n)
     }
 }
 
+/* Sparse frames: a mutated chunks.b2frame or chunk file in a directory. */
+static void try_sparse(const char *dir, const char *file, const uint8_t *p, size_t n)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return;
+    fwrite(p, 1, n, f);
+    fclose(f);
+    b2_schunk *s;
+    n_inputs++;
+    if (b2_schunk_open(dir, B2_OPEN_READONLY, &s) >= 0) {
+        n_opened++;
+        exercise(s);
+        b2_schunk_free(s);
+    }
+}
+
+static void mutate_sparse(const char *tmpdir)
+{
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s.sf", tmpdir);
+    b2_cparams cp;
+    b2_cparams_init(&cp);
+    cp.typesize = 4;
+    b2_schunk *s;
+    if (b2_schunk_create_sframe(dir, &cp, &s) < 0)
+        return;
+    b2_schunk_set_sync(s, 0);
+    b2_schunk_meta_add(s, "m", "abcd", 4);
+    int32_t d[300];
+    for (int c = 0; c < 3; c++) {
+        for (int i = 0; i < 300; i++)
+            d[i] = i * (c + 1);
+        b2_schunk_append_buffer(s, d, sizeof d);
+    }
+    uint8_t z[64];
+    int cb = b2_chunk_make_special(B2_SPECIAL_ZEROS, 4, 1200, NULL, z, sizeof z);
+    b2_schunk_append_chunk(s, z, cb);
+    b2_schunk_vlmeta_add(s, "v", "vl content", 10);
+    b2_schunk_free(s);
+    static const char *files[] = {"chunks.b2frame", "00000000.chunk", "00000002.chunk"};
+    for (int k = 0; k < 3; k++) {
+        char path[4300];
+        snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            continue;
+        uint8_t orig[8192], m[8192];
+        size_t n = fread(orig, 1, sizeof orig, f);
+        fclose(f);
+        for (int t = 0; t < 600; t++) {
+            memcpy(m, orig, n);
+            size_t len = t < 100 ? rnd() % n : n;
+            if (t >= 100)
+                for (int j = 0; j < 1 + (int)(rnd() % 3); j++)
+                    m[rnd() % n] ^= (uint8_t)(1 + rnd() % 255);
+            try_sparse(dir, files[k], m, len);
+        }
+        try_sparse(dir, files[k], orig, n); /* restore */
+    }
+    char cmd[4400];
+    for (int k = 0; k < 3; k++) {
+        snprintf(cmd, sizeof cmd, "%s/%s", dir, files[k]);
+        unlink(cmd);
+    }
+    snprintf(cmd, sizeof cmd, "%s/00000001.chunk", dir);
+    unlink(cmd);
+    rmdir(dir);
+}
+
 static const uint64_t extremes[] = {
     0, 1, 2, 7, 8, 31, 32, 86, 87, 88, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff,
     0x7fffffff, 0x80000000, 0xffffffff, 0x7fffffffffffffffull, 0x8000000000000000ull,
@@ -251,6 +323,8 @@ int main(void)
         free(seed);
         nseeds++;
     }
+    mutate_sparse(tmpfile);
+    nseeds++;
     unlink(tmpfile);
     printf("frame mutation: %d seeds, %ld mutated inputs, %ld opened, %ld chunk reads\n",
            nseeds, n_inputs, n_opened, n_chunks_read);
