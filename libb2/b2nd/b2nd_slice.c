@@ -267,15 +267,12 @@ int b2nd_get_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
         clo[i] = cc[i] = start[i] / g->chunkshape[i];
         chi[i] = (stop[i] - 1) / g->chunkshape[i];
     }
-    uint8_t *buf = NULL; /* one decoded chunk, or one block */
-    size_t ts = (size_t)g->typesize;
+    uint8_t *buf = NULL;
+    size_t bufcap = 0, ts = (size_t)g->typesize;
     do {
         chunk_part p;
         chunk_part_init(g, cc, start, stop, &p);
-        if (!buf && !(buf = malloc((size_t)g->chunk_bytes))) {
-            rc = B2_ERR_NOMEM;
-            break;
-        }
+        int all = p.need == g->nblocks;
         /* Special chunks are never decoded: the output is already zero (zeros,
          * and uninit, whose content is unspecified), or is filled with the value. */
         int sp = b2nd_st_chunk_special(a, p.nchunk);
@@ -289,6 +286,18 @@ int b2nd_get_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
             if ((rc = fill_from_special(a, &p, start, ustr, dst)) < 0)
                 break;
             continue;
+        }
+        /* A whole decoded chunk, or one block: sized only when first needed, so a
+         * hostile header claiming huge chunks costs nothing for special chunks. */
+        size_t want = (size_t)(all ? g->chunk_bytes : g->block_bytes);
+        if (want > bufcap) {
+            free(buf);
+            bufcap = 0;
+            if (!(buf = malloc(want))) {
+                rc = B2_ERR_NOMEM;
+                break;
+            }
+            bufcap = want;
         }
         /* On disk, few blocks: read only their bytes (the compact path, spec §6). */
         if (p.need * (int64_t)g->block_bytes * 4 <= g->chunk_bytes) {
@@ -312,7 +321,6 @@ int b2nd_get_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
                 break;
             continue;
         }
-        int all = p.need == g->nblocks;
         if (all) {
             memset(buf, 0, (size_t)g->chunk_bytes);
             rc = b2_chunk_decompress(a->dctx, chunk, (size_t)cbytes, buf, (size_t)g->chunk_bytes);
