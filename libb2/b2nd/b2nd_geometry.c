@@ -28,7 +28,7 @@ int b2nd_shapes_check(int ndim, const int64_t *shape, const int32_t *cs, const i
         if (shape[i] != 0 && (cs[i] == 0 || bs[i] == 0))
             return B2_ERR_INVALID_HEADER;
         /* int64 for nitems, int32 for chunk and block item counts (as c-blosc2) */
-        if (b2nd_mul_checked(n, shape[i], INT64_MAX, &n) < 0 && shape[i] != 0)
+        if (b2nd_mul_checked(n, shape[i], INT64_MAX, &n) < 0)
             return B2_ERR_DOES_NOT_FIT;
         if (b2nd_mul_checked(cn, cs[i], INT32_MAX, &cn) < 0)
             return B2_ERR_DOES_NOT_FIT;
@@ -70,7 +70,9 @@ int b2nd_geom_init(b2nd_geom *g, int ndim, const int64_t *shape, const int32_t *
             b2nd_mul_checked(en, ec, INT32_MAX, &en) < 0)
             return B2_ERR_DOES_NOT_FIT;
     }
-    int64_t chunk_bytes, block_bytes;
+    int64_t chunk_bytes, block_bytes, total_bytes;
+    if (b2nd_mul_checked(nitems, typesize, INT64_MAX, &total_bytes) < 0) /* byte offsets */
+        return B2_ERR_DOES_NOT_FIT;
     if (b2nd_mul_checked(en, typesize, B2_MAX_BUFFERSIZE, &chunk_bytes) < 0 ||
         b2nd_mul_checked(bn, typesize, B2_MAX_BUFFERSIZE, &block_bytes) < 0)
         return B2_ERR_DOES_NOT_FIT;

@@ -150,7 +150,7 @@ static int box_check(const b2nd_geom *g, const int64_t *start, const int64_t *st
         if (!start || !stop || start[i] < 0 || stop[i] < start[i] || stop[i] > g->shape[i])
             return B2_ERR_RANGE;
         ext[i] = stop[i] - start[i];
-        n *= ext[i]; /* bounded by nitems * typesize, checked at open */
+        n *= ext[i]; /* at most nitems * typesize, which b2nd_geom_init bounds */
     }
     *nbytes = n;
     return B2_OK;

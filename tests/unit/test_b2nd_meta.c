@@ -193,6 +193,10 @@ static void test_geometry(void)
     int64_t s2[2] = {100000, 100000};
     int32_t c2[2] = {40000, 20000}, b2[2] = {100, 100};
     CHECK(b2nd_geom_init(&g, 2, s2, c2, b2, 4) < 0, "chunk too large accepted");
+    /* nitems fits int64 but its byte size does not */
+    int64_t s3[2] = {INT64_MAX / 4, 2};
+    int32_t c3[2] = {1000, 2}, b3[2] = {10, 2};
+    CHECK(b2nd_geom_init(&g, 2, s3, c3, b3, 8) < 0, "byte size overflow accepted");
     /* C-order fast-path condition */
     int32_t cc[3] = {4, 6, 5}, bb[3] = {1, 3, 5};
     int64_t ss[3] = {8, 12, 5};
