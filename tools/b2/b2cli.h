@@ -8,6 +8,8 @@
 #include <stdio.h>
 
 #include "b2_chunk.h"
+#include "b2_frame.h"
+#include "b2nd.h"
 
 /* Exit codes, documented in README.md and `b2 --help`. */
 #define B2CLI_OK 0
@@ -85,6 +87,61 @@ int b2cli_detect_dir(const char *path);
 /* Kind of a file from its contents (never from its name). */
 int b2cli_detect_buffer(const uint8_t *data, size_t size);
 
+/* True when the bytes start like a frame header (magic and markers). */
+int b2cli_is_frame(const uint8_t *data, size_t size);
+
+/* ---- any object, opened (obj.c) ---- */
+
+#define B2CLI_FRAME_FIXED_HEADER 87 /* fixed-position part of a frame header */
+
+typedef struct b2cli_obj {
+    int kind;          /* enum b2cli_kind */
+    const char *path;
+    uint8_t *data;     /* whole input: chunks, and frames read from stdin */
+    size_t size;
+    int64_t file_size; /* contiguous inputs: bytes in the file */
+    b2_schunk *schunk; /* frames, sframes and b2nd (then owned by arr) */
+    b2nd_array *arr;   /* b2nd only */
+    uint8_t hdr[B2CLI_FRAME_FIXED_HEADER]; /* frames: raw start of the header */
+    int hdr_len;       /* bytes of hdr actually read */
+} b2cli_obj;
+
+/* Open path ("-" = stdin) whatever Blosc2 object it holds. Returns B2_OK or a
+ * negative error after printing a one-line message naming the file. */
+int b2cli_obj_open(b2cli_obj *o, const char *path);
+/* Release everything (safe after a failed open). */
+void b2cli_obj_close(b2cli_obj *o);
+
+/* `info` output for frames, sframes and b2nd (info_frame.c). Returns B2_OK or
+ * an error (after printing what could be read). */
+int b2cli_info_frame(const b2cli_obj *o, int json);
+
+/* ---- decoding (decode.c) ---- */
+
+/* Write the decoded content of o to out (messages printed). */
+int b2cli_decode_obj(const b2cli_obj *o, int nthreads, FILE *out);
+/* Write the box [start, stop) of a b2nd object in C order to out. */
+int b2cli_b2nd_write_box(const b2cli_obj *o, const int64_t *start, const int64_t *stop, FILE *out);
+/* Decode chunk i of s into *buf (grown to *cap as needed; uninit -> zeros).
+ * Returns the chunk's nbytes or an error code (no message). */
+int b2cli_schunk_decode(b2_schunk *s, int64_t i, uint8_t **buf, size_t *cap);
+
+/* ---- progress bar on stderr (progress.c) ---- */
+
+/* Shown only when stderr is a terminal and total >= B2_PROGRESS_MIN_BYTES
+ * (environment; default 100 MB). */
+typedef struct b2cli_progress {
+    int active;
+    int64_t total, done;
+    int last_permille;
+    double start;
+    const char *label;
+} b2cli_progress;
+void b2cli_progress_start(b2cli_progress *p, const char *label, int64_t total);
+void b2cli_progress_add(b2cli_progress *p, int64_t n);
+/* Erase the bar (leaves the terminal line clean). */
+void b2cli_progress_end(b2cli_progress *p);
+
 /* ---- JSON output (json.c) ---- */
 
 /* A minimal streaming writer for one flat or nested JSON object. */
@@ -99,12 +156,26 @@ void b2cli_json_str(b2cli_json *j, const char *key, const char *val); /* NULL ->
 void b2cli_json_int(b2cli_json *j, const char *key, int64_t val);
 void b2cli_json_num(b2cli_json *j, const char *key, double val);
 void b2cli_json_bool(b2cli_json *j, const char *key, int val);
-/* Arrays of values; pair with b2cli_json_array_end. */
+/* Nested objects (key NULL inside an array); pair with b2cli_json_object_end. */
+void b2cli_json_object_begin(b2cli_json *j, const char *key);
+void b2cli_json_object_end(b2cli_json *j);
+/* Start a member (key NULL inside an array) whose value the caller writes itself
+ * to the returned stream (e.g. msgpack converted to JSON). */
+FILE *b2cli_json_raw(b2cli_json *j, const char *key);
+/* Arrays of values (key NULL inside an array); pair with b2cli_json_array_end. */
 void b2cli_json_array_begin(b2cli_json *j, const char *key);
 void b2cli_json_array_int(b2cli_json *j, int64_t val);
 void b2cli_json_array_str(b2cli_json *j, const char *val);
 void b2cli_json_array_end(b2cli_json *j);
 /* Write s as a JSON string literal (quotes and escapes included). */
 void b2cli_json_write_string(FILE *f, const char *s);
+
+/* Write n bytes as a JSON string (valid UTF-8 kept, other bytes as \u00XX). */
+void b2cli_json_write_mem(FILE *f, const void *p, size_t n);
+/* Write n bytes as lowercase hex digits. */
+void b2cli_write_hex(FILE *f, const void *p, size_t n);
+/* When data is exactly one msgpack value, write it as JSON and return 1;
+ * otherwise write nothing and return 0. */
+int b2cli_msgpack_to_json(FILE *f, const void *data, size_t len);
 
 #endif

@@ -10,8 +10,14 @@ static const char cat_help[] =
     "usage: b2 cat FILE [--threads N]\n"
     "Write the decoded content of FILE to standard output (binary).\n"
     "FILE may be '-' for standard input. The kind of FILE is detected from its\n"
-    "content: currently a single Blosc2/Blosc1 chunk. An 'uninit' special chunk\n"
-    "(content unspecified) is written as zero bytes.\n"
+    "content, never its name:\n"
+    "  chunk        one Blosc2/Blosc1 chunk: its decompressed bytes\n"
+    "  frame        a contiguous frame (.b2frame): every chunk in order\n"
+    "  sparse frame a directory holding chunks.b2frame: every chunk in order\n"
+    "  b2nd         an N-dimensional array (frame with a 'b2nd' metalayer, file or\n"
+    "               directory): the logical array in C order, without padding\n"
+    "'uninit' special chunks (content unspecified) are written as zero bytes.\n"
+    "Exit status: 0 success, 1 unreadable or corrupt input, 2 bad arguments.\n"
     "  --threads N   decompression threads (default 1)\n";
 
 static const char decompress_help[] =
@@ -20,84 +26,14 @@ static const char decompress_help[] =
     "IN and OUT may be '-' for standard input/output.\n"
     "  --threads N   decompression threads (default 1)\n";
 
-/* Decode a whole chunk and write it to out. Returns B2_OK or an error (message printed). */
-static int cat_chunk(const char *path, const uint8_t *data, size_t size, int nthreads, FILE *out)
-{
-    b2_chunk_info info;
-    b2_dctx *dctx;
-    uint8_t *buf;
-    int rc = b2_chunk_get_info(data, size, &info);
-    if (rc < 0) {
-        b2cli_data_error(path, "bad chunk header: %s", b2_strerror(rc));
-        return rc;
-    }
-    if (info.special == B2_SPECIAL_UNINIT) {
-        /* Content is unspecified; zeros are the one deterministic choice. */
-        rc = b2cli_write_zeros(out, (size_t)info.nbytes);
-        if (rc < 0)
-            b2cli_data_error(path, "write error on output");
-        return rc;
-    }
-    buf = malloc(info.nbytes > 0 ? (size_t)info.nbytes : 1);
-    dctx = b2_dctx_new(nthreads);
-    if (!buf || !dctx) {
-        free(buf);
-        b2_dctx_free(dctx);
-        b2cli_data_error(path, "out of memory (%ld bytes)", (long)info.nbytes);
-        return B2_ERR_NOMEM;
-    }
-    rc = b2_chunk_decompress(dctx, data, size, buf, (size_t)info.nbytes);
-    b2_dctx_free(dctx);
-    if (rc < 0) {
-        b2cli_data_error(path, "cannot decompress chunk: %s", b2_strerror(rc));
-    } else if (rc != info.nbytes) {
-        b2cli_data_error(path, "decompressed %d bytes, header says %ld", rc, (long)info.nbytes);
-        rc = B2_ERR_CORRUPT;
-    } else {
-        rc = b2cli_write_all(out, buf, (size_t)info.nbytes);
-        if (rc < 0)
-            b2cli_data_error(path, "write error on output");
-    }
-    free(buf);
-    return rc;
-}
-
 /* Decode whatever path holds to out. Returns B2_OK or an error (message printed). */
 static int decode_path(const char *path, int nthreads, FILE *out)
 {
-    uint8_t *data;
-    size_t size;
-    int kind, rc;
-
-    if (strcmp(path, "-") && (kind = b2cli_detect_dir(path)) != B2CLI_KIND_UNKNOWN) {
-        b2cli_data_error(path, "%s input is not supported by this version yet", b2cli_kind_name(kind));
-        return B2_ERR_UNSUPPORTED;
-    }
-    rc = b2cli_read_file(path, &data, &size);
-    if (rc < 0)
-        return rc;
-    kind = b2cli_detect_buffer(data, size);
-    switch (kind) {
-    case B2CLI_KIND_CHUNK:
-        rc = cat_chunk(path, data, size, nthreads, out);
-        break;
-    case B2CLI_KIND_UNKNOWN: {
-        /* Say why it is not a chunk: that is the most likely intent. */
-        b2_chunk_info info;
-        int e = b2_chunk_get_info(data, size, &info);
-        if (e < 0)
-            b2cli_data_error(path, "not a Blosc2 object (chunk header: %s)", b2_strerror(e));
-        else
-            b2cli_data_error(path, "not a Blosc2 object (chunk header says %ld bytes, file has %zu)",
-                             (long)info.cbytes, size);
-        rc = B2_ERR_FORMAT;
-        break;
-    }
-    default:
-        b2cli_data_error(path, "%s input is not supported by this version yet", b2cli_kind_name(kind));
-        rc = B2_ERR_UNSUPPORTED;
-    }
-    free(data);
+    b2cli_obj o;
+    int rc = b2cli_obj_open(&o, path);
+    if (rc == B2_OK)
+        rc = b2cli_decode_obj(&o, nthreads, out);
+    b2cli_obj_close(&o);
     return rc;
 }
 

@@ -121,40 +121,23 @@ static void chunk_json(const char *path, const b2_chunk_info *ci)
 /* Describe one path. Returns B2_OK or an error (message printed). */
 static int info_path(const char *path, int json)
 {
-    uint8_t *data;
-    size_t size;
-    b2_chunk_info ci;
-    int kind, rc;
-
-    if (strcmp(path, "-") && (kind = b2cli_detect_dir(path)) != B2CLI_KIND_UNKNOWN) {
-        b2cli_data_error(path, "%s input is not supported by this version yet", b2cli_kind_name(kind));
-        return B2_ERR_UNSUPPORTED;
-    }
-    rc = b2cli_read_file(path, &data, &size);
-    if (rc < 0)
-        return rc;
-    kind = b2cli_detect_buffer(data, size);
-    if (kind == B2CLI_KIND_CHUNK) {
-        rc = b2_chunk_get_info(data, size, &ci);
-        if (rc == B2_OK) {
-            if (json)
-                chunk_json(path, &ci);
-            else
-                chunk_text(path, &ci);
+    b2cli_obj o;
+    int rc = b2cli_obj_open(&o, path);
+    if (rc == B2_OK) {
+        if (o.kind == B2CLI_KIND_CHUNK) {
+            b2_chunk_info ci;
+            rc = b2_chunk_get_info(o.data, o.size, &ci);
+            if (rc == B2_OK) {
+                if (json)
+                    chunk_json(path, &ci);
+                else
+                    chunk_text(path, &ci);
+            }
+        } else {
+            rc = b2cli_info_frame(&o, json);
         }
-    } else if (kind == B2CLI_KIND_UNKNOWN) {
-        rc = b2_chunk_get_info(data, size, &ci);
-        if (rc < 0)
-            b2cli_data_error(path, "not a Blosc2 object (chunk header: %s)", b2_strerror(rc));
-        else
-            b2cli_data_error(path, "not a Blosc2 object (chunk header says %ld bytes, file has %zu)",
-                             (long)ci.cbytes, size);
-        rc = B2_ERR_FORMAT;
-    } else {
-        b2cli_data_error(path, "%s input is not supported by this version yet", b2cli_kind_name(kind));
-        rc = B2_ERR_UNSUPPORTED;
     }
-    free(data);
+    b2cli_obj_close(&o);
     return rc;
 }
 

@@ -36,7 +36,7 @@ int b2cli_detect_dir(const char *path)
 /* Frame header: msgpack fixarray (0x9X), fixstr of 8 (0xA8) "b2frame\0", then
  * an int32 marker (0xD2) and the big-endian header length at byte 11. The
  * metalayers section starts at byte 87 (see spec/frame.md). */
-static int is_frame(const uint8_t *d, size_t n)
+int b2cli_is_frame(const uint8_t *d, size_t n)
 {
     return n >= 15 && (d[0] & 0xF0) == 0x90 && d[1] == 0xA8 &&
            !memcmp(d + 2, "b2frame\0", 8) && d[10] == 0xD2;
@@ -57,7 +57,7 @@ static int frame_has_b2nd(const uint8_t *d, size_t n)
 int b2cli_detect_buffer(const uint8_t *data, size_t size)
 {
     b2_chunk_info info;
-    if (is_frame(data, size))
+    if (b2cli_is_frame(data, size))
         return frame_has_b2nd(data, size) ? B2CLI_KIND_B2ND : B2CLI_KIND_CFRAME;
     if (b2_chunk_get_info(data, size, &info) == B2_OK && (size_t)info.cbytes == size)
         return B2CLI_KIND_CHUNK;

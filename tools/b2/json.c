@@ -84,9 +84,39 @@ void b2cli_json_bool(b2cli_json *j, const char *k, int val)
     fputs(val ? "true" : "false", j->f);
 }
 
+/* A NULL key means "a value inside an array". */
+static void key_or_sep(b2cli_json *j, const char *k)
+{
+    if (k)
+        key(j, k);
+    else
+        sep(j);
+}
+
+void b2cli_json_object_begin(b2cli_json *j, const char *k)
+{
+    key_or_sep(j, k);
+    fputc('{', j->f);
+    j->need_comma = 0;
+    j->depth++;
+}
+
+void b2cli_json_object_end(b2cli_json *j)
+{
+    fputc('}', j->f);
+    j->depth--;
+    j->need_comma = 1;
+}
+
+FILE *b2cli_json_raw(b2cli_json *j, const char *k)
+{
+    key_or_sep(j, k);
+    return j->f;
+}
+
 void b2cli_json_array_begin(b2cli_json *j, const char *k)
 {
-    key(j, k);
+    key_or_sep(j, k);
     fputc('[', j->f);
     j->need_comma = 0;
     j->depth++;
