@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "b2nd.h"
-#include "b2nd_sha256.h"
+#include "sha256.h"
 #include "manifest.h"
 
 static int failures;
@@ -99,7 +99,7 @@ int main(void)
             rc = b2nd_to_cbuffer(a, out, (size_t)nbytes);
             CHECK(rc == 0, "%s: to_cbuffer %d", id, rc);
             char hex[65];
-            b2nd_sha256_hex(out, (size_t)nbytes, hex);
+            test_sha256_hex(out, (size_t)nbytes, hex);
             const char *want = json_str(vec, "expected.sha256", "");
             CHECK(strcmp(hex, want) == 0, "%s: sha256 %s vs %s", id, hex, want);
             /* A few sub-boxes against the full read. */

@@ -14,26 +14,7 @@
 
 #include "b2_common.h"
 #include "codecs.h"
-
-static uint8_t *read_file(const char *path, long *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n + 1 : 1);
-    if (buf && n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf)
-        buf[n > 0 ? n : 0] = 0;
-    *len = n;
-    return buf;
-}
+#include "manifest.h"
 
 /* Ad-hoc manifest scan: the first '"<key>": <int>' after the vector's path. */
 static int manifest_int(const char *man, const char *fname, const char *key, int dflt)
@@ -175,8 +156,8 @@ int main(void)
         return 77;
     }
     snprintf(path, sizeof path, "%s/manifest.json", dir);
-    long mlen;
-    char *man = (char *)read_file(path, &mlen);
+    size_t mlen;
+    char *man = (char *)test_read_file(path, &mlen);
     snprintf(path, sizeof path, "%s/chunks", dir);
     DIR *dd = opendir(path);
     if (!man || !dd) {
@@ -203,8 +184,8 @@ int main(void)
     int bad = 0, noclevel = 0;
     for (size_t i = 0; i < nn; i++) {
         snprintf(path, sizeof path, "%s/chunks/%s", dir, names[i]);
-        long clen;
-        uint8_t *c = read_file(path, &clen);
+        size_t clen;
+        uint8_t *c = test_read_file(path, &clen);
         if (c) {
             int clevel = manifest_int(man, names[i], "clevel", -1);
             int nthreads = manifest_int(man, names[i], "nthreads", 1);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "b2_chunk.h"
 #include "b2_internal.h"
+#include "manifest.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t rnd(void)
@@ -19,24 +20,6 @@ static uint64_t rnd(void)
 }
 
 static long n_mutants, n_decoded, n_errors;
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 /* Decode one mutant into a buffer of exactly cap bytes (so ASan sees overruns). */
 static void try_decode(b2_dctx *d, const uint8_t *buf, size_t len, size_t cap)
@@ -132,7 +115,7 @@ static int run_dir(b2_dctx *d, const char *dir, const char *suffix, int big_budg
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         size_t len;
-        uint8_t *buf = read_file(path, &len);
+        uint8_t *buf = test_read_file(path, &len);
         if (!buf)
             continue;
         b2_chunk_info info;

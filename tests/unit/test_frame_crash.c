@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "frame_internal.h"
+#include "manifest.h"
 
 static int failures, nruns, nold, nnew;
 #define FAIL(...) do { fprintf(stderr, "FAIL: " __VA_ARGS__); fputc('\n', stderr); failures++; } while (0)
@@ -22,20 +23,6 @@ static int failures, nruns, nold, nnew;
 /* ---- snapshots of a file or a directory ---- */
 typedef struct { char name[260]; uint8_t *data; size_t len; } sfile;
 typedef struct { int isdir, n; sfile f[64]; } snapshot;
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc((size_t)n + 1);
-    *len = fread(p, 1, (size_t)n, f);
-    fclose(f);
-    return p;
-}
 
 static void spit(const char *path, const uint8_t *p, size_t n)
 {
@@ -70,7 +57,7 @@ static void take(snapshot *s, const char *path)
     s->isdir = S_ISDIR(st.st_mode);
     s->n = 0;
     if (!s->isdir) {
-        s->f[0].data = slurp(path, &s->f[0].len);
+        s->f[0].data = test_read_file(path, &s->f[0].len);
         s->n = 1;
         return;
     }
@@ -82,7 +69,7 @@ static void take(snapshot *s, const char *path)
         char p[4500];
         snprintf(p, sizeof p, "%s/%s", path, e->d_name);
         snprintf(s->f[s->n].name, sizeof s->f[s->n].name, "%s", e->d_name);
-        s->f[s->n].data = slurp(p, &s->f[s->n].len);
+        s->f[s->n].data = test_read_file(p, &s->f[s->n].len);
         s->n++;
     }
     closedir(d);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "b2_frame.h"
-#include "b2nd_sha256.h"
+#include "sha256.h"
 #include "manifest.h"
 
 static int failures;
@@ -19,7 +19,7 @@ static int nchecked, nmeta_checked, nitems_checked;
 static int sha_eq(const void *p, size_t n, const char *want)
 {
     char hex[65];
-    b2nd_sha256_hex(p, n, hex);
+    test_sha256_hex(p, n, hex);
     return want && strcmp(hex, want) == 0;
 }
 
