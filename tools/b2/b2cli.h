@@ -116,6 +116,33 @@ void b2cli_obj_close(b2cli_obj *o);
  * an error (after printing what could be read). */
 int b2cli_info_frame(const b2cli_obj *o, int json);
 
+/* ---- compressing into frames, sframes, b2nd (compress_frame.c) ---- */
+
+typedef struct b2cli_meta_arg {
+    char name[B2_FRAME_MAX_NAME + 1];
+    uint8_t *content; /* malloc'ed */
+    int32_t len;
+} b2cli_meta_arg;
+
+typedef struct b2cli_container_opts {
+    int kind;           /* B2CLI_KIND_CFRAME, _SFRAME or _B2ND */
+    int sparse;         /* b2nd: write a sparse-frame directory */
+    const char *in, *out;
+    int64_t chunksize;  /* frames: bytes per chunk */
+    int nmeta, nvlmeta;
+    b2cli_meta_arg meta[B2_FRAME_MAX_METALAYERS], vlmeta[B2_FRAME_MAX_VLMETALAYERS];
+    int ndim;           /* b2nd geometry */
+    int64_t shape[B2ND_MAX_DIM];
+    int32_t chunks[B2ND_MAX_DIM], blocks[B2ND_MAX_DIM];
+    const char *dtype;  /* NULL: "|S<typesize>" */
+    int32_t typesize;
+    int verbose;
+} b2cli_container_opts;
+
+/* Compress c->in into the container c->out with cparams p. Returns B2_OK or an
+ * error (message printed). */
+int b2cli_compress_container(const b2cli_container_opts *c, const b2_cparams *p);
+
 /* ---- decoding (decode.c) ---- */
 
 /* Write the decoded content of o to out (messages printed). */

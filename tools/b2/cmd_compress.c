@@ -1,10 +1,14 @@
-/* `b2 compress [options] IN OUT`: compress a file into one Blosc2 chunk.
+/* `b2 compress [options] IN OUT`: compress a file into one Blosc2 chunk, a
+ * contiguous frame, a sparse frame or a b2nd array (compress_frame.c does the
+ * containers; the kind comes from --format, --sparse or OUT's extension).
  *
  * Filter placement: the chunk has 6 pipeline slots, applied in order 0..5.
  * Repeated --filter options are right-aligned so the last one lands in slot 5
  * (the reference's default puts shuffle in slot 5, and its tools place filters
  * the same way). --filters/--filters-meta give all 6 slots explicitly. */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,8 +17,32 @@
 
 static const char compress_help[] =
     "usage: b2 compress [options] IN OUT\n"
-    "Compress IN ('-' = standard input) into one Blosc2 chunk written to OUT\n"
-    "(atomically; '-' = standard output). IN must hold at most 2 GiB - 32 bytes.\n"
+    "Compress IN ('-' = standard input) into OUT ('-' = standard output). OUT is\n"
+    "written under a temporary name and renamed into place when complete.\n"
+    "\n"
+    "What is written (first rule that applies):\n"
+    "  --format KIND       chunk, frame, sframe or b2nd, whatever OUT is called\n"
+    "  --sparse            a sparse-frame directory (a b2nd one with --shape or a\n"
+    "                      .b2nd name); OUT must not exist yet\n"
+    "  OUT ends in .b2frame  a contiguous frame; .b2nd: a b2nd array; .b2chunk: a chunk\n"
+    "  --shape given       a b2nd array\n"
+    "  anything else       one chunk (IN at most 2 GiB - 32 bytes)\n"
+    "\n"
+    "Frames and arrays:\n"
+    "  --chunksize N       frame: bytes per chunk, k/M/G allowed (default 1M); the\n"
+    "                      last chunk holds the rest\n"
+    "  --meta NAME=HEX     add a metalayer (fixed size, stored uncompressed; HEX is\n"
+    "                      the content as hex digits, may be empty). Repeatable, 16 at most\n"
+    "  --vlmeta NAME=HEX   add a variable-length metalayer (stored compressed). Repeatable\n"
+    "  --shape A,B,..      b2nd: array shape (IN holds the array in C order, exactly\n"
+    "                      prod(shape) * itemsize bytes; '' or 'scalar' for ndim 0)\n"
+    "  --dtype D           b2nd: NumPy dtype string, e.g. '<f4', '|u1', '<i8' (its\n"
+    "                      item size is the typesize); without it --typesize T gives\n"
+    "                      dtype '|ST'\n"
+    "  --chunks A,B,..     b2nd: chunk shape (default: automatic)\n"
+    "  --blocks A,B,..     b2nd: block shape (default: automatic)\n"
+    "\n"
+    "Compression parameters (every kind):\n"
     "  --codec NAME        blosclz (default), lz4, lz4hc, zlib, zstd\n"
     "  --clevel N          0..9 (default 5; 0 stores the data uncompressed)\n"
     "  --typesize N        item size in bytes (default 8; above 255 recorded as 1)\n"
@@ -33,7 +61,12 @@ static const char compress_help[] =
     "                      memcpy chunk only when the compressed chunk would not fit\n"
     "                      its output buffer, so reproducing a chunk written with a\n"
     "                      larger buffer needs the same room (chunk.md 13.5).\n"
-    "  -v, --verbose       print sizes, ratio and speed on standard error\n";
+    "  -v, --verbose       print sizes, ratio and speed on standard error\n"
+    "\n"
+    "When compressing at least 100 MB (B2_PROGRESS_MIN_BYTES in the environment\n"
+    "sets another threshold, k/M/G allowed) into a frame or array and standard\n"
+    "error is a terminal, a progress bar is drawn there.\n"
+    "Exit status: 0 success, 1 unreadable input or write failure, 2 bad arguments.\n";
 
 #define CMD "compress"
 
@@ -87,7 +120,61 @@ typedef struct opts {
     int explicit_filters, explicit_meta, verbose;
     size_t slack;                /* extra output room offered to the encoder */
     const char *in, *out;
+    const char *format;          /* --format value or NULL */
+    int typesize_given, shape_given, nchunks_dims, nblocks_dims;
+    b2cli_container_opts c;      /* frame/sframe/b2nd settings */
 } opts;
+
+/* Parse NAME=HEX into m. Returns 0 or an exit code. */
+static int parse_meta(const char *opt, const char *val, b2cli_meta_arg *m)
+{
+    const char *eq = strchr(val, '=');
+    size_t n, hl;
+    if (!eq || eq == val)
+        return b2cli_usage_error(CMD, "%s wants NAME=HEX, not '%s'", opt, val);
+    n = (size_t)(eq - val);
+    if (n > B2_FRAME_MAX_NAME)
+        return b2cli_usage_error(CMD, "%s: name longer than %d bytes", opt, B2_FRAME_MAX_NAME);
+    memcpy(m->name, val, n);
+    m->name[n] = '\0';
+    hl = strlen(eq + 1);
+    if (hl % 2 || hl / 2 > (size_t)INT32_MAX)
+        return b2cli_usage_error(CMD, "%s %s: hex content must have an even number of digits", opt, m->name);
+    m->len = (int32_t)(hl / 2);
+    m->content = malloc(m->len ? (size_t)m->len : 1);
+    if (!m->content)
+        return b2cli_usage_error(CMD, "%s: out of memory", opt);
+    for (size_t i = 0; i < hl; i += 2) {
+        unsigned v;
+        char pair[3] = {eq[1 + i], eq[2 + i], 0};
+        if (!isxdigit((unsigned char)pair[0]) || !isxdigit((unsigned char)pair[1]) ||
+            sscanf(pair, "%2x", &v) != 1)
+            return b2cli_usage_error(CMD, "%s %s: '%s' is not hex", opt, m->name, pair);
+        m->content[i / 2] = (uint8_t)v;
+    }
+    return 0;
+}
+
+/* Parse a comma-separated list of 0..16 numbers in [lo, hi]. */
+static int parse_dims(const char *opt, const char *val, int64_t lo, int64_t hi, int64_t *out, int *n)
+{
+    char buf[512], *tok, *save = NULL;
+    *n = 0;
+    if (!strcmp(val, "") || !strcmp(val, "scalar") || !strcmp(val, "()"))
+        return 0;
+    if (strlen(val) >= sizeof buf)
+        return b2cli_usage_error(CMD, "%s: value too long", opt);
+    strcpy(buf, val);
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (*n == B2ND_MAX_DIM)
+            return b2cli_usage_error(CMD, "%s: at most %d dimensions", opt, B2ND_MAX_DIM);
+        if (b2cli_parse_int(tok, lo, hi, 0, &out[*n]) < 0)
+            return b2cli_usage_error(CMD, "%s: '%s' is not a number %lld..%lld", opt, tok,
+                                     (long long)lo, (long long)hi);
+        (*n)++;
+    }
+    return 0;
+}
 
 /* Parse one --filter value NAME[:META] into o. Returns 0 or an exit code. */
 static int add_filter(opts *o, const char *val)
@@ -165,6 +252,10 @@ static int parse_opts(opts *o, int argc, char **argv)
             o->p.use_dict = 1;
             continue;
         }
+        if (!strcmp(a, "--sparse")) {
+            o->c.sparse = 1;
+            continue;
+        }
         if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             o->verbose = 1;
             continue;
@@ -184,6 +275,48 @@ static int parse_opts(opts *o, int argc, char **argv)
             if (b2cli_parse_int(v, 1, B2_MAX_BLOCKSIZE, 0, &n) < 0)
                 return b2cli_usage_error(CMD, "--typesize wants a positive size, not '%s'", v);
             o->p.typesize = (int32_t)n;
+            o->typesize_given = 1;
+        } else if (b2cli_opt_is(a, "--format")) {
+            VALUE("--format");
+            o->format = v;
+        } else if (b2cli_opt_is(a, "--chunksize")) {
+            VALUE("--chunksize");
+            if (b2cli_parse_int(v, 1, B2_MAX_BUFFERSIZE, 1, &n) < 0)
+                return b2cli_usage_error(CMD, "--chunksize wants 1..%d bytes, not '%s'",
+                                         (int)B2_MAX_BUFFERSIZE, v);
+            o->c.chunksize = n;
+        } else if (b2cli_opt_is(a, "--meta")) {
+            VALUE("--meta");
+            if (o->c.nmeta == B2_FRAME_MAX_METALAYERS)
+                return b2cli_usage_error(CMD, "at most %d --meta", B2_FRAME_MAX_METALAYERS);
+            if ((rc = parse_meta("--meta", v, &o->c.meta[o->c.nmeta++])) != 0)
+                return rc;
+        } else if (b2cli_opt_is(a, "--vlmeta")) {
+            VALUE("--vlmeta");
+            if (o->c.nvlmeta == B2_FRAME_MAX_VLMETALAYERS)
+                return b2cli_usage_error(CMD, "at most %d --vlmeta", B2_FRAME_MAX_VLMETALAYERS);
+            if ((rc = parse_meta("--vlmeta", v, &o->c.vlmeta[o->c.nvlmeta++])) != 0)
+                return rc;
+        } else if (b2cli_opt_is(a, "--shape")) {
+            VALUE("--shape");
+            if ((rc = parse_dims("--shape", v, 0, INT64_MAX, o->c.shape, &o->c.ndim)) != 0)
+                return rc;
+            o->shape_given = 1;
+        } else if (b2cli_opt_is(a, "--chunks") || b2cli_opt_is(a, "--blocks")) {
+            int64_t tmp[B2ND_MAX_DIM];
+            int is_chunks = b2cli_opt_is(a, "--chunks"), nd;
+            VALUE(is_chunks ? "--chunks" : "--blocks");
+            if ((rc = parse_dims(is_chunks ? "--chunks" : "--blocks", v, 1, INT32_MAX, tmp, &nd)) != 0)
+                return rc;
+            for (int d = 0; d < nd; d++)
+                (is_chunks ? o->c.chunks : o->c.blocks)[d] = (int32_t)tmp[d];
+            if (is_chunks)
+                o->nchunks_dims = nd;
+            else
+                o->nblocks_dims = nd;
+        } else if (b2cli_opt_is(a, "--dtype")) {
+            VALUE("--dtype");
+            o->c.dtype = v;
         } else if (b2cli_opt_is(a, "--blocksize")) {
             VALUE("--blocksize");
             if (b2cli_parse_int(v, 0, B2_MAX_BLOCKSIZE, 1, &n) < 0)
@@ -252,9 +385,115 @@ static double now_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Decide what OUT becomes and check the options fit it. Returns 0 or an exit code. */
+static int choose_kind(opts *o)
+{
+    b2cli_container_opts *c = &o->c;
+    int kind;
+    if (o->format) {
+        if (!strcmp(o->format, "chunk")) kind = B2CLI_KIND_CHUNK;
+        else if (!strcmp(o->format, "frame") || !strcmp(o->format, "cframe")) kind = B2CLI_KIND_CFRAME;
+        else if (!strcmp(o->format, "sframe")) kind = B2CLI_KIND_SFRAME;
+        else if (!strcmp(o->format, "b2nd")) kind = B2CLI_KIND_B2ND;
+        else return b2cli_usage_error(CMD, "unknown --format '%s' (chunk, frame, sframe, b2nd)", o->format);
+        if (kind == B2CLI_KIND_SFRAME)
+            c->sparse = 1;
+    } else if (o->shape_given || ends_with(o->out, ".b2nd")) {
+        kind = B2CLI_KIND_B2ND;
+    } else if (c->sparse || ends_with(o->out, ".b2frame")) {
+        kind = c->sparse ? B2CLI_KIND_SFRAME : B2CLI_KIND_CFRAME;
+    } else {
+        kind = B2CLI_KIND_CHUNK;
+    }
+    c->kind = kind;
+    c->in = o->in;
+    c->out = o->out;
+    c->verbose = o->verbose;
+    if (c->sparse && kind == B2CLI_KIND_CHUNK)
+        return b2cli_usage_error(CMD, "--sparse makes a frame or an array, not a chunk");
+    if (c->sparse && !strcmp(o->out, "-"))
+        return b2cli_usage_error(CMD, "a sparse frame is a directory and cannot go to standard output");
+    if (kind == B2CLI_KIND_CHUNK && (c->nmeta || c->nvlmeta || c->chunksize))
+        return b2cli_usage_error(CMD, "--meta, --vlmeta and --chunksize need a frame or array output"
+                                      " (name OUT *.b2frame or *.b2nd, or use --format)");
+    if (kind != B2CLI_KIND_B2ND && (o->shape_given || c->dtype || o->nchunks_dims || o->nblocks_dims))
+        return b2cli_usage_error(CMD, "--shape, --dtype, --chunks and --blocks need a b2nd output");
+    if (kind == B2CLI_KIND_B2ND) {
+        if (!o->shape_given)
+            return b2cli_usage_error(CMD, "a b2nd array needs --shape");
+        if (c->chunksize)
+            return b2cli_usage_error(CMD, "--chunksize is for frames; arrays take --chunks");
+        if ((o->nchunks_dims && o->nchunks_dims != c->ndim) || (o->nblocks_dims && o->nblocks_dims != c->ndim))
+            return b2cli_usage_error(CMD, "--chunks and --blocks need %d values, like --shape", c->ndim);
+        if (c->nmeta >= B2_FRAME_MAX_METALAYERS)
+            return b2cli_usage_error(CMD, "an array has room for %d --meta (b2nd takes one)",
+                                     B2_FRAME_MAX_METALAYERS - 1);
+        if (c->dtype) {
+            int32_t isz = b2nd_dtype_itemsize(c->dtype);
+            if (isz < 0)
+                return b2cli_usage_error(CMD, "malformed --dtype '%s'", c->dtype);
+            if (isz == 0 && !o->typesize_given)
+                return b2cli_usage_error(CMD, "item size of --dtype '%s' unknown: add --typesize", c->dtype);
+            if (isz > 0 && o->typesize_given && isz != o->p.typesize)
+                return b2cli_usage_error(CMD, "--typesize %d contradicts --dtype '%s'", o->p.typesize, c->dtype);
+            if (isz > 0)
+                o->p.typesize = isz;
+        } else if (!o->typesize_given) {
+            return b2cli_usage_error(CMD, "a b2nd array needs --dtype (or --typesize)");
+        }
+        c->typesize = o->p.typesize;
+    }
+    if (kind == B2CLI_KIND_CFRAME || kind == B2CLI_KIND_SFRAME) {
+        if (!c->chunksize)
+            c->chunksize = 1 << 20;
+    }
+    return 0;
+}
+
+static void free_metas(opts *o)
+{
+    for (int i = 0; i < o->c.nmeta; i++)
+        free(o->c.meta[i].content);
+    for (int i = 0; i < o->c.nvlmeta; i++)
+        free(o->c.vlmeta[i].content);
+}
+
+static int run_compress(opts *o);
+
 int b2cli_cmd_compress(int argc, char **argv)
 {
     opts o;
+    int rc;
+    for (int i = 1; i < argc; i++)
+        if (b2cli_is_help(argv[i])) {
+            fputs(compress_help, stdout);
+            return B2CLI_OK;
+        }
+    rc = parse_opts(&o, argc, argv);
+    if (rc == 0)
+        rc = choose_kind(&o);
+    if (rc == 0 && (rc = b2_cparams_check(&o.p)) < 0)
+        rc = b2cli_usage_error(CMD, "invalid parameters: %s", b2_strerror(rc));
+    if (rc == 0) {
+        if (o.c.kind == B2CLI_KIND_CHUNK)
+            rc = run_compress(&o);
+        else
+            rc = b2cli_compress_container(&o.c, &o.p) < 0 ? B2CLI_EXIT_DATA : B2CLI_OK;
+    }
+    free_metas(&o);
+    return rc;
+}
+
+/* One chunk. */
+static int run_compress(opts *op)
+{
+    opts o = *op;
     uint8_t *src = NULL, *dst = NULL;
     size_t nbytes, cap;
     b2_cctx *cctx = NULL;
@@ -262,15 +501,6 @@ int b2cli_cmd_compress(int argc, char **argv)
     int rc, ret = B2CLI_EXIT_DATA;
     double t0, t1;
 
-    for (int i = 1; i < argc; i++)
-        if (b2cli_is_help(argv[i])) {
-            fputs(compress_help, stdout);
-            return B2CLI_OK;
-        }
-    if ((rc = parse_opts(&o, argc, argv)) != 0)
-        return rc;
-    if ((rc = b2_cparams_check(&o.p)) < 0)
-        return b2cli_usage_error(CMD, "invalid parameters: %s", b2_strerror(rc));
     if (b2cli_read_file(o.in, &src, &nbytes) < 0)
         return B2CLI_EXIT_DATA;
     if (nbytes > (size_t)B2_MAX_BUFFERSIZE) {

@@ -1,0 +1,308 @@
+/* `b2 compress` into containers: a contiguous frame (.b2frame), a sparse frame
+ * directory (--sparse) or a b2nd array (.b2nd). The output is built under a
+ * temporary name next to OUT and renamed into place only when complete, so an
+ * interrupted run never leaves a half-written OUT. Frames are filled while the
+ * input streams in (memory: one chunk); b2nd arrays need the whole input, which
+ * is then compressed one chunk row (along the first dimension) at a time. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "b2cli.h"
+
+/* Size of the input when it is a regular file (for the progress bar), else -1. */
+static int64_t input_size(const char *in)
+{
+    struct stat st;
+    if (strcmp(in, "-") && stat(in, &st) == 0 && S_ISREG(st.st_mode))
+        return (int64_t)st.st_size;
+    return -1;
+}
+
+/* A temporary name next to out (malloc'ed): "OUT.tmp.PID". */
+static char *temp_name(const char *out)
+{
+    size_t n = strlen(out) + 32;
+    char *t = malloc(n);
+    if (t)
+        snprintf(t, n, "%s.tmp.%ld", out, (long)getpid());
+    return t;
+}
+
+/* Remove a temporary file or sparse-frame directory (only files directly inside). */
+static void remove_temp(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        /* sparse frame: chunks.b2frame and NNNNNNNN.chunk files only */
+        char *p = malloc(strlen(path) + 32);
+        if (p) {
+            for (long i = -1; i < 1L << 20; i++) {
+                if (i < 0)
+                    sprintf(p, "%s/chunks.b2frame", path);
+                else
+                    sprintf(p, "%s/%08lX.chunk", path, i);
+                if (unlink(p) != 0 && i >= 0 && errno == ENOENT)
+                    break;
+            }
+            free(p);
+        }
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+/* Put the finished temporary output in place; a sparse frame cannot replace an
+ * existing directory, which is refused rather than deleted. */
+static int commit_temp(const char *tmp, const char *out)
+{
+    if (rename(tmp, out) != 0) {
+        b2cli_data_error(out, "cannot rename the finished output into place: %s", strerror(errno));
+        remove_temp(tmp);
+        return B2_ERR_IO;
+    }
+    return B2_OK;
+}
+
+static int add_metas(b2_schunk *s, const b2cli_container_opts *c, const char *out)
+{
+    for (int i = 0; i < c->nmeta; i++) {
+        int rc = b2_schunk_meta_add(s, c->meta[i].name, c->meta[i].content, c->meta[i].len);
+        if (rc < 0)
+            return b2cli_data_error(out, "cannot add metalayer '%s': %s", c->meta[i].name,
+                                    b2_strerror(rc)), rc;
+    }
+    return B2_OK;
+}
+
+static int add_vlmetas(b2_schunk *s, const b2cli_container_opts *c, const char *out)
+{
+    for (int i = 0; i < c->nvlmeta; i++) {
+        int rc = b2_schunk_vlmeta_add(s, c->vlmeta[i].name, c->vlmeta[i].content, c->vlmeta[i].len);
+        if (rc < 0)
+            return b2cli_data_error(out, "cannot add vlmetalayer '%s': %s", c->vlmeta[i].name,
+                                    b2_strerror(rc)), rc;
+    }
+    return B2_OK;
+}
+
+/* Stream the input into s, one chunk of c->chunksize bytes at a time. */
+static int fill_frame(b2_schunk *s, const b2cli_container_opts *c, int64_t *nbytes)
+{
+    FILE *in = strcmp(c->in, "-") ? fopen(c->in, "rb") : stdin;
+    uint8_t *buf;
+    b2cli_progress pr;
+    int rc = B2_OK;
+    *nbytes = 0;
+    if (!in)
+        return b2cli_data_error(c->in, "cannot open: %s", strerror(errno)), B2_ERR_IO;
+    if (!(buf = malloc((size_t)c->chunksize))) {
+        if (in != stdin)
+            fclose(in);
+        return b2cli_data_error(c->in, "out of memory"), B2_ERR_NOMEM;
+    }
+    b2cli_progress_start(&pr, "compress", input_size(c->in));
+    for (;;) {
+        size_t got = fread(buf, 1, (size_t)c->chunksize, in);
+        if (got > 0) {
+            int64_t r = b2_schunk_append_buffer(s, buf, (int32_t)got);
+            if (r < 0) {
+                rc = (int)r;
+                b2cli_data_error(c->out, "cannot append chunk %lld: %s",
+                                 (long long)b2_schunk_nchunks(s), b2_strerror(rc));
+                break;
+            }
+            *nbytes += (int64_t)got;
+            b2cli_progress_add(&pr, (int64_t)got);
+        }
+        if (got < (size_t)c->chunksize) {
+            if (ferror(in)) {
+                rc = B2_ERR_IO;
+                b2cli_data_error(c->in, "read error");
+            }
+            break;
+        }
+    }
+    b2cli_progress_end(&pr);
+    free(buf);
+    if (in != stdin)
+        fclose(in);
+    return rc;
+}
+
+static int compress_frame(const b2cli_container_opts *c, const b2_cparams *p, int64_t *nbytes,
+                          int64_t *cbytes)
+{
+    int to_stdout = !strcmp(c->out, "-");
+    char *tmp = to_stdout ? NULL : temp_name(c->out);
+    b2_schunk *s = NULL;
+    int rc;
+
+    if (to_stdout)
+        rc = (s = b2_schunk_new(p)) ? B2_OK : B2_ERR_NOMEM;
+    else if (!tmp)
+        rc = B2_ERR_NOMEM;
+    else if (c->kind == B2CLI_KIND_SFRAME)
+        rc = b2_schunk_create_sframe(tmp, p, &s);
+    else
+        rc = b2_schunk_create_file(tmp, p, &s);
+    if (rc < 0) {
+        b2cli_data_error(c->out, "cannot create output: %s", b2_strerror(rc));
+        free(tmp);
+        return rc;
+    }
+    b2_schunk_set_sync(s, 0); /* durability comes from the final rename */
+    if ((rc = add_metas(s, c, c->out)) == B2_OK && (rc = fill_frame(s, c, nbytes)) == B2_OK)
+        rc = add_vlmetas(s, c, c->out);
+    *cbytes = rc == B2_OK ? b2_schunk_cbytes(s) : 0;
+    if (rc == B2_OK && to_stdout) {
+        uint8_t *buf;
+        size_t len;
+        if ((rc = b2_schunk_to_buffer(s, &buf, &len)) < 0) {
+            b2cli_data_error(c->out, "cannot serialize frame: %s", b2_strerror(rc));
+        } else {
+            if ((rc = b2cli_write_all(stdout, buf, len)) < 0 || fflush(stdout) != 0)
+                b2cli_data_error(c->out, "write error on stdout"), rc = B2_ERR_IO;
+            free(buf);
+        }
+    }
+    b2_schunk_free(s);
+    if (tmp) {
+        if (rc == B2_OK)
+            rc = commit_temp(tmp, c->out);
+        else
+            remove_temp(tmp);
+    }
+    free(tmp);
+    return rc;
+}
+
+static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int64_t *nbytes,
+                         int64_t *cbytes)
+{
+    b2nd_params np;
+    b2nd_user_meta um[B2_FRAME_MAX_METALAYERS];
+    b2nd_storage mem = {B2_STORAGE_MEMORY, NULL}, st;
+    b2nd_array *a = NULL;
+    uint8_t *src = NULL;
+    size_t len = 0;
+    int64_t nitems = 1, rowbytes;
+    int to_stdout = !strcmp(c->out, "-");
+    char *tmp = NULL;
+    int rc;
+    b2cli_progress pr;
+
+    memset(&np, 0, sizeof np);
+    np.ndim = c->ndim;
+    for (int d = 0; d < c->ndim; d++) {
+        np.shape[d] = c->shape[d];
+        np.chunkshape[d] = c->chunks[d];
+        np.blockshape[d] = c->blocks[d];
+        nitems *= c->shape[d];
+    }
+    np.typesize = c->typesize;
+    np.dtype = c->dtype;
+    np.cparams = p;
+    for (int i = 0; i < c->nmeta; i++) {
+        um[i].name = c->meta[i].name;
+        um[i].content = c->meta[i].content;
+        um[i].len = c->meta[i].len;
+    }
+    np.nmetalayers = c->nmeta;
+    np.metalayers = um;
+    if ((rc = b2nd_default_shapes(&np)) < 0)
+        return b2cli_usage_error("compress", "bad array shape: %s", b2_strerror(rc));
+    if (b2cli_read_file(c->in, &src, &len) < 0)
+        return B2_ERR_IO;
+    *nbytes = (int64_t)len;
+    if ((int64_t)len != nitems * c->typesize) {
+        b2cli_data_error(c->in, "has %zu bytes; shape and dtype want %lld", len,
+                         (long long)(nitems * c->typesize));
+        free(src);
+        return B2_ERR_INVALID_PARAM;
+    }
+    if ((rc = b2nd_create(&np, &mem, B2ND_FILL_ZEROS, NULL, &a)) < 0) {
+        b2cli_data_error(c->out, "cannot create array: %s", b2_strerror(rc));
+        free(src);
+        return rc;
+    }
+    b2nd_set_nthreads(a, p->nthreads);
+    /* One chunk row at a time: the progress bar moves and every chunk is written once. */
+    rowbytes = c->typesize;
+    for (int d = 1; d < c->ndim; d++)
+        rowbytes *= c->shape[d];
+    b2cli_progress_start(&pr, "compress", (int64_t)len);
+    if (c->ndim == 0 || nitems == 0) {
+        int64_t none[1] = {0};
+        if (nitems > 0)
+            rc = b2nd_set_slice_cbuffer(a, none, none, src, len);
+    } else {
+        int64_t start[B2ND_MAX_DIM] = {0}, stop[B2ND_MAX_DIM];
+        const int32_t *cs = b2nd_chunkshape(a);
+        memcpy(stop, c->shape, sizeof(int64_t) * c->ndim);
+        for (int64_t r = 0; r < c->shape[0] && rc >= 0;) {
+            int64_t next = r + cs[0] < c->shape[0] ? r + cs[0] : c->shape[0];
+            start[0] = r;
+            stop[0] = next;
+            rc = b2nd_set_slice_cbuffer(a, start, stop, src + r * rowbytes,
+                                        (size_t)((next - r) * rowbytes));
+            b2cli_progress_add(&pr, (next - r) * rowbytes);
+            r = next;
+        }
+    }
+    b2cli_progress_end(&pr);
+    free(src);
+    if (rc < 0) {
+        b2cli_data_error(c->out, "cannot fill array: %s", b2_strerror(rc));
+        goto done;
+    }
+    if ((rc = add_vlmetas(b2nd_schunk(a), c, c->out)) < 0)
+        goto done;
+    *cbytes = b2_schunk_cbytes(b2nd_schunk(a));
+    if (to_stdout) {
+        uint8_t *buf;
+        size_t blen;
+        if ((rc = b2nd_to_frame_buffer(a, &buf, &blen)) < 0) {
+            b2cli_data_error(c->out, "cannot serialize array: %s", b2_strerror(rc));
+        } else {
+            if ((rc = b2cli_write_all(stdout, buf, blen)) < 0 || fflush(stdout) != 0)
+                b2cli_data_error(c->out, "write error on stdout"), rc = B2_ERR_IO;
+            free(buf);
+        }
+        goto done;
+    }
+    if (!(tmp = temp_name(c->out))) {
+        rc = B2_ERR_NOMEM;
+        goto done;
+    }
+    st.kind = c->sparse ? B2_STORAGE_SPARSE : B2_STORAGE_FILE;
+    st.path = tmp;
+    if ((rc = b2nd_save(a, &st)) < 0) {
+        b2cli_data_error(c->out, "cannot write array: %s", b2_strerror(rc));
+        remove_temp(tmp);
+    } else {
+        rc = commit_temp(tmp, c->out);
+    }
+done:
+    free(tmp);
+    b2nd_free(a);
+    return rc;
+}
+
+int b2cli_compress_container(const b2cli_container_opts *c, const b2_cparams *p)
+{
+    int64_t nbytes = 0, cbytes = 0;
+    int rc = c->kind == B2CLI_KIND_B2ND ? compress_b2nd(c, p, &nbytes, &cbytes)
+                                        : compress_frame(c, p, &nbytes, &cbytes);
+    if (rc == B2_OK && c->verbose)
+        fprintf(stderr, "%s: %lld -> %lld bytes of chunks (ratio %.3f)\n",
+                strcmp(c->in, "-") ? c->in : "(stdin)", (long long)nbytes, (long long)cbytes,
+                cbytes > 0 ? (double)nbytes / (double)cbytes : 0.0);
+    return rc;
+}
