@@ -27,6 +27,8 @@ int b2cli_cmd_cat(int argc, char **argv);
 int b2cli_cmd_decompress(int argc, char **argv);
 int b2cli_cmd_info(int argc, char **argv);
 int b2cli_cmd_compress(int argc, char **argv);
+int b2cli_cmd_slice(int argc, char **argv);
+int b2cli_cmd_verify(int argc, char **argv);
 
 /* ---- messages (util.c) ---- */
 
@@ -142,6 +144,17 @@ typedef struct b2cli_container_opts {
 /* Compress c->in into the container c->out with cparams p. Returns B2_OK or an
  * error (message printed). */
 int b2cli_compress_container(const b2cli_container_opts *c, const b2_cparams *p);
+
+/* ---- HDF5 files using the Blosc2 filter 32026 (h5.c) ---- */
+
+/* True when spec ("FILE" or "FILE:/dataset") names an HDF5 file. */
+int b2cli_h5_is_hdf5(const char *spec);
+/* Split "FILE:/path" into file (capacity cap) and *dset (NULL: whole file). */
+int b2cli_h5_split(const char *spec, char *file, size_t cap, const char **dset);
+/* `info` of the Blosc2 datasets (or the one named); B2_OK or an error. */
+int b2cli_h5_info(const char *spec, int json);
+/* Decode every stored chunk of every Blosc2 dataset; B2_OK or an error. */
+int b2cli_h5_verify(const char *spec, int quiet);
 
 /* ---- decoding (decode.c) ---- */
 

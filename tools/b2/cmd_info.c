@@ -122,7 +122,10 @@ static void chunk_json(const char *path, const b2_chunk_info *ci)
 static int info_path(const char *path, int json)
 {
     b2cli_obj o;
-    int rc = b2cli_obj_open(&o, path);
+    int rc;
+    if (b2cli_h5_is_hdf5(path))
+        return b2cli_h5_info(path, json);
+    rc = b2cli_obj_open(&o, path);
     if (rc == B2_OK) {
         if (o.kind == B2CLI_KIND_CHUNK) {
             b2_chunk_info ci;

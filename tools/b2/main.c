@@ -6,9 +6,12 @@
 
 static const b2cli_cmd commands[] = {
     {"cat", "write the decoded content of a Blosc2 object to stdout", b2cli_cmd_cat},
-    {"info", "describe a Blosc2 object (header fields; --json)", b2cli_cmd_info},
-    {"compress", "compress a file into one Blosc2 chunk", b2cli_cmd_compress},
+    {"info", "describe a Blosc2 object or HDF5 Blosc2 datasets (--json)", b2cli_cmd_info},
+    {"compress", "compress a file into a chunk, frame, sparse frame or b2nd array",
+     b2cli_cmd_compress},
     {"decompress", "decode a Blosc2 object into a file", b2cli_cmd_decompress},
+    {"slice", "write the bytes of a box of a b2nd array (or items of a frame)", b2cli_cmd_slice},
+    {"verify", "decode everything and report each bad chunk (exit 1 if any)", b2cli_cmd_verify},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,201 @@
+/* `b2 slice FILE SPEC`: the bytes of part of an array. For a b2nd array SPEC is
+ * one START:STOP per dimension (NumPy-like: omitted bounds mean the ends,
+ * negative ones count from the end, a single index I means I:I+1, missing
+ * trailing dimensions are taken whole); for a frame it is one item range in
+ * units of the frame's typesize. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "b2cli.h"
+
+#define CMD "slice"
+
+static const char slice_help[] =
+    "usage: b2 slice FILE SPEC [-o OUT] [--threads N]\n"
+    "Write the bytes of a box of FILE to standard output (or OUT, atomically).\n"
+    "  b2nd array: SPEC is START:STOP for each dimension, comma-separated; the\n"
+    "              box comes out in C order without padding. Omitted bounds are\n"
+    "              the ends (':' is the whole dimension), negative bounds count\n"
+    "              from the end, a single index I means I:I+1, bounds are clipped\n"
+    "              to the shape, and dimensions left out are taken whole.\n"
+    "  frame:      SPEC is one START:STOP range of items (units of the frame's\n"
+    "              typesize) across chunks.\n"
+    "Examples:  b2 slice temps.b2nd 0:10,:,5   b2 slice data.b2frame 1000:2000\n"
+    "  -o OUT        write to OUT instead of standard output\n"
+    "  --threads N   decompression threads (default 1)\n"
+    "Exit status: 0 success, 1 unreadable or corrupt input, 2 bad arguments.\n";
+
+/* One bound: empty -> dflt; negative counts from the end; clipped to [0, n]. */
+static int parse_bound(const char *s, size_t len, int64_t n, int64_t dflt, int64_t *out)
+{
+    char buf[32];
+    int64_t v;
+    if (len == 0) {
+        *out = dflt;
+        return 0;
+    }
+    if (len >= sizeof buf)
+        return -1;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    if (b2cli_parse_int(buf, INT64_MIN / 2, INT64_MAX / 2, 0, &v) < 0)
+        return -1;
+    if (v < 0)
+        v += n;
+    *out = v < 0 ? 0 : v > n ? n : v;
+    return 0;
+}
+
+/* Parse SPEC for ndim dimensions of the given shape into start/stop. */
+static int parse_spec(const char *spec, int ndim, const int64_t *shape, int64_t *start, int64_t *stop)
+{
+    int d = 0;
+    const char *p = spec;
+    for (int i = 0; i < ndim; i++) {
+        start[i] = 0;
+        stop[i] = shape[i];
+    }
+    if (!*spec)
+        return 0;
+    for (;;) {
+        const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
+        const char *colon = memchr(p, ':', (size_t)(end - p));
+        if (d == ndim)
+            return b2cli_usage_error(CMD, "'%s' has more than %d dimension%s", spec, ndim,
+                                     ndim == 1 ? "" : "s");
+        if (colon) {
+            if (parse_bound(p, (size_t)(colon - p), shape[d], 0, &start[d]) < 0 ||
+                parse_bound(colon + 1, (size_t)(end - colon - 1), shape[d], shape[d], &stop[d]) < 0)
+                return b2cli_usage_error(CMD, "bad range '%.*s' in '%s'", (int)(end - p), p, spec);
+        } else {
+            int64_t i;
+            char buf[32];
+            size_t len = (size_t)(end - p);
+            if (len == 0 || len >= sizeof buf)
+                return b2cli_usage_error(CMD, "bad index '%.*s' in '%s'", (int)len, p, spec);
+            memcpy(buf, p, len);
+            buf[len] = '\0';
+            if (b2cli_parse_int(buf, -shape[d], shape[d] - 1, 0, &i) < 0)
+                return b2cli_usage_error(CMD, "index %s out of range for dimension %d (extent %lld)",
+                                         buf, d, (long long)shape[d]);
+            if (i < 0)
+                i += shape[d];
+            start[d] = i;
+            stop[d] = i + 1;
+        }
+        if (stop[d] < start[d])
+            stop[d] = start[d]; /* empty, as in NumPy */
+        d++;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return 0;
+}
+
+static int slice_frame(const b2cli_obj *o, const char *spec, FILE *out)
+{
+    int64_t ts = b2_schunk_typesize(o->schunk), nitems, start, stop;
+    uint8_t *buf;
+    int rc = B2_OK;
+    if (ts <= 0)
+        return b2cli_data_error(o->path, "frame has no typesize"), B2_ERR_FORMAT;
+    nitems = b2_schunk_nbytes(o->schunk) / ts;
+    if ((rc = parse_spec(spec, 1, &nitems, &start, &stop)) != 0)
+        return rc;
+    /* Items in pieces of at most 16 MiB so memory stays bounded. */
+    {
+        int64_t step = (16 << 20) / ts > 0 ? (16 << 20) / ts : 1;
+        if (!(buf = malloc((size_t)(step * ts))))
+            return b2cli_data_error(o->path, "out of memory"), B2_ERR_NOMEM;
+        for (int64_t i = start; i < stop && rc == B2_OK; i += step) {
+            int64_t n = stop - i < step ? stop - i : step;
+            int64_t got = b2_schunk_get_items(o->schunk, i, n, buf, (size_t)(step * ts));
+            if (got < 0) {
+                rc = (int)got;
+                b2cli_data_error(o->path, "items %lld..%lld: %s", (long long)i, (long long)(i + n),
+                                 b2_strerror(rc));
+            } else if ((rc = b2cli_write_all(out, buf, (size_t)got)) < 0) {
+                b2cli_data_error(o->path, "write error on output");
+            }
+        }
+        free(buf);
+    }
+    return rc;
+}
+
+int b2cli_cmd_slice(int argc, char **argv)
+{
+    const char *pos[2] = {NULL, NULL}, *outpath = "-";
+    int npos = 0, nthreads = 1, rc;
+    b2cli_obj o;
+    b2cli_outfile out;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (b2cli_is_help(a)) {
+            fputs(slice_help, stdout);
+            return B2CLI_OK;
+        }
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (b2cli_opt_is(a, "-o") || b2cli_opt_is(a, "--output")) {
+            if (!(outpath = b2cli_opt_value(CMD, argc, argv, &i, "-o")))
+                return B2CLI_EXIT_USAGE;
+        } else if (b2cli_opt_is(a, "--threads") || b2cli_opt_is(a, "-t")) {
+            int64_t v;
+            const char *s = b2cli_opt_value(CMD, argc, argv, &i, "--threads");
+            if (!s)
+                return B2CLI_EXIT_USAGE;
+            if (b2cli_parse_int(s, 1, 256, 0, &v) < 0)
+                return b2cli_usage_error(CMD, "--threads wants a number 1..256, not '%s'", s);
+            nthreads = (int)v;
+        } else if (a[0] == '-' && a[1] != '\0' && !(npos == 1 && (a[1] == ':' || (a[1] >= '0' && a[1] <= '9')))) {
+            return b2cli_usage_error(CMD, "unknown option '%s'", a);
+        } else {
+            if (npos == 2)
+                return b2cli_usage_error(CMD, "too many arguments");
+            pos[npos++] = a;
+        }
+    }
+    if (npos < 2)
+        return b2cli_usage_error(CMD, "missing %s", npos ? "slice specification" : "input file");
+    if (b2cli_obj_open(&o, pos[0]) < 0)
+        return B2CLI_EXIT_DATA;
+    if (o.kind == B2CLI_KIND_CHUNK) {
+        b2cli_obj_close(&o);
+        b2cli_data_error(pos[0], "a single chunk has no shape to slice (use 'b2 cat')");
+        return B2CLI_EXIT_DATA;
+    }
+    if (o.arr) {
+        int64_t start[B2ND_MAX_DIM], stop[B2ND_MAX_DIM];
+        if ((rc = parse_spec(pos[1], b2nd_ndim(o.arr), b2nd_shape(o.arr), start, stop)) != 0) {
+            b2cli_obj_close(&o);
+            return rc;
+        }
+        b2nd_set_nthreads(o.arr, nthreads);
+        if (b2cli_out_open(&out, outpath) < 0) {
+            b2cli_obj_close(&o);
+            return B2CLI_EXIT_DATA;
+        }
+        rc = b2cli_b2nd_write_box(&o, start, stop, out.f);
+    } else {
+        b2_schunk_set_nthreads(o.schunk, nthreads);
+        if (b2cli_out_open(&out, outpath) < 0) {
+            b2cli_obj_close(&o);
+            return B2CLI_EXIT_DATA;
+        }
+        rc = slice_frame(&o, pos[1], out.f);
+        if (rc > 0) { /* usage error from the spec */
+            b2cli_out_abort(&out);
+            b2cli_obj_close(&o);
+            return rc;
+        }
+    }
+    b2cli_obj_close(&o);
+    if (rc < 0) {
+        b2cli_out_abort(&out);
+        return B2CLI_EXIT_DATA;
+    }
+    return b2cli_out_commit(&out) < 0 ? B2CLI_EXIT_DATA : B2CLI_OK;
+}

@@ -1,0 +1,389 @@
+/* HDF5 files whose datasets use the Blosc2 filter (id 32026): `info` shows each
+ * dataset's filter pipeline with the Blosc2 cd_values decoded and a summary of
+ * every stored chunk (each is a frame, or a b2nd frame, that our library opens
+ * from memory); `verify` decodes every chunk of every such dataset. Raw chunks
+ * are read with H5Dread_chunk, so the HDF5 filter plugin is not involved: we
+ * check what is stored, not what a plugin makes of it. Without libhdf5 at build
+ * time these functions say so and fail. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "b2cli.h"
+
+#define H5_FILTER_BLOSC2 32026
+#define H5_FILTER_FLETCHER32 3
+
+int b2cli_h5_split(const char *spec, char *file, size_t cap, const char **dset)
+{
+    /* "FILE.h5:/path": the file part ends at the first ":/" whose prefix exists. */
+    const char *p = strstr(spec, ":/");
+    FILE *f;
+    *dset = NULL;
+    if (p && (size_t)(p - spec) < cap) {
+        memcpy(file, spec, (size_t)(p - spec));
+        file[p - spec] = '\0';
+        if ((f = fopen(file, "rb"))) {
+            fclose(f);
+            *dset = p + 1;
+            return 0;
+        }
+    }
+    if (strlen(spec) >= cap)
+        return -1;
+    strcpy(file, spec);
+    return 0;
+}
+
+int b2cli_h5_is_hdf5(const char *spec)
+{
+    static const uint8_t sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    char file[4096];
+    const char *dset;
+    uint8_t buf[8];
+    FILE *f;
+    int found = 0;
+    if (!strcmp(spec, "-") || b2cli_h5_split(spec, file, sizeof file, &dset) < 0)
+        return 0;
+    if (!(f = fopen(file, "rb")))
+        return 0;
+    /* The superblock sits at 0, 512, 1024, 2048, ... (a user block may precede it). */
+    for (long off = 0; off <= 1L << 20 && !found; off = off ? off * 2 : 512)
+        found = fseek(f, off, SEEK_SET) == 0 && fread(buf, 1, 8, f) == 8 && !memcmp(buf, sig, 8);
+    fclose(f);
+    return found;
+}
+
+#ifndef B2CLI_HAVE_HDF5
+
+int b2cli_h5_info(const char *spec, int json)
+{
+    return b2cli_data_error(spec, "HDF5 file, but this b2 was built without HDF5 support"),
+           B2_ERR_UNSUPPORTED;
+}
+
+int b2cli_h5_verify(const char *spec, int quiet)
+{
+    return b2cli_h5_info(spec, 0);
+}
+
+#else
+#include <hdf5.h>
+
+typedef struct h5ctx {
+    const char *file;
+    int json, verify, quiet;
+    int ndsets;       /* datasets seen */
+    int64_t nbad;     /* bad chunks (verify) or unreadable items */
+    int64_t nchecked; /* chunks checked */
+    b2cli_json *j;
+} h5ctx;
+
+static const char *cd_names[8] = {"revision", "blocksize", "typesize", "chunk_bytes",
+                                  "clevel", "filter", "codec", "rank"};
+
+/* What one stored chunk holds once the filters after Blosc2 are undone. */
+typedef struct chunk_sum {
+    int ok, is_b2nd, blosc2_applied;
+    int64_t nchunks, nbytes, cbytes;
+    char err[160];
+} chunk_sum;
+
+static void inspect_payload(const uint8_t *p, size_t n, int verify, chunk_sum *cs)
+{
+    b2_schunk *s = NULL;
+    uint8_t *m = NULL, *buf = NULL;
+    int32_t mlen;
+    size_t cap = 0;
+    int rc = b2_schunk_open_buffer(p, n, 0, &s);
+    if (rc < 0) {
+        snprintf(cs->err, sizeof cs->err, "not a Blosc2 frame: %s", b2_strerror(rc));
+        return;
+    }
+    cs->is_b2nd = b2_schunk_meta_get(s, "b2nd", &m, &mlen) >= 0;
+    free(m);
+    cs->nchunks = b2_schunk_nchunks(s);
+    cs->nbytes = b2_schunk_nbytes(s);
+    cs->cbytes = b2_schunk_cbytes(s);
+    cs->ok = 1;
+    if (cs->is_b2nd) {
+        /* A b2nd payload must also carry a valid array description. */
+        b2nd_array *a;
+        rc = b2nd_from_schunk(s, &a);
+        if (rc < 0) {
+            snprintf(cs->err, sizeof cs->err, "bad b2nd metalayer: %s", b2_strerror(rc));
+            cs->ok = 0;
+        } else {
+            s = NULL;
+            b2nd_free(a);
+            rc = b2_schunk_open_buffer(p, n, 0, &s);
+        }
+    }
+    for (int64_t i = 0; verify && cs->ok && s && i < cs->nchunks; i++) {
+        int got = b2cli_schunk_decode(s, i, &buf, &cap);
+        if (got < 0) {
+            snprintf(cs->err, sizeof cs->err, "frame chunk %lld: %s", (long long)i, b2_strerror(got));
+            cs->ok = 0;
+        }
+    }
+    free(buf);
+    b2_schunk_free(s);
+}
+
+static void print_cd(h5ctx *c, const unsigned *cd, size_t ncd)
+{
+    if (c->json) {
+        b2cli_json *j = c->j;
+        b2cli_json_object_begin(j, "blosc2_params");
+        for (size_t i = 0; i < ncd && i < 8; i++)
+            b2cli_json_int(j, cd_names[i], cd[i]);
+        if (ncd > 4)
+            b2cli_json_str(j, "codec_name", ncd > 6 ? b2_codec_name((int)cd[6]) : "blosclz");
+        if (ncd > 8) {
+            b2cli_json_array_begin(j, "chunkshape");
+            for (size_t i = 8; i < ncd; i++)
+                b2cli_json_array_int(j, cd[i]);
+            b2cli_json_array_end(j);
+        }
+        b2cli_json_object_end(j);
+        return;
+    }
+    printf("    blosc2 params   ");
+    for (size_t i = 0; i < ncd && i < 8; i++)
+        printf(" %s=%u", cd_names[i], cd[i]);
+    if (ncd > 6)
+        printf(" (%s%s)", b2_codec_name((int)cd[6]) ? b2_codec_name((int)cd[6]) : "unknown codec",
+               cd[5] == 0 ? ", no filter" : cd[5] == 1 ? ", shuffle" : cd[5] == 2 ? ", bitshuffle" : "");
+    if (ncd > 8) {
+        printf(" chunkshape=(");
+        for (size_t i = 8; i < ncd; i++)
+            printf("%s%u", i > 8 ? "," : "", cd[i]);
+        printf(")");
+    }
+    printf("\n");
+}
+
+/* Describe/verify one dataset. Returns 1 if it uses Blosc2, 0 if not, <0 on error. */
+static int do_dataset(h5ctx *c, hid_t d, const char *name)
+{
+    hid_t dcpl = H5Dget_create_plist(d), space = H5Dget_space(d);
+    int nf = dcpl >= 0 ? H5Pget_nfilters(dcpl) : -1, bidx = -1, rank;
+    int strip_tail = 0, post_other = 0;
+    hsize_t dims[H5S_MAX_RANK], nchunks = 0;
+    unsigned cd[32];
+    size_t ncd = 0;
+    if (nf < 0 || space < 0) {
+        H5Pclose(dcpl);
+        H5Sclose(space);
+        return 0;
+    }
+    rank = H5Sget_simple_extent_dims(space, dims, NULL);
+    for (int i = 0; i < nf; i++) {
+        unsigned flags, tmpcd[32];
+        size_t n = 32;
+        char fname[64];
+        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &n, tmpcd, sizeof fname, fname, NULL);
+        if (id == H5_FILTER_BLOSC2) {
+            bidx = i;
+            ncd = n < 32 ? n : 32;
+            memcpy(cd, tmpcd, ncd * sizeof *cd);
+        } else if (bidx >= 0) {
+            if (id == H5_FILTER_FLETCHER32)
+                strip_tail += 4; /* checksum appended after Blosc2 ran */
+            else
+                post_other = 1;
+        }
+    }
+    if (bidx < 0) {
+        H5Pclose(dcpl);
+        H5Sclose(space);
+        return 0;
+    }
+    c->ndsets++;
+    if (H5Dget_num_chunks(d, space, &nchunks) < 0)
+        nchunks = 0;
+    if (c->json) {
+        b2cli_json_object_begin(c->j, NULL);
+        b2cli_json_str(c->j, "name", name);
+        b2cli_json_array_begin(c->j, "shape");
+        for (int i = 0; i < rank; i++)
+            b2cli_json_array_int(c->j, (int64_t)dims[i]);
+        b2cli_json_array_end(c->j);
+        b2cli_json_int(c->j, "filter_index", bidx);
+        b2cli_json_int(c->j, "nfilters", nf);
+        print_cd(c, cd, ncd);
+        b2cli_json_int(c->j, "nchunks", (int64_t)nchunks);
+        b2cli_json_array_begin(c->j, "chunks");
+    } else if (!c->verify) {
+        printf("  dataset %s  shape (", name);
+        for (int i = 0; i < rank; i++)
+            printf("%s%llu", i ? ", " : "", (unsigned long long)dims[i]);
+        printf(")  Blosc2 is filter %d of %d%s\n", bidx + 1, nf,
+               strip_tail ? " (fletcher32 after it)" : "");
+        print_cd(c, cd, ncd);
+        printf("    %8s %-16s %10s %6s %8s %10s %10s\n", "chunk", "offset", "stored", "kind", "nchunks",
+               "nbytes", "cbytes");
+    }
+    for (hsize_t k = 0; k < nchunks; k++) {
+        hsize_t off[H5S_MAX_RANK];
+        unsigned mask = 0;
+        haddr_t addr;
+        hsize_t sz = 0;
+        chunk_sum cs;
+        uint8_t *buf = NULL;
+        char offs[64];
+        int pos = 0;
+        memset(&cs, 0, sizeof cs);
+        if (H5Dget_chunk_info(d, space, k, off, &mask, &addr, &sz) < 0) {
+            snprintf(cs.err, sizeof cs.err, "cannot get chunk info");
+        } else {
+            cs.blosc2_applied = !(mask & (1u << bidx));
+            if (!(buf = malloc(sz ? (size_t)sz : 1))) {
+                snprintf(cs.err, sizeof cs.err, "out of memory");
+            } else if (H5Dread_chunk(d, H5P_DEFAULT, off, &mask, buf) < 0) {
+                snprintf(cs.err, sizeof cs.err, "H5Dread_chunk failed");
+            } else if (!cs.blosc2_applied) {
+                cs.ok = 1; /* HDF5 stored it without Blosc2: nothing of ours to check */
+            } else if (post_other) {
+                cs.ok = 1;
+                snprintf(cs.err, sizeof cs.err, "filters after Blosc2 not undone; not inspected");
+            } else if (sz < (hsize_t)strip_tail) {
+                snprintf(cs.err, sizeof cs.err, "stored chunk shorter than its checksum");
+            } else {
+                inspect_payload(buf, (size_t)(sz - strip_tail), c->verify, &cs);
+            }
+        }
+        free(buf);
+        for (int i = 0; i < rank && pos < (int)sizeof offs - 24; i++)
+            pos += snprintf(offs + pos, sizeof offs - pos, "%s%llu", i ? "," : "", (unsigned long long)off[i]);
+        if (pos == 0)
+            offs[0] = '\0';
+        c->nchecked++;
+        if (!cs.ok) {
+            c->nbad++;
+            b2cli_data_error(c->file, "dataset %s chunk %llu (offset %s): %s", name,
+                             (unsigned long long)k, offs, cs.err);
+        }
+        if (c->json) {
+            b2cli_json_object_begin(c->j, NULL);
+            b2cli_json_int(c->j, "index", (int64_t)k);
+            b2cli_json_array_begin(c->j, "offset");
+            for (int i = 0; i < rank; i++)
+                b2cli_json_array_int(c->j, (int64_t)off[i]);
+            b2cli_json_array_end(c->j);
+            b2cli_json_int(c->j, "filter_mask", mask);
+            b2cli_json_int(c->j, "stored_bytes", (int64_t)sz);
+            b2cli_json_bool(c->j, "blosc2_applied", cs.blosc2_applied);
+            if (cs.blosc2_applied && cs.nchunks + cs.nbytes > 0) {
+                b2cli_json_str(c->j, "payload", cs.is_b2nd ? "b2nd" : "frame");
+                b2cli_json_int(c->j, "frame_nchunks", cs.nchunks);
+                b2cli_json_int(c->j, "nbytes", cs.nbytes);
+                b2cli_json_int(c->j, "cbytes", cs.cbytes);
+            }
+            if (!cs.ok)
+                b2cli_json_str(c->j, "error", cs.err);
+            b2cli_json_object_end(c->j);
+        } else if (!c->verify) {
+            if (!cs.blosc2_applied)
+                printf("    %8llu %-16s %10llu %6s\n", (unsigned long long)k, offs,
+                       (unsigned long long)sz, "raw");
+            else
+                printf("    %8llu %-16s %10llu %6s %8lld %10lld %10lld\n", (unsigned long long)k, offs,
+                       (unsigned long long)sz, cs.is_b2nd ? "b2nd" : "frame", (long long)cs.nchunks,
+                       (long long)cs.nbytes, (long long)cs.cbytes);
+        }
+    }
+    if (c->json) {
+        b2cli_json_array_end(c->j);
+        b2cli_json_object_end(c->j);
+    }
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    return 1;
+}
+
+static herr_t visit_cb(hid_t g, const char *name, const H5L_info_t *info, void *op)
+{
+    h5ctx *c = op;
+    hid_t d;
+    char full[1024];
+    if (info->type != H5L_TYPE_HARD)
+        return 0;
+    d = H5Dopen2(g, name, H5P_DEFAULT);
+    if (d < 0)
+        return 0; /* a group or a named type */
+    snprintf(full, sizeof full, "/%s", name);
+    do_dataset(c, d, full);
+    H5Dclose(d);
+    return 0;
+}
+
+static int run(const char *spec, int json, int verify, int quiet)
+{
+    char file[4096];
+    const char *dset;
+    h5ctx c;
+    b2cli_json j;
+    hid_t f;
+    memset(&c, 0, sizeof c);
+    if (b2cli_h5_split(spec, file, sizeof file, &dset) < 0)
+        return b2cli_data_error(spec, "path too long"), B2_ERR_INVALID_PARAM;
+    c.file = file;
+    c.json = json;
+    c.verify = verify;
+    c.quiet = quiet;
+    c.j = &j;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our own one-line messages instead */
+    f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        return b2cli_data_error(file, "cannot open as HDF5"), B2_ERR_FORMAT;
+    if (json) {
+        b2cli_json_begin(&j, stdout);
+        b2cli_json_str(&j, "file", file);
+        b2cli_json_str(&j, "kind", "hdf5");
+        b2cli_json_array_begin(&j, "datasets");
+    } else if (!verify) {
+        printf("%s: HDF5 file\n", file);
+    }
+    if (dset) {
+        hid_t d = H5Dopen2(f, dset, H5P_DEFAULT);
+        if (d < 0) {
+            c.nbad++;
+            b2cli_data_error(file, "no dataset '%s'", dset);
+        } else {
+            if (do_dataset(&c, d, dset) == 0)
+                b2cli_data_error(file, "dataset %s does not use the Blosc2 filter (32026)", dset),
+                    c.nbad++;
+            H5Dclose(d);
+        }
+    } else {
+        H5Lvisit(f, H5_INDEX_NAME, H5_ITER_NATIVE, visit_cb, &c);
+    }
+    H5Fclose(f);
+    if (json) {
+        b2cli_json_array_end(&j);
+        b2cli_json_end(&j);
+    } else if (!verify && c.ndsets == 0 && !dset) {
+        printf("  no dataset uses the Blosc2 filter (32026)\n");
+    }
+    if (verify && !quiet) {
+        if (c.nbad)
+            printf("%s: BAD (%lld of %lld chunks bad in %d Blosc2 datasets)\n", file, (long long)c.nbad,
+                   (long long)c.nchecked, c.ndsets);
+        else
+            printf("%s: ok (hdf5, %d Blosc2 datasets, %lld chunks)\n", file, c.ndsets,
+                   (long long)c.nchecked);
+    }
+    return c.nbad ? B2_ERR_CORRUPT : B2_OK;
+}
+
+int b2cli_h5_info(const char *spec, int json)
+{
+    return run(spec, json, 0, 0);
+}
+
+int b2cli_h5_verify(const char *spec, int quiet)
+{
+    return run(spec, 0, 1, quiet);
+}
+#endif
