@@ -23,8 +23,10 @@ static const char cat_help[] =
 static const char decompress_help[] =
     "usage: b2 decompress IN OUT [--threads N]\n"
     "Like 'b2 cat IN' but writes to OUT (atomically: a temporary file is renamed).\n"
-    "IN and OUT may be '-' for standard input/output.\n"
-    "  --threads N   decompression threads (default 1)\n";
+    "IN and OUT may be '-' for standard input/output. IN is any kind 'b2 cat'\n"
+    "reads (chunk, frame, sparse frame, b2nd array).\n"
+    "  --threads N   decompression threads (default 1)\n"
+    "Exit status: 0 success, 1 unreadable or corrupt input, 2 bad arguments.\n";
 
 /* Decode whatever path holds to out. Returns B2_OK or an error (message printed). */
 static int decode_path(const char *path, int nthreads, FILE *out)

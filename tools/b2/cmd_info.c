@@ -6,11 +6,24 @@
 #include "b2cli.h"
 
 static const char info_help[] =
-    "usage: b2 info FILE... [--json]\n"
-    "Describe each FILE (kind detected from content; currently single chunks):\n"
-    "format version, codec, filter pipeline, sizes, blocks and flags. The\n"
-    "compression level is not stored in a chunk and is reported as unknown.\n"
-    "  --json   one JSON object per file (keys listed in README.md)\n";
+    "usage: b2 info [--json] FILE...\n"
+    "Describe each FILE; its kind is detected from its content:\n"
+    "  chunk         format version, codec, filter pipeline, sizes, blocks, flags.\n"
+    "                The compression level is not stored in a chunk (unknown).\n"
+    "  frame, sparse frame (directory), b2nd array\n"
+    "                the header fields (header and frame size, format version,\n"
+    "                flags, default codec/clevel/filters for new chunks, splitmode,\n"
+    "                typesize, blocksize, chunksize), nchunks, nbytes, cbytes,\n"
+    "                ratio, every metalayer and vlmetalayer (name, size, content as\n"
+    "                JSON when it is msgpack, else hex), for b2nd the shape,\n"
+    "                chunkshape, blockshape, dtype and array size, and a table of\n"
+    "                chunks (index, nbytes, cbytes, special kind).\n"
+    "  FILE.h5[:/dataset]\n"
+    "                HDF5 datasets using the Blosc2 filter (32026): shape, filter\n"
+    "                position, cd_values decoded, and every stored chunk (offset,\n"
+    "                stored size, frame or b2nd payload, its nbytes and cbytes).\n"
+    "  --json   one JSON object per file instead of text (keys listed in README.md)\n"
+    "Exit status: 0 success, 1 unreadable or corrupt input, 2 bad arguments.\n";
 
 static const char *yesno(int v) { return v ? "yes" : "no"; }
 

@@ -227,7 +227,7 @@ static int do_dataset(h5ctx *c, hid_t d, const char *name)
     for (hsize_t k = 0; k < nchunks; k++) {
         hsize_t off[H5S_MAX_RANK];
         unsigned mask = 0;
-        haddr_t addr;
+        haddr_t addr = 0;
         hsize_t sz = 0;
         chunk_sum cs;
         uint8_t *buf = NULL;
@@ -273,6 +273,7 @@ static int do_dataset(h5ctx *c, hid_t d, const char *name)
             b2cli_json_array_end(c->j);
             b2cli_json_int(c->j, "filter_mask", mask);
             b2cli_json_int(c->j, "stored_bytes", (int64_t)sz);
+            b2cli_json_int(c->j, "address", (int64_t)addr);
             b2cli_json_bool(c->j, "blosc2_applied", cs.blosc2_applied);
             if (cs.blosc2_applied && cs.nchunks + cs.nbytes > 0) {
                 b2cli_json_str(c->j, "payload", cs.is_b2nd ? "b2nd" : "frame");
