@@ -131,7 +131,7 @@ def main():
               "libb2Config.cmake installed")
 
         plugin_built = os.path.isfile(os.path.join(build, "h5plugin", "libH5Zb2.so"))
-        plugins = glob.glob(os.path.join(libdir, "**", "libH5Zb2.so"), recursive=True)
+        plugins = glob.glob(os.path.join(prefix, "**", "libH5Zb2.so"), recursive=True)
         if plugin_built:
             check(len(plugins) == 1, "libH5Zb2.so installed once (found %d)" % len(plugins))
             check(os.path.isfile(os.path.join(prefix, "include", "b2_h5filter.h")),
