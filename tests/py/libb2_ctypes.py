@@ -1,0 +1,194 @@
+"""Minimal ctypes binding of libb2's public frame and b2nd API (libb2/include/
+b2_frame.h, b2nd.h), for tests that need frames the b2 program cannot write yet
+(several chunks, metalayers, vlmetalayers, special chunks).
+
+The library is $B2_BUILD_DIR/libb2/libb2.so. In sanitizer builds it is
+instrumented: ctest preloads the sanitizer runtimes (tests/CMakeLists.txt), and
+without them load() skips rather than let the loader abort."""
+import ctypes
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import b2test  # noqa: E402
+
+MAX_DIM = 16
+CODECS = {"blosclz": 0, "lz4": 1, "lz4hc": 2, "zlib": 4, "zstd": 5}
+FILTERS = {"none": 0, "shuffle": 1, "bitshuffle": 2, "delta": 3}
+SPECIAL_ZEROS, SPECIAL_NAN = 1, 2
+FILL_ZEROS, FILL_NANS = 0, 2
+STORAGE_MEMORY = 0
+
+
+class CParams(ctypes.Structure):
+    _fields_ = [("codec", ctypes.c_int), ("clevel", ctypes.c_int), ("typesize", ctypes.c_int32),
+                ("blocksize", ctypes.c_int32), ("splitmode", ctypes.c_int),
+                ("filters", ctypes.c_uint8 * 6), ("filters_meta", ctypes.c_uint8 * 6),
+                ("nthreads", ctypes.c_int), ("use_dict", ctypes.c_int)]
+
+
+class UserMeta(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("content", ctypes.c_void_p), ("len", ctypes.c_int32)]
+
+
+class NDParams(ctypes.Structure):
+    _fields_ = [("ndim", ctypes.c_int), ("shape", ctypes.c_int64 * MAX_DIM),
+                ("chunkshape", ctypes.c_int32 * MAX_DIM), ("blockshape", ctypes.c_int32 * MAX_DIM),
+                ("typesize", ctypes.c_int32), ("dtype", ctypes.c_char_p),
+                ("cparams", ctypes.POINTER(CParams)), ("nmetalayers", ctypes.c_int),
+                ("metalayers", ctypes.POINTER(UserMeta))]
+
+
+class Storage(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("path", ctypes.c_char_p)]
+
+
+class B2Error(Exception):
+    pass
+
+
+class Lib:
+    """The loaded library with argument types declared and error checking."""
+
+    def __init__(self, path):
+        self.dll = dll = ctypes.CDLL(path)
+        vp, i64, i32, sz = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32, ctypes.c_size_t
+        pbuf, psz = ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8)), ctypes.POINTER(sz)
+        sigs = {
+            "b2_cparams_init": (None, [ctypes.POINTER(CParams)]),
+            "b2_strerror": (ctypes.c_char_p, [ctypes.c_int]),
+            "b2_schunk_new": (vp, [ctypes.POINTER(CParams)]),
+            "b2_schunk_free": (None, [vp]),
+            "b2_schunk_append_buffer": (i64, [vp, ctypes.c_char_p, i32]),
+            "b2_schunk_fill_special": (i64, [vp, i64, ctypes.c_int, i32]),
+            "b2_schunk_meta_add": (ctypes.c_int, [vp, ctypes.c_char_p, ctypes.c_char_p, i32]),
+            "b2_schunk_vlmeta_add": (ctypes.c_int, [vp, ctypes.c_char_p, ctypes.c_char_p, i32]),
+            "b2_schunk_to_buffer": (ctypes.c_int, [vp, pbuf, psz]),
+            "b2nd_from_cbuffer": (ctypes.c_int, [ctypes.POINTER(NDParams), ctypes.POINTER(Storage),
+                                                 ctypes.c_char_p, sz, ctypes.POINTER(vp)]),
+            "b2nd_create": (ctypes.c_int, [ctypes.POINTER(NDParams), ctypes.POINTER(Storage),
+                                           ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(vp)]),
+            "b2nd_set_slice_cbuffer": (ctypes.c_int, [vp, ctypes.POINTER(i64), ctypes.POINTER(i64),
+                                                      ctypes.c_char_p, sz]),
+            "b2nd_schunk": (vp, [vp]),
+            "b2nd_to_frame_buffer": (ctypes.c_int, [vp, pbuf, psz]),
+            "b2nd_free": (None, [vp]),
+        }
+        for name, (res, args) in sigs.items():
+            fn = getattr(dll, name)
+            fn.restype, fn.argtypes = res, args
+        # free() of the process: the sanitizer's when preloaded, like the library's malloc
+        self.free = ctypes.CDLL(None).free
+        self.free.argtypes, self.free.restype = [ctypes.c_void_p], None
+
+    def check(self, rc, what):
+        if rc < 0:
+            raise B2Error("%s: %s (%d)" % (what, self.dll.b2_strerror(rc).decode(), rc))
+        return rc
+
+    def cparams(self, codec="zstd", clevel=5, typesize=4, filt="shuffle", blocksize=0, nthreads=1):
+        p = CParams()
+        self.dll.b2_cparams_init(ctypes.byref(p))
+        p.codec, p.clevel, p.typesize, p.blocksize = CODECS[codec], clevel, typesize, blocksize
+        p.filters = (ctypes.c_uint8 * 6)(0, 0, 0, 0, 0, FILTERS[filt])
+        p.nthreads = nthreads
+        return p
+
+    def _take(self, fn, handle, what):
+        out, n = ctypes.POINTER(ctypes.c_uint8)(), ctypes.c_size_t()
+        self.check(fn(handle, ctypes.byref(out), ctypes.byref(n)), what)
+        try:
+            return ctypes.string_at(out, n.value)
+        finally:
+            self.free(out)
+
+    def schunk_frame(self, cparams, chunks=(), special=None, meta=(), vlmeta=()):
+        """Contiguous frame of a new super-chunk: metalayers first (name, bytes),
+        then special (kind, nitems, chunksize) if given, then the chunks (bytes)
+        compressed with cparams, then the vlmetalayers."""
+        s = self.dll.b2_schunk_new(ctypes.byref(cparams))
+        if not s:
+            raise B2Error("b2_schunk_new failed")
+        try:
+            for name, content in meta:
+                self.check(self.dll.b2_schunk_meta_add(s, name.encode(), content, len(content)), "meta_add")
+            if special:
+                kind, nitems, chunksize = special
+                self.check(self.dll.b2_schunk_fill_special(s, nitems, kind, chunksize), "fill_special")
+            for c in chunks:
+                self.check(self.dll.b2_schunk_append_buffer(s, c, len(c)), "append_buffer")
+            for name, content in vlmeta:
+                self.check(self.dll.b2_schunk_vlmeta_add(s, name.encode(), content, len(content)), "vlmeta_add")
+            return self._take(self.dll.b2_schunk_to_buffer, s, "schunk_to_buffer")
+        finally:
+            self.dll.b2_schunk_free(s)
+
+    def b2nd_frame(self, arr, chunkshape, blockshape, cparams, dtype=None, meta=(), vlmeta=(),
+                   fill=None, box=None):
+        """Contiguous frame of a b2nd array shaped like arr (numpy, C order).
+        Without fill: arr's content. With fill (FILL_ZEROS/FILL_NANS): an array
+        created so (special chunks), then box=(start, stop) overwritten from arr."""
+        nd = arr.ndim
+        p = NDParams()
+        p.ndim, p.typesize = nd, arr.dtype.itemsize
+        for i in range(nd):
+            p.shape[i], p.chunkshape[i], p.blockshape[i] = arr.shape[i], chunkshape[i], blockshape[i]
+        p.dtype = (dtype or arr.dtype.str).encode()
+        cp = cparams
+        p.cparams = ctypes.pointer(cp)
+        metas = (UserMeta * max(1, len(meta)))()
+        keep = []
+        for i, (name, content) in enumerate(meta):
+            buf = ctypes.create_string_buffer(content, len(content))
+            keep.append(buf)
+            metas[i] = UserMeta(name.encode(), ctypes.cast(buf, ctypes.c_void_p), len(content))
+        p.nmetalayers, p.metalayers = len(meta), metas
+        st = Storage(STORAGE_MEMORY, None)
+        a = ctypes.c_void_p()
+        if fill is None:
+            data = arr.tobytes()
+            self.check(self.dll.b2nd_from_cbuffer(ctypes.byref(p), ctypes.byref(st), data, len(data),
+                                                  ctypes.byref(a)), "b2nd_from_cbuffer")
+        else:
+            self.check(self.dll.b2nd_create(ctypes.byref(p), ctypes.byref(st), fill, None,
+                                            ctypes.byref(a)), "b2nd_create")
+        try:
+            if box is not None:
+                start, stop = box
+                sub = arr[tuple(slice(a0, b0) for a0, b0 in zip(start, stop))].tobytes()
+                self.check(self.dll.b2nd_set_slice_cbuffer(
+                    a, (ctypes.c_int64 * nd)(*start), (ctypes.c_int64 * nd)(*stop), sub, len(sub)),
+                    "b2nd_set_slice_cbuffer")
+            s = self.dll.b2nd_schunk(a)
+            for name, content in vlmeta:
+                self.check(self.dll.b2_schunk_vlmeta_add(s, name.encode(), content, len(content)), "vlmeta_add")
+            return self._take(self.dll.b2nd_to_frame_buffer, a, "b2nd_to_frame_buffer")
+        finally:
+            self.dll.b2nd_free(a)
+
+
+def sanitized(build_dir):
+    """Whether build_dir was configured with -DB2_SANITIZE=ON."""
+    try:
+        with open(os.path.join(build_dir, "CMakeCache.txt")) as f:
+            return any(ln.strip() in ("B2_SANITIZE:BOOL=ON", "B2_SANITIZE:BOOL=1") for ln in f)
+    except OSError:
+        return False
+
+
+def load():
+    """Load $B2_BUILD_DIR/libb2/libb2.so (or the first build dir's); skip when
+    it is not built or cannot be loaded."""
+    bd = os.environ.get("B2_BUILD_DIR")
+    dirs = [bd] if bd else [os.path.join(b2test.REPO, d) for d in sorted(os.listdir(b2test.REPO))
+                            if d.startswith("build")]
+    for d in dirs:
+        path = os.path.join(d, "libb2", "libb2.so")
+        if os.path.isfile(path):
+            if sanitized(d) and "libasan" not in os.environ.get("LD_PRELOAD", ""):
+                b2test.skip("sanitizer build: libb2.so needs the sanitizer runtimes preloaded (run through ctest)")
+            try:
+                return Lib(path)
+            except OSError as e:
+                b2test.skip("cannot load %s: %s" % (path, e))
+    b2test.skip("libb2.so not built (looked in: %s)" % ", ".join(dirs))
