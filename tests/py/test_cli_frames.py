@@ -127,6 +127,10 @@ def test_roundtrips(t):
         r = run(["info", out])
         c.ok(r.returncode == 0 and b"m1" in r.stdout and b"[1, 2, 3]" in r.stdout and b"hex 00ff10" in r.stdout,
              "%s: info text shows metalayers" % name)
+    # a frame file is written compact: the same bytes as the in-memory frame on stdout
+    r = run(["compress", "--chunksize", "100k", "--typesize", "1"] + metas + ["--format", "frame", src, "-"])
+    with open(os.path.join(t, "frame.b2frame"), "rb") as fh:
+        c.ok(r.returncode == 0 and r.stdout == fh.read(), "frame file == frame on stdout (no dead space)")
     # stdin -> stdout frame, then back
     r = run(["compress", "--format", "frame", "--chunksize", "64k", "-", "-"], data)
     c.ok(r.returncode == 0 and r.stdout.startswith(b"\x9e\xa8b2frame\x00"), "frame to stdout")

@@ -160,6 +160,11 @@ static int compress_frame(const b2cli_container_opts *c, const b2_cparams *p, in
     b2_schunk_set_sync(s, 0); /* durability comes from the final rename */
     if ((rc = add_metas(s, c, c->out)) == B2_OK && (rc = fill_frame(s, c, nbytes)) == B2_OK)
         rc = add_vlmetas(s, c, c->out);
+    /* A file frame grown chunk by chunk keeps superseded indexes and trailers as
+     * dead space (it never overwrites live data); the finished file is written
+     * compact, chunks in order, as the reference lays it out. */
+    if (rc == B2_OK && !to_stdout && c->kind == B2CLI_KIND_CFRAME && (rc = b2_schunk_compact(s)) < 0)
+        b2cli_data_error(c->out, "cannot compact frame: %s", b2_strerror(rc));
     *cbytes = rc == B2_OK ? b2_schunk_cbytes(s) : 0;
     if (rc == B2_OK && to_stdout) {
         uint8_t *buf;
