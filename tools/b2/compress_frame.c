@@ -163,7 +163,8 @@ static int compress_frame(const b2cli_container_opts *c, const b2_cparams *p, in
     /* A file frame grown chunk by chunk keeps superseded indexes and trailers as
      * dead space (it never overwrites live data); the finished file is written
      * compact, chunks in order, as the reference lays it out. */
-    if (rc == B2_OK && !to_stdout && c->kind == B2CLI_KIND_CFRAME && (rc = b2_schunk_compact(s)) < 0)
+    if (rc == B2_OK && !to_stdout && c->kind == B2CLI_KIND_CFRAME && b2_schunk_nchunks(s) > 0 &&
+        (rc = b2_schunk_compact(s)) < 0)
         b2cli_data_error(c->out, "cannot compact frame: %s", b2_strerror(rc));
     *cbytes = rc == B2_OK ? b2_schunk_cbytes(s) : 0;
     if (rc == B2_OK && to_stdout) {
