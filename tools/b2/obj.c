@@ -59,6 +59,11 @@ int b2cli_obj_open(b2cli_obj *o, const char *path)
 
     memset(o, 0, sizeof *o);
     o->path = path;
+    if (b2cli_h5_is_hdf5(path)) {
+        b2cli_data_error(path, "HDF5 file: 'b2 info' and 'b2 verify' read its Blosc2 datasets, "
+                               "this command does not");
+        return B2_ERR_UNSUPPORTED;
+    }
     if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         char fpath[4096];
         if (b2cli_detect_dir(path) != B2CLI_KIND_SFRAME) {
