@@ -73,6 +73,11 @@ class Lib:
             "b2nd_schunk": (vp, [vp]),
             "b2nd_to_frame_buffer": (ctypes.c_int, [vp, pbuf, psz]),
             "b2nd_free": (None, [vp]),
+            "b2nd_open_buffer": (ctypes.c_int, [ctypes.c_char_p, sz, ctypes.c_int, ctypes.POINTER(vp)]),
+            "b2nd_ndim": (ctypes.c_int, [vp]),
+            "b2nd_shape": (ctypes.POINTER(i64), [vp]),
+            "b2nd_chunkshape": (ctypes.POINTER(i32), [vp]),
+            "b2nd_blockshape": (ctypes.POINTER(i32), [vp]),
         }
         for name, (res, args) in sigs.items():
             fn = getattr(dll, name)
@@ -163,6 +168,17 @@ class Lib:
             for name, content in vlmeta:
                 self.check(self.dll.b2_schunk_vlmeta_add(s, name.encode(), content, len(content)), "vlmeta_add")
             return self._take(self.dll.b2nd_to_frame_buffer, a, "b2nd_to_frame_buffer")
+        finally:
+            self.dll.b2nd_free(a)
+
+    def b2nd_shapes(self, frame):
+        """(shape, chunkshape, blockshape) of the b2nd array in a frame."""
+        a = ctypes.c_void_p()
+        self.check(self.dll.b2nd_open_buffer(frame, len(frame), 1, ctypes.byref(a)), "b2nd_open_buffer")
+        try:
+            n = self.dll.b2nd_ndim(a)
+            return tuple(tuple(f(a)[i] for i in range(n)) for f in
+                         (self.dll.b2nd_shape, self.dll.b2nd_chunkshape, self.dll.b2nd_blockshape))
         finally:
             self.dll.b2nd_free(a)
 
