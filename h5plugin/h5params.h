@@ -11,10 +11,11 @@
 #define B2H5_FILTER_ID 32026
 #define B2H5_REVISION 1          /* cd_values[0] written by set_local */
 #define B2H5_READ_MAXDIM 16      /* largest rank accepted in cd_values (c-blosc2 3.x) */
-/* Largest rank set_local records: readers built on c-blosc2 2.x reject any
- * dataset whose cd_values carry a rank above 8, so higher ranks are stored as
- * plain frames that every reader accepts (hdf5-filter.md §2). */
-#define B2H5_WRITE_MAXDIM 8
+/* Largest rank set_local records, as the reference built on c-blosc2 3.x does
+ * (hdf5-filter.md §2): chunks of rank 2..16 become b2nd frames. Readers built on
+ * c-blosc2 2.x (limit 8) refuse datasets with a higher recorded rank, exactly as
+ * they refuse the reference's own files. */
+#define B2H5_WRITE_MAXDIM 16
 #define B2H5_MAX_CDVALUES (8 + B2H5_READ_MAXDIM)
 
 /* The filter's cd_values, decoded (hdf5-filter.md §2). */

@@ -113,9 +113,10 @@ def main():
                  ("u2_3d", (20, 30, 40), (7, 8, 9), "<u2", (0, 0, 0, 0, 9, 0, 0)),
                  ("f8_2d_blocks", (101, 57), (25, 20), "<f8", (0, 2048, 0, 0, 9, 3, 5)),
                  ("i1_1d", (9999,), (1000,), "|i1", (0, 0, 0, 0, 5, 1, 2)),
-                 ("f4_4d", (6, 7, 8, 9), (3, 4, 5, 9), "<f4", (0, 0, 0, 0, 5, 2, 0)),
-                 ("i2_rank9", (2, 3, 2, 3, 2, 2, 3, 2, 2), (1, 2, 2, 2, 2, 1, 2, 2, 2), "<i2",
-                  (0, 0, 0, 0, 5, 1, 1))]
+                 ("f4_4d", (6, 7, 8, 9), (3, 4, 5, 9), "<f4", (0, 0, 0, 0, 5, 2, 0))]
+        # No rank above 8: like the reference, we record ranks 9..16 in cd_values and
+        # store b2nd frames, which the c-blosc2 2.x build inside h5wasm-plugins refuses
+        # (it refuses the reference's own rank-9 files the same way).
         for name, shape, chunks, dt, opts in cases:
             n = int(np.prod(shape))
             data = ((np.arange(n) * 7) % 251).astype(dt).reshape(shape)

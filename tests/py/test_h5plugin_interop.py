@@ -117,11 +117,10 @@ def main():
                                             d.get("user_compression_opts"))
                     nd[()] = ds[()]
                     want = [x["cd_values"] for x in d["filters"] if x["id"] == hc.FILTER_ID][0]
-                    if len(want) > 8 and want[7] > 8:
-                        # we record ranks above 8 as plain (see h5params.h), like rank 1
-                        want = want[:7]
                     got = list(stored_cd_values(nd))
-                    c.ok(got == want, "%s: set_local stored %s, reference %s" % (tag, got, want))
+                    # h5py hands back at most 16 cd_values (garbage after that)
+                    c.ok(len(got) == len(want) and got[:16] == want[:16],
+                         "%s: set_local stored %s, reference %s" % (tag, got, want))
                     c.ok(dataset_bytes(nd) == out, "%s: re-encoded data differs" % tag)
                     for rec in d["chunk_records"]:
                         off = tuple(rec["offset"])

@@ -62,7 +62,7 @@ def make_data(shape, dtype, kind):
 
 
 def expected_cd(opts, dtype, chunks):
-    """cd_values set_local must store (hdf5-filter.md §2, ranks above 8 plain)."""
+    """cd_values set_local must store (hdf5-filter.md §2: ranks 2..16 recorded)."""
     dt = np.dtype(dtype)
     base = dt.base.itemsize if dt.subdtype else dt.itemsize
     v = list(opts) if opts else []
@@ -71,7 +71,7 @@ def expected_cd(opts, dtype, chunks):
     v[0] = 1
     v[2] = base
     v[3] = (dt.itemsize * int(np.prod(chunks))) & 0xFFFFFFFF
-    if 2 <= len(chunks) <= 8:
+    if 2 <= len(chunks) <= 16:
         if n < 5:
             v[4] = 5
         if n < 6:
@@ -148,12 +148,14 @@ def roundtrip(f, tag, shape, chunks, dtype, opts, kind="smooth", fletcher32=Fals
          back.tobytes() == data.tobytes(), "%s: data read back differs" % tag)
     cd, fname = stored_cd(ds)
     want = expect_cd if expect_cd is not None else expected_cd(opts, dtype, chunks)
-    C.ok(cd == want, "%s: stored cd_values %s, wanted %s" % (tag, cd, want))
+    # h5py hands back at most 16 cd_values (garbage after that)
+    C.ok(len(cd) == len(want) and cd[:16] == want[:16],
+         "%s: stored cd_values %s, wanted %s" % (tag, cd, want))
     C.ok(fname == b"blosc2", "%s: filter name %r" % (tag, fname))
     dt = np.dtype(dtype)
     whole = not dt.subdtype and not f32_before
     return check_chunks(tag, ds, chunks, dt.itemsize, fletcher32,
-                        whole and 2 <= len(chunks) <= 8, expect_bs)
+                        whole and 2 <= len(chunks) <= 16, expect_bs)
 
 
 roundtrip.n = 0
@@ -203,7 +205,7 @@ def main():
                 roundtrip(f, "%s %s/%s %s %s" % (dt, shape, chunks, opts, kind), shape, chunks,
                           dt, opts, kind)
                 ncases += 1
-        # high ranks: 9 (plain frames, see h5params.h) and 17 (beyond any b2nd)
+        # high ranks: 9 (b2nd, as the reference) and 17 (beyond any b2nd: plain frame)
         roundtrip(f, "rank9", (2, 3, 2, 3, 2, 2, 3, 2, 2), (1, 2, 2, 2, 2, 1, 2, 2, 2), "<f4",
                   (0, 0, 0, 0, 5, 1, 4))
         roundtrip(f, "rank17", (2,) * 16 + (3,), (1,) * 4 + (2,) * 12 + (3,), "<i2",
