@@ -132,7 +132,7 @@ int b2_schunk_compact(b2_schunk *s)
     }
     int64_t *oidx = malloc((size_t)(s->nchunks ? s->nchunks : 1) * sizeof *oidx);
     int rc = oidx ? B2_OK : B2_ERR_NOMEM;
-    if (oidx)
+    if (oidx && s->nchunks) /* an empty frame has no index array at all */
         memcpy(oidx, s->index, (size_t)s->nchunks * sizeof *oidx);
     k.fd = rc >= 0 ? open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
     if (rc >= 0 && k.fd < 0)

@@ -629,6 +629,22 @@ static void huge_fill(void)
     b2_schunk_free(s);
 }
 
+/* Compacting a file frame that never had a chunk (it has no index array). */
+static void compact_empty(const char *path)
+{
+    b2_cparams p;
+    b2_cparams_init(&p);
+    b2_schunk *s;
+    remove(path);
+    CHECK(b2_schunk_create_file(path, &p, &s) == B2_OK, "create %s", path);
+    CHECK(b2_schunk_compact(s) == B2_OK, "compact an empty frame");
+    b2_schunk_free(s);
+    CHECK(b2_schunk_open(path, 0, &s) == B2_OK && b2_schunk_nchunks(s) == 0,
+          "reopen the compacted empty frame");
+    b2_schunk_free(s);
+    remove(path);
+}
+
 int main(void)
 {
     worked_example();
@@ -643,6 +659,8 @@ int main(void)
         if (storage < 2)
             dead_space(path, storage);
     }
+    snprintf(path, sizeof path, "%s/empty.b2frame", d);
+    compact_empty(path);
     rmdir(d);
     const char *dir = getenv("B2_INTEROP_DIR");
     if (dir)
