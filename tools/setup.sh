@@ -63,8 +63,6 @@ build() {
     cmake --build "$ROOT/$dir" -j"$JOBS" || return 1
 }
 
-now() { date +%s.%N; }
-mbps() { awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { d = b - a; if (d <= 0) d = 1e-9; printf "%.0f", n / d / 1e6 }'; }
 
 # ---- demo: compress a realistic array and get it back ----
 demo() {
