@@ -353,6 +353,22 @@ static int copy_data(b2nd_array *src, b2nd_array *dst, const int *drop, const in
     return rc;
 }
 
+/* New array with parameters p, filled from src (see copy_data for drop/offset). */
+static int create_copy(b2nd_array *src, const b2nd_params *p, const b2nd_storage *st,
+                       const int *drop, const int64_t *offset, b2nd_array **out)
+{
+    b2nd_array *a;
+    int rc = b2nd_create(p, st, B2ND_FILL_ZEROS, NULL, &a);
+    if (rc < 0)
+        return rc;
+    if ((rc = copy_data(src, a, drop, offset)) < 0) {
+        b2nd_free(a);
+        return rc;
+    }
+    *out = a;
+    return B2_OK;
+}
+
 static void params_like(const b2nd_array *a, b2nd_params *p)
 {
     memset(p, 0, sizeof *p);
@@ -377,16 +393,7 @@ int b2nd_copy(b2nd_array *src, const int32_t *chunkshape, const int32_t *blocksh
         p.chunkshape[i] = chunkshape ? chunkshape[i] : src->g.chunkshape[i];
         p.blockshape[i] = blockshape ? blockshape[i] : src->g.blockshape[i];
     }
-    b2nd_array *a;
-    int rc = b2nd_create(&p, st, B2ND_FILL_ZEROS, NULL, &a);
-    if (rc < 0)
-        return rc;
-    if ((rc = copy_data(src, a, NULL, NULL)) < 0) {
-        b2nd_free(a);
-        return rc;
-    }
-    *out = a;
-    return B2_OK;
+    return create_copy(src, &p, st, NULL, NULL, out);
 }
 
 int b2nd_squeeze(b2nd_array *src, const b2nd_storage *st, b2nd_array **out)
@@ -407,16 +414,7 @@ int b2nd_squeeze(b2nd_array *src, const b2nd_storage *st, b2nd_array **out)
         nd++;
     }
     p.ndim = nd;
-    b2nd_array *a;
-    int rc = b2nd_create(&p, st, B2ND_FILL_ZEROS, NULL, &a);
-    if (rc < 0)
-        return rc;
-    if ((rc = copy_data(src, a, drop, NULL)) < 0) {
-        b2nd_free(a);
-        return rc;
-    }
-    *out = a;
-    return B2_OK;
+    return create_copy(src, &p, st, drop, NULL, out);
 }
 
 int b2nd_save(b2nd_array *a, const b2nd_storage *st)
@@ -472,14 +470,5 @@ int b2nd_get_slice(b2nd_array *src, const int64_t *start, const int64_t *stop,
         p.chunkshape[i] = chunkshape ? chunkshape[i] : src->g.chunkshape[i];
         p.blockshape[i] = blockshape ? blockshape[i] : src->g.blockshape[i];
     }
-    b2nd_array *a;
-    int rc = b2nd_create(&p, st, B2ND_FILL_ZEROS, NULL, &a);
-    if (rc < 0)
-        return rc;
-    if ((rc = copy_data(src, a, NULL, start)) < 0) {
-        b2nd_free(a);
-        return rc;
-    }
-    *out = a;
-    return B2_OK;
+    return create_copy(src, &p, st, NULL, start, out);
 }
