@@ -258,3 +258,14 @@ int json_bool(const jnode *o, const char *path, int dflt)
     const jnode *n = json_path(o, path);
     return n && (n->type == J_BOOL || n->type == J_NUM) ? n->num != 0 : dflt;
 }
+
+jnode *test_interop_manifest(void)
+{
+    const char *dir = getenv("B2_INTEROP_DIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", dir ? dir : "");
+    jnode *man = dir ? json_load(path) : NULL;
+    if (!man)
+        printf("SKIP: interop manifest not found (B2_INTEROP_DIR=%s)\n", dir ? dir : "(unset)");
+    return man;
+}

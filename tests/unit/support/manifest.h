@@ -34,5 +34,8 @@ int json_bool(const jnode *o, const char *path, int dflt);
 
 /* Read a whole file into a malloc'ed buffer; returns NULL on failure. */
 unsigned char *test_read_file(const char *path, size_t *len);
+/* $B2_INTEROP_DIR/manifest.json parsed, or NULL after printing a SKIP line that
+ * says why (the caller then exits 77). */
+jnode *test_interop_manifest(void);
 
 #endif
