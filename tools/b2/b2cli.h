@@ -29,6 +29,7 @@ int b2cli_cmd_info(int argc, char **argv);
 int b2cli_cmd_compress(int argc, char **argv);
 int b2cli_cmd_slice(int argc, char **argv);
 int b2cli_cmd_verify(int argc, char **argv);
+int b2cli_cmd_bench(int argc, char **argv);
 
 /* ---- messages (util.c) ---- */
 
