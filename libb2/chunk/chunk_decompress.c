@@ -29,6 +29,7 @@ typedef struct chunk_view {
     int has_delta;
     const uint8_t *dict;
     int32_t dict_len;
+    void *ddict;        /* digested dictionary (zstd), owned: close_view frees it */
     int32_t data_start; /* first byte after bstarts and the dictionary */
 } chunk_view;
 
@@ -135,10 +136,21 @@ static int open_view(const uint8_t *src, size_t size, chunk_view *v)
             return B2_ERR_TRUNCATED;
         v->dict = src + pos + 4;
         v->dict_len = dsize;
+        v->ddict = b2_codec_ddict_new(in->codec_format, v->dict, dsize);
         pos += 4 + dsize;
     }
     v->data_start = (int32_t)pos;
     return B2_OK;
+}
+
+static void close_view(chunk_view *v) { b2_codec_ddict_free(v->ddict); }
+
+/* Point a worker's codec state at the chunk's dictionary (or at none). */
+static void use_dict(b2_dworker *w, const chunk_view *v)
+{
+    w->cs.dict = v->dict;
+    w->cs.dict_len = v->dict_len;
+    w->cs.zstd_ddict = v->ddict;
 }
 
 static int32_t block_size(const chunk_view *v, int32_t j)
@@ -202,8 +214,7 @@ static int decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32_t 
         memcpy(out, v->src + in->header_len + (int64_t)j * in->eff_blocksize, (size_t)bsize);
         return B2_OK;
     }
-    w->cs.dict = v->dict;
-    w->cs.dict_len = v->dict_len;
+    use_dict(w, v);
     if (!v->filtered)
         return decode_streams(v, w, j, bsize, out);
     uint8_t *tmp = worker_scratch(w, 2 * (size_t)in->eff_blocksize);
@@ -295,8 +306,7 @@ static int vl_decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32
     if (span == neblock) {
         memcpy(tmp, v->src + pos + 4, (size_t)neblock);
     } else {
-        w->cs.dict = v->dict;
-        w->cs.dict_len = v->dict_len;
+        use_dict(w, v);
         int r = b2_codec_decompress(&w->cs, in->codec_format, v->src + pos + 4, span, tmp, neblock);
         if (r != neblock)
             return r < 0 ? r : B2_ERR_CORRUPT;
@@ -375,43 +385,43 @@ static int run_parallel(block_job *job)
     return job->error;
 }
 
-int b2_chunk_decompress(b2_dctx *d, const void *src, size_t srcsize, void *dst, size_t dstcap)
+static int decompress_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsize,
+                           void *dst, size_t dstcap)
 {
     if (!d || !src || (!dst && dstcap))
         return B2_ERR_INVALID_PARAM;
-    chunk_view v;
-    int rc = open_view(src, srcsize, &v);
+    int rc = open_view(src, srcsize, v);
     if (rc < 0)
         return rc;
-    const b2_chunk_info *in = &v.info;
+    const b2_chunk_info *in = &v->info;
     if ((size_t)in->nbytes > dstcap)
         return B2_ERR_DST_TOO_SMALL;
     if (in->nbytes == 0)
         return 0;
     if (in->special) {
-        fill_special(&v, 0, dst, in->nbytes);
+        fill_special(v, 0, dst, in->nbytes);
         return in->nbytes;
     }
     if (in->memcpyed) {
-        memcpy(dst, v.src + in->header_len, (size_t)in->nbytes);
+        memcpy(dst, v->src + in->header_len, (size_t)in->nbytes);
         __atomic_fetch_add(&d->blocks_decoded, in->nblocks, __ATOMIC_RELAXED);
         return in->nbytes;
     }
-    block_job job = {.v = &v, .d = d, .dst = dst};
+    block_job job = {.v = v, .d = d, .dst = dst};
     int64_t *offs = NULL;
     if (in->vlblocks) {
-        if ((int64_t)B2_HEADER_LEN + 4 * (int64_t)in->nblocks > v.bound)
+        if ((int64_t)B2_HEADER_LEN + 4 * (int64_t)in->nblocks > v->bound)
             return B2_ERR_TRUNCATED;
         if (!(offs = malloc(((size_t)in->nblocks + 1) * sizeof *offs)))
             return B2_ERR_NOMEM;
-        if ((rc = vl_layout(&v, offs)) < 0) {
+        if ((rc = vl_layout(v, offs)) < 0) {
             free(offs);
             return rc;
         }
         job.vl_offs = offs;
-    } else if (v.has_delta && in->nblocks > 1) {
+    } else if (v->has_delta && in->nblocks > 1) {
         /* Block 0 is the delta reference of every other block: decode it first. */
-        if ((rc = decode_block(&v, d, &d->workers[0], 0, dst, NULL)) < 0)
+        if ((rc = decode_block(v, d, &d->workers[0], 0, dst, NULL)) < 0)
             return rc;
         job.next = 1;
     }
@@ -421,45 +431,60 @@ int b2_chunk_decompress(b2_dctx *d, const void *src, size_t srcsize, void *dst, 
     return rc < 0 ? rc : in->nbytes;
 }
 
-int b2_chunk_vl_get_block(b2_dctx *d, const void *src, size_t srcsize, int32_t nblock,
-                          void *dst, size_t dstcap)
+int b2_chunk_decompress(b2_dctx *d, const void *src, size_t srcsize, void *dst, size_t dstcap)
+{
+    chunk_view v = {0}; /* close_view is safe even if open_view never ran */
+    int rc = decompress_impl(&v, d, src, srcsize, dst, dstcap);
+    close_view(&v);
+    return rc;
+}
+
+static int vl_get_block_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsize,
+                             int32_t nblock, void *dst, size_t dstcap)
 {
     if (!d || !src)
         return B2_ERR_INVALID_PARAM;
-    chunk_view v;
-    int rc = open_view(src, srcsize, &v);
+    int rc = open_view(src, srcsize, v);
     if (rc < 0)
         return rc;
-    if (!v.info.vlblocks)
+    if (!v->info.vlblocks)
         return B2_ERR_INVALID_PARAM;
-    if (nblock < 0 || nblock >= v.info.nblocks)
+    if (nblock < 0 || nblock >= v->info.nblocks)
         return B2_ERR_RANGE;
-    if ((int64_t)B2_HEADER_LEN + 4 * (int64_t)v.info.nblocks > v.bound)
+    if ((int64_t)B2_HEADER_LEN + 4 * (int64_t)v->info.nblocks > v->bound)
         return B2_ERR_TRUNCATED;
-    int64_t *offs = malloc(((size_t)v.info.nblocks + 1) * sizeof *offs);
+    int64_t *offs = malloc(((size_t)v->info.nblocks + 1) * sizeof *offs);
     if (!offs)
         return B2_ERR_NOMEM;
-    rc = vl_layout(&v, offs);
+    rc = vl_layout(v, offs);
     int64_t size = offs[nblock + 1] - offs[nblock];
     free(offs);
     if (rc < 0)
         return rc;
     if ((size_t)size > dstcap)
         return B2_ERR_DST_TOO_SMALL;
-    rc = vl_decode_block(&v, d, &d->workers[0], nblock, dst);
+    rc = vl_decode_block(v, d, &d->workers[0], nblock, dst);
     return rc < 0 ? rc : (int)size;
 }
 
-int b2_chunk_getitem(b2_dctx *d, const void *src, size_t srcsize, int64_t start, int64_t nitems,
-                     void *dst, size_t dstcap)
+int b2_chunk_vl_get_block(b2_dctx *d, const void *src, size_t srcsize, int32_t nblock,
+                          void *dst, size_t dstcap)
+{
+    chunk_view v = {0}; /* close_view is safe even if open_view never ran */
+    int rc = vl_get_block_impl(&v, d, src, srcsize, nblock, dst, dstcap);
+    close_view(&v);
+    return rc;
+}
+
+static int getitem_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsize,
+                        int64_t start, int64_t nitems, void *dst, size_t dstcap)
 {
     if (!d || !src || (!dst && dstcap))
         return B2_ERR_INVALID_PARAM;
-    chunk_view v;
-    int rc = open_view(src, srcsize, &v);
+    int rc = open_view(src, srcsize, v);
     if (rc < 0)
         return rc;
-    const b2_chunk_info *in = &v.info;
+    const b2_chunk_info *in = &v->info;
     if (in->vlblocks)
         return B2_ERR_UNSUPPORTED;
     int64_t ts = in->typesize;
@@ -474,11 +499,11 @@ int b2_chunk_getitem(b2_dctx *d, const void *src, size_t srcsize, int64_t start,
     if (stop == first)
         return 0;
     if (in->special) {
-        fill_special(&v, first, out, stop - first);
+        fill_special(v, first, out, stop - first);
         return (int)(stop - first);
     }
     if (in->memcpyed) {
-        memcpy(out, v.src + in->header_len + first, (size_t)(stop - first));
+        memcpy(out, v->src + in->header_len + first, (size_t)(stop - first));
         return (int)(stop - first);
     }
     b2_dworker *w = &d->workers[0];
@@ -486,29 +511,29 @@ int b2_chunk_getitem(b2_dctx *d, const void *src, size_t srcsize, int64_t start,
     int32_t jfirst = (int32_t)(first / bs), jlast = (int32_t)((stop - 1) / bs);
     /* Scratch: [block out | ref (block 0) | 2 blocks used inside decode_block].
      * decode_block's own scratch is the worker's buffer, so keep ours separate. */
-    uint8_t *mine = malloc((size_t)bs * (v.has_delta && jlast > 0 ? 2 : 1));
+    uint8_t *mine = malloc((size_t)bs * (v->has_delta && jlast > 0 ? 2 : 1));
     if (!mine)
         return B2_ERR_NOMEM;
     uint8_t *blockbuf = mine, *ref = NULL;
-    if (v.has_delta && jlast > 0) {
+    if (v->has_delta && jlast > 0) {
         /* getitem must decode the delta reference too (the reference forgets: §10). */
         ref = mine + bs;
-        if ((rc = decode_block(&v, d, w, 0, ref, NULL)) < 0)
+        if ((rc = decode_block(v, d, w, 0, ref, NULL)) < 0)
             goto done;
     }
     for (int32_t j = jfirst; j <= jlast; j++) {
-        int64_t b0 = j * bs, bsize = block_size(&v, j);
+        int64_t b0 = j * bs, bsize = block_size(v, j);
         int64_t lo = first > b0 ? first : b0, hi = stop < b0 + bsize ? stop : b0 + bsize;
         const uint8_t *blk;
         if (j == 0 && ref) {
             blk = ref;
         } else if (lo == b0 && hi == b0 + bsize) {
             /* whole block wanted: decode straight into the output */
-            if ((rc = decode_block(&v, d, w, j, out + (b0 - first), ref)) < 0)
+            if ((rc = decode_block(v, d, w, j, out + (b0 - first), ref)) < 0)
                 goto done;
             continue;
         } else {
-            if ((rc = decode_block(&v, d, w, j, blockbuf, ref)) < 0)
+            if ((rc = decode_block(v, d, w, j, blockbuf, ref)) < 0)
                 goto done;
             blk = blockbuf;
         }
@@ -517,5 +542,14 @@ int b2_chunk_getitem(b2_dctx *d, const void *src, size_t srcsize, int64_t start,
     rc = (int)(stop - first);
 done:
     free(mine);
+    return rc;
+}
+
+int b2_chunk_getitem(b2_dctx *d, const void *src, size_t srcsize, int64_t start, int64_t nitems,
+                     void *dst, size_t dstcap)
+{
+    chunk_view v = {0}; /* close_view is safe even if open_view never ran */
+    int rc = getitem_impl(&v, d, src, srcsize, start, nitems, dst, dstcap);
+    close_view(&v);
     return rc;
 }

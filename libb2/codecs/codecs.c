@@ -37,6 +37,15 @@ int b2_codec_set_dict(b2_codec_state *st, int compcode, const uint8_t *dict, int
     return B2_OK;
 }
 
+void *b2_codec_ddict_new(int fmt, const uint8_t *dict, int dict_len)
+{
+    /* Digesting once per chunk instead of once per stream matters: a chunk has
+     * hundreds of streams and the dictionary up to 32 KiB. */
+    return fmt == 4 && dict ? ZSTD_createDDict(dict, (size_t)dict_len) : NULL;
+}
+
+void b2_codec_ddict_free(void *ddict) { ZSTD_freeDDict(ddict); }
+
 int b2_codec_format_of(int compcode)
 {
     switch (compcode) {
@@ -143,7 +152,10 @@ int b2_codec_decompress(b2_codec_state *st, int fmt, const uint8_t *src, int src
     case 4: {
         if (!st->zstd_dctx && !(st->zstd_dctx = ZSTD_createDCtx()))
             return B2_ERR_NOMEM;
-        size_t r = st->dict
+        size_t r = st->zstd_ddict
+            ? ZSTD_decompress_usingDDict(st->zstd_dctx, dst, (size_t)dstlen, src, (size_t)srclen,
+                                         st->zstd_ddict)
+            : st->dict
             ? ZSTD_decompress_usingDict(st->zstd_dctx, dst, (size_t)dstlen, src, (size_t)srclen,
                                         st->dict, (size_t)st->dict_len)
             : ZSTD_decompressDCtx(st->zstd_dctx, dst, (size_t)dstlen, src, (size_t)srclen);

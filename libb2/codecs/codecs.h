@@ -28,6 +28,7 @@ typedef struct b2_codec_state {
     void *zstd_cdict;             /* digested dictionary for compression */
     const uint8_t *dict;          /* current dictionary (not owned), or NULL */
     int dict_len;
+    const void *zstd_ddict;       /* digested form of dict for zstd decoding (not owned) */
     void *lz4_stream, *lz4hc_stream;
 } b2_codec_state;
 
@@ -36,6 +37,12 @@ B2_HIDDEN void b2_codec_state_free(b2_codec_state *st);
 /* Use dict (not copied; must outlive the calls) for the following calls; NULL clears.
  * For zstd compression a digested dictionary at level 1 is built, as the reference does. */
 B2_HIDDEN int b2_codec_set_dict(b2_codec_state *st, int compcode, const uint8_t *dict, int dict_len);
+
+/* Digested decompression dictionary for codec format fmt (zstd only; NULL for the
+ * others or when out of memory, and decoding then uses the raw bytes). It only
+ * reads dict, may be shared by threads, and is freed with b2_codec_ddict_free. */
+B2_HIDDEN void *b2_codec_ddict_new(int fmt, const uint8_t *dict, int dict_len);
+B2_HIDDEN void b2_codec_ddict_free(void *ddict);
 
 /* Codec format number (flags bits 5-7) for a codec id, or -1. */
 B2_HIDDEN int b2_codec_format_of(int compcode);
