@@ -254,6 +254,16 @@ int b2_schunk_chunk_nbytes(b2_schunk *s, int64_t i)
     return sp ? schunk_special_nbytes(s, i) : info.nbytes;
 }
 
+int b2_schunk_chunk_cbytes(b2_schunk *s, int64_t i)
+{
+    b2_chunk_info info;
+    int sp;
+    int rc = chunk_header(s, i, &info, &sp);
+    if (rc < 0)
+        return rc;
+    return sp ? B2_HEADER_LEN : info.cbytes; /* index entries stand for a bare header */
+}
+
 int b2_schunk_chunk_special(b2_schunk *s, int64_t i)
 {
     b2_chunk_info info;

@@ -94,6 +94,9 @@ B2_API int b2_schunk_set_nthreads(b2_schunk *s, int nthreads);
 
 /* Uncompressed size of chunk i (special index entries included). */
 B2_API int b2_schunk_chunk_nbytes(b2_schunk *s, int64_t i);
+/* Stored size of chunk i from its header, without reading the chunk (a special
+ * index entry counts as the 32-byte chunk it stands for). */
+B2_API int b2_schunk_chunk_cbytes(b2_schunk *s, int64_t i);
 /* Special kind of chunk i as recorded in the index or chunk header (enum b2_special). */
 B2_API int b2_schunk_chunk_special(b2_schunk *s, int64_t i);
 /* Copy of chunk i as a complete chunk (special index entries are rebuilt) in a

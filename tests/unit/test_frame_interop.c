@@ -95,6 +95,13 @@ static void check_content(b2_schunk *s, const jnode *v, const char *id, const ch
             free(out);
             return;
         }
+        uint8_t *raw = NULL;
+        int32_t cb = -1;
+        int got = b2_schunk_get_chunk(s, i, &raw, &cb);
+        if (got < 0 || b2_schunk_chunk_cbytes(s, i) != cb)
+            FAIL("%s (%s): chunk %lld: cbytes from the header %d, chunk copy %d", id, how,
+                 (long long)i, b2_schunk_chunk_cbytes(s, i), cb);
+        free(raw);
         pos += (size_t)nb;
     }
     const jnode *ranges = json_get(exp, "unspecified_ranges");

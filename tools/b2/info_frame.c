@@ -151,17 +151,14 @@ static int metas_json(b2cli_json *j, const b2cli_obj *o, int vl)
 /* Per-chunk facts: nbytes, stored size and special kind. */
 static int chunk_facts(b2_schunk *s, int64_t i, int *nbytes, int32_t *cbytes, int *special)
 {
-    uint8_t *c = NULL;
-    int rc;
     *nbytes = b2_schunk_chunk_nbytes(s, i);
     *special = b2_schunk_chunk_special(s, i);
+    *cbytes = b2_schunk_chunk_cbytes(s, i);
     if (*nbytes < 0)
         return *nbytes;
     if (*special < 0)
         return *special;
-    rc = b2_schunk_get_chunk(s, i, &c, cbytes);
-    free(c);
-    return rc < 0 ? rc : B2_OK;
+    return *cbytes < 0 ? *cbytes : B2_OK;
 }
 
 static const char *special_str(int sp)
