@@ -5,7 +5,7 @@
 #include <lz4hc.h>
 #include <zlib.h>
 #include <zstd.h>
-#include "b2_chunk.h"
+#include "b2_common.h"
 #include "codecs.h"
 
 void b2_codec_state_init(b2_codec_state *st) { memset(st, 0, sizeof *st); }

@@ -27,24 +27,6 @@ extern "C" {
 #define B2_VERSION_FORMAT 5            /* chunk version written for regular chunks */
 #define B2_VERSION_FORMAT_VL 6         /* chunk version of VL-block chunks */
 
-/* Codec ids (header byte 22, "compcode"). */
-enum b2_codec {
-    B2_CODEC_BLOSCLZ = 0,
-    B2_CODEC_LZ4 = 1,
-    B2_CODEC_LZ4HC = 2,
-    B2_CODEC_ZLIB = 4,
-    B2_CODEC_ZSTD = 5,
-};
-
-/* Filter ids (header bytes 16-21). */
-enum b2_filter {
-    B2_FILTER_NONE = 0,
-    B2_FILTER_SHUFFLE = 1,
-    B2_FILTER_BITSHUFFLE = 2,
-    B2_FILTER_DELTA = 3,
-    B2_FILTER_TRUNC_PREC = 4,
-};
-
 /* Split modes: whether full blocks are cut into typesize streams. */
 enum b2_splitmode {
     B2_SPLIT_ALWAYS = 1,

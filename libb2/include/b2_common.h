@@ -1,4 +1,5 @@
-/* libb2 — common definitions shared by every layer: version, error codes.
+/* libb2 — common definitions shared by every layer: version, error codes,
+ * codec and filter ids.
  *
  * Every libb2 function that can fail returns a negative B2_ERR_* code;
  * b2_strerror() turns it into a short English sentence. */
@@ -44,6 +45,25 @@ enum b2_error {
     B2_ERR_EXISTS = -14,         /* item already exists */
     B2_ERR_FORMAT = -15,         /* input is not in any format libb2 recognises */
     B2_ERR_DOES_NOT_FIT = -16,   /* data would not fit the size limits of the format */
+};
+
+/* Codec ids (chunk header byte 22, "compcode"). Shared by every layer: chunk and
+ * frame headers and the HDF5 filter's cd_values all use them. */
+enum b2_codec {
+    B2_CODEC_BLOSCLZ = 0,
+    B2_CODEC_LZ4 = 1,
+    B2_CODEC_LZ4HC = 2,
+    B2_CODEC_ZLIB = 4,
+    B2_CODEC_ZSTD = 5,
+};
+
+/* Filter ids (header bytes 16-21). */
+enum b2_filter {
+    B2_FILTER_NONE = 0,
+    B2_FILTER_SHUFFLE = 1,
+    B2_FILTER_BITSHUFFLE = 2,
+    B2_FILTER_DELTA = 3,
+    B2_FILTER_TRUNC_PREC = 4,
 };
 
 /* Short description of an error code (never NULL; unknown codes get a generic text). */
