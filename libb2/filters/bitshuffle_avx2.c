@@ -103,46 +103,7 @@ ALWAYS_INLINE int32_t bitunshuffle_vec(int S, int32_t e8, const uint8_t *in, uin
     return i;
 }
 
-void b2_bitshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst)
-{
-    if (ts < 1 || n <= 0) {
-        if (n > 0)
-            memcpy(dst, src, (size_t)n);
-        return;
-    }
-    int32_t e8 = (n / ts) & ~7, done;
-    switch (ts) {
-    case 1: done = bitshuffle_vec(1, e8, src, dst); break;
-    case 2: done = bitshuffle_vec(2, e8, src, dst); break;
-    case 4: done = bitshuffle_vec(4, e8, src, dst); break;
-    case 8: done = bitshuffle_vec(8, e8, src, dst); break;
-    case 16: done = bitshuffle_vec(16, e8, src, dst); break;
-    default: done = 0; break;
-    }
-    /* At most 3 groups of 8 are left for the portable loop. */
-    b2_bitshuffle_groups(ts, e8, done / 8, e8 / 8, src, dst);
-    int32_t t = e8 * ts;
-    memcpy(dst + t, src + t, (size_t)(n - t));
-}
+B2_DEFINE_BITSHUFFLE_ENTRY(b2_bitshuffle_avx2, bitshuffle_vec, b2_bitshuffle_groups)
 
-void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst)
-{
-    if (ts < 1 || n <= 0) {
-        if (n > 0)
-            memcpy(dst, src, (size_t)n);
-        return;
-    }
-    int32_t e8 = (n / ts) & ~7, done;
-    switch (ts) {
-    case 1: done = bitunshuffle_vec(1, e8, src, dst); break;
-    case 2: done = bitunshuffle_vec(2, e8, src, dst); break;
-    case 4: done = bitunshuffle_vec(4, e8, src, dst); break;
-    case 8: done = bitunshuffle_vec(8, e8, src, dst); break;
-    case 16: done = bitunshuffle_vec(16, e8, src, dst); break;
-    default: done = 0; break;
-    }
-    b2_bitunshuffle_groups(ts, e8, done / 8, e8 / 8, src, dst);
-    int32_t t = e8 * ts;
-    memcpy(dst + t, src + t, (size_t)(n - t));
-}
+B2_DEFINE_BITSHUFFLE_ENTRY(b2_bitunshuffle_avx2, bitunshuffle_vec, b2_bitunshuffle_groups)
 #endif

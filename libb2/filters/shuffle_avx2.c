@@ -41,43 +41,7 @@ ALWAYS_INLINE int32_t unshuffle_vec(int S, int32_t q, const uint8_t *in, uint8_t
     return i;
 }
 
-void b2_shuffle_avx2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
-{
-    if (n <= 0)
-        return;
-    if (unit <= 1 || n < unit) {
-        memcpy(dst, src, (size_t)n);
-        return;
-    }
-    int32_t q = n / unit, done;
-    switch (unit) {
-    case 2: done = shuffle_vec(2, q, src, dst); break;
-    case 4: done = shuffle_vec(4, q, src, dst); break;
-    case 8: done = shuffle_vec(8, q, src, dst); break;
-    case 16: done = shuffle_vec(16, q, src, dst); break;
-    default: done = 0; break;
-    }
-    b2_shuffle_range(unit, q, done, q, src, dst);
-    memcpy(dst + (size_t)q * unit, src + (size_t)q * unit, (size_t)(n - q * unit));
-}
+B2_DEFINE_SHUFFLE_ENTRY(b2_shuffle_avx2, shuffle_vec, b2_shuffle_range)
 
-void b2_unshuffle_avx2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
-{
-    if (n <= 0)
-        return;
-    if (unit <= 1 || n < unit) {
-        memcpy(dst, src, (size_t)n);
-        return;
-    }
-    int32_t q = n / unit, done;
-    switch (unit) {
-    case 2: done = unshuffle_vec(2, q, src, dst); break;
-    case 4: done = unshuffle_vec(4, q, src, dst); break;
-    case 8: done = unshuffle_vec(8, q, src, dst); break;
-    case 16: done = unshuffle_vec(16, q, src, dst); break;
-    default: done = 0; break;
-    }
-    b2_unshuffle_range(unit, q, done, q, src, dst);
-    memcpy(dst + (size_t)q * unit, src + (size_t)q * unit, (size_t)(n - q * unit));
-}
+B2_DEFINE_SHUFFLE_ENTRY(b2_unshuffle_avx2, unshuffle_vec, b2_unshuffle_range)
 #endif

@@ -50,6 +50,58 @@ B2_HIDDEN void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, u
 /* Loops over the S vectors must be fully unrolled so the arrays live in registers. */
 #define B2_UNROLL _Pragma("GCC unroll 16")
 
+/* Entry point of a byte-shuffle kernel file: runs VEC(S, q, src, dst) (the
+ * vector loop for unit S, returning how many elements it did) for the units
+ * 2/4/8/16, finishes the elements with TAIL (b2_shuffle_range or
+ * b2_unshuffle_range) and copies the spare bytes. Every ISA file defines its
+ * own VEC, so the shared shape lives here once. */
+#define B2_DEFINE_SHUFFLE_ENTRY(NAME, VEC, TAIL)                                         \
+    void NAME(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)                \
+    {                                                                                    \
+        if (n <= 0)                                                                      \
+            return;                                                                      \
+        if (unit <= 1 || n < unit) {                                                     \
+            memcpy(dst, src, (size_t)n);                                                 \
+            return;                                                                      \
+        }                                                                                \
+        int32_t q = n / unit, done;                                                      \
+        switch (unit) {                                                                  \
+        case 2: done = VEC(2, q, src, dst); break;                                       \
+        case 4: done = VEC(4, q, src, dst); break;                                       \
+        case 8: done = VEC(8, q, src, dst); break;                                       \
+        case 16: done = VEC(16, q, src, dst); break;                                     \
+        default: done = 0; break;                                                        \
+        }                                                                                \
+        TAIL(unit, q, done, q, src, dst);                                                \
+        memcpy(dst + (size_t)q * unit, src + (size_t)q * unit, (size_t)(n - q * unit));  \
+    }
+
+/* Entry point of a bit-shuffle kernel file: VEC(S, e8, src, dst) handles the
+ * typesizes 1/2/4/8/16 in whole vector steps, TAIL (b2_bitshuffle_groups or
+ * b2_bitunshuffle_groups) the remaining groups of 8 elements, and the bytes past
+ * the last group of 8 are copied unchanged. */
+#define B2_DEFINE_BITSHUFFLE_ENTRY(NAME, VEC, TAIL)                                      \
+    void NAME(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst)                  \
+    {                                                                                    \
+        if (ts < 1 || n <= 0) {                                                          \
+            if (n > 0)                                                                   \
+                memcpy(dst, src, (size_t)n);                                             \
+            return;                                                                      \
+        }                                                                                \
+        int32_t e8 = (n / ts) & ~7, done;                                                \
+        switch (ts) {                                                                    \
+        case 1: done = VEC(1, e8, src, dst); break;                                      \
+        case 2: done = VEC(2, e8, src, dst); break;                                      \
+        case 4: done = VEC(4, e8, src, dst); break;                                      \
+        case 8: done = VEC(8, e8, src, dst); break;                                      \
+        case 16: done = VEC(16, e8, src, dst); break;                                    \
+        default: done = 0; break;                                                        \
+        }                                                                                \
+        TAIL(ts, e8, done / 8, e8 / 8, src, dst);                                        \
+        int32_t t = e8 * ts;                                                             \
+        memcpy(dst + t, src + t, (size_t)(n - t));                                       \
+    }
+
 /* After the unzip rounds, vector p holds byte plane bitrev(p) (log2(S) bits):
  * round 1 splits on bit 0 of the byte index, round 2 on bit 1, and so on. */
 ALWAYS_INLINE int plane_of(int p, int S)
