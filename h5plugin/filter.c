@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "h5api.h"
+#include "h5context.h"
 #include "h5filter.h"
 #include "h5params.h"
 
@@ -76,8 +77,9 @@ static size_t decompress(const b2h5_api *api, const b2h5_params *p, size_t nbyte
     b2h5_alloc al = {h5_alloc, h5_release, (void *)api};
     void *out = NULL;
     size_t outsize = 0, outlen = 0;
-    int rc = b2h5_payload_decode(p, *buf, nbytes, &al, &out, &outsize, &outlen, err,
-                                 sizeof err);
+    b2h5_ctx *ctx = b2h5_ctx_get(p->nthreads);
+    int rc = b2h5_payload_decode(p, ctx ? ctx->dctx : NULL, *buf, nbytes, &al, &out, &outsize,
+                                 &outlen, err, sizeof err);
     if (rc < 0) {
         B2H5_ERROR(api, "blosc2 filter: decompression failed: %s", err);
         return 0;

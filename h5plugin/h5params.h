@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "b2_chunk.h"
 #include "b2_internal.h"
 
 #define B2H5_FILTER_ID 32026
@@ -55,10 +56,11 @@ B2_HIDDEN int b2h5_payload_encode(const b2h5_params *p, int b2nd, const void *sr
                                   size_t nbytes, uint8_t **out, size_t *outlen,
                                   char *err, size_t errcap);
 
-/* Decode one stored frame (exactly len bytes) into a buffer from al. On success
+/* Decode one stored frame (exactly len bytes) into a buffer from al, with dctx
+ * (NULL: a context of the frame's own with p->nthreads threads). On success
  * returns 0 with *out, *outsize (bytes allocated) and *outlen (bytes of data);
  * on failure a negative B2_ERR_* code and a message in err. */
-B2_HIDDEN int b2h5_payload_decode(const b2h5_params *p, const void *src, size_t len,
+B2_HIDDEN int b2h5_payload_decode(const b2h5_params *p, b2_dctx *dctx, const void *src, size_t len,
                                   const b2h5_alloc *al, void **out, size_t *outsize,
                                   size_t *outlen, char *err, size_t errcap);
 

@@ -184,7 +184,7 @@ int b2h5_payload_encode(const b2h5_params *p, int b2nd, const void *src, size_t 
                 : encode_plain(p, src, nbytes, out, outlen, err, errcap);
 }
 
-static int decode_b2nd(const b2h5_params *p, b2_schunk *s, const b2h5_alloc *al, void **out,
+static int decode_b2nd(const b2h5_params *p, b2_schunk *s, b2_dctx *dctx, const b2h5_alloc *al, void **out,
                        size_t *outsize, size_t *outlen, char *err, size_t errcap)
 {
     b2nd_array *a = NULL;
@@ -225,7 +225,10 @@ static int decode_b2nd(const b2h5_params *p, b2_schunk *s, const b2h5_alloc *al,
                     p->chunkbytes);
     }
     size_t len = (size_t)nitems * (size_t)ts;
-    b2_schunk_set_nthreads(b2nd_schunk(a), p->nthreads);
+    if (dctx)
+        b2nd_set_dctx(a, dctx);
+    else
+        b2nd_set_nthreads(a, p->nthreads);
     void *buf = al->alloc(len, al->ud);
     if (!buf) {
         b2nd_free(a);
@@ -242,7 +245,7 @@ static int decode_b2nd(const b2h5_params *p, b2_schunk *s, const b2h5_alloc *al,
     return 0;
 }
 
-static int decode_plain(const b2h5_params *p, b2_schunk *s, const b2h5_alloc *al, void **out,
+static int decode_plain(const b2h5_params *p, b2_schunk *s, b2_dctx *dctx, const b2h5_alloc *al, void **out,
                         size_t *outsize, size_t *outlen, char *err, size_t errcap)
 {
     int rc;
@@ -264,7 +267,15 @@ static int decode_plain(const b2h5_params *p, b2_schunk *s, const b2h5_alloc *al
     }
     if (b2_schunk_chunk_special(s, 0) == B2_SPECIAL_UNINIT)
         memset(buf, 0, (size_t)nb); /* never hand back stale heap bytes */
-    rc = b2_schunk_decompress_chunk(s, 0, buf, (size_t)nb);
+    if (dctx) {
+        const uint8_t *chunk;
+        int32_t cbytes;
+        rc = b2_schunk_chunk_view(s, 0, &chunk, &cbytes);
+        if (rc >= 0)
+            rc = b2_chunk_decompress(dctx, chunk, (size_t)cbytes, buf, (size_t)nb);
+    } else {
+        rc = b2_schunk_decompress_chunk(s, 0, buf, (size_t)nb);
+    }
     b2_schunk_free(s);
     if (rc < 0 || rc != nb) {
         al->release(buf, al->ud);
@@ -276,7 +287,8 @@ static int decode_plain(const b2h5_params *p, b2_schunk *s, const b2h5_alloc *al
     return 0;
 }
 
-int b2h5_payload_decode(const b2h5_params *p, const void *src, size_t len, const b2h5_alloc *al,
+int b2h5_payload_decode(const b2h5_params *p, b2_dctx *dctx, const void *src, size_t len,
+                        const b2h5_alloc *al,
                         void **out, size_t *outsize, size_t *outlen, char *err, size_t errcap)
 {
     *out = NULL;
@@ -290,6 +302,6 @@ int b2h5_payload_decode(const b2h5_params *p, const void *src, size_t len, const
     int is_nd = b2_schunk_meta_get(s, B2ND_META_NAME, &meta, &mlen) >= 0 ||
                 b2_schunk_meta_get(s, B2ND_META_LEGACY_NAME, &meta, &mlen) >= 0;
     free(meta);
-    return is_nd ? decode_b2nd(p, s, al, out, outsize, outlen, err, errcap)
-                 : decode_plain(p, s, al, out, outsize, outlen, err, errcap);
+    return is_nd ? decode_b2nd(p, s, dctx, al, out, outsize, outlen, err, errcap)
+                 : decode_plain(p, s, dctx, al, out, outsize, outlen, err, errcap);
 }

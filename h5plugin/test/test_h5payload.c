@@ -116,7 +116,7 @@ static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *
         return NULL;
     void *out = NULL;
     size_t osz = 0, olen = 0;
-    rc = b2h5_payload_decode(&p, frame, *flen, &AL, &out, &osz, &olen, err, sizeof err);
+    rc = b2h5_payload_decode(&p, NULL, frame, *flen, &AL, &out, &osz, &olen, err, sizeof err);
     CHECK(rc == 0 && olen == nbytes && memcmp(out, src, nbytes) == 0,
           "decode (b2nd %d): rc %d len %zu/%zu %s", b2nd, rc, olen, nbytes, rc ? err : "");
     free(out);
@@ -124,7 +124,7 @@ static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *
     uint8_t *longer = malloc(*flen + 1);
     memcpy(longer, frame, *flen);
     longer[*flen] = 0;
-    rc = b2h5_payload_decode(&p, longer, *flen + 1, &AL, &out, &osz, &olen, err, sizeof err);
+    rc = b2h5_payload_decode(&p, NULL, longer, *flen + 1, &AL, &out, &osz, &olen, err, sizeof err);
     CHECK(rc < 0, "frame with a trailing byte accepted");
     if (rc == 0)
         free(out);
@@ -147,7 +147,7 @@ static long mutate_all(const unsigned *v, size_t n, const uint8_t *frame, size_t
             buf[pos] ^= xors[k];
             void *out = NULL;
             size_t osz, olen;
-            if (b2h5_payload_decode(&p, buf, flen, &AL, &out, &osz, &olen, err, sizeof err) == 0) {
+            if (b2h5_payload_decode(&p, NULL, buf, flen, &AL, &out, &osz, &olen, err, sizeof err) == 0) {
                 ok++;
                 free(out);
             } else {
@@ -160,7 +160,7 @@ static long mutate_all(const unsigned *v, size_t n, const uint8_t *frame, size_t
         size_t osz, olen;
         uint8_t *t = malloc(cut ? cut : 1);
         memcpy(t, frame, cut);
-        if (b2h5_payload_decode(&p, t, cut, &AL, &out, &osz, &olen, err, sizeof err) == 0) {
+        if (b2h5_payload_decode(&p, NULL, t, cut, &AL, &out, &osz, &olen, err, sizeof err) == 0) {
             ok++;
             free(out);
         } else {
@@ -195,7 +195,7 @@ int main(void)
         void *out;
         size_t a, b;
         parse(vx, 10, 0, &p);
-        CHECK(b2h5_payload_decode(&p, f, flen, &AL, &out, &a, &b, err, sizeof err) < 0 &&
+        CHECK(b2h5_payload_decode(&p, NULL, f, flen, &AL, &out, &a, &b, err, sizeof err) < 0 &&
                   strstr(err, "shape"),
               "shape mismatch not reported: %s", err);
         free(f);

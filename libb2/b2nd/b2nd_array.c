@@ -17,7 +17,7 @@ void b2nd_free(b2nd_array *a)
     if (!a)
         return;
     b2nd_meta_clear(&a->meta);
-    b2_dctx_free(a->dctx);
+    b2_dctx_free(a->own_dctx);
     b2_cctx_free(a->cctx);
     b2_schunk_free(a->sc);
     free(a);
@@ -60,7 +60,7 @@ static int wrap(b2_schunk *s, b2nd_array **out)
         b2_cparams_init(&a->cparams);
     a->cparams.typesize = a->g.typesize;
     a->cparams.blocksize = a->g.block_bytes;
-    if (!(a->dctx = b2_dctx_new(1))) {
+    if (!(a->dctx = a->own_dctx = b2_dctx_new(1))) {
         rc = B2_ERR_NOMEM;
         goto fail;
     }
@@ -137,6 +137,14 @@ int b2nd_set_nthreads(b2nd_array *a, int nthreads)
     return rc < 0 ? rc : B2_OK;
 }
 
+int b2nd_set_dctx(b2nd_array *a, b2_dctx *dctx)
+{
+    if (!a)
+        return B2_ERR_INVALID_PARAM;
+    a->dctx = dctx ? dctx : a->own_dctx;
+    return B2_OK;
+}
+
 int64_t b2nd_blocks_decoded(const b2nd_array *a)
 {
     return b2_dctx_blocks_decoded(a->dctx) + a->blocks_read_lazily;
@@ -206,7 +214,7 @@ static int create_bare(const b2nd_params *p0, const b2nd_storage *st, b2nd_array
         b2_cparams_init(&a->cparams);
     a->cparams.typesize = p.typesize;
     a->cparams.blocksize = a->g.block_bytes; /* one Blosc2 block = one b2nd block */
-    if (!(a->dctx = b2_dctx_new(1))) {
+    if (!(a->dctx = a->own_dctx = b2_dctx_new(1))) {
         rc = B2_ERR_NOMEM;
         goto fail;
     }

@@ -60,7 +60,8 @@ struct b2nd_array {
     b2nd_geom g;
     char meta_name[8]; /* "b2nd" or "caterva": where the shape lives */
     b2_schunk *sc;
-    b2_dctx *dctx;
+    b2_dctx *dctx;     /* decoding context in use: own_dctx or one set by b2nd_set_dctx */
+    b2_dctx *own_dctx;
     b2_cctx *cctx;     /* created on the first write */
     b2_cparams cparams;
     int64_t blocks_read_lazily; /* blocks decoded through the frame's lazy reader */

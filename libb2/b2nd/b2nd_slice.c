@@ -173,37 +173,26 @@ static int fetch_chunk(b2nd_array *a, int64_t n, uint8_t **chunk, int32_t *cbyte
     return rc;
 }
 
-/* Whether the box is exactly chunk p, unpadded, with blocks in C order. */
-static int whole_c_order_chunk(const b2nd_geom *g, const chunk_part *p, const int64_t *start,
-                               const int64_t *stop)
-{
-    for (int i = 0; i < g->ndim; i++)
-        if (start[i] != p->origin[i] || stop[i] != p->origin[i] + g->chunkshape[i] ||
-            g->extchunkshape[i] != g->chunkshape[i])
-            return 0;
-    return b2nd_geom_chunk_is_c_order(g);
-}
-
-/* Fill part p of the output with the item value of a NaN or repeated-value chunk. */
-static int fill_from_special(b2nd_array *a, const chunk_part *p, const int64_t *start,
-                             const int64_t *ustr, void *dst)
+/* Fill part p of the output with zeros, or (with_value) with the item value of
+ * a NaN or repeated-value chunk. */
+static int fill_part(b2nd_array *a, const chunk_part *p, const int64_t *start,
+                     const int64_t *ustr, void *dst, int with_value)
 {
     const b2nd_geom *g = &a->g;
-    uint8_t *chunk;
-    int32_t cbytes;
-    b2_chunk_info info;
-    int rc = fetch_chunk(a, p->nchunk, &chunk, &cbytes, &info);
-    if (rc < 0)
-        return rc;
-    uint8_t *val = malloc((size_t)g->typesize);
-    if (!val) {
-        free(chunk);
+    uint8_t *chunk = NULL, *val = calloc(1, (size_t)g->typesize);
+    if (!val)
         return B2_ERR_NOMEM;
+    int rc = B2_OK;
+    if (with_value) {
+        int32_t cbytes;
+        b2_chunk_info info;
+        rc = fetch_chunk(a, p->nchunk, &chunk, &cbytes, &info);
+        if (rc >= 0)
+            rc = g->typesize % info.typesize
+                     ? B2_ERR_CORRUPT
+                     : b2_chunk_getitem(a->dctx, chunk, (size_t)cbytes, 0,
+                                        g->typesize / info.typesize, val, (size_t)g->typesize);
     }
-    rc = g->typesize % info.typesize ? B2_ERR_CORRUPT
-                                     : b2_chunk_getitem(a->dctx, chunk, (size_t)cbytes, 0,
-                                                        g->typesize / info.typesize, val,
-                                                        (size_t)g->typesize);
     if (rc >= 0) {
         int64_t cnt[B2ND_MAX_DIM], uoff = 0;
         for (int i = 0; i < g->ndim; i++) {
@@ -222,24 +211,99 @@ static int fill_from_special(b2nd_array *a, const chunk_part *p, const int64_t *
  * and copy their parts out; B2_ERR_UNSUPPORTED (before any output) when the
  * storage cannot do it. */
 static int read_blocks_lazily(b2nd_array *a, const chunk_part *p, const int64_t *start,
-                              const int64_t *ustr, const int64_t *bstr, uint8_t *buf, void *dst)
+                              const int64_t *ustr, const int64_t *bstr, void *dst)
 {
     const b2nd_geom *g = &a->g;
     size_t ts = (size_t)g->typesize;
+    if (b2_schunk_storage(b2nd_schunk(a)) == B2_STORAGE_MEMORY)
+        return B2_ERR_UNSUPPORTED;
+    uint8_t *buf = malloc((size_t)g->block_bytes);
+    if (!buf)
+        return B2_ERR_NOMEM;
     int64_t bc[B2ND_MAX_DIM];
     for (int i = 0; i < g->ndim; i++)
         bc[i] = p->blo[i];
+    int rc;
     do {
-        memset(buf, 0, (size_t)g->block_bytes); /* uninit chunks leave it as is */
-        int rc = b2nd_st_read_block(a, p->nchunk, block_number(g, bc), buf);
-        if (rc < 0)
-            return rc;
+        if ((rc = b2nd_st_read_block(a, p->nchunk, block_number(g, bc), buf)) < 0)
+            break;
         int64_t cnt[B2ND_MAX_DIM], boff, uoff;
         block_box(g, p, bc, start, ustr, cnt, &boff, &uoff);
         copy_box(g->ndim, cnt, ts, (uint8_t *)dst + uoff * (int64_t)ts, ustr,
                  buf + boff * (int64_t)ts, bstr);
     } while (next_index(g->ndim, bc, p->blo, p->bhi));
+    free(buf);
+    return rc < 0 ? rc : B2_OK;
+}
+
+/* What the chunk decoder needs to place a block of part p in the user's box. */
+typedef struct place_ctx {
+    const b2nd_geom *g;
+    const chunk_part *p;
+    const int64_t *start, *ustr, *bstr; /* item strides of the box and of a block */
+    uint8_t *dst;
+} place_ctx;
+
+/* b2_block_rows_fn: block k's share of the box, as rows of the block's last dimension. */
+static int place_block(void *ud, int32_t k, b2_block_rows *r)
+{
+    const place_ctx *c = ud;
+    const b2nd_geom *g = c->g;
+    int nd = g->ndim;
+    int64_t bc[B2ND_MAX_DIM], cnt[B2ND_MAX_DIM], boff, uoff, rem = k;
+    for (int i = nd - 1; i >= 0; i--) {
+        bc[i] = rem % g->blocks_in_chunk[i];
+        rem /= g->blocks_in_chunk[i];
+    }
+    block_box(g, c->p, bc, c->start, c->ustr, cnt, &boff, &uoff);
+    int64_t ts = g->typesize;
+    r->nd = nd > 0 ? nd - 1 : 0;
+    for (int i = 0; i < r->nd; i++) {
+        r->cnt[i] = cnt[i];
+        r->sstr[i] = c->bstr[i] * ts;
+        r->dstr[i] = c->ustr[i] * ts;
+    }
+    r->run = (nd > 0 ? cnt[nd - 1] : 1) * ts;
+    r->soff = boff * ts;
+    r->user = c->dst + uoff * ts;
     return B2_OK;
+}
+
+/* Decode the needed blocks of part p straight into the user's box. */
+static int read_part(b2nd_array *a, const chunk_part *p, place_ctx *c, int32_t **list,
+                     int32_t *listcap)
+{
+    const b2nd_geom *g = &a->g;
+    const uint8_t *chunk;
+    int32_t cbytes, n = 0;
+    b2_chunk_info info;
+    int rc = b2_schunk_chunk_view(b2nd_schunk(a), p->nchunk, &chunk, &cbytes);
+    if (rc < 0)
+        return rc;
+    if ((rc = b2_chunk_get_info(chunk, (size_t)cbytes, &info)) < 0)
+        return rc;
+    /* Block k of the array must be block k of the chunk. */
+    if (info.nbytes != g->chunk_bytes || info.eff_blocksize != g->block_bytes ||
+        g->block_bytes % info.typesize || info.vlblocks)
+        return B2_ERR_CORRUPT;
+    if (p->need < g->nblocks) {
+        if (p->need > *listcap) {
+            int32_t *nl = realloc(*list, (size_t)p->need * sizeof *nl);
+            if (!nl)
+                return B2_ERR_NOMEM;
+            *list = nl;
+            *listcap = (int32_t)p->need;
+        }
+        int64_t bc[B2ND_MAX_DIM];
+        for (int i = 0; i < g->ndim; i++)
+            bc[i] = p->blo[i];
+        do
+            (*list)[n++] = (int32_t)block_number(g, bc);
+        while (next_index(g->ndim, bc, p->blo, p->bhi));
+    }
+    c->p = p;
+    return b2_chunk_decompress_rows(a->dctx, chunk, (size_t)cbytes, n ? *list : NULL, n,
+                                    place_block, c);
 }
 
 int b2nd_get_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *stop, void *dst,
@@ -256,7 +320,8 @@ int b2nd_get_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
         return B2_ERR_DST_TOO_SMALL;
     if (nbytes == 0)
         return 0;
-    memset(dst, 0, (size_t)nbytes); /* uninit chunks leave their part as is */
+    /* Every item of the box is written by exactly one block of one chunk, or by
+     * a special chunk's fill: nothing is zeroed beforehand. */
     strides_of(g->ndim, ext, ustr);
     int64_t bstr[B2ND_MAX_DIM], bext[B2ND_MAX_DIM];
     for (int i = 0; i < g->ndim; i++)
@@ -267,88 +332,28 @@ int b2nd_get_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
         clo[i] = cc[i] = start[i] / g->chunkshape[i];
         chi[i] = (stop[i] - 1) / g->chunkshape[i];
     }
-    uint8_t *buf = NULL;
-    size_t bufcap = 0, ts = (size_t)g->typesize;
+    place_ctx c = {.g = g, .start = start, .ustr = ustr, .bstr = bstr, .dst = dst};
+    int32_t *list = NULL, listcap = 0;
     do {
         chunk_part p;
         chunk_part_init(g, cc, start, stop, &p);
-        int all = p.need == g->nblocks;
-        /* Special chunks are never decoded: the output is already zero (zeros,
-         * and uninit, whose content is unspecified), or is filled with the value. */
+        /* Special chunks are never decoded: their part is filled with zeros
+         * (zeros, and uninit, whose content is unspecified) or with the value. */
         int sp = b2nd_st_chunk_special(a, p.nchunk);
         if (sp < 0) {
             rc = sp;
-            break;
+        } else if (sp != B2_SPECIAL_NONE) {
+            rc = fill_part(a, &p, start, ustr, dst, sp == B2_SPECIAL_NAN || sp == B2_SPECIAL_VALUE);
+        } else {
+            /* On disk, few blocks: read only their bytes (the compact path, spec §6). */
+            rc = B2_ERR_UNSUPPORTED;
+            if (p.need * (int64_t)g->block_bytes * 4 <= g->chunk_bytes)
+                rc = read_blocks_lazily(a, &p, start, ustr, bstr, dst);
+            if (rc == B2_ERR_UNSUPPORTED)
+                rc = read_part(a, &p, &c, &list, &listcap);
         }
-        if (sp == B2_SPECIAL_ZEROS || sp == B2_SPECIAL_UNINIT)
-            continue;
-        if (sp == B2_SPECIAL_NAN || sp == B2_SPECIAL_VALUE) {
-            if ((rc = fill_from_special(a, &p, start, ustr, dst)) < 0)
-                break;
-            continue;
-        }
-        /* A whole decoded chunk, or one block: sized only when first needed, so a
-         * hostile header claiming huge chunks costs nothing for special chunks. */
-        size_t want = (size_t)(all ? g->chunk_bytes : g->block_bytes);
-        if (want > bufcap) {
-            free(buf);
-            bufcap = 0;
-            if (!(buf = malloc(want))) {
-                rc = B2_ERR_NOMEM;
-                break;
-            }
-            bufcap = want;
-        }
-        /* On disk, few blocks: read only their bytes (the compact path, spec §6). */
-        if (p.need * (int64_t)g->block_bytes * 4 <= g->chunk_bytes) {
-            rc = read_blocks_lazily(a, &p, start, ustr, bstr, buf, dst);
-            if (rc != B2_ERR_UNSUPPORTED) {
-                if (rc < 0)
-                    break;
-                continue;
-            }
-            rc = B2_OK;
-        }
-        uint8_t *chunk;
-        int32_t cbytes;
-        b2_chunk_info info;
-        if ((rc = fetch_chunk(a, p.nchunk, &chunk, &cbytes, &info)) < 0)
-            break;
-        if (p.need == g->nblocks && whole_c_order_chunk(g, &p, start, stop)) {
-            rc = b2_chunk_decompress(a->dctx, chunk, (size_t)cbytes, dst, (size_t)nbytes);
-            free(chunk);
-            if (rc < 0)
-                break;
-            continue;
-        }
-        if (all) {
-            memset(buf, 0, (size_t)g->chunk_bytes);
-            rc = b2_chunk_decompress(a->dctx, chunk, (size_t)cbytes, buf, (size_t)g->chunk_bytes);
-        }
-        int64_t bc[B2ND_MAX_DIM];
-        for (int i = 0; i < g->ndim; i++)
-            bc[i] = p.blo[i];
-        int64_t per_item = g->block_bytes / info.typesize;
-        while (rc >= 0) {
-            int64_t k = block_number(g, bc);
-            const uint8_t *blk = buf + (all ? k * g->block_bytes : 0);
-            if (!all) {
-                memset(buf, 0, (size_t)g->block_bytes);
-                rc = b2_chunk_getitem(a->dctx, chunk, (size_t)cbytes, k * per_item, per_item,
-                                      buf, (size_t)g->block_bytes);
-                if (rc < 0)
-                    break;
-            }
-            int64_t cnt[B2ND_MAX_DIM], boff, uoff;
-            block_box(g, &p, bc, start, ustr, cnt, &boff, &uoff);
-            copy_box(g->ndim, cnt, ts, (uint8_t *)dst + uoff * (int64_t)ts, ustr,
-                     blk + boff * (int64_t)ts, bstr);
-            if (!next_index(g->ndim, bc, p.blo, p.bhi))
-                break;
-        }
-        free(chunk);
     } while (rc >= 0 && next_index(g->ndim, cc, clo, chi));
-    free(buf);
+    free(list);
     return rc < 0 ? rc : B2_OK;
 }
 

@@ -17,6 +17,8 @@ struct b2_dctx {
     int nthreads;
     int64_t blocks_decoded; /* updated atomically: workers share it */
     b2_dworker *workers;    /* nthreads entries */
+    uint8_t *ref;           /* decoded block 0 of a delta chunk (rows decoding) */
+    size_t refcap;
 };
 
 /* A validated chunk being decoded (read-only while blocks decode in parallel). */
@@ -31,6 +33,7 @@ typedef struct chunk_view {
     int32_t dict_len;
     void *ddict;        /* digested dictionary (zstd), owned: close_view frees it */
     int32_t data_start; /* first byte after bstarts and the dictionary */
+    int32_t unshuffle_unit; /* > 1: the only filter to undo is a byte shuffle of this unit */
 } chunk_view;
 
 b2_dctx *b2_dctx_new(int nthreads)
@@ -59,6 +62,7 @@ void b2_dctx_free(b2_dctx *d)
     if (!d)
         return;
     free_workers(d->workers, d->nthreads);
+    free(d->ref);
     free(d);
 }
 
@@ -80,6 +84,8 @@ int b2_dctx_set_nthreads(b2_dctx *d, int nthreads)
     d->nthreads = nthreads;
     return B2_OK;
 }
+
+int b2_dctx_nthreads(const b2_dctx *d) { return d ? d->nthreads : B2_ERR_INVALID_PARAM; }
 
 int64_t b2_dctx_blocks_decoded(const b2_dctx *d)
 {
@@ -115,6 +121,7 @@ static int open_view(const uint8_t *src, size_t size, chunk_view *v)
     b2_info_pipeline(in, &v->pipe);
     v->filtered = b2_pipeline_active(&v->pipe);
     v->has_delta = b2_info_has_delta(in);
+    v->unshuffle_unit = b2_pipeline_single_shuffle(&v->pipe);
     if (in->special || in->memcpyed || in->nbytes == 0)
         return B2_OK;
 
@@ -316,6 +323,198 @@ static int vl_decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32
                        : B2_OK;
 }
 
+/* ---- decoding blocks into strided rows (b2_chunk_decompress_rows) ---- */
+
+/* Drop unit dimensions, check that every row lies inside the block (bsize
+ * bytes), then merge trailing dimensions contiguous on both sides into the run,
+ * so a box covering whole blocks becomes one run. */
+static int rows_normalize(b2_block_rows *r, int32_t bsize)
+{
+    if (r->nd < 0 || r->nd > B2_ROWS_MAXDIM || r->run < 0 || r->soff < 0 || r->soff > bsize)
+        return B2_ERR_INVALID_PARAM;
+    int64_t end = r->soff + r->run;
+    int k = 0;
+    for (int d = 0; d < r->nd; d++) {
+        if (r->cnt[d] <= 0) {
+            r->nd = 0;
+            r->run = 0;
+            return B2_OK;
+        }
+        if (r->cnt[d] == 1)
+            continue;
+        if (r->sstr[d] < 0 || r->sstr[d] > bsize || r->cnt[d] > bsize)
+            return B2_ERR_INVALID_PARAM;
+        end += (r->cnt[d] - 1) * r->sstr[d]; /* < 2^58 each: no overflow */
+        r->cnt[k] = r->cnt[d];
+        r->sstr[k] = r->sstr[d];
+        r->dstr[k] = r->dstr[d];
+        k++;
+    }
+    r->nd = k;
+    if (end > bsize || (r->run && !r->user))
+        return B2_ERR_INVALID_PARAM;
+    while (r->nd > 0 && r->sstr[r->nd - 1] == r->run && r->dstr[r->nd - 1] == r->run) {
+        r->run *= r->cnt[r->nd - 1];
+        r->nd--;
+    }
+    return B2_OK;
+}
+
+/* What to do with each row: copy it from a decoded block, unshuffle it from the
+ * block's planes, or fill it with a special chunk's value. */
+typedef struct row_op {
+    int kind; /* ROW_COPY, ROW_UNSHUFFLE, ROW_SPECIAL */
+    const uint8_t *src;
+    int32_t unit, q;
+    const chunk_view *v;
+    int64_t base; /* special: the block's offset in the chunk */
+} row_op;
+enum { ROW_COPY, ROW_UNSHUFFLE, ROW_SPECIAL };
+
+
+static void rows_apply(const b2_block_rows *r, const row_op *op)
+{
+    int64_t idx[B2_ROWS_MAXDIM] = {0}, off = r->soff;
+    uint8_t *dst = r->user;
+    for (;;) {
+        switch (op->kind) {
+        case ROW_COPY:
+            memcpy(dst, op->src + off, (size_t)r->run);
+            break;
+        case ROW_UNSHUFFLE:
+            b2_unshuffle_part(op->unit, op->q, (int32_t)(r->run / op->unit),
+                              op->src + off / op->unit, dst);
+            break;
+        default:
+            if (op->v->info.special == B2_SPECIAL_UNINIT)
+                memset(dst, 0, (size_t)r->run); /* defined output for what no block wrote */
+            else
+                fill_special(op->v, op->base + off, dst, r->run);
+            break;
+        }
+        int d = r->nd - 1;
+        for (; d >= 0; d--) {
+            off += r->sstr[d];
+            dst += r->dstr[d];
+            if (++idx[d] < r->cnt[d])
+                break;
+            off -= r->sstr[d] * r->cnt[d];
+            dst -= r->dstr[d] * r->cnt[d];
+            idx[d] = 0;
+        }
+        if (d < 0)
+            return;
+    }
+}
+
+/* Whether every row starts and ends on a whole unit. */
+static int rows_aligned(const b2_block_rows *r, int32_t unit)
+{
+    if (r->soff % unit || r->run % unit)
+        return 0;
+    for (int d = 0; d < r->nd; d++)
+        if (r->sstr[d] % unit)
+            return 0;
+    return 1;
+}
+
+/* Decode block j straight into the rows r. ref: decoded block 0 of a delta chunk. */
+static int decode_block_rows(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32_t j,
+                             b2_block_rows *r, const uint8_t *ref)
+{
+    const b2_chunk_info *in = &v->info;
+    int32_t bsize = block_size(v, j);
+    int rc = rows_normalize(r, bsize);
+    if (rc < 0 || r->run == 0)
+        return rc;
+    row_op op = {.kind = ROW_COPY, .v = v};
+    if (in->special) {
+        op.kind = ROW_SPECIAL;
+        op.base = (int64_t)j * in->eff_blocksize;
+        rows_apply(r, &op);
+        return B2_OK;
+    }
+    if (j == 0 && ref) { /* block 0 of a delta chunk is already decoded */
+        op.src = ref;
+        rows_apply(r, &op);
+        return B2_OK;
+    }
+    if (r->nd == 0 && r->soff == 0 && r->run == bsize)
+        return decode_block(v, d, w, j, r->user, ref); /* one contiguous run */
+    if (in->memcpyed) {
+        __atomic_fetch_add(&d->blocks_decoded, 1, __ATOMIC_RELAXED);
+        op.src = v->src + in->header_len + (int64_t)j * in->eff_blocksize;
+        rows_apply(r, &op);
+        return B2_OK;
+    }
+    size_t eb = (size_t)in->eff_blocksize;
+    uint8_t *scr = worker_scratch(w, 3 * eb);
+    if (!scr)
+        return B2_ERR_NOMEM;
+    int32_t unit = v->unshuffle_unit;
+    if (unit && bsize % unit == 0 && rows_aligned(r, unit)) {
+        /* The unshuffle is the last pass: it writes each row in place. */
+        __atomic_fetch_add(&d->blocks_decoded, 1, __ATOMIC_RELAXED);
+        use_dict(w, v);
+        if ((rc = decode_streams(v, w, j, bsize, scr)) < 0)
+            return rc;
+        op.kind = ROW_UNSHUFFLE;
+        op.src = scr;
+        op.unit = unit;
+        op.q = bsize / unit;
+    } else {
+        /* Codec-only or other pipelines: decode into scratch (cache-resident), then copy. */
+        if ((rc = decode_block(v, d, w, j, scr + 2 * eb, ref)) < 0)
+            return rc;
+        op.src = scr + 2 * eb;
+    }
+    rows_apply(r, &op);
+    return B2_OK;
+}
+
+typedef struct rows_job {
+    const chunk_view *v;
+    b2_dctx *d;
+    const int32_t *list; /* blocks to decode, or NULL: all */
+    int32_t count;
+    b2_block_rows_fn fn;
+    void *ud;
+    const uint8_t *ref;
+    int32_t next;        /* next list position to take (atomic) */
+    int error;           /* first error seen (atomic) */
+} rows_job;
+
+static void set_error(int *slot, int rc)
+{
+    int zero = 0;
+    __atomic_compare_exchange_n(slot, &zero, rc, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+static void run_rows(void *arg, b2_dworker *w)
+{
+    rows_job *job = arg;
+    for (;;) {
+        if (__atomic_load_n(&job->error, __ATOMIC_RELAXED))
+            return;
+        int32_t k = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+        if (k >= job->count)
+            return;
+        int32_t j = job->list ? job->list[k] : k;
+        int rc = B2_ERR_RANGE;
+        if (j >= 0 && j < job->v->info.nblocks) {
+            b2_block_rows r;
+            memset(&r, 0, sizeof r);
+            rc = job->fn(job->ud, j, &r);
+            if (rc >= 0)
+                rc = decode_block_rows(job->v, job->d, w, j, &r, job->ref);
+        }
+        if (rc < 0) {
+            set_error(&job->error, rc);
+            return;
+        }
+    }
+}
+
 /* ---- parallel block loop ---- */
 
 typedef struct block_job {
@@ -349,39 +548,46 @@ static void run_blocks(block_job *job, b2_dworker *w)
     }
 }
 
+typedef void (*worker_fn)(void *job, b2_dworker *w);
+
 typedef struct thread_arg {
-    block_job *job;
+    worker_fn fn;
+    void *job;
     b2_dworker *w;
 } thread_arg;
 
 static void *thread_main(void *p)
 {
     thread_arg *a = p;
-    run_blocks(a->job, a->w);
+    a->fn(a->job, a->w);
     return NULL;
 }
 
-/* Decode blocks job->next .. nblocks-1 on up to d->nthreads threads. */
-static int run_parallel(block_job *job)
+/* Run fn(job, worker) on nt threads (the caller is worker 0) and wait for all. */
+static void run_on_threads(b2_dctx *d, int nt, worker_fn fn, void *job)
 {
-    b2_dctx *d = job->d;
-    int nt = d->nthreads;
-    int remaining = job->v->info.nblocks - job->next;
-    if (nt > remaining)
-        nt = remaining;
     pthread_t tids[256];
     thread_arg args[256];
     int started = 0;
     for (int i = 1; i < nt; i++) {
-        args[i].job = job;
-        args[i].w = &d->workers[i];
+        args[i] = (thread_arg){fn, job, &d->workers[i]};
         if (pthread_create(&tids[i], NULL, thread_main, &args[i]) != 0)
             break; /* the threads already running (and this one) finish the work */
         started++;
     }
-    run_blocks(job, &d->workers[0]);
+    fn(job, &d->workers[0]);
     for (int i = 1; i <= started; i++)
         pthread_join(tids[i], NULL);
+}
+
+static void run_blocks_fn(void *job, b2_dworker *w) { run_blocks(job, w); }
+
+/* Decode blocks job->next .. nblocks-1 on up to d->nthreads threads. */
+static int run_parallel(block_job *job)
+{
+    int nt = job->d->nthreads;
+    int remaining = job->v->info.nblocks - job->next;
+    run_on_threads(job->d, nt > remaining ? remaining : nt, run_blocks_fn, job);
     return job->error;
 }
 
@@ -550,6 +756,52 @@ int b2_chunk_getitem(b2_dctx *d, const void *src, size_t srcsize, int64_t start,
 {
     chunk_view v = {0}; /* close_view is safe even if open_view never ran */
     int rc = getitem_impl(&v, d, src, srcsize, start, nitems, dst, dstcap);
+    close_view(&v);
+    return rc;
+}
+
+static int rows_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsize,
+                     const int32_t *blocks, int32_t nblocks, b2_block_rows_fn fn, void *ud)
+{
+    if (!d || !src || !fn || (blocks && nblocks < 0))
+        return B2_ERR_INVALID_PARAM;
+    int rc = open_view(src, srcsize, v);
+    if (rc < 0)
+        return rc;
+    const b2_chunk_info *in = &v->info;
+    if (in->vlblocks)
+        return B2_ERR_UNSUPPORTED;
+    rows_job job = {.v = v, .d = d, .list = blocks, .count = blocks ? nblocks : in->nblocks,
+                    .fn = fn, .ud = ud};
+    if (job.count == 0)
+        return B2_OK;
+    if (v->has_delta && !in->special && !in->memcpyed) {
+        /* Block 0 is every block's delta reference: decode it once, first. */
+        size_t eb = (size_t)in->eff_blocksize;
+        if (d->refcap < eb) {
+            uint8_t *p = realloc(d->ref, eb);
+            if (!p)
+                return B2_ERR_NOMEM;
+            d->ref = p;
+            d->refcap = eb;
+        }
+        if ((rc = decode_block(v, d, &d->workers[0], 0, d->ref, NULL)) < 0)
+            return rc;
+        job.ref = d->ref;
+    }
+    int nt = d->nthreads < job.count ? d->nthreads : job.count;
+    if (nt > 1)
+        run_on_threads(d, nt, run_rows, &job);
+    else
+        run_rows(&job, &d->workers[0]);
+    return job.error;
+}
+
+int b2_chunk_decompress_rows(b2_dctx *d, const void *src, size_t srcsize, const int32_t *blocks,
+                             int32_t nblocks, b2_block_rows_fn fn, void *ud)
+{
+    chunk_view v = {0}; /* close_view is safe even if open_view never ran */
+    int rc = rows_impl(&v, d, src, srcsize, blocks, nblocks, fn, ud);
     close_view(&v);
     return rc;
 }

@@ -14,6 +14,19 @@ B2_HIDDEN void b2_unshuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t
 B2_HIDDEN void b2_shuffle_generic(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_unshuffle_generic(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
 
+/* Part of a block: n whole elements of a block whose q-byte planes start at
+ * `planes`. Shuffle scatters n contiguous elements at in into the planes at
+ * element offset i0 (out = planes + i0); unshuffle gathers them (in = planes +
+ * i0) into n contiguous elements at out. Unit 1 is a plain copy of n bytes. */
+B2_HIDDEN void b2_shuffle_part(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
+                               uint8_t *out);
+B2_HIDDEN void b2_unshuffle_part(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
+                                 uint8_t *out);
+B2_HIDDEN void b2_shuffle_part_generic(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
+                                       uint8_t *out);
+B2_HIDDEN void b2_unshuffle_part_generic(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
+                                         uint8_t *out);
+
 /* ---- bit shuffle (bitshuffle.c + SIMD kernels) ---- */
 B2_HIDDEN void b2_bitshuffle(int32_t typesize, int32_t n, const uint8_t *src, uint8_t *dst);
 /* legacy_v2: chunk format version 2 rule (filters.md §3.4). */
@@ -46,6 +59,9 @@ typedef struct b2_pipeline {
 
 /* Whether any slot holds a filter (so a block needs processing at all). */
 B2_HIDDEN int b2_pipeline_active(const b2_pipeline *p);
+/* The shuffle unit when undoing the pipeline is exactly one byte unshuffle of a
+ * unit above 1 (what decoders may fuse with the final copy), else 0. */
+B2_HIDDEN int32_t b2_pipeline_single_shuffle(const b2_pipeline *p);
 /* Check that every filter id is known and its parameters usable for encoding. */
 B2_HIDDEN int b2_pipeline_check(const b2_pipeline *p);
 

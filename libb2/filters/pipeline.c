@@ -34,6 +34,20 @@ int b2_pipeline_active(const b2_pipeline *p)
     return 0;
 }
 
+int32_t b2_pipeline_single_shuffle(const b2_pipeline *p)
+{
+    int32_t unit = 0;
+    for (int s = 0; s < 6; s++) {
+        uint8_t f = slot_filter(p, s);
+        if (f == F_NONE || f == F_TRUNC_PREC)
+            continue; /* trunc_prec has no inverse */
+        if (f != F_SHUFFLE || unit)
+            return 0;
+        unit = shuffle_unit(p, s);
+    }
+    return unit > 1 ? unit : 0;
+}
+
 /* Every id must be one we implement (plugins and reserved ids are refused). */
 static int check_ids(const b2_pipeline *p)
 {

@@ -77,6 +77,22 @@ void b2_unshuffle_generic(int32_t unit, int32_t n, const uint8_t *src, uint8_t *
     memcpy(dst + (size_t)q * unit, src + (size_t)q * unit, (size_t)(n - q * unit));
 }
 
+void b2_shuffle_part_generic(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
+{
+    if (unit <= 1)
+        memcpy(out, in, (size_t)n);
+    else if (n > 0)
+        b2_shuffle_range(unit, q, 0, n, in, out);
+}
+
+void b2_unshuffle_part_generic(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
+{
+    if (unit <= 1)
+        memcpy(out, in, (size_t)n);
+    else if (n > 0)
+        b2_unshuffle_range(unit, q, 0, n, in, out);
+}
+
 /* The level is asked for on every call (no cached pointer in a global). */
 void b2_shuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
 {
@@ -108,4 +124,40 @@ void b2_unshuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
     }
 #endif
     b2_unshuffle_generic(unit, n, src, dst);
+}
+
+void b2_shuffle_part(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (unit > 1 && n > 0) {
+        int level = b2_simd_level();
+        if (level >= B2_SIMD_AVX2) {
+            b2_shuffle_part_avx2(unit, q, n, in, out);
+            return;
+        }
+        if (level >= B2_SIMD_SSE2) {
+            b2_shuffle_part_sse2(unit, q, n, in, out);
+            return;
+        }
+    }
+#endif
+    b2_shuffle_part_generic(unit, q, n, in, out);
+}
+
+void b2_unshuffle_part(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (unit > 1 && n > 0) {
+        int level = b2_simd_level();
+        if (level >= B2_SIMD_AVX2) {
+            b2_unshuffle_part_avx2(unit, q, n, in, out);
+            return;
+        }
+        if (level >= B2_SIMD_SSE2) {
+            b2_unshuffle_part_sse2(unit, q, n, in, out);
+            return;
+        }
+    }
+#endif
+    b2_unshuffle_part_generic(unit, q, n, in, out);
 }

@@ -8,10 +8,10 @@
 #include "filters.h"
 #include "simd_kernels.h"
 
-ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, const uint8_t *in, uint8_t *out)
+ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
 {
     int32_t i = 0;
-    for (; i + 16 <= q; i += 16) {
+    for (; i + 16 <= n; i += 16) {
         __m128i v[16];
         B2_UNROLL
         for (int r = 0; r < S; r++)
@@ -24,10 +24,10 @@ ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, const uint8_t *in, uint8_t *
     return i;
 }
 
-ALWAYS_INLINE int32_t unshuffle_vec(int S, int32_t q, const uint8_t *in, uint8_t *out)
+ALWAYS_INLINE int32_t unshuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
 {
     int32_t i = 0;
-    for (; i + 16 <= q; i += 16) {
+    for (; i + 16 <= n; i += 16) {
         __m128i v[16];
         B2_UNROLL
         for (int p = 0; p < S; p++)
@@ -40,7 +40,9 @@ ALWAYS_INLINE int32_t unshuffle_vec(int S, int32_t q, const uint8_t *in, uint8_t
     return i;
 }
 
-B2_DEFINE_SHUFFLE_ENTRY(b2_shuffle_sse2, shuffle_vec, b2_shuffle_range)
+B2_DEFINE_SHUFFLE_PART(b2_shuffle_part_sse2, shuffle_vec, b2_shuffle_range)
+B2_DEFINE_SHUFFLE_ENTRY(b2_shuffle_sse2, b2_shuffle_part_sse2)
 
-B2_DEFINE_SHUFFLE_ENTRY(b2_unshuffle_sse2, unshuffle_vec, b2_unshuffle_range)
+B2_DEFINE_SHUFFLE_PART(b2_unshuffle_part_sse2, unshuffle_vec, b2_unshuffle_range)
+B2_DEFINE_SHUFFLE_ENTRY(b2_unshuffle_sse2, b2_unshuffle_part_sse2)
 #endif

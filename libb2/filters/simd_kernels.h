@@ -30,12 +30,20 @@ B2_HIDDEN void b2_bitunshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_
  * the bitunshuffle kernels implement the modern rule (the dispatcher handles
  * the version-2 rule, which only decides whether to transpose at all). */
 B2_HIDDEN void b2_shuffle_sse2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_shuffle_part_sse2(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
+                                    uint8_t *out);
+B2_HIDDEN void b2_unshuffle_part_sse2(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
+                                      uint8_t *out);
 B2_HIDDEN void b2_unshuffle_sse2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitshuffle_sse2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitunshuffle_sse2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 
 /* AVX2 (shuffle_avx2.c, bitshuffle_avx2.c). */
 B2_HIDDEN void b2_shuffle_avx2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_shuffle_part_avx2(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
+                                    uint8_t *out);
+B2_HIDDEN void b2_unshuffle_part_avx2(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
+                                      uint8_t *out);
 B2_HIDDEN void b2_unshuffle_avx2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
@@ -50,12 +58,31 @@ B2_HIDDEN void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, u
 /* Loops over the S vectors must be fully unrolled so the arrays live in registers. */
 #define B2_UNROLL _Pragma("GCC unroll 16")
 
-/* Entry point of a byte-shuffle kernel file: runs VEC(S, q, src, dst) (the
- * vector loop for unit S, returning how many elements it did) for the units
- * 2/4/8/16, finishes the elements with TAIL (b2_shuffle_range or
- * b2_unshuffle_range) and copies the spare bytes. Every ISA file defines its
- * own VEC, so the shared shape lives here once. */
-#define B2_DEFINE_SHUFFLE_ENTRY(NAME, VEC, TAIL)                                         \
+/* Part kernel of a byte-shuffle file: elements [0, n) of a block whose planes
+ * are q bytes apart, for a unit of 2 bytes or more. Unshuffle reads in + j*q + i
+ * (in already points at the first element's plane-0 byte) and writes the n
+ * elements contiguously at out; shuffle is the reverse. VEC(S, q, n, in, out)
+ * is the ISA's vector loop (returns how many elements it did) for units
+ * 2/4/8/16; TAIL (b2_shuffle_range or b2_unshuffle_range) finishes the rest.
+ * Parts let a block be (un)shuffled row by row straight from or into strided
+ * places of a caller's array. */
+#define B2_DEFINE_SHUFFLE_PART(NAME, VEC, TAIL)                                          \
+    void NAME(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)      \
+    {                                                                                    \
+        int32_t done;                                                                    \
+        switch (unit) {                                                                  \
+        case 2: done = VEC(2, q, n, in, out); break;                                     \
+        case 4: done = VEC(4, q, n, in, out); break;                                     \
+        case 8: done = VEC(8, q, n, in, out); break;                                     \
+        case 16: done = VEC(16, q, n, in, out); break;                                   \
+        default: done = 0; break;                                                        \
+        }                                                                                \
+        TAIL(unit, q, done, n, in, out);                                                 \
+    }
+
+/* Whole-block entry point of a byte-shuffle file: the part kernel PART over all
+ * q = n / unit elements, then the n % unit spare bytes copied in place. */
+#define B2_DEFINE_SHUFFLE_ENTRY(NAME, PART)                                              \
     void NAME(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)                \
     {                                                                                    \
         if (n <= 0)                                                                      \
@@ -64,15 +91,8 @@ B2_HIDDEN void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, u
             memcpy(dst, src, (size_t)n);                                                 \
             return;                                                                      \
         }                                                                                \
-        int32_t q = n / unit, done;                                                      \
-        switch (unit) {                                                                  \
-        case 2: done = VEC(2, q, src, dst); break;                                       \
-        case 4: done = VEC(4, q, src, dst); break;                                       \
-        case 8: done = VEC(8, q, src, dst); break;                                       \
-        case 16: done = VEC(16, q, src, dst); break;                                     \
-        default: done = 0; break;                                                        \
-        }                                                                                \
-        TAIL(unit, q, done, q, src, dst);                                                \
+        int32_t q = n / unit;                                                            \
+        PART(unit, q, q, src, dst);                                                      \
         memcpy(dst + (size_t)q * unit, src + (size_t)q * unit, (size_t)(n - q * unit));  \
     }
 

@@ -68,6 +68,7 @@ struct b2_schunk {
     int fd;
     int64_t file_off;
     char *path; /* frame file, or sparse directory */
+    uint8_t special_chunk[B2_HEADER_LEN]; /* b2_schunk_chunk_view of index specials */
     /* scratch for chunks read from disk */
     uint8_t *scratch;
     size_t scratch_cap;

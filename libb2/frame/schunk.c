@@ -274,6 +274,29 @@ int b2_schunk_chunk_special(b2_schunk *s, int64_t i)
     return sp ? sp : info.special;
 }
 
+int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes)
+{
+    *chunk = NULL;
+    if (i < 0 || i >= s->nchunks)
+        return B2_ERR_RANGE;
+    int sp = frame_index_special(frame_entry(s, i));
+    if (sp < 0)
+        return sp;
+    if (sp) {
+        int32_t nb = schunk_special_nbytes(s, i);
+        if (nb < 0)
+            return nb;
+        int32_t ts = s->h.typesize > B2_MAX_TYPESIZE ? 1 : s->h.typesize;
+        int rc = b2_chunk_make_special(sp, ts, nb, NULL, s->special_chunk, B2_HEADER_LEN);
+        if (rc < 0)
+            return rc;
+        *chunk = s->special_chunk;
+        *cbytes = rc;
+        return B2_OK;
+    }
+    return schunk_chunk_ptr(s, i, chunk, cbytes);
+}
+
 int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes)
 {
     *chunk = NULL;

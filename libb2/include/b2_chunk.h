@@ -99,6 +99,8 @@ B2_API b2_dctx *b2_dctx_new(int nthreads);
 B2_API void b2_dctx_free(b2_dctx *dctx);
 /* Change the number of threads used by later calls. */
 B2_API int b2_dctx_set_nthreads(b2_dctx *dctx, int nthreads);
+/* Number of threads later calls use. */
+B2_API int b2_dctx_nthreads(const b2_dctx *dctx);
 /* Number of blocks decoded by this context since creation (for partial-decoding checks). */
 B2_API int64_t b2_dctx_blocks_decoded(const b2_dctx *dctx);
 
@@ -115,6 +117,37 @@ B2_API int b2_chunk_getitem(b2_dctx *dctx, const void *src, size_t srcsize,
 /* Decode one block of a VL-block chunk into dst. Returns its size or an error. */
 B2_API int b2_chunk_vl_get_block(b2_dctx *dctx, const void *src, size_t srcsize,
                                  int32_t nblock, void *dst, size_t dstcap);
+
+/* ---- decoding blocks straight into strided places ---- */
+
+#define B2_ROWS_MAXDIM 16
+
+/* Where one block's bytes live in the caller's memory: rows of `run` bytes. For
+ * every index idx over cnt[0..nd), the row at byte soff + sum(idx[d] * sstr[d])
+ * of the block is at user + sum(idx[d] * dstr[d]). Rows must lie inside the
+ * block; the caller keeps its rows inside its buffer. */
+typedef struct b2_block_rows {
+    int nd;
+    int64_t cnt[B2_ROWS_MAXDIM];
+    int64_t sstr[B2_ROWS_MAXDIM]; /* bytes */
+    int64_t dstr[B2_ROWS_MAXDIM]; /* bytes, on the caller side */
+    int64_t soff;                 /* first row's offset in the block */
+    int64_t run;                  /* bytes per row (0: nothing to do) */
+    uint8_t *user;                /* the caller's first row */
+} b2_block_rows;
+
+/* Describes block `block` into *rows (zero-filled on entry). May be called from
+ * several threads at once. Returns B2_OK or a negative error that stops decoding. */
+typedef int (*b2_block_rows_fn)(void *ud, int32_t block, b2_block_rows *rows);
+
+/* Decode the listed blocks (blocks == NULL: all of them, nblocks ignored), each
+ * straight into the rows fn gives: the last pass of the pipeline (unshuffle, or
+ * the codec when it fills a whole run) writes the destination, so no chunk-sized
+ * temporary is used. Special chunks fill the rows with their value (uninit: zeros).
+ * Returns B2_OK or an error (B2_ERR_UNSUPPORTED for VL-block chunks). */
+B2_API int b2_chunk_decompress_rows(b2_dctx *dctx, const void *src, size_t srcsize,
+                                    const int32_t *blocks, int32_t nblocks,
+                                    b2_block_rows_fn fn, void *ud);
 
 /* ---- compression ---- */
 

@@ -102,6 +102,10 @@ B2_API int b2_schunk_chunk_special(b2_schunk *s, int64_t i);
 /* Copy of chunk i as a complete chunk (special index entries are rebuilt) in a
  * malloc'ed buffer; *cbytes receives its size. */
 B2_API int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes);
+/* Chunk i's stored bytes without a copy (memory frames: in place; files and sparse
+ * frames: an internal buffer; special index entries: a rebuilt 32-byte chunk),
+ * valid until the next call on s. */
+B2_API int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes);
 /* Decompress chunk i into dst (capacity cap). Returns its nbytes. Uninit chunks
  * leave dst untouched. */
 B2_API int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap);

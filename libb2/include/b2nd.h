@@ -143,6 +143,10 @@ B2_API b2_schunk *b2nd_schunk(b2nd_array *a);         /* underlying super-chunk 
 /* Threads used by later reads and writes of this array (<= 0 means 1); the bytes
  * written do not depend on it. */
 B2_API int b2nd_set_nthreads(b2nd_array *a, int nthreads);
+/* Decode later reads with a caller-owned context (its threads and scratch are
+ * reused across arrays); NULL returns to the array's own. The caller keeps it
+ * alive while the array uses it and frees it. */
+B2_API int b2nd_set_dctx(b2nd_array *a, b2_dctx *dctx);
 /* Blocks decoded so far by this array's reads (for partial-decoding checks); on
  * disk, blocks read one by one through the frame's lazy reader count once each. */
 B2_API int64_t b2nd_blocks_decoded(const b2nd_array *a);
