@@ -2,8 +2,10 @@
 
 Writes a deterministic, realistic 3-D float32 field (a smooth signal plus
 measurement noise) into HDF5 with Blosc2 (our plugin), gzip level 4 and no
-compression, all with the same chunking; reads each dataset back, checks it is
-identical to the original, and prints ratio and write/read speed as a table.
+compression, all with the same chunking, plus Blosc1 (filter 32001, lz4 + shuffle)
+when its plugin is installed (Debian: hdf5-filter-plugin-blosc-serial); reads each
+dataset back, checks it is identical to the original, and prints ratio and
+write/read speed as a table.
 
 usage: python3 tools/demo_h5.py PLUGIN_DIR [--shape Z,Y,X] [--chunks Z,Y,X] [--dir TMP]
 Run by `bash tools/setup.sh demo`. Exit status 0 when every round trip is exact."""
@@ -15,6 +17,11 @@ import tempfile
 import time
 
 FILTER_ID = 32026
+BLOSC1_ID = 32001
+# Where Blosc1's HDF5 plugin may be: Debian's package, then hdf5plugin's naming.
+BLOSC1_DIRS = ["/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins",
+               "/usr/lib/aarch64-linux-gnu/hdf5/serial/plugins"]
+BLOSC1_NAMES = ("libH5Zblosc.so", "libh5blosc.so")
 # compression_opts = (0, blocksize, 0, 0, clevel, filter, codec); see h5plugin/README.md
 SHUFFLE = 1
 LZ4, ZSTD = 1, 5
@@ -39,6 +46,15 @@ def make_field(shape):
              + 2.0 * np.cos(0.5 * x[0] - y[0]))
         field[k] = s + rng.normal(0.0, 0.02, (ny, nx)).astype(np.float32)
     return field
+
+
+def blosc1_dir():
+    """A directory holding a Blosc1 plugin (HDF5_PLUGIN_PATH entries first), or None."""
+    dirs = [d for d in os.environ.get("HDF5_PLUGIN_PATH", "").split(":") if d] + BLOSC1_DIRS
+    for d in dirs:
+        if any(os.path.exists(os.path.join(d, n)) for n in BLOSC1_NAMES):
+            return d
+    return None
 
 
 def run(h5py, np, path, data, chunks, kw):
@@ -68,26 +84,41 @@ def main():
     args = ap.parse_args()
 
     # HDF5 reads the plugin path when it first needs a filter: set it before h5py loads HDF5.
-    os.environ["HDF5_PLUGIN_PATH"] = os.path.abspath(args.plugin_dir)
+    # Ours comes first so that no other 32026 plugin shadows it; Blosc1's dir after it
+    # (HDF5 skips its default directory once HDF5_PLUGIN_PATH is set).
+    b1dir = blosc1_dir()
+    os.environ["HDF5_PLUGIN_PATH"] = ":".join([os.path.abspath(args.plugin_dir)] + ([b1dir] if b1dir else []))
     os.environ.setdefault("B2_H5_NTHREADS", str(os.cpu_count() or 1))
+    os.environ.setdefault("BLOSC_NTHREADS", os.environ["B2_H5_NTHREADS"])  # Blosc1's
     import h5py
     import numpy as np
     if not h5py.h5z.filter_avail(FILTER_ID):
         print("demo: HDF5 could not load filter %d from %s" % (FILTER_ID, args.plugin_dir))
         return 1
 
+    have_blosc1 = bool(b1dir) and h5py.h5z.filter_avail(BLOSC1_ID)
+
     t0 = time.perf_counter()
     data = make_field(args.shape)
     n = data.nbytes
     print("dataset: float32 %s = %.0f MiB, chunks %s (%.0f MiB each); generated in %.1f s; "
-          "Blosc2 threads: %s" % ("x".join(map(str, args.shape)), n / 2**20,
-                                  "x".join(map(str, args.chunks)),
-                                  np.prod(args.chunks) * 4 / 2**20, time.perf_counter() - t0,
-                                  os.environ["B2_H5_NTHREADS"]))
+          "Blosc2 threads: %s%s" % ("x".join(map(str, args.shape)), n / 2**20,
+                                    "x".join(map(str, args.chunks)),
+                                    np.prod(args.chunks) * 4 / 2**20, time.perf_counter() - t0,
+                                    os.environ["B2_H5_NTHREADS"],
+                                    "; Blosc1 threads: %s" % os.environ["BLOSC_NTHREADS"]
+                                    if have_blosc1 else ""))
     cases = [
         ("blosc2 zstd 5 + shuffle", dict(compression=FILTER_ID, compression_opts=(0, 0, 0, 0, 5, SHUFFLE, ZSTD))),
         ("blosc2 zstd 1 + shuffle", dict(compression=FILTER_ID, compression_opts=(0, 0, 0, 0, 1, SHUFFLE, ZSTD))),
         ("blosc2 lz4 5 + shuffle", dict(compression=FILTER_ID, compression_opts=(0, 0, 0, 0, 5, SHUFFLE, LZ4))),
+    ]
+    if have_blosc1:
+        # Blosc1's cd_values: (version, version, typesize, chunk bytes, clevel, shuffle,
+        # compcode); its set_local fills the first four. lz4 is compcode 1 there too.
+        cases.append(("blosc1 lz4 5 + shuffle", dict(compression=BLOSC1_ID,
+                                                      compression_opts=(0, 0, 0, 0, 5, SHUFFLE, LZ4))))
+    cases += [
         ("gzip 4", dict(compression="gzip", compression_opts=4)),
         ("gzip 4 + HDF5 shuffle", dict(compression="gzip", compression_opts=4, shuffle=True)),
         ("none", {}),

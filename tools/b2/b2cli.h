@@ -30,6 +30,11 @@ int b2cli_cmd_compress(int argc, char **argv);
 int b2cli_cmd_slice(int argc, char **argv);
 int b2cli_cmd_verify(int argc, char **argv);
 int b2cli_cmd_bench(int argc, char **argv);
+/* `b2 bench --hdf5`: HDF5 filters 32026 vs 32001 vs gzip (bench_h5.c). */
+int b2cli_bench_h5(int argc, char **argv);
+/* Benchmark helpers (cmd_bench.c): monotonic seconds; median of v (sorts v). */
+double b2cli_now(void);
+double b2cli_median(double *v, int n);
 
 /* ---- messages (util.c) ---- */
 
