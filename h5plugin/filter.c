@@ -38,10 +38,11 @@ static size_t compress(const b2h5_api *api, unsigned flags, const b2h5_params *p
                        size_t nbytes, size_t *buf_size, void **buf)
 {
     char err[400];
-    uint8_t *frame = NULL;
-    size_t flen = 0;
-    int rc = b2h5_payload_encode(p, is_whole_chunk(p, nbytes), *buf, nbytes, &frame, &flen,
-                                 err, sizeof err);
+    b2h5_alloc al = {h5_alloc, h5_release, (void *)api};
+    void *out = NULL;
+    size_t outsize = 0, flen = 0;
+    int rc = b2h5_payload_encode(p, b2h5_ctx_get(p->nthreads), is_whole_chunk(p, nbytes), *buf,
+                                 nbytes, &al, &out, &outsize, &flen, err, sizeof err);
     if (rc < 0) {
         B2H5_ERROR(api, "blosc2 filter: compression failed: %s", err);
         return 0;
@@ -49,24 +50,13 @@ static size_t compress(const b2h5_api *api, unsigned flags, const b2h5_params *p
     if (flen >= nbytes && (flags & H5Z_FLAG_OPTIONAL)) {
         /* Incompressible: HDF5 stores the chunk as it is (filter mask bit set),
          * which every reader handles and costs less space. Not an error. */
-        free(frame);
+        api->free_memory(out);
         return 0;
     }
-    if (flen <= *buf_size) {
-        memcpy(*buf, frame, flen); /* the input is no longer needed */
-    } else {
-        void *nb = api->allocate_memory(flen, 0);
-        if (!nb) {
-            free(frame);
-            B2H5_ERROR(api, "blosc2 filter: cannot allocate %zu bytes for the frame", flen);
-            return 0;
-        }
-        memcpy(nb, frame, flen);
-        api->free_memory(*buf);
-        *buf = nb;
-        *buf_size = flen;
-    }
-    free(frame);
+    /* The frame was written into memory HDF5 owns from now on. */
+    api->free_memory(*buf);
+    *buf = out;
+    *buf_size = outsize;
     return flen;
 }
 

@@ -48,13 +48,17 @@ typedef struct b2h5_alloc {
     void *ud;
 } b2h5_alloc;
 
+struct b2h5_ctx;
+
 /* Encode one HDF5 chunk (nbytes at src) as a contiguous frame: a one-chunk b2nd
- * array when b2nd != 0, else a plain one-chunk super-chunk. On success returns 0
- * with the frame in a malloc'ed *out (free()) of *outlen bytes; on failure a
- * negative B2_ERR_* code and a message in err. */
-B2_HIDDEN int b2h5_payload_encode(const b2h5_params *p, int b2nd, const void *src,
-                                  size_t nbytes, uint8_t **out, size_t *outlen,
-                                  char *err, size_t errcap);
+ * array when b2nd != 0 (compressed straight into the buffer from al, reusing
+ * ctx's compression context when ctx is not NULL), else a plain one-chunk
+ * super-chunk. On success returns 0 with *out (from al; *outsize bytes
+ * allocated, *outlen used); on failure a negative B2_ERR_* code and a message in err. */
+B2_HIDDEN int b2h5_payload_encode(const b2h5_params *p, struct b2h5_ctx *ctx, int b2nd,
+                                  const void *src, size_t nbytes, const b2h5_alloc *al,
+                                  void **out, size_t *outsize, size_t *outlen, char *err,
+                                  size_t errcap);
 
 /* Decode one stored frame (exactly len bytes) into a buffer from al, with dctx
  * (NULL: a context of the frame's own with p->nthreads threads). On success

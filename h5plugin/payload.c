@@ -8,6 +8,7 @@
 
 #include "b2_frame.h"
 #include "b2nd.h"
+#include "h5context.h"
 #include "h5params.h"
 
 static int fail(int code, char *err, size_t cap, const char *fmt, ...)
@@ -101,8 +102,9 @@ static void patch_copy_path_header(uint8_t *f, size_t len, int32_t blocksize)
     f[67] = 1;
 }
 
-static int encode_b2nd(const b2h5_params *p, const void *src, size_t nbytes, uint8_t **out,
-                       size_t *outlen, char *err, size_t errcap)
+static int encode_b2nd(const b2h5_params *p, b2h5_ctx *ctx, const void *src, size_t nbytes,
+                       const b2h5_alloc *al, void **out, size_t *outsize, size_t *outlen,
+                       char *err, size_t errcap)
 {
     b2_cparams cp;
     make_cparams(p, &cp);
@@ -116,6 +118,7 @@ static int encode_b2nd(const b2h5_params *p, const void *src, size_t nbytes, uin
     b2nd_params np;
     memset(&np, 0, sizeof np);
     np.ndim = p->rank;
+    int64_t block_bytes = p->typesize;
     for (int i = 0; i < p->rank; i++) {
         if (p->dims[i] > INT32_MAX)
             return fail(B2_ERR_DOES_NOT_FIT, err, errcap, "chunk dimension %d (%llu) is "
@@ -123,28 +126,44 @@ static int encode_b2nd(const b2h5_params *p, const void *src, size_t nbytes, uin
         np.shape[i] = (int64_t)p->dims[i];
         np.chunkshape[i] = (int32_t)p->dims[i];
         np.blockshape[i] = (int32_t)bshape[i];
+        block_bytes *= bshape[i]; /* at most the chunk's bytes */
     }
     char dtype[16];
     snprintf(dtype, sizeof dtype, "|V%u", p->typesize);
     np.typesize = (int32_t)p->typesize;
     np.dtype = dtype;
     np.cparams = &cp;
-    b2nd_storage st = {B2_STORAGE_MEMORY, NULL};
-    b2nd_array *a = NULL;
-    int rc = b2nd_from_cbuffer(&np, &st, src, nbytes, &a);
-    if (rc < 0)
-        return fail(rc, err, errcap, "cannot build the b2nd array for a rank-%d chunk",
+    int64_t bound = b2nd_encode_frame_bound(&np);
+    if (bound < 0)
+        return fail((int)bound, err, errcap, "cannot build the b2nd array for a rank-%d chunk",
                     p->rank);
-    rc = b2nd_to_frame_buffer(a, out, outlen);
-    b2nd_free(a);
-    if (rc < 0)
-        return fail(rc, err, errcap, "cannot serialise the b2nd array as a frame");
-    patch_copy_path_header(*out, *outlen, 0);
+    /* The compression context (threads, scratch) is this thread's, kept between
+     * chunks; b2nd wants it made for the array's typesize and block bytes. */
+    b2_cctx *cc = NULL;
+    if (ctx) {
+        b2_cparams k = cp;
+        k.blocksize = (int32_t)block_bytes;
+        cc = b2h5_ctx_cctx(ctx, &k);
+    }
+    uint8_t *buf = al->alloc((size_t)bound, al->ud);
+    if (!buf)
+        return fail(B2_ERR_NOMEM, err, errcap, "cannot allocate %lld bytes", (long long)bound);
+    int64_t flen = b2nd_encode_frame(&np, cc, src, nbytes, buf, (size_t)bound);
+    if (flen < 0) {
+        al->release(buf, al->ud);
+        return fail((int)flen, err, errcap, "cannot compress the rank-%d chunk as a b2nd frame",
+                    p->rank);
+    }
+    patch_copy_path_header(buf, (size_t)flen, 0);
+    *out = buf;
+    *outsize = (size_t)bound;
+    *outlen = (size_t)flen;
     return 0;
 }
 
-static int encode_plain(const b2h5_params *p, const void *src, size_t nbytes, uint8_t **out,
-                        size_t *outlen, char *err, size_t errcap)
+static int encode_plain(const b2h5_params *p, const void *src, size_t nbytes,
+                        const b2h5_alloc *al, void **out, size_t *outsize, size_t *outlen,
+                        char *err, size_t errcap)
 {
     b2_cparams cp;
     make_cparams(p, &cp);
@@ -164,24 +183,35 @@ static int encode_plain(const b2h5_params *p, const void *src, size_t nbytes, ui
         b2_schunk_free(s);
         return fail((int)n, err, errcap, "cannot compress the %zu-byte chunk", nbytes);
     }
-    rc = b2_schunk_to_buffer(s, out, outlen);
+    uint8_t *frame;
+    size_t flen;
+    rc = b2_schunk_to_buffer(s, &frame, &flen);
     b2_schunk_free(s);
     if (rc < 0)
         return fail(rc, err, errcap, "cannot serialise the super-chunk as a frame");
-    patch_copy_path_header(*out, *outlen, b2_chunk_blocksize_for(&cp, (int32_t)nbytes));
+    patch_copy_path_header(frame, flen, b2_chunk_blocksize_for(&cp, (int32_t)nbytes));
+    void *buf = al->alloc(flen, al->ud);
+    if (buf)
+        memcpy(buf, frame, flen);
+    free(frame);
+    if (!buf)
+        return fail(B2_ERR_NOMEM, err, errcap, "cannot allocate %zu bytes", flen);
+    *out = buf;
+    *outsize = *outlen = flen;
     return 0;
 }
 
-int b2h5_payload_encode(const b2h5_params *p, int b2nd, const void *src, size_t nbytes,
-                        uint8_t **out, size_t *outlen, char *err, size_t errcap)
+int b2h5_payload_encode(const b2h5_params *p, b2h5_ctx *ctx, int b2nd, const void *src,
+                        size_t nbytes, const b2h5_alloc *al, void **out, size_t *outsize,
+                        size_t *outlen, char *err, size_t errcap)
 {
     *out = NULL;
-    *outlen = 0;
+    *outsize = *outlen = 0;
     if (nbytes == 0 || nbytes > B2_MAX_BUFFERSIZE)
         return fail(B2_ERR_DOES_NOT_FIT, err, errcap, "a %zu-byte chunk cannot be stored "
                     "in one Blosc2 chunk", nbytes);
-    return b2nd ? encode_b2nd(p, src, nbytes, out, outlen, err, errcap)
-                : encode_plain(p, src, nbytes, out, outlen, err, errcap);
+    return b2nd ? encode_b2nd(p, ctx, src, nbytes, al, out, outsize, outlen, err, errcap)
+                : encode_plain(p, src, nbytes, al, out, outsize, outlen, err, errcap);
 }
 
 static int decode_b2nd(const b2h5_params *p, b2_schunk *s, b2_dctx *dctx, const b2h5_alloc *al, void **out,

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "b2_chunk.h"
+#include "b2nd.h"
+#include "h5context.h"
 #include "h5params.h"
 
 static int failures, checks;
@@ -101,6 +103,51 @@ static void test_block_shapes(void)
     }
 }
 
+/* The in-place frame must equal what the b2nd array API serialises (with the
+ * filter's fixed-position header patch: bytes 63-67, and 53-56 kept). */
+static void check_against_array_api(const b2h5_params *p, const uint8_t *src, size_t nbytes,
+                                    const uint8_t *frame, size_t flen)
+{
+    b2_cparams cp;
+    b2_cparams_init(&cp);
+    cp.codec = p->codec;
+    cp.clevel = p->clevel;
+    cp.typesize = (int32_t)p->typesize;
+    cp.splitmode = B2_SPLIT_FORWARD_COMPAT;
+    memset(cp.filters, 0, sizeof cp.filters);
+    cp.filters[B2_MAX_FILTERS - 1] = (uint8_t)p->filter;
+    int64_t b[16];
+    b2h5_block_shape(p, b2h5_block_target(p), b);
+    b2nd_params np;
+    memset(&np, 0, sizeof np);
+    np.ndim = p->rank;
+    for (int i = 0; i < p->rank; i++) {
+        np.shape[i] = (int64_t)p->dims[i];
+        np.chunkshape[i] = (int32_t)p->dims[i];
+        np.blockshape[i] = (int32_t)b[i];
+    }
+    char dtype[16];
+    snprintf(dtype, sizeof dtype, "|V%u", p->typesize);
+    np.typesize = (int32_t)p->typesize;
+    np.dtype = dtype;
+    np.cparams = &cp;
+    b2nd_storage st = {B2_STORAGE_MEMORY, NULL};
+    b2nd_array *a = NULL;
+    uint8_t *old = NULL;
+    size_t olen = 0;
+    int rc = b2nd_from_cbuffer(&np, &st, src, nbytes, &a);
+    if (rc >= 0)
+        rc = b2nd_to_frame_buffer(a, &old, &olen);
+    b2nd_free(a);
+    CHECK(rc >= 0 && olen == flen, "array API frame: rc %d, %zu bytes vs %zu", rc, olen, flen);
+    if (rc >= 0 && olen == flen && olen >= 68) {
+        old[63] = old[64] = old[66] = 0;
+        old[67] = 1;
+        CHECK(memcmp(old, frame, flen) == 0, "in-place frame differs from the array API's");
+    }
+    free(old);
+}
+
 /* Encode, decode, compare; returns the frame (caller frees) for mutation tests. */
 static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *src,
                           size_t nbytes, size_t *flen)
@@ -109,13 +156,25 @@ static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *
     char err[400];
     CHECK(parse(v, n, 1, &p) == 0, "parse");
     p.nthreads = 1;
-    uint8_t *frame = NULL;
-    int rc = b2h5_payload_encode(&p, b2nd, src, nbytes, &frame, flen, err, sizeof err);
+    void *fv = NULL, *out = NULL;
+    size_t osz = 0, olen = 0;
+    int rc = b2h5_payload_encode(&p, NULL, b2nd, src, nbytes, &AL, &fv, &osz, flen, err, sizeof err);
     CHECK(rc == 0, "encode (b2nd %d, %zu bytes): %s", b2nd, nbytes, err);
     if (rc)
         return NULL;
-    void *out = NULL;
-    size_t osz = 0, olen = 0;
+    uint8_t *frame = fv;
+    /* the per-thread context (kept compression context) must not change a byte */
+    for (int k = 0; k < 2; k++) {
+        void *f2 = NULL;
+        size_t l2 = 0;
+        rc = b2h5_payload_encode(&p, b2h5_ctx_get(1 + k), b2nd, src, nbytes, &AL, &f2, &osz, &l2,
+                                 err, sizeof err);
+        CHECK(rc == 0 && l2 == *flen && memcmp(f2, frame, l2) == 0,
+              "encode with a kept context (%d threads) differs", 1 + k);
+        free(f2);
+    }
+    if (b2nd)
+        check_against_array_api(&p, src, nbytes, frame, *flen);
     rc = b2h5_payload_decode(&p, NULL, frame, *flen, &AL, &out, &osz, &olen, err, sizeof err);
     CHECK(rc == 0 && olen == nbytes && memcmp(out, src, nbytes) == 0,
           "decode (b2nd %d): rc %d len %zu/%zu %s", b2nd, rc, olen, nbytes, rc ? err : "");
@@ -172,6 +231,37 @@ static long mutate_all(const unsigned *v, size_t n, const uint8_t *frame, size_t
     return ok + bad;
 }
 
+/* Ranks 2-5, typesizes 1-16, edge blocks, filters none/shuffle/bitshuffle/delta,
+ * clevel 0 (memcpy chunks) and incompressible data: the in-place frame must equal
+ * the array API's and decode back. */
+static void test_many_layouts(void)
+{
+    static const unsigned dims[][5] = {
+        {2, 7, 13}, {2, 64, 33}, {3, 5, 9, 17}, {3, 8, 64, 40}, {4, 3, 5, 7, 11}, {2, 1, 300}};
+    uint32_t x = 12345;
+    int n = 0;
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
+        for (unsigned ts = 1; ts <= 16; ts++) {
+            int rank = (int)dims[d][0];
+            unsigned v[12] = {1, (ts * 7 + d) % 3 == 0 ? 512 : 0, ts, 0, (ts + d) % 4 == 0 ? 0 : 5,
+                              (unsigned)(ts + d) % 4, (ts % 2) ? 1 : 5, (unsigned)rank};
+            size_t nb = ts;
+            for (int i = 0; i < rank; i++)
+                nb *= (v[8 + i] = dims[d][1 + i]);
+            v[3] = (unsigned)nb;
+            uint8_t *src = malloc(nb);
+            for (size_t i = 0; i < nb; i++) {
+                x = x * 1103515245u + 12345u;
+                src[i] = (d == 5) ? (uint8_t)(x >> 24) : (uint8_t)((i / ts) % 29 + (i % ts) * (x >> 30));
+            }
+            size_t flen;
+            free(roundtrip(v, 8 + (size_t)rank, 1, src, nb, &flen));
+            free(src);
+            n++;
+        }
+    printf("in-place b2nd frames checked against the array API: %d layouts\n", n);
+}
+
 int main(void)
 {
     test_params();
@@ -217,6 +307,7 @@ int main(void)
     f = roundtrip(v1, 7, 0, src, nb, &flen);
     free(f);
     free(src);
+    test_many_layouts();
     printf("test_h5payload: %d checks, %d failures, %ld hostile frames decoded or refused\n",
            checks, failures, mutated);
     return failures ? 1 : 0;

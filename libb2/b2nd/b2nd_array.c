@@ -167,7 +167,7 @@ static int new_schunk(const b2nd_storage *st, const b2_cparams *cp, b2_schunk **
 }
 
 /* Validate p, fill in defaults, and create an array holding no chunks yet. */
-static int create_bare(const b2nd_params *p0, const b2nd_storage *st, b2nd_array **out)
+int b2nd_create_bare(const b2nd_params *p0, const b2nd_storage *st, b2nd_array **out)
 {
     if (!p0 || !out || p0->ndim < 0 || p0->ndim > B2ND_MAX_DIM || p0->typesize <= 0 ||
         p0->nmetalayers < 0 || p0->nmetalayers >= B2_FRAME_MAX_METALAYERS ||
@@ -252,7 +252,7 @@ int b2nd_create(const b2nd_params *p, const b2nd_storage *st, int fill, const vo
         return B2_ERR_INVALID_PARAM;
     if (fill == B2ND_FILL_NANS && p && p->typesize != 4 && p->typesize != 8)
         return B2_ERR_INVALID_PARAM;
-    int rc = create_bare(p, st, &a);
+    int rc = b2nd_create_bare(p, st, &a);
     if (rc < 0)
         return rc;
     const b2nd_geom *g = &a->g;

@@ -72,6 +72,8 @@ struct b2nd_array {
  * into a malloc'ed chunk. */
 B2_HIDDEN int b2nd_compress_chunk(b2nd_array *a, const uint8_t *buf, uint8_t **chunk,
                                   int32_t *cbytes);
+/* Validate p, fill in defaults, and create an array holding no chunks yet. */
+B2_HIDDEN int b2nd_create_bare(const b2nd_params *p, const b2nd_storage *st, b2nd_array **out);
 /* Rebuild a->g from a->meta and the typesize. */
 B2_HIDDEN int b2nd_array_refresh_geom(b2nd_array *a);
 

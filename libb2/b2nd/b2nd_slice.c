@@ -173,10 +173,28 @@ static int fetch_chunk(b2nd_array *a, int64_t n, uint8_t **chunk, int32_t *cbyte
     return rc;
 }
 
-/* Fill part p of the output with zeros, or (with_value) with the item value of
- * a NaN or repeated-value chunk. */
+/* Copy part p out of a whole decoded (padded) chunk. */
+static void copy_part_from_chunk(const b2nd_geom *g, const chunk_part *p, const uint8_t *chunk,
+                                 const int64_t *start, const int64_t *ustr, const int64_t *bstr,
+                                 uint8_t *dst)
+{
+    size_t ts = (size_t)g->typesize;
+    int64_t bc[B2ND_MAX_DIM];
+    for (int i = 0; i < g->ndim; i++)
+        bc[i] = p->blo[i];
+    do {
+        int64_t cnt[B2ND_MAX_DIM], boff, uoff;
+        block_box(g, p, bc, start, ustr, cnt, &boff, &uoff);
+        copy_box(g->ndim, cnt, ts, dst + uoff * (int64_t)ts, ustr,
+                 chunk + block_number(g, bc) * g->block_bytes + boff * (int64_t)ts, bstr);
+    } while (next_index(g->ndim, bc, p->blo, p->bhi));
+}
+
+/* Fill part p of the output with zeros, or (with_value) with the content of a
+ * NaN or repeated-value chunk: one item repeated when the chunk's pattern is
+ * whole items (always, from writers), else the decoded chunk itself. */
 static int fill_part(b2nd_array *a, const chunk_part *p, const int64_t *start,
-                     const int64_t *ustr, void *dst, int with_value)
+                     const int64_t *ustr, const int64_t *bstr, void *dst, int with_value)
 {
     const b2nd_geom *g = &a->g;
     uint8_t *chunk = NULL, *val = calloc(1, (size_t)g->typesize);
@@ -187,6 +205,19 @@ static int fill_part(b2nd_array *a, const chunk_part *p, const int64_t *start,
         int32_t cbytes;
         b2_chunk_info info;
         rc = fetch_chunk(a, p->nchunk, &chunk, &cbytes, &info);
+        int32_t period = info.special == B2_SPECIAL_VALUE ? info.cbytes - B2_HEADER_LEN : info.typesize;
+        if (rc >= 0 && (period <= 0 || g->typesize % period)) {
+            uint8_t *whole = malloc((size_t)g->chunk_bytes);
+            rc = whole ? b2_chunk_decompress(a->dctx, chunk, (size_t)cbytes, whole,
+                                             (size_t)g->chunk_bytes)
+                       : B2_ERR_NOMEM;
+            if (rc >= 0)
+                copy_part_from_chunk(g, p, whole, start, ustr, bstr, dst);
+            free(whole);
+            free(val);
+            free(chunk);
+            return rc < 0 ? rc : B2_OK;
+        }
         if (rc >= 0)
             rc = g->typesize % info.typesize
                      ? B2_ERR_CORRUPT
@@ -343,7 +374,8 @@ int b2nd_get_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
         if (sp < 0) {
             rc = sp;
         } else if (sp != B2_SPECIAL_NONE) {
-            rc = fill_part(a, &p, start, ustr, dst, sp == B2_SPECIAL_NAN || sp == B2_SPECIAL_VALUE);
+            rc = fill_part(a, &p, start, ustr, bstr, dst,
+                           sp == B2_SPECIAL_NAN || sp == B2_SPECIAL_VALUE);
         } else {
             /* On disk, few blocks: read only their bytes (the compact path, spec §6). */
             rc = B2_ERR_UNSUPPORTED;
@@ -355,6 +387,78 @@ int b2nd_get_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
     } while (rc >= 0 && next_index(g->ndim, cc, clo, chi));
     free(list);
     return rc < 0 ? rc : B2_OK;
+}
+
+/* Whether the compression context cc was made for the array's parameters
+ * (the thread count aside). */
+static int cctx_fits(const b2_cctx *cc, const b2_cparams *want)
+{
+    b2_cparams a = *b2_cctx_params(cc), b = *want;
+    a.nthreads = b.nthreads = 1;
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+int64_t b2nd_encode_frame_bound(const b2nd_params *p)
+{
+    b2nd_array *a;
+    int rc = b2nd_create_bare(p, NULL, &a);
+    if (rc < 0)
+        return rc;
+    int64_t n = b2_schunk_header_len(a->sc) + a->g.chunk_bytes + B2_MAX_OVERHEAD + 256;
+    b2nd_free(a);
+    return n;
+}
+
+int64_t b2nd_encode_frame(const b2nd_params *p, b2_cctx *cctx, const void *src, size_t len,
+                          void *dstv, size_t cap)
+{
+    b2nd_array *a;
+    uint8_t *dst = dstv;
+    int rc = b2nd_create_bare(p, NULL, &a);
+    if (rc < 0)
+        return rc;
+    const b2nd_geom *g = &a->g;
+    b2_cctx *own = NULL;
+    int64_t hl = b2_schunk_header_len(a->sc), res;
+    size_t n = (size_t)g->chunk_bytes, room = cap > (size_t)hl ? cap - (size_t)hl : 0;
+    if (g->nchunks != 1 || !src || !dst || (uint64_t)len != (uint64_t)g->nitems * (uint64_t)g->typesize ||
+        (cctx && !cctx_fits(cctx, &a->cparams))) {
+        res = B2_ERR_INVALID_PARAM;
+    } else if (room < B2_HEADER_LEN) {
+        res = B2_ERR_DST_TOO_SMALL;
+    } else if (!cctx && !(cctx = own = b2_cctx_new(&a->cparams))) {
+        res = B2_ERR_INVALID_PARAM;
+    } else {
+        /* As b2nd_compress_chunk: all zeros become a zero-special chunk (the
+         * padding is zeros anyway), and the capacity given to the compressor is
+         * the bound, which takes part in its memcpy decision. */
+        const uint8_t *s = src;
+        size_t i = 0;
+        while (i < len && !s[i])
+            i++;
+        size_t ccap = room < b2_chunk_compress_bound(n) ? room : b2_chunk_compress_bound(n);
+        if (i == len) {
+            res = b2_chunk_make_special(B2_SPECIAL_ZEROS, g->typesize > B2_MAX_TYPESIZE ? 1 : g->typesize,
+                                        (int32_t)n, NULL, dst + hl, ccap);
+        } else {
+            int64_t start[B2ND_MAX_DIM] = {0}, cc[B2ND_MAX_DIM] = {0};
+            int64_t ustr[B2ND_MAX_DIM], bstr[B2ND_MAX_DIM], bext[B2ND_MAX_DIM];
+            chunk_part part;
+            chunk_part_init(g, cc, start, g->shape, &part);
+            strides_of(g->ndim, g->shape, ustr);
+            for (int d = 0; d < g->ndim; d++)
+                bext[d] = g->blockshape[d];
+            strides_of(g->ndim, bext, bstr);
+            place_ctx c = {.g = g, .p = &part, .start = start, .ustr = ustr, .bstr = bstr,
+                           .dst = (uint8_t *)src};
+            res = b2_chunk_compress_rows(cctx, n, place_block, &c, dst + hl, ccap);
+        }
+        if (res >= 0)
+            res = b2_schunk_frame_around_chunk(a->sc, dst, cap, (int32_t)res);
+    }
+    b2_cctx_free(own);
+    b2nd_free(a);
+    return res;
 }
 
 int b2nd_to_cbuffer(b2nd_array *a, void *dst, size_t cap)

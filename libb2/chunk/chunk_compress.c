@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include "chunk_encode.h"
+#include "chunk_internal.h"
 #include "codecs.h"
 #include "filters.h"
 
@@ -21,6 +22,7 @@
 typedef struct worker {
     b2_codec_state cs;
     uint8_t *tmp_a, *tmp_b; /* filter scratch, ctx->tmpcap bytes each */
+    uint8_t *tmp_c;         /* gathered block (b2_chunk_compress_rows), tmpcap bytes */
 } worker;
 
 struct b2_cctx {
@@ -47,6 +49,9 @@ typedef struct job {
     int filtering;
     b2_pipeline pipe;
     const uint8_t *delta_ref; /* reference for blocks >= 1 */
+    b2_block_rows_fn gather;  /* blocks come from the caller's rows (src unused) */
+    void *gather_ud;
+    int32_t shuffle_unit;     /* > 1: the pipeline is one byte shuffle of this unit */
 } job;
 
 void b2_cparams_init(b2_cparams *p)
@@ -117,6 +122,7 @@ void b2_cctx_free(b2_cctx *c)
         b2_codec_state_free(&c->w[i].cs);
         free(c->w[i].tmp_a);
         free(c->w[i].tmp_b);
+        free(c->w[i].tmp_c);
     }
     free(c->w);
     free(c->slots);
@@ -140,13 +146,14 @@ static int reserve(uint8_t **buf, size_t *cap, size_t n)
     return *buf ? B2_OK : B2_ERR_NOMEM;
 }
 
-static int reserve_workers(b2_cctx *c, int nw, size_t n)
+static int reserve_workers(b2_cctx *c, int nw, size_t n, int gather)
 {
     if (c->tmpcap < n) {
         for (int i = 0; i < c->nthreads; i++) {
             free(c->w[i].tmp_a);
             free(c->w[i].tmp_b);
-            c->w[i].tmp_a = c->w[i].tmp_b = NULL;
+            free(c->w[i].tmp_c);
+            c->w[i].tmp_a = c->w[i].tmp_b = c->w[i].tmp_c = NULL;
         }
         c->tmpcap = n;
     }
@@ -155,7 +162,9 @@ static int reserve_workers(b2_cctx *c, int nw, size_t n)
             c->w[i].tmp_a = malloc(c->tmpcap ? c->tmpcap : 1);
         if (!c->w[i].tmp_b)
             c->w[i].tmp_b = malloc(c->tmpcap ? c->tmpcap : 1);
-        if (!c->w[i].tmp_a || !c->w[i].tmp_b)
+        if (gather && !c->w[i].tmp_c)
+            c->w[i].tmp_c = malloc(c->tmpcap ? c->tmpcap : 1);
+        if (!c->w[i].tmp_a || !c->w[i].tmp_b || (gather && !c->w[i].tmp_c))
             return B2_ERR_NOMEM;
     }
     return B2_OK;
@@ -171,10 +180,62 @@ static int32_t block_streams(const job *jb, int32_t j)
     return (jb->split && block_size(jb, j) == jb->blocksize) ? jb->typesize : 1;
 }
 
+/* Row operations of the gather path: copy a row into the block, or shuffle it
+ * straight into the block's planes. */
+typedef struct gather_op {
+    uint8_t *dst;
+    int32_t unit, q;
+} gather_op;
+
+static void row_copy_in(const void *arg, int64_t off, uint8_t *user, int64_t len)
+{
+    memcpy(((const gather_op *)arg)->dst + off, user, (size_t)len);
+}
+
+static void row_shuffle_in(const void *arg, int64_t off, uint8_t *user, int64_t len)
+{
+    const gather_op *op = arg;
+    b2_shuffle_part(op->unit, op->q, (int32_t)(len / op->unit), user, op->dst + off / op->unit);
+}
+
+/* Block j of a gathered chunk into buf (bsize bytes; zeros where no row lies), or,
+ * when the pipeline is one aligned shuffle, shuffled into planes (*shuffled = 1). */
+static int gather_block(const job *jb, int32_t j, uint8_t *buf, uint8_t *planes, int *shuffled)
+{
+    int32_t bsize = block_size(jb, j), unit = jb->shuffle_unit;
+    b2_block_rows r;
+    memset(&r, 0, sizeof r);
+    int rc = jb->gather(jb->gather_ud, j, &r);
+    if (rc >= 0)
+        rc = b2_rows_normalize(&r, bsize);
+    if (rc < 0)
+        return rc;
+    *shuffled = planes && unit && bsize % unit == 0 && b2_rows_aligned(&r, unit);
+    gather_op op = {*shuffled ? planes : buf, unit, unit ? bsize / unit : 0};
+    if (b2_rows_bytes(&r) != bsize) /* padding of edge blocks */
+        memset(op.dst, 0, (size_t)bsize);
+    if (r.run)
+        b2_rows_walk(&r, *shuffled ? row_shuffle_in : row_copy_in, &op);
+    return B2_OK;
+}
+
 /* Filtered bytes of block j (src itself when no filter is active). */
 static int filter_block(const job *jb, worker *w, int32_t j, const uint8_t **out)
 {
     const uint8_t *blk = jb->src + (size_t)j * (size_t)jb->blocksize;
+    if (jb->gather) {
+        /* The first pass reads the caller's rows: the shuffle itself when it is the
+         * whole pipeline, else a copy into the block scratch. */
+        int shuffled;
+        int rc = gather_block(jb, j, w->tmp_c, jb->filtering ? w->tmp_a : NULL, &shuffled);
+        if (rc < 0)
+            return rc;
+        if (shuffled) {
+            *out = w->tmp_a;
+            return B2_OK;
+        }
+        blk = w->tmp_c;
+    }
     if (!jb->filtering) {
         *out = blk;
         return B2_OK;
@@ -433,11 +494,21 @@ static int setup_delta_ref(job *jb, b2_cctx *c)
     }
     int trunc_before = first_trunc >= 0 && first_trunc < last_delta;
     jb->delta_ref = jb->src;
-    if (!trunc_before || jb->nblocks < 2)
+    if (last_delta < 0 || jb->nblocks < 2)
         return B2_OK;
     int32_t n = jb->blocksize;
-    int r = reserve(&c->ref, &c->refcap, (size_t)n);
-    if (r < 0)
+    int r;
+    if (jb->gather) {
+        /* the raw block 0, gathered once */
+        int shuffled;
+        if ((r = reserve(&c->ref, &c->refcap, (size_t)n)) < 0 ||
+            (r = gather_block(jb, 0, c->ref, NULL, &shuffled)) < 0)
+            return r;
+        jb->delta_ref = c->ref;
+    }
+    if (!trunc_before)
+        return B2_OK;
+    if ((r = reserve(&c->ref, &c->refcap, (size_t)n)) < 0)
         return r;
     const uint8_t *f;
     worker *w = &c->w[0];
@@ -482,10 +553,9 @@ static void set_dicts(b2_cctx *c, int nw, const uint8_t *dict, int dsize)
         b2_codec_set_dict(&c->w[i].cs, c->p.codec, dict, dsize);
 }
 
-int b2_chunk_compress(b2_cctx *c, const void *src, size_t nbytes, void *dstv, size_t dstcap)
+static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, void *gather_ud,
+                         size_t nbytes, void *dstv, size_t dstcap)
 {
-    if (!c || !dstv || (!src && nbytes))
-        return B2_ERR_INVALID_PARAM;
     if (nbytes > B2_MAX_BUFFERSIZE)
         return B2_ERR_DOES_NOT_FIT;
     if (dstcap < B2_HEADER_LEN)
@@ -495,7 +565,8 @@ int b2_chunk_compress(b2_cctx *c, const void *src, size_t nbytes, void *dstv, si
     /* Like the reference, the capacity takes part in the memcpy decision (§13.5). */
     int64_t destsize = dstcap > INT32_MAX ? INT32_MAX : (int64_t)dstcap;
 
-    job jb = {.c = c, .src = src, .nbytes = (int32_t)nbytes};
+    job jb = {.c = c, .src = src, .nbytes = (int32_t)nbytes, .gather = gather,
+              .gather_ud = gather_ud};
     jb.typesize = header_typesize(p->typesize);
     jb.blocksize = b2_tune_blocksize(p, jb.nbytes);
     jb.nblocks = nbytes ? (int32_t)((nbytes + (size_t)jb.blocksize - 1) / (size_t)jb.blocksize) : 0;
@@ -504,6 +575,7 @@ int b2_chunk_compress(b2_cctx *c, const void *src, size_t nbytes, void *dstv, si
     jb.split = b2_tune_split(p, jb.typesize, jb.blocksize) && jb.blocksize % jb.typesize == 0;
     make_pipeline(p, &jb.pipe);
     jb.filtering = b2_pipeline_active(&jb.pipe);
+    jb.shuffle_unit = b2_pipeline_single_shuffle(&jb.pipe, 1);
 
     int has_delta = 0;
     for (int i = 0; i < B2_MAX_FILTERS; i++)
@@ -533,7 +605,7 @@ int b2_chunk_compress(b2_cctx *c, const void *src, size_t nbytes, void *dstv, si
         nt = 1;
     int has_dict = 0;
     if (!memcpyed) {
-        int r = reserve_workers(c, nt, (size_t)jb.blocksize);
+        int r = reserve_workers(c, nt, (size_t)jb.blocksize, gather != NULL);
         if (r == B2_OK)
             r = setup_delta_ref(&jb, c);
         if (r < 0)
@@ -580,7 +652,31 @@ int b2_chunk_compress(b2_cctx *c, const void *src, size_t nbytes, void *dstv, si
     h[2] |= 0x02;
     h[31] &= (uint8_t)~0x01;
     b2_store_le32(h + 12, (uint32_t)(nbytes + B2_HEADER_LEN));
-    if (nbytes)
+    if (gather) {
+        for (int32_t j = 0; j < jb.nblocks; j++) {
+            int shuffled;
+            int r = gather_block(&jb, j, dst + B2_HEADER_LEN + (size_t)j * (size_t)jb.blocksize,
+                                 NULL, &shuffled);
+            if (r < 0)
+                return r;
+        }
+    } else if (nbytes) {
         memcpy(dst + B2_HEADER_LEN, src, nbytes);
+    }
     return (int)(nbytes + B2_HEADER_LEN);
+}
+
+int b2_chunk_compress(b2_cctx *c, const void *src, size_t nbytes, void *dst, size_t dstcap)
+{
+    if (!c || !dst || (!src && nbytes))
+        return B2_ERR_INVALID_PARAM;
+    return compress_impl(c, src, NULL, NULL, nbytes, dst, dstcap);
+}
+
+int b2_chunk_compress_rows(b2_cctx *c, size_t nbytes, b2_block_rows_fn fn, void *ud, void *dst,
+                           size_t dstcap)
+{
+    if (!c || !dst || !fn)
+        return B2_ERR_INVALID_PARAM;
+    return compress_impl(c, NULL, fn, ud, nbytes, dst, dstcap);
 }

@@ -121,7 +121,7 @@ static int open_view(const uint8_t *src, size_t size, chunk_view *v)
     b2_info_pipeline(in, &v->pipe);
     v->filtered = b2_pipeline_active(&v->pipe);
     v->has_delta = b2_info_has_delta(in);
-    v->unshuffle_unit = b2_pipeline_single_shuffle(&v->pipe);
+    v->unshuffle_unit = b2_pipeline_single_shuffle(&v->pipe, 0);
     if (in->special || in->memcpyed || in->nbytes == 0)
         return B2_OK;
 
@@ -325,97 +325,33 @@ static int vl_decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32
 
 /* ---- decoding blocks into strided rows (b2_chunk_decompress_rows) ---- */
 
-/* Drop unit dimensions, check that every row lies inside the block (bsize
- * bytes), then merge trailing dimensions contiguous on both sides into the run,
- * so a box covering whole blocks becomes one run. */
-static int rows_normalize(b2_block_rows *r, int32_t bsize)
-{
-    if (r->nd < 0 || r->nd > B2_ROWS_MAXDIM || r->run < 0 || r->soff < 0 || r->soff > bsize)
-        return B2_ERR_INVALID_PARAM;
-    int64_t end = r->soff + r->run;
-    int k = 0;
-    for (int d = 0; d < r->nd; d++) {
-        if (r->cnt[d] <= 0) {
-            r->nd = 0;
-            r->run = 0;
-            return B2_OK;
-        }
-        if (r->cnt[d] == 1)
-            continue;
-        if (r->sstr[d] < 0 || r->sstr[d] > bsize || r->cnt[d] > bsize)
-            return B2_ERR_INVALID_PARAM;
-        end += (r->cnt[d] - 1) * r->sstr[d]; /* < 2^58 each: no overflow */
-        r->cnt[k] = r->cnt[d];
-        r->sstr[k] = r->sstr[d];
-        r->dstr[k] = r->dstr[d];
-        k++;
-    }
-    r->nd = k;
-    if (end > bsize || (r->run && !r->user))
-        return B2_ERR_INVALID_PARAM;
-    while (r->nd > 0 && r->sstr[r->nd - 1] == r->run && r->dstr[r->nd - 1] == r->run) {
-        r->run *= r->cnt[r->nd - 1];
-        r->nd--;
-    }
-    return B2_OK;
-}
-
 /* What to do with each row: copy it from a decoded block, unshuffle it from the
  * block's planes, or fill it with a special chunk's value. */
 typedef struct row_op {
-    int kind; /* ROW_COPY, ROW_UNSHUFFLE, ROW_SPECIAL */
     const uint8_t *src;
     int32_t unit, q;
     const chunk_view *v;
     int64_t base; /* special: the block's offset in the chunk */
 } row_op;
-enum { ROW_COPY, ROW_UNSHUFFLE, ROW_SPECIAL };
 
-
-static void rows_apply(const b2_block_rows *r, const row_op *op)
+static void row_copy(const void *op, int64_t off, uint8_t *user, int64_t len)
 {
-    int64_t idx[B2_ROWS_MAXDIM] = {0}, off = r->soff;
-    uint8_t *dst = r->user;
-    for (;;) {
-        switch (op->kind) {
-        case ROW_COPY:
-            memcpy(dst, op->src + off, (size_t)r->run);
-            break;
-        case ROW_UNSHUFFLE:
-            b2_unshuffle_part(op->unit, op->q, (int32_t)(r->run / op->unit),
-                              op->src + off / op->unit, dst);
-            break;
-        default:
-            if (op->v->info.special == B2_SPECIAL_UNINIT)
-                memset(dst, 0, (size_t)r->run); /* defined output for what no block wrote */
-            else
-                fill_special(op->v, op->base + off, dst, r->run);
-            break;
-        }
-        int d = r->nd - 1;
-        for (; d >= 0; d--) {
-            off += r->sstr[d];
-            dst += r->dstr[d];
-            if (++idx[d] < r->cnt[d])
-                break;
-            off -= r->sstr[d] * r->cnt[d];
-            dst -= r->dstr[d] * r->cnt[d];
-            idx[d] = 0;
-        }
-        if (d < 0)
-            return;
-    }
+    memcpy(user, ((const row_op *)op)->src + off, (size_t)len);
 }
 
-/* Whether every row starts and ends on a whole unit. */
-static int rows_aligned(const b2_block_rows *r, int32_t unit)
+static void row_unshuffle(const void *arg, int64_t off, uint8_t *user, int64_t len)
 {
-    if (r->soff % unit || r->run % unit)
-        return 0;
-    for (int d = 0; d < r->nd; d++)
-        if (r->sstr[d] % unit)
-            return 0;
-    return 1;
+    const row_op *op = arg;
+    b2_unshuffle_part(op->unit, op->q, (int32_t)(len / op->unit), op->src + off / op->unit, user);
+}
+
+static void row_special(const void *arg, int64_t off, uint8_t *user, int64_t len)
+{
+    const row_op *op = arg;
+    if (op->v->info.special == B2_SPECIAL_UNINIT)
+        memset(user, 0, (size_t)len); /* defined output for what no block wrote */
+    else
+        fill_special(op->v, op->base + off, user, len);
 }
 
 /* Decode block j straight into the rows r. ref: decoded block 0 of a delta chunk. */
@@ -424,19 +360,18 @@ static int decode_block_rows(const chunk_view *v, b2_dctx *d, b2_dworker *w, int
 {
     const b2_chunk_info *in = &v->info;
     int32_t bsize = block_size(v, j);
-    int rc = rows_normalize(r, bsize);
+    int rc = b2_rows_normalize(r, bsize);
     if (rc < 0 || r->run == 0)
         return rc;
-    row_op op = {.kind = ROW_COPY, .v = v};
+    row_op op = {.v = v};
     if (in->special) {
-        op.kind = ROW_SPECIAL;
         op.base = (int64_t)j * in->eff_blocksize;
-        rows_apply(r, &op);
+        b2_rows_walk(r, row_special, &op);
         return B2_OK;
     }
     if (j == 0 && ref) { /* block 0 of a delta chunk is already decoded */
         op.src = ref;
-        rows_apply(r, &op);
+        b2_rows_walk(r, row_copy, &op);
         return B2_OK;
     }
     if (r->nd == 0 && r->soff == 0 && r->run == bsize)
@@ -444,7 +379,7 @@ static int decode_block_rows(const chunk_view *v, b2_dctx *d, b2_dworker *w, int
     if (in->memcpyed) {
         __atomic_fetch_add(&d->blocks_decoded, 1, __ATOMIC_RELAXED);
         op.src = v->src + in->header_len + (int64_t)j * in->eff_blocksize;
-        rows_apply(r, &op);
+        b2_rows_walk(r, row_copy, &op);
         return B2_OK;
     }
     size_t eb = (size_t)in->eff_blocksize;
@@ -452,13 +387,14 @@ static int decode_block_rows(const chunk_view *v, b2_dctx *d, b2_dworker *w, int
     if (!scr)
         return B2_ERR_NOMEM;
     int32_t unit = v->unshuffle_unit;
-    if (unit && bsize % unit == 0 && rows_aligned(r, unit)) {
+    row_fn fn = row_copy;
+    if (unit && bsize % unit == 0 && b2_rows_aligned(r, unit)) {
         /* The unshuffle is the last pass: it writes each row in place. */
         __atomic_fetch_add(&d->blocks_decoded, 1, __ATOMIC_RELAXED);
         use_dict(w, v);
         if ((rc = decode_streams(v, w, j, bsize, scr)) < 0)
             return rc;
-        op.kind = ROW_UNSHUFFLE;
+        fn = row_unshuffle;
         op.src = scr;
         op.unit = unit;
         op.q = bsize / unit;
@@ -468,7 +404,7 @@ static int decode_block_rows(const chunk_view *v, b2_dctx *d, b2_dworker *w, int
             return rc;
         op.src = scr + 2 * eb;
     }
-    rows_apply(r, &op);
+    b2_rows_walk(r, fn, &op);
     return B2_OK;
 }
 

@@ -25,4 +25,16 @@ static inline void b2_info_pipeline(const b2_chunk_info *info, b2_pipeline *p)
     p->version = info->version;
 }
 
+/* ---- chunk_rows.c: blocks as rows of the caller's memory ---- */
+/* Drop unit dimensions, check that every row lies inside a block of bsize bytes,
+ * and merge trailing dimensions contiguous on both sides into the run. */
+B2_HIDDEN int b2_rows_normalize(b2_block_rows *r, int32_t bsize);
+/* Whether every row (of a normalized r) starts and ends on a whole unit. */
+B2_HIDDEN int b2_rows_aligned(const b2_block_rows *r, int32_t unit);
+/* Bytes covered by the rows of a normalized r. */
+B2_HIDDEN int64_t b2_rows_bytes(const b2_block_rows *r);
+/* Call fn(op, offset in the block, caller's row, run) for every row. */
+typedef void (*row_fn)(const void *op, int64_t off, uint8_t *user, int64_t len);
+B2_HIDDEN void b2_rows_walk(const b2_block_rows *r, row_fn fn, const void *op);
+
 #endif

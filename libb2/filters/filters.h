@@ -59,9 +59,9 @@ typedef struct b2_pipeline {
 
 /* Whether any slot holds a filter (so a block needs processing at all). */
 B2_HIDDEN int b2_pipeline_active(const b2_pipeline *p);
-/* The shuffle unit when undoing the pipeline is exactly one byte unshuffle of a
- * unit above 1 (what decoders may fuse with the final copy), else 0. */
-B2_HIDDEN int32_t b2_pipeline_single_shuffle(const b2_pipeline *p);
+/* The shuffle unit when applying (forward) or undoing the pipeline is exactly one
+ * byte shuffle of a unit above 1 (what coders may fuse with the caller's rows), else 0. */
+B2_HIDDEN int32_t b2_pipeline_single_shuffle(const b2_pipeline *p, int forward);
 /* Check that every filter id is known and its parameters usable for encoding. */
 B2_HIDDEN int b2_pipeline_check(const b2_pipeline *p);
 

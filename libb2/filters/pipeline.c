@@ -34,12 +34,12 @@ int b2_pipeline_active(const b2_pipeline *p)
     return 0;
 }
 
-int32_t b2_pipeline_single_shuffle(const b2_pipeline *p)
+int32_t b2_pipeline_single_shuffle(const b2_pipeline *p, int forward)
 {
     int32_t unit = 0;
     for (int s = 0; s < 6; s++) {
         uint8_t f = slot_filter(p, s);
-        if (f == F_NONE || f == F_TRUNC_PREC)
+        if (f == F_NONE || (f == F_TRUNC_PREC && !forward))
             continue; /* trunc_prec has no inverse */
         if (f != F_SHUFFLE || unit)
             return 0;

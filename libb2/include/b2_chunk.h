@@ -187,6 +187,14 @@ B2_API size_t b2_chunk_compress_bound(size_t nbytes);
 B2_API int b2_chunk_compress(b2_cctx *cctx, const void *src, size_t nbytes,
                              void *dst, size_t dstcap);
 
+/* Compress nbytes whose blocks (of b2_chunk_blocksize_for(params, nbytes) bytes)
+ * lie in the caller's memory as the rows fn gives (rows of a block must not
+ * overlap; bytes no row covers are zeros). The first pass (the shuffle when it is
+ * the whole pipeline, else a copy) reads the rows, so no gathered copy of the
+ * chunk is made. Same bytes as b2_chunk_compress of the gathered buffer. */
+B2_API int b2_chunk_compress_rows(b2_cctx *cctx, size_t nbytes, b2_block_rows_fn fn, void *ud,
+                                  void *dst, size_t dstcap);
+
 /* Blocksize the encoder uses for nbytes with parameters p (automatic rule or p->blocksize). */
 B2_API int32_t b2_chunk_blocksize_for(const b2_cparams *p, int32_t nbytes);
 

@@ -64,6 +64,17 @@ B2_API int b2_schunk_compact(b2_schunk *s);
 /* Serialize as one contiguous frame into a malloc'ed buffer (*out, *len); free() it. */
 B2_API int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len);
 
+/* Bytes before the first chunk of s's frame (its header with the current metalayers). */
+B2_API int64_t b2_schunk_header_len(const b2_schunk *s);
+/* Build a one-chunk frame in dst (capacity cap) around the chunk of cbytes bytes
+ * the caller already wrote at dst + b2_schunk_header_len(s): the header of s
+ * (an in-memory super-chunk holding no chunk; it is not modified) goes before it,
+ * the index and trailer after it. The bytes equal appending the chunk to s and
+ * calling b2_schunk_to_buffer. Returns the frame length or an error
+ * (B2_ERR_DST_TOO_SMALL: cap is short). */
+B2_API int64_t b2_schunk_frame_around_chunk(const b2_schunk *s, void *dst, size_t cap,
+                                            int32_t cbytes);
+
 /* ---- properties ---- */
 
 /* Where the super-chunk lives (enum b2_frame_storage). */

@@ -151,6 +151,19 @@ B2_API int b2nd_set_dctx(b2nd_array *a, b2_dctx *dctx);
  * disk, blocks read one by one through the frame's lazy reader count once each. */
 B2_API int64_t b2nd_blocks_decoded(const b2nd_array *a);
 
+/* ---- one-chunk frames written in place (what an HDF5 chunk stores) ---- */
+/* Capacity b2nd_encode_frame needs for an array of parameters p. */
+B2_API int64_t b2nd_encode_frame_bound(const b2nd_params *p);
+/* Compress an array that fits one chunk (p's shape within its chunkshape) from
+ * its C-order items at src (len bytes) into a complete in-memory frame written
+ * straight into dst: the compressor reads the blocks from src's rows, and the
+ * frame is built around the chunk in place. cctx: NULL, or a context made for
+ * p's cparams with typesize and blocksize (block bytes) filled in, reused across
+ * calls. Same bytes as b2nd_from_cbuffer + b2nd_to_frame_buffer. Returns the
+ * frame length or an error. */
+B2_API int64_t b2nd_encode_frame(const b2nd_params *p, b2_cctx *cctx, const void *src, size_t len,
+                                 void *dst, size_t cap);
+
 /* ---- reading and writing ---- */
 
 /* Copy the whole array in C order into dst (capacity cap >= nitems*typesize). */
