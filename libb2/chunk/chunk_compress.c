@@ -9,12 +9,12 @@
  * left at some stream is below neblock, the rest of the chunk (from that block)
  * is redone sequentially with the exact single-threaded rule. Output therefore
  * never depends on the thread count. */
-#include <pthread.h>
 #include <stdlib.h>
 #include "chunk_encode.h"
 #include "chunk_internal.h"
 #include "codecs.h"
 #include "filters.h"
+#include "pool.h"
 
 #define MAX_THREADS 64
 #define ENC_FAIL (-1000) /* compressed form does not fit: use the memcpy fallback */
@@ -37,6 +37,7 @@ struct b2_cctx {
     uint8_t *samples;  /* filtered blocks for dictionary training */
     size_t samplecap;
     uint8_t dict[B2_MAX_DICT_SIZE];
+    b2_pool *pool;     /* threads kept between calls (created on first use) */
 };
 
 /* Everything one compression call needs, shared read-only by the workers. */
@@ -105,7 +106,10 @@ b2_cctx *b2_cctx_new(const b2_cparams *p)
     c->p = *p;
     c->nthreads = p->nthreads < 1 ? 1 : p->nthreads > MAX_THREADS ? MAX_THREADS : p->nthreads;
     c->w = calloc((size_t)c->nthreads, sizeof *c->w);
-    if (!c->w) {
+    c->pool = b2_pool_new(c->nthreads);
+    if (!c->w || !c->pool) {
+        free(c->w);
+        b2_pool_free(c->pool);
         free(c);
         return NULL;
     }
@@ -118,6 +122,7 @@ void b2_cctx_free(b2_cctx *c)
 {
     if (!c)
         return;
+    b2_pool_free(c->pool);
     for (int i = 0; i < c->nthreads; i++) {
         b2_codec_state_free(&c->w[i].cs);
         free(c->w[i].tmp_a);
@@ -316,17 +321,9 @@ static int64_t encode_seq(const job *jb, worker *w, int32_t from, uint8_t *dst, 
 typedef struct par {
     const job *jb;
     b2_cctx *c;
-    pthread_mutex_t mu;
-    pthread_cond_t cv_work, cv_done;
-    int32_t base, next, end, pending;
-    int quit;
+    int32_t base, next, end; /* next: taken atomically by the workers */
     int64_t *slen, *snz; /* per window slot: encoded length (or error), zero runs */
 } par;
-
-typedef struct thread_arg {
-    par *pp;
-    worker *w;
-} thread_arg;
 
 static void run_block(par *pp, worker *w, int32_t j)
 {
@@ -338,33 +335,16 @@ static void run_block(par *pp, worker *w, int32_t j)
     pp->snz[k] = nz;
 }
 
-/* Take blocks of the current window until none is left. Called with mu held. */
-static void drain(par *pp, worker *w)
+/* Pool worker: take blocks of the current window until none is left. */
+static void drain(void *arg, int wi)
 {
-    while (pp->next < pp->end) {
-        int32_t j = pp->next++;
-        pthread_mutex_unlock(&pp->mu);
-        run_block(pp, w, j);
-        pthread_mutex_lock(&pp->mu);
-        if (--pp->pending == 0)
-            pthread_cond_broadcast(&pp->cv_done);
-    }
-}
-
-static void *thread_main(void *arg)
-{
-    thread_arg *ta = arg;
-    par *pp = ta->pp;
-    pthread_mutex_lock(&pp->mu);
+    par *pp = arg;
     for (;;) {
-        while (!pp->quit && pp->next >= pp->end)
-            pthread_cond_wait(&pp->cv_work, &pp->mu);
-        if (pp->quit)
-            break;
-        drain(pp, ta->w);
+        int32_t j = __atomic_fetch_add(&pp->next, 1, __ATOMIC_RELAXED);
+        if (j >= pp->end)
+            return;
+        run_block(pp, &pp->c->w[wi], j);
     }
-    pthread_mutex_unlock(&pp->mu);
-    return NULL;
 }
 
 /* Append window slot k (block j) at *pos if the single-threaded encoder would
@@ -409,8 +389,9 @@ static int append_slot(const job *jb, b2_cctx *c, par *pp, int32_t j, uint8_t *d
 static int64_t encode_par(const job *jb, b2_cctx *c, int nt, uint8_t *dst, int64_t pos,
                           int64_t destsize, int64_t *nzero)
 {
-    /* a few blocks per thread between barriers; never more slots than blocks */
-    int32_t window = 4 * nt < jb->nblocks ? 4 * nt : jb->nblocks;
+    /* several blocks per thread between barriers (each a pool run); never more
+     * slots than blocks */
+    int32_t window = 8 * nt < jb->nblocks ? 8 * nt : jb->nblocks;
     int32_t maxns = jb->split ? jb->typesize : 1;
     c->slotsize = (size_t)jb->blocksize + 5 * (size_t)maxns;
     int64_t *slen = malloc(2 * (size_t)window * sizeof *slen);
@@ -420,34 +401,15 @@ static int64_t encode_par(const job *jb, b2_cctx *c, int nt, uint8_t *dst, int64
     }
 
     par pp = {.jb = jb, .c = c, .slen = slen, .snz = slen + window};
-    pthread_mutex_init(&pp.mu, NULL);
-    pthread_cond_init(&pp.cv_work, NULL);
-    pthread_cond_init(&pp.cv_done, NULL);
-    pthread_t tid[MAX_THREADS];
-    thread_arg ta[MAX_THREADS];
-    int started = 0;
-    for (int i = 1; i < nt; i++) {
-        ta[i] = (thread_arg){&pp, &c->w[i]};
-        if (pthread_create(&tid[i], NULL, thread_main, &ta[i]) != 0)
-            break; /* fewer helpers only means slower */
-        started = i;
-    }
-
     int64_t result = 0;
     int32_t seq_from = -1;
     for (int32_t base = 0; base < jb->nblocks && seq_from < 0 && result >= 0; base += window) {
-        pthread_mutex_lock(&pp.mu);
         pp.base = base;
         pp.next = base;
         pp.end = base + window < jb->nblocks ? base + window : jb->nblocks;
-        pp.pending = pp.end - base;
-        pthread_cond_broadcast(&pp.cv_work);
-        drain(&pp, &c->w[0]);
-        while (pp.pending > 0)
-            pthread_cond_wait(&pp.cv_done, &pp.mu);
-        int32_t end = pp.end;
-        pthread_mutex_unlock(&pp.mu);
-        for (int32_t j = base; j < end; j++) {
+        if (b2_pool_run(c->pool, nt, drain, &pp) < 0)
+            drain(&pp, 0);
+        for (int32_t j = base; j < pp.end; j++) {
             int r = append_slot(jb, c, &pp, j, dst, &pos, destsize, nzero);
             if (r == 0) {
                 seq_from = j;
@@ -459,16 +421,6 @@ static int64_t encode_par(const job *jb, b2_cctx *c, int nt, uint8_t *dst, int64
             }
         }
     }
-
-    pthread_mutex_lock(&pp.mu);
-    pp.quit = 1;
-    pthread_cond_broadcast(&pp.cv_work);
-    pthread_mutex_unlock(&pp.mu);
-    for (int i = 1; i <= started; i++)
-        pthread_join(tid[i], NULL);
-    pthread_cond_destroy(&pp.cv_work);
-    pthread_cond_destroy(&pp.cv_done);
-    pthread_mutex_destroy(&pp.mu);
     free(slen);
 
     if (result < 0)

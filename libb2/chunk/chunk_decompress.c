@@ -3,8 +3,8 @@
  * Every offset and length read from the chunk is checked against the bytes that
  * are really there (min(cbytes, buffer size)) before it is used. */
 #include <stdlib.h>
-#include <pthread.h>
 #include "chunk_internal.h"
+#include "pool.h"
 
 /* Per-thread decoding state: codec library contexts and block scratch. */
 typedef struct b2_dworker {
@@ -19,6 +19,7 @@ struct b2_dctx {
     b2_dworker *workers;    /* nthreads entries */
     uint8_t *ref;           /* decoded block 0 of a delta chunk (rows decoding) */
     size_t refcap;
+    b2_pool *pool;          /* threads kept between calls (created on first use) */
 };
 
 /* A validated chunk being decoded (read-only while blocks decode in parallel). */
@@ -61,6 +62,7 @@ void b2_dctx_free(b2_dctx *d)
 {
     if (!d)
         return;
+    b2_pool_free(d->pool);
     free_workers(d->workers, d->nthreads);
     free(d->ref);
     free(d);
@@ -75,12 +77,18 @@ int b2_dctx_set_nthreads(b2_dctx *d, int nthreads)
     if (nthreads > 256)
         return B2_ERR_INVALID_PARAM;
     b2_dworker *w = calloc((size_t)nthreads, sizeof *w);
-    if (!w)
+    b2_pool *pool = b2_pool_new(nthreads);
+    if (!w || !pool) {
+        free(w);
+        b2_pool_free(pool);
         return B2_ERR_NOMEM;
+    }
     for (int i = 0; i < nthreads; i++)
         b2_codec_state_init(&w[i].cs);
+    b2_pool_free(d->pool);
     free_workers(d->workers, d->nthreads);
     d->workers = w;
+    d->pool = pool;
     d->nthreads = nthreads;
     return B2_OK;
 }
@@ -486,34 +494,25 @@ static void run_blocks(block_job *job, b2_dworker *w)
 
 typedef void (*worker_fn)(void *job, b2_dworker *w);
 
-typedef struct thread_arg {
+typedef struct pool_arg {
     worker_fn fn;
     void *job;
-    b2_dworker *w;
-} thread_arg;
+    b2_dworker *workers;
+} pool_arg;
 
-static void *thread_main(void *p)
+static void pool_main(void *p, int worker)
 {
-    thread_arg *a = p;
-    a->fn(a->job, a->w);
-    return NULL;
+    pool_arg *a = p;
+    a->fn(a->job, &a->workers[worker]);
 }
 
-/* Run fn(job, worker) on nt threads (the caller is worker 0) and wait for all. */
+/* Run fn(job, worker) on nt workers of the context's pool (the caller is worker 0)
+ * and wait for all; fn shares the work through an atomic counter. */
 static void run_on_threads(b2_dctx *d, int nt, worker_fn fn, void *job)
 {
-    pthread_t tids[256];
-    thread_arg args[256];
-    int started = 0;
-    for (int i = 1; i < nt; i++) {
-        args[i] = (thread_arg){fn, job, &d->workers[i]};
-        if (pthread_create(&tids[i], NULL, thread_main, &args[i]) != 0)
-            break; /* the threads already running (and this one) finish the work */
-        started++;
-    }
-    fn(job, &d->workers[0]);
-    for (int i = 1; i <= started; i++)
-        pthread_join(tids[i], NULL);
+    pool_arg a = {fn, job, d->workers};
+    if (b2_pool_run(d->pool, nt, pool_main, &a) < 0)
+        fn(job, &d->workers[0]);
 }
 
 static void run_blocks_fn(void *job, b2_dworker *w) { run_blocks(job, w); }
