@@ -41,8 +41,14 @@ static size_t compress(const b2h5_api *api, unsigned flags, const b2h5_params *p
     b2h5_alloc al = {h5_alloc, h5_release, (void *)api};
     void *out = NULL;
     size_t outsize = 0, flen = 0;
+    /* An optional filter only keeps frames smaller than the chunk: ask for no
+     * more, so the output buffer has the chunk's size and the heap reuses one. */
+    int optional = (flags & H5Z_FLAG_OPTIONAL) != 0;
     int rc = b2h5_payload_encode(p, b2h5_ctx_get(p->nthreads), is_whole_chunk(p, nbytes), *buf,
-                                 nbytes, &al, &out, &outsize, &flen, err, sizeof err);
+                                 nbytes, optional ? nbytes : 0, &al, &out, &outsize, &flen, err,
+                                 sizeof err);
+    if (rc == B2_ERR_DST_TOO_SMALL && optional)
+        return 0; /* incompressible: stored as it is (below) */
     if (rc < 0) {
         B2H5_ERROR(api, "blosc2 filter: compression failed: %s", err);
         return 0;

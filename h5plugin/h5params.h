@@ -53,10 +53,14 @@ struct b2h5_ctx;
 /* Encode one HDF5 chunk (nbytes at src) as a contiguous frame: a one-chunk b2nd
  * array when b2nd != 0 (compressed straight into the buffer from al, reusing
  * ctx's compression context when ctx is not NULL), else a plain one-chunk
- * super-chunk. On success returns 0 with *out (from al; *outsize bytes
- * allocated, *outlen used); on failure a negative B2_ERR_* code and a message in err. */
+ * super-chunk. limit > 0: the b2nd frame is only wanted within limit bytes (the
+ * buffer is then that size, which the heap can recycle from the chunk buffers
+ * HDF5 frees); B2_ERR_DST_TOO_SMALL, with no message, when it does not fit.
+ * On success returns 0 with *out (from al; *outsize bytes allocated, *outlen
+ * used); on failure a negative B2_ERR_* code and a message in err. */
 B2_HIDDEN int b2h5_payload_encode(const b2h5_params *p, struct b2h5_ctx *ctx, int b2nd,
-                                  const void *src, size_t nbytes, const b2h5_alloc *al,
+                                  const void *src, size_t nbytes, size_t limit,
+                                  const b2h5_alloc *al,
                                   void **out, size_t *outsize, size_t *outlen, char *err,
                                   size_t errcap);
 

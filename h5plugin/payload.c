@@ -103,8 +103,8 @@ static void patch_copy_path_header(uint8_t *f, size_t len, int32_t blocksize)
 }
 
 static int encode_b2nd(const b2h5_params *p, b2h5_ctx *ctx, const void *src, size_t nbytes,
-                       const b2h5_alloc *al, void **out, size_t *outsize, size_t *outlen,
-                       char *err, size_t errcap)
+                       size_t limit, const b2h5_alloc *al, void **out, size_t *outsize,
+                       size_t *outlen, char *err, size_t errcap)
 {
     b2_cparams cp;
     make_cparams(p, &cp);
@@ -145,12 +145,16 @@ static int encode_b2nd(const b2h5_params *p, b2h5_ctx *ctx, const void *src, siz
         k.blocksize = (int32_t)block_bytes;
         cc = b2h5_ctx_cctx(ctx, &k);
     }
+    if (limit && (uint64_t)bound > limit)
+        bound = (int64_t)limit; /* a frame that does not fit is not wanted */
     uint8_t *buf = al->alloc((size_t)bound, al->ud);
     if (!buf)
         return fail(B2_ERR_NOMEM, err, errcap, "cannot allocate %lld bytes", (long long)bound);
     int64_t flen = b2nd_encode_frame(&np, cc, src, nbytes, buf, (size_t)bound);
     if (flen < 0) {
         al->release(buf, al->ud);
+        if (flen == B2_ERR_DST_TOO_SMALL && limit)
+            return B2_ERR_DST_TOO_SMALL;
         return fail((int)flen, err, errcap, "cannot compress the rank-%d chunk as a b2nd frame",
                     p->rank);
     }
@@ -202,15 +206,15 @@ static int encode_plain(const b2h5_params *p, const void *src, size_t nbytes,
 }
 
 int b2h5_payload_encode(const b2h5_params *p, b2h5_ctx *ctx, int b2nd, const void *src,
-                        size_t nbytes, const b2h5_alloc *al, void **out, size_t *outsize,
-                        size_t *outlen, char *err, size_t errcap)
+                        size_t nbytes, size_t limit, const b2h5_alloc *al, void **out,
+                        size_t *outsize, size_t *outlen, char *err, size_t errcap)
 {
     *out = NULL;
     *outsize = *outlen = 0;
     if (nbytes == 0 || nbytes > B2_MAX_BUFFERSIZE)
         return fail(B2_ERR_DOES_NOT_FIT, err, errcap, "a %zu-byte chunk cannot be stored "
                     "in one Blosc2 chunk", nbytes);
-    return b2nd ? encode_b2nd(p, ctx, src, nbytes, al, out, outsize, outlen, err, errcap)
+    return b2nd ? encode_b2nd(p, ctx, src, nbytes, limit, al, out, outsize, outlen, err, errcap)
                 : encode_plain(p, src, nbytes, al, out, outsize, outlen, err, errcap);
 }
 

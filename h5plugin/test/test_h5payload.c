@@ -158,7 +158,7 @@ static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *
     p.nthreads = 1;
     void *fv = NULL, *out = NULL;
     size_t osz = 0, olen = 0;
-    int rc = b2h5_payload_encode(&p, NULL, b2nd, src, nbytes, &AL, &fv, &osz, flen, err, sizeof err);
+    int rc = b2h5_payload_encode(&p, NULL, b2nd, src, nbytes, 0, &AL, &fv, &osz, flen, err, sizeof err);
     CHECK(rc == 0, "encode (b2nd %d, %zu bytes): %s", b2nd, nbytes, err);
     if (rc)
         return NULL;
@@ -167,11 +167,24 @@ static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *
     for (int k = 0; k < 2; k++) {
         void *f2 = NULL;
         size_t l2 = 0;
-        rc = b2h5_payload_encode(&p, b2h5_ctx_get(1 + k), b2nd, src, nbytes, &AL, &f2, &osz, &l2,
-                                 err, sizeof err);
+        rc = b2h5_payload_encode(&p, b2h5_ctx_get(1 + k), b2nd, src, nbytes, 0, &AL, &f2, &osz,
+                                 &l2, err, sizeof err);
         CHECK(rc == 0 && l2 == *flen && memcmp(f2, frame, l2) == 0,
               "encode with a kept context (%d threads) differs", 1 + k);
         free(f2);
+    }
+    /* limited to the chunk's size (the optional-filter path): the same frame when
+     * it fits, else a quiet B2_ERR_DST_TOO_SMALL */
+    if (b2nd) {
+        void *f3 = NULL;
+        size_t l3 = 0;
+        rc = b2h5_payload_encode(&p, b2h5_ctx_get(1), 1, src, nbytes, nbytes, &AL, &f3, &osz, &l3,
+                                 err, sizeof err);
+        CHECK(*flen > nbytes ? rc == B2_ERR_DST_TOO_SMALL
+                             : rc == 0 && l3 == *flen && memcmp(f3, frame, l3) == 0,
+              "encode limited to %zu bytes: rc %d, %zu bytes (unlimited: %zu)", nbytes, rc, l3,
+              *flen);
+        free(f3);
     }
     if (b2nd)
         check_against_array_api(&p, src, nbytes, frame, *flen);

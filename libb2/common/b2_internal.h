@@ -49,5 +49,7 @@ static inline void b2_store_be64(uint8_t *p, uint64_t v)
  * so tests can exercise the portable kernels. */
 enum b2_simd_level { B2_SIMD_GENERIC = 0, B2_SIMD_SSE2 = 1, B2_SIMD_AVX2 = 2 };
 B2_HIDDEN int b2_simd_level(void);
+/* Tests only: cap the level for the whole process (-1 lifts the cap). */
+B2_HIDDEN void b2_simd_force_level(int level);
 
 #endif

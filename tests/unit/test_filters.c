@@ -58,7 +58,7 @@ static void bunshuf_dispatch(int32_t ts, int32_t n, const uint8_t *s, uint8_t *d
     b2_bitunshuffle(ts, n, s, d, 0);
 }
 
-static void set_level(int level) { setenv("B2_SIMD", level_name[level], 1); }
+static void set_level(int level) { b2_simd_force_level(level); }
 
 /* ---- bit-by-bit references written straight from the spec formulas ---- */
 static void ref_shuffle(int32_t s, int32_t n, const uint8_t *in, uint8_t *out)
@@ -238,7 +238,7 @@ static void test_kernels_vs_reference(void)
                 }
             }
         }
-    unsetenv("B2_SIMD");
+    b2_simd_force_level(-1);
     printf("kernels vs reference: %d (unit, n) combos, levels generic..%s\n", combos,
            level_name[hw_level]);
     free(in), free(want), free(got), free(back);
@@ -435,15 +435,62 @@ static void bench(const char *arg)
     free(in), free(out), free(tmp);
 }
 
+/* Row parts (what decoders write straight into strided destinations): every
+ * unit 1..16 and 24, every SIMD level, parts at odd offsets and lengths that
+ * are not multiples of a vector, against the whole-block kernels. */
+static void test_parts(void)
+{
+    int32_t units[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24};
+    uint32_t x = 7;
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+        int32_t unit = units[u];
+        for (int32_t q = 1; q <= 300; q += 37) {
+            int32_t n = q * unit;
+            uint8_t *in = malloc((size_t)n), *sh = malloc((size_t)n), *un = malloc((size_t)n);
+            uint8_t *part = malloc((size_t)n + 1), *planes = malloc((size_t)n);
+            for (int32_t i = 0; i < n; i++)
+                in[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 24);
+            b2_shuffle_generic(unit, n, in, sh);
+            for (int l = 0; l < 3; l++) {
+                set_level(l);
+                for (int32_t i0 = 0; i0 < q; i0 += 1 + q / 5) {
+                    for (int32_t cnt = 0; i0 + cnt <= q; cnt += 1 + cnt / 2 + (cnt > 40) * 13) {
+                        part[(size_t)cnt * unit] = 0xA5;
+                        b2_unshuffle_part(unit, q, cnt, sh + i0, part);
+                        CHECK(!memcmp(part, in + (size_t)i0 * unit, (size_t)cnt * unit) &&
+                                  part[(size_t)cnt * unit] == 0xA5,
+                              "unshuffle part unit %d q %d [%d,+%d) %s", unit, q, i0, cnt,
+                              level_name[l]);
+                        memcpy(planes, sh, (size_t)n);
+                        memset(un, 0, (size_t)n);
+                        for (int32_t j = 0; j < unit; j++) /* clear the part's bytes */
+                            memset(planes + (size_t)j * q + i0, 0, (size_t)cnt);
+                        b2_shuffle_part(unit, q, cnt, in + (size_t)i0 * unit, planes + i0);
+                        CHECK(!memcmp(planes, sh, (size_t)n), "shuffle part unit %d q %d [%d,+%d) %s",
+                              unit, q, i0, cnt, level_name[l]);
+                    }
+                }
+            }
+            b2_simd_force_level(-1);
+            free(in);
+            free(sh);
+            free(un);
+            free(part);
+            free(planes);
+        }
+    }
+}
+
 int main(void)
 {
-    unsetenv("B2_SIMD");
+    b2_simd_force_level(-1);
     hw_level = b2_simd_level();
     printf("hardware SIMD level: %s\n", level_name[hw_level]);
     test_examples();
     test_kernels_vs_reference();
     test_delta();
     test_pipeline();
+    test_parts();
     if (getenv("B2_FILTERS_BENCH"))
         bench(getenv("B2_FILTERS_BENCH"));
     printf("%d checks, %d failures\n", checks, failures);
