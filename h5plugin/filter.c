@@ -34,18 +34,28 @@ static int is_whole_chunk(const b2h5_params *p, size_t nbytes)
     return want == nbytes;
 }
 
+/* Allocator handing out the calling thread's kept output buffer. */
+static void *ctx_alloc(size_t n, void *ud) { return b2h5_ctx_buffer(ud, 0, n); }
+static void ctx_release(void *p, void *ud) { (void)p, (void)ud; }
+
 static size_t compress(const b2h5_api *api, unsigned flags, const b2h5_params *p,
                        size_t nbytes, size_t *buf_size, void **buf)
 {
     char err[400];
-    b2h5_alloc al = {h5_alloc, h5_release, (void *)api};
+    b2h5_ctx *ctx = b2h5_ctx_get(p->nthreads);
+    /* An optional filter only keeps frames smaller than the chunk. Those are
+     * written into this thread's kept buffer and copied over the input, which
+     * is no longer needed: no memory is allocated per chunk, so the heap never
+     * grows and shrinks around chunk-sized buffers (fresh pages cost more than
+     * the copy). A mandatory filter may need more room: HDF5 memory then. */
+    int optional = (flags & H5Z_FLAG_OPTIONAL) != 0;
+    int in_place = optional && ctx;
+    b2h5_alloc al = in_place ? (b2h5_alloc){ctx_alloc, ctx_release, ctx}
+                             : (b2h5_alloc){h5_alloc, h5_release, (void *)api};
     void *out = NULL;
     size_t outsize = 0, flen = 0;
-    /* An optional filter only keeps frames smaller than the chunk: ask for no
-     * more, so the output buffer has the chunk's size and the heap reuses one. */
-    int optional = (flags & H5Z_FLAG_OPTIONAL) != 0;
-    int rc = b2h5_payload_encode(p, b2h5_ctx_get(p->nthreads), is_whole_chunk(p, nbytes), *buf,
-                                 nbytes, optional ? nbytes : 0, &al, &out, &outsize, &flen, err,
+    int rc = b2h5_payload_encode(p, ctx, is_whole_chunk(p, nbytes), *buf, nbytes,
+                                 optional ? nbytes : 0, &al, &out, &outsize, &flen, err,
                                  sizeof err);
     if (rc == B2_ERR_DST_TOO_SMALL && optional)
         return 0; /* incompressible: stored as it is (below) */
@@ -53,11 +63,15 @@ static size_t compress(const b2h5_api *api, unsigned flags, const b2h5_params *p
         B2H5_ERROR(api, "blosc2 filter: compression failed: %s", err);
         return 0;
     }
-    if (flen >= nbytes && (flags & H5Z_FLAG_OPTIONAL)) {
+    if (flen >= nbytes && optional) {
         /* Incompressible: HDF5 stores the chunk as it is (filter mask bit set),
          * which every reader handles and costs less space. Not an error. */
-        api->free_memory(out);
+        al.release(out, al.ud);
         return 0;
+    }
+    if (in_place) {
+        memcpy(*buf, out, flen); /* flen < nbytes <= *buf_size */
+        return flen;
     }
     /* The frame was written into memory HDF5 owns from now on. */
     api->free_memory(*buf);
