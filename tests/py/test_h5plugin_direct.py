@@ -72,7 +72,23 @@ def cases():
                 name = "r%d_%s_f%d_c%d_%d" % (rank, dt.str.replace("<", "").replace("|", ""),
                                               flt, codec, len(out))
                 out.append(dict(name=name, shape=shape, chunks=chunks, dtype=dt,
-                                opts=(0, 0, 0, 0, clevel, flt, codec), kind=kind, idx=len(out)))
+                                opts=(0, 0, 0, 0, clevel, flt, codec), kind=kind, idx=len(out),
+                                mandatory=False))
+        # per rank: a forced block size (blocks that do not divide the chunk), data
+        # near the compressibility threshold (optional filter: some chunks kept
+        # raw, some frames just smaller), incompressible data with a mandatory
+        # filter (frames larger than the chunk)
+        for extra in ("blocksize", "threshold", "mandatory"):
+            dt = dts[int(rng.integers(0, len(dts)))]
+            shape, chunks = geometry(rng, rank, dt.itemsize, int(rng.choice([2500, 8000])))
+            flt, codec = int(rng.choice(FILTERS)), int(rng.choice(CODECS))
+            bs = int(rng.choice([1, 7, 100, 1000, 4096, 1 << 20])) if extra == "blocksize" else 0
+            kind = {"blocksize": "mixed", "threshold": "threshold", "mandatory": "random"}[extra]
+            name = "r%d_%s_%s_f%d_c%d_%d" % (rank, extra, dt.str.replace("<", "").replace("|", ""),
+                                             flt, codec, len(out))
+            out.append(dict(name=name, shape=shape, chunks=chunks, dtype=dt,
+                            opts=(0, bs, 0, 0, int(rng.integers(1, 10)), flt, codec), kind=kind,
+                            idx=len(out), mandatory=extra == "mandatory"))
     return out
 
 
@@ -99,6 +115,10 @@ def make_data(case):
         a0 = int(rng.integers(0, nb))
         a1 = min(nb, a0 + nb // 5)
         raw[a0:a1] = rng.integers(0, 256, a1 - a0, dtype=np.uint8)
+    elif case["kind"] in ("threshold", "random"):
+        frac = 1.0 if case["kind"] == "random" else rng.uniform(0.75, 1.0)
+        noisy = rng.random(nb) < frac
+        raw[noisy] = rng.integers(0, 256, int(noisy.sum()), dtype=np.uint8)
     a = a.reshape(shape)
     if case["kind"] == "zeros-chunks":
         # zero some whole chunks (stored as zero special chunks) and one slab
@@ -124,8 +144,11 @@ def overwrite_plan(case, data):
             sel.append(slice(a, b))
         sel = tuple(sel)
         sub = data[sel]
-        new = np.frombuffer(rng.integers(0, 256, sub.nbytes, dtype=np.uint8).tobytes() if
-                            rng.random() < 0.3 else bytes(sub.nbytes), data.dtype).reshape(sub.shape)
+        if rng.random() < 0.3:
+            content = rng.integers(0, 256, sub.nbytes, dtype=np.uint8).tobytes()
+        else:
+            content = bytes(sub.nbytes)  # zeros: may turn chunks into zero chunks
+        new = np.frombuffer(content, data.dtype).reshape(sub.shape)
         plan.append((sel, new.copy()))
     return plan
 
@@ -189,8 +212,17 @@ def child_write(path, nthreads):
     with h5py.File(path, "w", rdcc_nbytes=0) as f:
         for c in cs:
             d = make_data(c)
-            ds = f.create_dataset(c["name"], shape=c["shape"], dtype=c["dtype"], chunks=c["chunks"],
-                                  compression=hc.FILTER_ID, compression_opts=c["opts"])
+            if c["mandatory"]:
+                dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+                dcpl.set_chunk(c["chunks"])
+                dcpl.set_filter(hc.FILTER_ID, 0, c["opts"])  # flags 0: mandatory
+                tid = h5py.h5t.py_create(c["dtype"], logical=True)
+                ds = h5py.Dataset(h5py.h5d.create(f.id, c["name"].encode(), tid,
+                                                  h5py.h5s.create_simple(c["shape"]), dcpl=dcpl))
+            else:
+                ds = f.create_dataset(c["name"], shape=c["shape"], dtype=c["dtype"],
+                                      chunks=c["chunks"], compression=hc.FILTER_ID,
+                                      compression_opts=c["opts"])
             ds[...] = d
             check_reads(C, ds, d, rng, "%s (first write)" % c["name"], 3)
         # partial overwrites, datasets interleaved (contexts switch between dtypes/codecs)
@@ -288,7 +320,7 @@ def check_stored(C, paths):
     plain, why = load_plain()
     if plain is None:
         print("note: stored chunks not decoded independently (%s)" % why)
-    ncmp = ndec = nraw = 0
+    ncmp = ndec = nraw = nbig = 0
     rng = np.random.default_rng([SEED, 99])
     files = [h5py.File(p, "r") for p in paths]
     try:
@@ -306,6 +338,10 @@ def check_stored(C, paths):
                      % (c["name"], off))
                 ncmp += 1
                 mask, raw = stored[0]
+                if c["mandatory"]:
+                    C.ok(mask == 0, "%s %s: a mandatory filter's chunk stored raw (mask %d)"
+                         % (c["name"], off, mask))
+                    nbig += len(raw) > int(np.prod(chunks)) * dt.itemsize
                 region = tuple(slice(o, min(o + ch, s)) for o, ch, s in zip(off, chunks, shape))
                 part = np.ascontiguousarray(want[region]).view(np.uint8).reshape(
                     tuple(r.stop - r.start for r in region) + (dt.itemsize,))
@@ -323,7 +359,8 @@ def check_stored(C, paths):
                     if len(chunks) >= 2:
                         shp = plain.lib.b2nd_shapes(raw)
                         C.ok(shp[0] == tuple(chunks) and shp[1] == tuple(chunks),
-                             "%s %s: b2nd shape/chunkshape %s, chunk %s" % (c["name"], off, shp, chunks))
+                             "%s %s: b2nd shape/chunkshape %s, chunk %s"
+                             % (c["name"], off, shp, chunks))
                         got = unblock(dec, chunks, shp[1], shp[2], dt.itemsize)
                     else:
                         got = np.frombuffer(dec, np.uint8).reshape(tuple(chunks) + (dt.itemsize,))
@@ -335,7 +372,7 @@ def check_stored(C, paths):
         for f in files:
             f.close()
     print("stored chunks: %d compared across thread counts, %d decoded by the plain decoder, "
-          "%d stored raw" % (ncmp, ndec, nraw))
+          "%d stored raw, %d frames larger than their chunk" % (ncmp, ndec, nraw, nbig))
 
 
 def run_child(C, args, nthreads, timeout=600):

@@ -23,8 +23,13 @@
  *    chunksize field) is rewritten so that shapes disagree with the chunks, and
  *    frames with flipped / overwritten / truncated chunk bytes. Opening and
  *    reading must fail with a negative code or give the oracle's bytes, never
- *    crash (run under ASan/UBSan) nor write past the box.
- * Deterministic (fixed seeds). Prints the number of checks; exits 1 on failure. */
+ *    crash (run under ASan/UBSan) nor write past the box; the same from files.
+ * 3. Deterministic cases for what the hostile pass found: repeated-value chunks
+ *    whose value is not one item (fixed in 667c39a), and overlapping bstarts read
+ *    lazily from a file (KNOWN BUG, see lazy_overlapping_bstarts).
+ * Deterministic (fixed seeds; argv[1] overrides the number of random arrays).
+ * Prints the number of checks; exits 1 on failure. B2_DIRECT_VERBOSE=1 prints the
+ * outcome per kind of damage; B2_DIRECT_DUMP=<dir> saves frames that failed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +121,8 @@ static int geo_init(geo *g, int nd, const int64_t *shape, const int64_t *cs, con
         g->bic[i] = (cs[i] + bs[i] - 1) / bs[i];
         g->ext[i] = g->bic[i] * bs[i];
         g->cia[i] = (shape[i] + cs[i] - 1) / cs[i];
-        if (!mul_ok(g->nitems, shape[i], &g->nitems) || !mul_ok(g->nchunks, g->cia[i], &g->nchunks) ||
+        if (!mul_ok(g->nitems, shape[i], &g->nitems) ||
+            !mul_ok(g->nchunks, g->cia[i], &g->nchunks) ||
             !mul_ok(g->blocknitems, bs[i], &g->blocknitems) ||
             !mul_ok(g->extnitems, g->ext[i], &g->extnitems))
             return 0;
@@ -126,7 +132,8 @@ static int geo_init(geo *g, int nd, const int64_t *shape, const int64_t *cs, con
             g->blocknitems = g->extnitems = 0;
         }
     int64_t t;
-    if (!mul_ok(g->extnitems, ts, &g->chunk_bytes) || !mul_ok(g->blocknitems, ts, &g->block_bytes) ||
+    if (!mul_ok(g->extnitems, ts, &g->chunk_bytes) ||
+        !mul_ok(g->blocknitems, ts, &g->block_bytes) ||
         !mul_ok(g->nitems, ts, &t))
         return 0;
     return 1;
@@ -267,11 +274,12 @@ static int oracle_build(b2nd_array *a, oracle *o, int64_t limit)
         int32_t cbytes = 0;
         int ok = i < have && b2_schunk_get_chunk(s, i, &chunk, &cbytes) >= 0 && chunk;
         b2_chunk_info info;
-        if (ok)
-            ok = b2_chunk_get_info(chunk, (size_t)cbytes, &info) >= 0 &&
-                 info.nbytes == g->chunk_bytes;
+        if (ok && b2_chunk_get_info(chunk, (size_t)cbytes, &info) >= 0)
+            o->special[i] = (uint8_t)info.special; /* also when its size is wrong */
+        else
+            ok = 0;
+        ok = ok && info.nbytes == g->chunk_bytes;
         if (ok) {
-            o->special[i] = (uint8_t)info.special;
             memset(cbuf, 0, (size_t)g->chunk_bytes); /* uninit chunks leave it as is */
             ok = b2_chunk_decompress(odctx, chunk, (size_t)cbytes, cbuf, (size_t)g->chunk_bytes) ==
                  g->chunk_bytes;
@@ -338,7 +346,7 @@ static int64_t compare_box(const oracle *o, const int64_t *start, const int64_t 
         idx[i] = start[i];
     }
     if (nd == 0) {
-        *bad_touched = !o->chunk_ok[0];
+        *bad_touched = !o->chunk_ok[0]; /* (0-D arrays only come from the test itself) */
         *zero_touched = o->special[0] == B2_SPECIAL_ZEROS || o->special[0] == B2_SPECIAL_UNINIT;
         return o->chunk_ok[0] && memcmp(got, o->data, ts) != 0;
     }
@@ -356,8 +364,16 @@ static int64_t compare_box(const oracle *o, const int64_t *start, const int64_t 
             int64_t ci = cprefix * g->cia[L] + cl;
             if (o->special[ci] == B2_SPECIAL_ZEROS || o->special[ci] == B2_SPECIAL_UNINIT)
                 *zero_touched = 1;
-            if (!o->chunk_ok[ci])
-                *bad_touched = 1;
+            if (!o->chunk_ok[ci]) {
+                /* A zeros/uninit chunk whose size disagrees with the geometry may
+                 * still read as zeros; anything else from it is wrong. */
+                int zeros = o->special[ci] == B2_SPECIAL_ZEROS ||
+                            o->special[ci] == B2_SPECIAL_UNINIT;
+                for (int64_t b = 0; zeros && b < (end - x) * (int64_t)ts; b++)
+                    zeros = got[b] == 0;
+                if (!zeros)
+                    *bad_touched = 1;
+            }
             else if (memcmp(got + 0, o->data + (off * g->shape[L] + x) * (int64_t)ts,
                             (size_t)(end - x) * ts) != 0)
                 mism++;
@@ -420,7 +436,8 @@ static void check_box(b2nd_array *a, const oracle *o, const uint8_t *model, cons
         fill_sentinel(small, sizeof small, seed);
         int rc = b2nd_get_slice_cbuffer(a, start, stop, small, sizeof small);
         CHECK(rc == 0 && sentinel_intact(small, 0, sizeof small, seed),
-              "%s: empty box: rc %d, buffer touched %d", tag, rc, !sentinel_intact(small, 0, 16, seed));
+              "%s: empty box: rc %d, buffer touched %d", tag, rc,
+              !sentinel_intact(small, 0, sizeof small, seed));
         rc = b2nd_get_slice_cbuffer(a, start, stop, NULL, 0);
         CHECK(rc == 0, "%s: empty box into NULL: rc %d", tag, rc);
         return;
@@ -1132,7 +1149,8 @@ static void lazy_file_array(void)
 
 /* ---- hostile geometry and damaged chunks ---- */
 
-static long n_hostile, n_hostile_refused_open, n_hostile_read_err, n_hostile_data_ok;
+static long n_hostile, n_hostile_refused_open, n_hostile_read_err, n_hostile_data_ok,
+    n_hostile_file_mism;
 
 /* Outcomes per kind of damage (printed with B2_DIRECT_VERBOSE=1). */
 static struct {
@@ -1211,10 +1229,12 @@ static int write_file(const char *path, const uint8_t *buf, size_t len)
     return fclose(f) == 0 && w == len ? 0 : -1;
 }
 
-/* Open (memory, or a file when on_disk) and read a possibly hostile frame. strict:
- * the chunk bytes are intact, so a read touching a chunk whose size disagrees
- * with the geometry must fail. Otherwise any read must fail or agree with the
- * plain decode on every chunk that decodes whole, and never write past the box. */
+/* Open (memory, or a file when on_disk) and read a possibly hostile frame. Any
+ * read must fail or agree with the plain decode on every chunk that decodes whole
+ * to the geometry's chunk size, and never write past the box. strict: the chunk
+ * bytes are intact, so a successful read must not cover a chunk whose size
+ * disagrees with the geometry either (unless it is a zeros/uninit chunk and reads
+ * as zeros). */
 static void hostile_check(const uint8_t *frame, size_t len, int strict, int on_disk,
                           const char *tag)
 {
@@ -1292,10 +1312,11 @@ static void hostile_check(const uint8_t *frame, size_t len, int strict, int on_d
         } else if (have) {
             int bad = 0, zero = 0;
             int64_t mism = compare_box(&o, start, stop, buf, &bad, &zero);
-            CHECK(mism == 0, "%s: read %d succeeded with %lld runs differing from the plain "
-                  "decode", tag, r, (long long)mism);
-            CHECK(!(strict && bad), "%s: read %d succeeded over a chunk whose size disagrees "
-                  "with the geometry", tag, r);
+            n_hostile_file_mism += on_disk && mism;
+            CHECK(mism == 0, "%s%s: read %d succeeded with %lld runs differing from the plain "
+                  "decode", tag, on_disk ? " [file: lazy block reads]" : "", r, (long long)mism);
+            CHECK(!(strict && bad), "%s%s: read %d succeeded over a chunk whose size disagrees "
+                  "with the geometry", tag, on_disk ? " [file]" : "", r);
             if (mism == 0 && !bad) {
                 n_hostile_data_ok++;
                 kinds[kd].data_ok++;
@@ -1520,8 +1541,8 @@ static void hostile_meta(const base *b, int idx)
         else
             bs[i] = v;
         char what[96];
-        snprintf(what, sizeof what, "%s[%d] = %lld", field == 0 ? "shape" : field == 1 ? "chunkshape"
-                 : "blockshape", i, (long long)v);
+        static const char *const fname[3] = {"shape", "chunkshape", "blockshape"};
+        snprintf(what, sizeof what, "%s[%d] = %lld", fname[field], i, (long long)v);
         meta_variant(b, nd, sh, cs, bs, what, idx);
     }
     /* ndim changed (the dtype label absorbs the length) */
@@ -1757,7 +1778,8 @@ static void value_chunk_periods(void)
         CHECK(spec_ok, "value chunk ts %d V %d: plain decode is V bytes repeated (rc %d)", ts, v,
               rc);
         int64_t n1 = p.shape[1];
-        const int64_t boxes[][4] = {{0, 0, 2, n1}, {0, 1, 1, n1 - 1}, {1, 0, 2, 1}, {0, n1 / 2, 2, n1}};
+        const int64_t boxes[][4] = {
+            {0, 0, 2, n1}, {0, 1, 1, n1 - 1}, {1, 0, 2, 1}, {0, n1 / 2, 2, n1}};
         for (size_t k = 0; k < sizeof boxes / sizeof boxes[0]; k++) {
             int64_t start[2] = {boxes[k][0], boxes[k][1]}, stop[2] = {boxes[k][2], boxes[k][3]};
             size_t n = (size_t)((stop[0] - start[0]) * (stop[1] - start[1]) * ts);
@@ -1765,8 +1787,8 @@ static void value_chunk_periods(void)
             extract_box(plain, p.shape, 2, (size_t)ts, start, stop, want);
             fill_sentinel(got, sizeof got, 7);
             rc = b2nd_get_slice_cbuffer(a, start, stop, got, sizeof got);
-            CHECK(sentinel_intact(got, n, sizeof got, 7), "value chunk ts %d V %d: wrote past the box",
-                  ts, v);
+            CHECK(sentinel_intact(got, n, sizeof got, 7),
+                  "value chunk ts %d V %d: wrote past the box", ts, v);
             CHECK(rc < 0 || memcmp(got, want, n) == 0,
                   "value chunk ts %d V %d: get_slice [%lld:%lld, %lld:%lld) got %02x %02x %02x "
                   "%02x..., plain decode %02x %02x %02x %02x...", ts, v, (long long)start[0],
@@ -1775,6 +1797,83 @@ static void value_chunk_periods(void)
         }
         b2nd_free(a);
     }
+}
+
+/* KNOWN BUG (frame_lazy.c, read_block / schunk_lazy_range), found by the
+ * damaged-chunk pass below: reading a few blocks of a chunk on disk, the frame's
+ * lazy reader mallocs a chunk-sized buffer and reads block j's bytes only up to
+ * the next larger bstarts entry. When another (damaged) entry points inside block
+ * j's streams, the span is cut short and the decoder reads the rest of block j
+ * from the uninitialized part of the buffer: stale heap bytes (here the same
+ * block of the previously read chunk) come back as data with rc 0. The plain
+ * decode of that chunk succeeds and differs. (Under ASan fresh blocks are filled
+ * with 0xbe, which does not decode: the read fails and this check passes.)
+ * Deterministic case: typesize 8, shuffle, split streams, lz4; chunk 1 equals
+ * chunk 0 except plane 1 of block 2 (run-length streams 0x22 vs 0x11, same sizes);
+ * chunk 1's bstarts[5] := the offset of block 2's second stream. */
+static void lazy_overlapping_bstarts(void)
+{
+    if (!have_tmpdir)
+        return;
+    b2nd_params p;
+    memset(&p, 0, sizeof p);
+    p.ndim = 1;
+    p.shape[0] = 128;
+    p.chunkshape[0] = 64;
+    p.blockshape[0] = 8;
+    p.typesize = 8;
+    b2_cparams cp;
+    b2_cparams_init(&cp);
+    cp.codec = B2_CODEC_LZ4;
+    cp.splitmode = B2_SPLIT_ALWAYS;
+    p.cparams = &cp;
+    uint64_t v[128];
+    for (int i = 0; i < 128; i++)
+        v[i] = (uint64_t)(i & 0xff) | (uint64_t)(i >= 80 && i < 88 ? 0x22 : 0x11) << 8;
+    b2nd_array *a = NULL, *b = NULL;
+    uint8_t *frame = NULL, *c1 = NULL;
+    size_t flen = 0;
+    int32_t n1 = 0;
+    int rc = b2nd_from_cbuffer(&p, NULL, v, sizeof v, &a);
+    if (rc == 0)
+        rc = b2nd_to_frame_buffer(a, &frame, &flen);
+    if (rc == 0)
+        rc = b2_schunk_get_chunk(b2nd_schunk(a), 1, &c1, &n1);
+    int64_t off = rc >= 0 ? find_bytes(frame, flen, c1, (size_t)n1) : -1;
+    CHECK(rc >= 0 && off > 0 && n1 > 32 + 32, "lazy overlapping bstarts: build (rc %d)", rc);
+    if (off > 0 && n1 > 64) {
+        uint8_t *bst = frame + off + 32;
+        int32_t b2s, cs;
+        memcpy(&b2s, bst + 8, 4);
+        memcpy(&cs, frame + off + b2s, 4);
+        int32_t s1 = b2s + (cs > 0 ? 4 + cs : cs < 0 ? 5 : 4); /* block 2, stream 1 */
+        memcpy(bst + 20, &s1, 4);                             /* bstarts[5] */
+        char path[128];
+        snprintf(path, sizeof path, "%s/lazy_bstarts.b2nd", tmpdir);
+        rc = write_file(path, frame, flen) == 0 ? b2nd_open(path, B2_OPEN_READONLY, &b) : B2_ERR_IO;
+        CHECK(rc == 0, "lazy overlapping bstarts: open rc %d", rc);
+        if (rc == 0) {
+            uint8_t plain[512];
+            int pr = b2_schunk_decompress_chunk(b2nd_schunk(b), 1, plain, sizeof plain);
+            CHECK(pr == 512, "lazy overlapping bstarts: plain decode of chunk 1 rc %d", pr);
+            int64_t s0 = 16, e0 = 24, s = 80, e = 88;
+            uint64_t g0[8], g[8];
+            b2nd_get_slice_cbuffer(b, &s0, &e0, g0, sizeof g0); /* block 2 of chunk 0 */
+            memset(g, 0, sizeof g);
+            rc = b2nd_get_slice_cbuffer(b, &s, &e, g, sizeof g); /* block 2 of chunk 1 */
+            uint64_t want;
+            memcpy(&want, plain + 16 * 8, 8);
+            CHECK(pr != 512 || rc < 0 || memcmp(g, plain + 16 * 8, sizeof g) == 0,
+                  "KNOWN BUG (frame_lazy.c: lazy block reads decode uninitialized heap bytes when "
+                  "bstarts overlap): file-backed get_slice [80, 88) rc %d, item 80 = %016llx, "
+                  "plain decode %016llx", rc, (unsigned long long)g[0], (unsigned long long)want);
+        }
+        b2nd_free(b);
+        remove(path);
+    }
+    free(c1);
+    free(frame);
+    b2nd_free(a);
 }
 
 static void hostile(int nbases)
@@ -1800,7 +1899,8 @@ static double now(void)
 int main(int argc, char **argv)
 {
     double t0 = now();
-    int narrays = argc > 1 ? atoi(argv[1]) : 2 * 3 * NTS * NFILT; /* every ts x filter x codec, twice */
+    /* every typesize x filter x codec, three times */
+    int narrays = argc > 1 ? atoi(argv[1]) : 3 * 3 * NTS * NFILT;
     have_tmpdir = mkdtemp(tmpdir) != NULL;
     odctx = b2_dctx_new(1);
     fixed_arrays();
@@ -1810,7 +1910,8 @@ int main(int argc, char **argv)
         one_array(r, 16000 + (int64_t)(rnd() % 4) * 16000);
     double t2 = now() - t0;
     value_chunk_periods();
-    hostile(40);
+    lazy_overlapping_bstarts();
+    hostile(48);
     double t3 = now() - t0;
     b2_dctx_free(odctx);
     if (have_tmpdir)
@@ -1829,6 +1930,9 @@ int main(int argc, char **argv)
             printf("  %-44s frames %5ld refused %5ld, reads failed %5ld, reads ok %5ld\n",
                    kinds[i].what, kinds[i].frames, kinds[i].refused, kinds[i].read_err,
                    kinds[i].data_ok);
+    if (n_hostile_file_mism)
+        printf("note: %ld file-backed reads of damaged frames differed from the plain decode: "
+               "see KNOWN BUG in lazy_overlapping_bstarts()\n", n_hostile_file_mism);
     printf("seconds: fixed %.1f, random %.1f, hostile %.1f\n", t1, t2 - t1, t3 - t2);
     printf("b2nd direct: %ld checks, %ld failures\n", checks, failures);
     return failures ? 1 : 0;
