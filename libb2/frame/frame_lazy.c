@@ -43,10 +43,14 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Read the bytes of block j of a regular (not memcpyed) chunk into buf. */
-static int read_block(chunk_src *c, const int32_t *bstarts, const int32_t *sorted, int32_t nblocks,
-                      int32_t cbytes, int32_t j, uint8_t *buf)
+/* Read the bytes of block j of a regular (not memcpyed) chunk into buf: from its
+ * bstart to the next larger one, then, walking its streams' size fields, any
+ * bytes they really span beyond that (damaged bstarts may overlap), so the
+ * decoder never reads a byte of buf that was not read from the chunk. */
+static int read_block(chunk_src *c, const b2_chunk_info *info, const int32_t *bstarts,
+                      const int32_t *sorted, int32_t j, uint8_t *buf)
 {
+    int32_t nblocks = info->nblocks, cbytes = info->cbytes;
     int32_t start = bstarts[j], end = cbytes;
     /* next larger start in the sorted copy (bstarts need not be monotonic) */
     int32_t lo = 0, hi = nblocks;
@@ -61,7 +65,29 @@ static int read_block(chunk_src *c, const int32_t *bstarts, const int32_t *sorte
         end = sorted[lo];
     if (start < B2_HEADER_LEN || start > cbytes || end > cbytes)
         return B2_ERR_CORRUPT;
-    return src_read(c, start, buf + start, end - start);
+    int rc = src_read(c, start, buf + start, end - start);
+    int leftover = j == nblocks - 1 && info->leftover;
+    int32_t ns = info->split && !leftover ? info->typesize : 1;
+    int64_t pos = start, have = end;
+    for (int32_t k = 0; k < ns && rc >= 0; k++) {
+        if (pos + 4 > cbytes)
+            break; /* the decoder reports the truncation before reading there */
+        if (pos + 4 > have) {
+            rc = src_read(c, have, buf + have, pos + 4 - have);
+            have = pos + 4;
+        }
+        int32_t cs = rc >= 0 ? b2_load_le32s(buf + pos) : 0;
+        pos += 4;
+        int64_t need = cs > 0 ? cs : cs < 0 ? 1 : 0;
+        if (need > cbytes - pos)
+            break;
+        if (rc >= 0 && pos + need > have) {
+            rc = src_read(c, have, buf + have, pos + need - have);
+            have = pos + need;
+        }
+        pos += need;
+    }
+    return rc;
 }
 
 int schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint8_t *dst)
@@ -142,9 +168,9 @@ int schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint8_t
         for (int f = 0; f < B2_MAX_FILTERS; f++)
             delta |= info.filters[f] == B2_FILTER_DELTA;
         if (delta && j0 > 0)
-            rc = read_block(&c, bst, bst + nb, nb, info.cbytes, 0, buf);
+            rc = read_block(&c, &info, bst, bst + nb, 0, buf);
         for (int32_t j = j0; j <= j1 && rc >= 0; j++)
-            rc = read_block(&c, bst, bst + nb, nb, info.cbytes, j, buf);
+            rc = read_block(&c, &info, bst, bst + nb, j, buf);
     }
     if (rc >= 0)
         rc = b2_chunk_getitem(s->dctx, buf, (size_t)info.cbytes, off / info.typesize,

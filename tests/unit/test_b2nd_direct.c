@@ -26,7 +26,7 @@
  *    crash (run under ASan/UBSan) nor write past the box; the same from files.
  * 3. Deterministic cases for what the hostile pass found: repeated-value chunks
  *    whose value is not one item (fixed in 667c39a), and overlapping bstarts read
- *    lazily from a file (KNOWN BUG, see lazy_overlapping_bstarts).
+ *    lazily from a file (fixed in frame_lazy.c, see lazy_overlapping_bstarts).
  * Deterministic (fixed seeds; argv[1] overrides the number of random arrays).
  * Prints the number of checks; exits 1 on failure. B2_DIRECT_VERBOSE=1 prints the
  * outcome per kind of damage; B2_DIRECT_DUMP=<dir> saves frames that failed. */
@@ -1799,8 +1799,8 @@ static void value_chunk_periods(void)
     }
 }
 
-/* KNOWN BUG (frame_lazy.c, read_block / schunk_lazy_range), found by the
- * damaged-chunk pass below: reading a few blocks of a chunk on disk, the frame's
+/* Regression (frame_lazy.c, read_block; fixed: it now reads every byte the
+ * block's streams span), found by the damaged-chunk pass below. Before the fix, reading a few blocks of a chunk on disk, the frame's
  * lazy reader mallocs a chunk-sized buffer and reads block j's bytes only up to
  * the next larger bstarts entry. When another (damaged) entry points inside block
  * j's streams, the span is cut short and the decoder reads the rest of block j
@@ -1864,8 +1864,8 @@ static void lazy_overlapping_bstarts(void)
             uint64_t want;
             memcpy(&want, plain + 16 * 8, 8);
             CHECK(pr != 512 || rc < 0 || memcmp(g, plain + 16 * 8, sizeof g) == 0,
-                  "KNOWN BUG (frame_lazy.c: lazy block reads decode uninitialized heap bytes when "
-                  "bstarts overlap): file-backed get_slice [80, 88) rc %d, item 80 = %016llx, "
+                  "frame_lazy.c: lazy block reads decode unread buffer bytes when "
+                  "bstarts overlap: file-backed get_slice [80, 88) rc %d, item 80 = %016llx, "
                   "plain decode %016llx", rc, (unsigned long long)g[0], (unsigned long long)want);
         }
         b2nd_free(b);
@@ -1932,7 +1932,7 @@ int main(int argc, char **argv)
                    kinds[i].data_ok);
     if (n_hostile_file_mism)
         printf("note: %ld file-backed reads of damaged frames differed from the plain decode: "
-               "see KNOWN BUG in lazy_overlapping_bstarts()\n", n_hostile_file_mism);
+               "see lazy_overlapping_bstarts()\n", n_hostile_file_mism);
     printf("seconds: fixed %.1f, random %.1f, hostile %.1f\n", t1, t2 - t1, t3 - t2);
     printf("b2nd direct: %ld checks, %ld failures\n", checks, failures);
     return failures ? 1 : 0;
