@@ -617,6 +617,22 @@ int b2_chunk_vl_get_block(b2_dctx *d, const void *src, size_t srcsize, int32_t n
     return rc;
 }
 
+/* Block 0 of a delta chunk, every other block's reference, decoded once into the
+ * context's buffer. */
+static int decode_ref(const chunk_view *v, b2_dctx *d, const uint8_t **ref)
+{
+    size_t eb = (size_t)v->info.eff_blocksize;
+    if (d->refcap < eb) {
+        uint8_t *p = realloc(d->ref, eb);
+        if (!p)
+            return B2_ERR_NOMEM;
+        d->ref = p;
+        d->refcap = eb;
+    }
+    *ref = d->ref;
+    return decode_block(v, d, &d->workers[0], 0, d->ref, NULL);
+}
+
 static int getitem_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsize,
                         int64_t start, int64_t nitems, void *dst, size_t dstcap)
 {
@@ -650,18 +666,15 @@ static int getitem_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsi
     b2_dworker *w = &d->workers[0];
     int64_t bs = in->eff_blocksize;
     int32_t jfirst = (int32_t)(first / bs), jlast = (int32_t)((stop - 1) / bs);
-    /* Scratch: [block out | ref (block 0) | 2 blocks used inside decode_block].
-     * decode_block's own scratch is the worker's buffer, so keep ours separate. */
-    uint8_t *mine = malloc((size_t)bs * (v->has_delta && jlast > 0 ? 2 : 1));
+    /* A block buffer of our own: decode_block's scratch is the worker's. */
+    uint8_t *mine = malloc((size_t)bs);
     if (!mine)
         return B2_ERR_NOMEM;
-    uint8_t *blockbuf = mine, *ref = NULL;
-    if (v->has_delta && jlast > 0) {
-        /* getitem must decode the delta reference too (the reference forgets: §10). */
-        ref = mine + bs;
-        if ((rc = decode_block(v, d, w, 0, ref, NULL)) < 0)
-            goto done;
-    }
+    uint8_t *blockbuf = mine;
+    const uint8_t *ref = NULL;
+    /* getitem must decode the delta reference too (the reference forgets: §10). */
+    if (v->has_delta && jlast > 0 && (rc = decode_ref(v, d, &ref)) < 0)
+        goto done;
     for (int32_t j = jfirst; j <= jlast; j++) {
         int64_t b0 = j * bs, bsize = block_size(v, j);
         int64_t lo = first > b0 ? first : b0, hi = stop < b0 + bsize ? stop : b0 + bsize;
@@ -710,20 +723,8 @@ static int rows_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsize,
                     .fn = fn, .ud = ud};
     if (job.count == 0)
         return B2_OK;
-    if (v->has_delta && !in->special && !in->memcpyed) {
-        /* Block 0 is every block's delta reference: decode it once, first. */
-        size_t eb = (size_t)in->eff_blocksize;
-        if (d->refcap < eb) {
-            uint8_t *p = realloc(d->ref, eb);
-            if (!p)
-                return B2_ERR_NOMEM;
-            d->ref = p;
-            d->refcap = eb;
-        }
-        if ((rc = decode_block(v, d, &d->workers[0], 0, d->ref, NULL)) < 0)
-            return rc;
-        job.ref = d->ref;
-    }
+    if (v->has_delta && !in->special && !in->memcpyed && (rc = decode_ref(v, d, &job.ref)) < 0)
+        return rc;
     int nt = d->nthreads < job.count ? d->nthreads : job.count;
     if (nt > 1)
         run_on_threads(d, nt, run_rows, &job);

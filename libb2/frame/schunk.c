@@ -299,36 +299,13 @@ int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t
 
 int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes)
 {
-    *chunk = NULL;
-    if (i < 0 || i >= s->nchunks)
-        return B2_ERR_RANGE;
-    int sp = frame_index_special(frame_entry(s, i));
-    if (sp < 0)
-        return sp;
-    if (sp) {
-        int32_t nb = schunk_special_nbytes(s, i);
-        if (nb < 0)
-            return nb;
-        uint8_t *dst = malloc(B2_HEADER_LEN);
-        if (!dst)
-            return B2_ERR_NOMEM;
-        int32_t ts = s->h.typesize > B2_MAX_TYPESIZE ? 1 : s->h.typesize;
-        int rc = b2_chunk_make_special(sp, ts, nb, NULL, dst, B2_HEADER_LEN);
-        if (rc < 0) {
-            free(dst);
-            return rc;
-        }
-        *chunk = dst;
-        *cbytes = rc;
-        return B2_OK;
-    }
     const uint8_t *p;
     int32_t cb;
-    int rc = schunk_chunk_ptr(s, i, &p, &cb);
+    *chunk = NULL;
+    int rc = b2_schunk_chunk_view(s, i, &p, &cb);
     if (rc < 0)
         return rc;
-    *chunk = malloc((size_t)cb);
-    if (!*chunk)
+    if (!(*chunk = malloc((size_t)cb)))
         return B2_ERR_NOMEM;
     memcpy(*chunk, p, (size_t)cb);
     *cbytes = cb;
