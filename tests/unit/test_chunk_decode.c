@@ -130,6 +130,9 @@ int main(void)
     int n = run_dir(dir, ".b2chunk", d1, d2, d3);
     if (n < 0) {
         printf("SKIP: reference vectors not found at %s (set B2_INTEROP_DIR)\n", dir);
+        b2_dctx_free(d1);
+        b2_dctx_free(d2);
+        b2_dctx_free(d3);
         return 77;
     }
     snprintf(dir, sizeof dir, "%s/compat", root ? root : "../shared/interop");
