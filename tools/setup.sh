@@ -77,10 +77,18 @@ demo() {
 
 # ---- test: ctest in a plain and a sanitizer build ----
 # run_ctest DIR [ctest options...]
+# A skipped test fails the run: with test_data/ in the repository every
+# compatibility test can run, so a skip means something is missing.
 run_ctest() {
-    local dir=$1
+    local dir=$1 rc=0
     shift
-    (cd "$ROOT/$dir" && ctest --output-on-failure -j2 "$@")
+    (cd "$ROOT/$dir" && ctest --output-on-failure -j2 "$@") | tee "$ROOT/$dir/ctest.log" || rc=$?
+    if grep -q '\*\*\*Skipped' "$ROOT/$dir/ctest.log"; then
+        echo "FAIL: tests were skipped (every test must run in CI):" >&2
+        grep '\*\*\*Skipped' "$ROOT/$dir/ctest.log" >&2
+        rc=1
+    fi
+    return $rc
 }
 
 # In the sanitizer pass the Python tests run with the ASan runtime preloaded

@@ -19,7 +19,7 @@ def skip(reason):
 
 def interop_dir(required=True):
     """Directory of the c-blosc2 reference vectors, or skip when absent."""
-    d = os.environ.get("B2_INTEROP_DIR") or os.path.join(REPO, "..", "shared", "interop")
+    d = os.environ.get("B2_INTEROP_DIR") or os.path.join(REPO, "test_data")
     if not os.path.isfile(os.path.join(d, "manifest.json")):
         if required:
             skip("reference vectors not found (B2_INTEROP_DIR=%s has no manifest.json)" % d)

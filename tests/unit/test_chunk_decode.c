@@ -125,7 +125,7 @@ int main(void)
 {
     const char *root = getenv("B2_INTEROP_DIR");
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/chunks", root ? root : "../shared/interop");
+    snprintf(dir, sizeof dir, "%s/chunks", root ? root : "../test_data");
     b2_dctx *d1 = b2_dctx_new(1), *d2 = b2_dctx_new(2), *d3 = b2_dctx_new(3);
     int n = run_dir(dir, ".b2chunk", d1, d2, d3);
     if (n < 0) {
@@ -135,7 +135,7 @@ int main(void)
         b2_dctx_free(d3);
         return 77;
     }
-    snprintf(dir, sizeof dir, "%s/compat", root ? root : "../shared/interop");
+    snprintf(dir, sizeof dir, "%s/compat", root ? root : "../test_data");
     int m = run_dir(dir, ".cdata", d1, d2, d3);
     b2_dctx_free(d1);
     b2_dctx_free(d2);

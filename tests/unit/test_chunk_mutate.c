@@ -134,7 +134,7 @@ int main(void)
     const char *root = getenv("B2_INTEROP_DIR");
     char dir[4096];
     if (!root)
-        root = "../shared/interop";
+        root = "../test_data";
     snprintf(dir, sizeof dir, "%s/chunks", root);
     DIR *probe = opendir(dir);
     if (!probe) {
