@@ -287,6 +287,9 @@ static int place_block(void *ud, int32_t k, b2_block_rows *r)
         rem /= g->blocks_in_chunk[i];
     }
     block_box(g, c->p, bc, c->start, c->ustr, cnt, &boff, &uoff);
+    for (int i = 0; i < nd; i++)
+        if (cnt[i] <= 0)
+            return B2_OK; /* a padding block (writes): no rows, its bytes are zeros */
     int64_t ts = g->typesize;
     r->nd = nd > 0 ? nd - 1 : 0;
     for (int i = 0; i < r->nd; i++) {
@@ -297,6 +300,68 @@ static int place_block(void *ud, int32_t k, b2_block_rows *r)
     r->run = (nd > 0 ? cnt[nd - 1] : 1) * ts;
     r->soff = boff * ts;
     r->user = c->dst + uoff * ts;
+    return B2_OK;
+}
+
+/* Whether an N-d box of a C-order buffer (item strides str) holds only zero bytes. */
+static int box_is_zero(int nd, const int64_t *cnt, size_t ts, const uint8_t *src, const int64_t *str)
+{
+    size_t run = nd ? (size_t)cnt[nd - 1] * ts : ts;
+    int64_t idx[B2ND_MAX_DIM] = {0};
+    for (;;) {
+        for (size_t k = 0; k < run; k++)
+            if (src[k])
+                return 0;
+        int d = nd - 2;
+        for (; d >= 0; d--) {
+            src += str[d] * (int64_t)ts;
+            if (++idx[d] < cnt[d])
+                break;
+            src -= str[d] * (int64_t)ts * cnt[d];
+            idx[d] = 0;
+        }
+        if (d < 0)
+            return 1;
+    }
+}
+
+/* Compress one padded chunk into out (cap bytes) with cctx (NULL: the array's,
+ * made on first use): from buf, the whole padded chunk, or when buf is NULL from
+ * the user's rows c describes. zero: the content is all zeros, stored as a
+ * zero-special chunk, as c-blosc2 leaves untouched zero chunks. The capacity
+ * given to the compressor is at most the bound, which takes part in its memcpy
+ * decision. Returns cbytes or an error. */
+static int compress_into(b2nd_array *a, b2_cctx *cctx, const uint8_t *buf, place_ctx *c,
+                         int zero, uint8_t *out, size_t cap)
+{
+    size_t n = (size_t)a->g.chunk_bytes;
+    if (cap > b2_chunk_compress_bound(n))
+        cap = b2_chunk_compress_bound(n);
+    if (zero)
+        return b2_chunk_make_special(B2_SPECIAL_ZEROS,
+                                     a->g.typesize > B2_MAX_TYPESIZE ? 1 : a->g.typesize,
+                                     (int32_t)n, NULL, out, cap);
+    if (!cctx && !(cctx = a->cctx) && !(cctx = a->cctx = b2_cctx_new(&a->cparams)))
+        return B2_ERR_INVALID_PARAM;
+    return buf ? b2_chunk_compress(cctx, buf, n, out, cap)
+               : b2_chunk_compress_rows(cctx, n, place_block, c, out, cap);
+}
+
+/* compress_into a malloc'ed chunk. */
+static int compress_alloc(b2nd_array *a, const uint8_t *buf, place_ctx *c, int zero,
+                          uint8_t **chunk, int32_t *cbytes)
+{
+    size_t cap = b2_chunk_compress_bound((size_t)a->g.chunk_bytes);
+    uint8_t *out = malloc(cap);
+    if (!out)
+        return B2_ERR_NOMEM;
+    int rc = compress_into(a, NULL, buf, c, zero, out, cap);
+    if (rc < 0) {
+        free(out);
+        return rc;
+    }
+    *chunk = out;
+    *cbytes = rc;
     return B2_OK;
 }
 
@@ -418,45 +483,29 @@ int64_t b2nd_encode_frame(const b2nd_params *p, b2_cctx *cctx, const void *src, 
     if (rc < 0)
         return rc;
     const b2nd_geom *g = &a->g;
-    b2_cctx *own = NULL;
     int64_t hl = b2_schunk_header_len(a->sc), res;
-    size_t n = (size_t)g->chunk_bytes, room = cap > (size_t)hl ? cap - (size_t)hl : 0;
+    size_t room = cap > (size_t)hl ? cap - (size_t)hl : 0;
     if (g->nchunks != 1 || !src || !dst || (uint64_t)len != (uint64_t)g->nitems * (uint64_t)g->typesize ||
         (cctx && !cctx_fits(cctx, &a->cparams))) {
         res = B2_ERR_INVALID_PARAM;
     } else if (room < B2_HEADER_LEN) {
         res = B2_ERR_DST_TOO_SMALL;
-    } else if (!cctx && !(cctx = own = b2_cctx_new(&a->cparams))) {
-        res = B2_ERR_INVALID_PARAM;
     } else {
-        /* As b2nd_compress_chunk: all zeros become a zero-special chunk (the
-         * padding is zeros anyway), and the capacity given to the compressor is
-         * the bound, which takes part in its memcpy decision. */
-        const uint8_t *s = src;
-        size_t i = 0;
-        while (i < len && !s[i])
-            i++;
-        size_t ccap = room < b2_chunk_compress_bound(n) ? room : b2_chunk_compress_bound(n);
-        if (i == len) {
-            res = b2_chunk_make_special(B2_SPECIAL_ZEROS, g->typesize > B2_MAX_TYPESIZE ? 1 : g->typesize,
-                                        (int32_t)n, NULL, dst + hl, ccap);
-        } else {
-            int64_t start[B2ND_MAX_DIM] = {0}, cc[B2ND_MAX_DIM] = {0};
-            int64_t ustr[B2ND_MAX_DIM], bstr[B2ND_MAX_DIM], bext[B2ND_MAX_DIM];
-            chunk_part part;
-            chunk_part_init(g, cc, start, g->shape, &part);
-            strides_of(g->ndim, g->shape, ustr);
-            for (int d = 0; d < g->ndim; d++)
-                bext[d] = g->blockshape[d];
-            strides_of(g->ndim, bext, bstr);
-            place_ctx c = {.g = g, .p = &part, .start = start, .ustr = ustr, .bstr = bstr,
-                           .dst = (uint8_t *)src};
-            res = b2_chunk_compress_rows(cctx, n, place_block, &c, dst + hl, ccap);
-        }
+        int64_t start[B2ND_MAX_DIM] = {0}, cc[B2ND_MAX_DIM] = {0};
+        int64_t ustr[B2ND_MAX_DIM], bstr[B2ND_MAX_DIM], bext[B2ND_MAX_DIM];
+        chunk_part part;
+        chunk_part_init(g, cc, start, g->shape, &part);
+        strides_of(g->ndim, g->shape, ustr);
+        for (int d = 0; d < g->ndim; d++)
+            bext[d] = g->blockshape[d];
+        strides_of(g->ndim, bext, bstr);
+        place_ctx c = {.g = g, .p = &part, .start = start, .ustr = ustr, .bstr = bstr,
+                       .dst = (uint8_t *)src};
+        int zero = box_is_zero(g->ndim, g->shape, (size_t)g->typesize, src, ustr);
+        res = compress_into(a, cctx, NULL, &c, zero, dst + hl, room);
         if (res >= 0)
             res = b2_schunk_frame_around_chunk(a->sc, dst, cap, (int32_t)res);
     }
-    b2_cctx_free(own);
     b2nd_free(a);
     return res;
 }
@@ -471,34 +520,10 @@ int b2nd_to_cbuffer(b2nd_array *a, void *dst, size_t cap)
 
 int b2nd_compress_chunk(b2nd_array *a, const uint8_t *buf, uint8_t **chunk, int32_t *cbytes)
 {
-    size_t n = (size_t)a->g.chunk_bytes;
-    size_t cap = b2_chunk_compress_bound(n);
-    uint8_t *out = malloc(cap);
-    if (!out)
-        return B2_ERR_NOMEM;
-    /* An all-zero chunk is stored as a zero-special chunk, as c-blosc2 leaves
-     * untouched zero chunks. */
-    size_t i = 0;
+    size_t n = (size_t)a->g.chunk_bytes, i = 0;
     while (i < n && !buf[i])
         i++;
-    int rc;
-    if (i == n) {
-        rc = b2_chunk_make_special(B2_SPECIAL_ZEROS, a->g.typesize > B2_MAX_TYPESIZE ? 1 : a->g.typesize,
-                                   (int32_t)n, NULL, out, cap);
-    } else {
-        if (!a->cctx && !(a->cctx = b2_cctx_new(&a->cparams))) {
-            free(out);
-            return B2_ERR_INVALID_PARAM;
-        }
-        rc = b2_chunk_compress(a->cctx, buf, n, out, cap);
-    }
-    if (rc < 0) {
-        free(out);
-        return rc;
-    }
-    *chunk = out;
-    *cbytes = rc;
-    return B2_OK;
+    return compress_alloc(a, buf, NULL, i == n, chunk, cbytes);
 }
 
 int b2nd_set_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *stop,
@@ -525,45 +550,58 @@ int b2nd_set_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
         clo[i] = cc[i] = start[i] / g->chunkshape[i];
         chi[i] = (stop[i] - 1) / g->chunkshape[i];
     }
-    uint8_t *buf = malloc((size_t)g->chunk_bytes);
-    if (!buf)
-        return B2_ERR_NOMEM;
+    place_ctx c = {.g = g, .start = start, .ustr = ustr, .bstr = bstr, .dst = (uint8_t *)src};
+    uint8_t *buf = NULL;
     size_t ts = (size_t)g->typesize;
     do {
         chunk_part p;
         chunk_part_init(g, cc, start, stop, &p);
-        /* A write covering the chunk's whole real extent starts from zeros. */
         int covers = 1;
         for (int i = 0; i < g->ndim && covers; i++) {
             int64_t end = p.origin[i] + g->chunkshape[i];
             covers = p.lo[i] == p.origin[i] && p.hi[i] == (end < g->shape[i] ? end : g->shape[i]);
         }
-        memset(buf, 0, (size_t)g->chunk_bytes);
-        if (!covers) {
-            uint8_t *chunk;
-            int32_t cbytes;
+        uint8_t *chunk;
+        int32_t cbytes;
+        if (covers) {
+            /* The write covers the chunk's whole real extent: compress it straight
+             * from the user's rows (the padding is zeros), no chunk buffer. */
+            int64_t cnt[B2ND_MAX_DIM], uoff = 0;
+            for (int i = 0; i < g->ndim; i++) {
+                cnt[i] = p.hi[i] - p.lo[i];
+                uoff += (p.lo[i] - start[i]) * ustr[i];
+            }
+            c.p = &p;
+            int zero = box_is_zero(g->ndim, cnt, ts, (const uint8_t *)src + uoff * (int64_t)ts, ustr);
+            if ((rc = compress_alloc(a, NULL, &c, zero, &chunk, &cbytes)) < 0)
+                break;
+        } else {
+            /* A partial write: decode the chunk, copy the box in, recompress. */
+            if (!buf && !(buf = malloc((size_t)g->chunk_bytes))) {
+                rc = B2_ERR_NOMEM;
+                break;
+            }
             b2_chunk_info info;
             if ((rc = fetch_chunk(a, p.nchunk, &chunk, &cbytes, &info)) < 0)
                 break;
+            memset(buf, 0, (size_t)g->chunk_bytes); /* uninit chunks leave it as is */
             rc = b2_chunk_decompress(a->dctx, chunk, (size_t)cbytes, buf, (size_t)g->chunk_bytes);
             free(chunk);
             if (rc < 0)
                 break;
+            int64_t bc[B2ND_MAX_DIM];
+            for (int i = 0; i < g->ndim; i++)
+                bc[i] = p.blo[i];
+            do {
+                int64_t cnt[B2ND_MAX_DIM], boff, uoff;
+                block_box(g, &p, bc, start, ustr, cnt, &boff, &uoff);
+                uint8_t *blk = buf + block_number(g, bc) * g->block_bytes;
+                copy_box(g->ndim, cnt, ts, blk + boff * (int64_t)ts, bstr,
+                         (const uint8_t *)src + uoff * (int64_t)ts, ustr);
+            } while (next_index(g->ndim, bc, p.blo, p.bhi));
+            if ((rc = b2nd_compress_chunk(a, buf, &chunk, &cbytes)) < 0)
+                break;
         }
-        int64_t bc[B2ND_MAX_DIM];
-        for (int i = 0; i < g->ndim; i++)
-            bc[i] = p.blo[i];
-        do {
-            int64_t cnt[B2ND_MAX_DIM], boff, uoff;
-            block_box(g, &p, bc, start, ustr, cnt, &boff, &uoff);
-            uint8_t *blk = buf + block_number(g, bc) * g->block_bytes;
-            copy_box(g->ndim, cnt, ts, blk + boff * (int64_t)ts, bstr,
-                     (const uint8_t *)src + uoff * (int64_t)ts, ustr);
-        } while (next_index(g->ndim, bc, p.blo, p.bhi));
-        uint8_t *chunk;
-        int32_t cbytes;
-        if ((rc = b2nd_compress_chunk(a, buf, &chunk, &cbytes)) < 0)
-            break;
         rc = b2nd_st_update_chunk(a, p.nchunk, chunk, cbytes);
         free(chunk);
     } while (rc >= 0 && next_index(g->ndim, cc, clo, chi));
