@@ -10,19 +10,7 @@
 #include "b2nd.h"
 #include "h5context.h"
 #include "h5params.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                    \
-    do {                                                    \
-        checks++;                                           \
-        if (!(cond)) {                                      \
-            failures++;                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);     \
-            printf(__VA_ARGS__);                            \
-            printf("\n");                                   \
-        }                                                   \
-    } while (0)
+#include "check.h"
 
 static void *m_alloc(size_t n, void *ud) { (void)ud; return malloc(n ? n : 1); }
 static void m_release(void *p, void *ud) { (void)ud; free(p); }
@@ -321,7 +309,7 @@ int main(void)
     free(f);
     free(src);
     test_many_layouts();
-    printf("test_h5payload: %d checks, %d failures, %ld hostile frames decoded or refused\n",
-           checks, failures, mutated);
-    return failures ? 1 : 0;
+    printf("test_h5payload: %ld checks, %ld failures, %ld hostile frames decoded or refused\n",
+           b2t_checks, b2t_failures, mutated);
+    return b2t_failures ? 1 : 0;
 }

@@ -10,19 +10,7 @@
 #include <hdf5.h>
 
 #include "b2_h5filter.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                    \
-    do {                                                    \
-        checks++;                                           \
-        if (!(cond)) {                                      \
-            failures++;                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);     \
-            printf(__VA_ARGS__);                            \
-            printf("\n");                                   \
-        }                                                   \
-    } while (0)
+#include "check.h"
 
 static char last_msg[1024];
 
@@ -112,6 +100,7 @@ int main(int argc, char **argv)
     H5Dclose(c);
     H5Fclose(file);
     remove(path);
-    printf("test_h5register: %d checks, %d failures (message: %s)\n", checks, failures, last_msg);
-    return failures ? 1 : 0;
+    printf("test_h5register: %ld checks, %ld failures (message: %s)\n", b2t_checks, b2t_failures,
+           last_msg);
+    return b2t_failures ? 1 : 0;
 }

@@ -39,23 +39,7 @@
 #include <unistd.h>
 
 #include "b2nd.h"
-
-static long checks, failures;
-static int verbose_failures = 60;
-
-#define CHECK(cond, ...)                                                                         \
-    do {                                                                                         \
-        checks++;                                                                                \
-        if (!(cond)) {                                                                           \
-            failures++;                                                                          \
-            if (verbose_failures > 0) {                                                          \
-                verbose_failures--;                                                              \
-                printf("FAIL %s:%d: ", __FILE__, __LINE__);                                      \
-                printf(__VA_ARGS__);                                                             \
-                printf("\n");                                                                    \
-            }                                                                                    \
-        }                                                                                        \
-    } while (0)
+#include "check.h"
 
 /* ---- deterministic random numbers ---- */
 
@@ -1239,7 +1223,7 @@ static void hostile_check(const uint8_t *frame, size_t len, int strict, int on_d
                           const char *tag)
 {
     n_hostile++;
-    long fails_before = failures;
+    long fails_before = b2t_failures;
     int kd = kind_of(tag);
     kinds[kd].frames++;
     uint8_t *copy = malloc(len ? len : 1); /* exact size: ASan sees over-reads */
@@ -1258,7 +1242,7 @@ static void hostile_check(const uint8_t *frame, size_t len, int strict, int on_d
     } else {
         rc = b2nd_open_buffer(copy, len, (int)(rnd() % 2), &a);
     }
-    checks++;
+    b2t_checks++;
     if (rc < 0) {
         n_hostile_refused_open++;
         kinds[kd].refused++;
@@ -1328,7 +1312,7 @@ static void hostile_check(const uint8_t *frame, size_t len, int strict, int on_d
         oracle_free(&o);
     b2nd_free(a);
     const char *dump = getenv("B2_DIRECT_DUMP");
-    if (dump && failures > fails_before) { /* keep the frame for a reproducer */
+    if (dump && b2t_failures > fails_before) { /* keep the frame for a reproducer */
         char out[300];
         snprintf(out, sizeof out, "%s/hostile_%ld.b2frame", dump, n_hostile);
         if (write_file(out, frame, len) == 0)
@@ -1934,6 +1918,5 @@ int main(int argc, char **argv)
         printf("note: %ld file-backed reads of damaged frames differed from the plain decode: "
                "see lazy_overlapping_bstarts()\n", n_hostile_file_mism);
     printf("seconds: fixed %.1f, random %.1f, hostile %.1f\n", t1, t2 - t1, t3 - t2);
-    printf("b2nd direct: %ld checks, %ld failures\n", checks, failures);
-    return failures ? 1 : 0;
+    return b2t_summary("b2nd direct");
 }

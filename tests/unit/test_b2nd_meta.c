@@ -5,19 +5,7 @@
 #include <string.h>
 
 #include "b2nd_internal.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                                         \
-    do {                                                                                         \
-        checks++;                                                                                \
-        if (!(cond)) {                                                                           \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                          \
-            printf(__VA_ARGS__);                                                                 \
-            printf("\n");                                                                        \
-            failures++;                                                                          \
-        }                                                                                        \
-    } while (0)
+#include "check.h"
 
 static const uint8_t spec_2d[53] = {
     0x97, 0x00, 0x02, 0x92, 0xD3, 0, 0, 0, 0, 0, 0, 0, 5, 0xD3, 0, 0, 0, 0, 0, 0, 0, 7,
@@ -244,6 +232,5 @@ int main(void)
     test_dtype();
     test_geometry();
     test_defaults();
-    printf("b2nd meta/geometry/dtype: %d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+    return b2t_summary("b2nd meta/geometry/dtype");
 }

@@ -7,19 +7,7 @@
 #include <unistd.h>
 
 #include "b2nd.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                                         \
-    do {                                                                                         \
-        checks++;                                                                                \
-        if (!(cond)) {                                                                           \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                          \
-            printf(__VA_ARGS__);                                                                 \
-            printf("\n");                                                                        \
-            failures++;                                                                          \
-        }                                                                                        \
-    } while (0)
+#include "check.h"
 
 static uint64_t rng = 0x2545F4914F6CDD1DULL;
 static uint32_t rnd(void)
@@ -549,6 +537,5 @@ int main(void)
     }
     test_squeeze_and_save(dir);
     rm_rf(dir);
-    printf("b2nd ops: %d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+    return b2t_summary("b2nd ops");
 }

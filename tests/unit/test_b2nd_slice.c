@@ -8,19 +8,9 @@
 #include <unistd.h>
 
 #include "b2nd_internal.h" /* blocks_read_lazily */
+#include "check.h"
 
-static int failures;
 static long cases;
-
-#define CHECK(cond, ...)                                                                         \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                          \
-            printf(__VA_ARGS__);                                                                 \
-            printf("\n");                                                                        \
-            failures++;                                                                          \
-        }                                                                                        \
-    } while (0)
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 static uint32_t rnd(void)
@@ -275,6 +265,6 @@ int main(void)
     test_partial_decoding();
     if (have_tmpdir)
         rmdir(tmpdir);
-    printf("b2nd slices: %ld random cases vs model, %d failures\n", cases, failures);
-    return failures ? 1 : 0;
+    printf("b2nd slices: %ld random cases vs model, %ld failures\n", cases, b2t_failures);
+    return b2t_failures ? 1 : 0;
 }

@@ -8,18 +8,7 @@
 #include "b2nd.h"
 #include "sha256.h"
 #include "manifest.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                         \
-    do {                                                                                         \
-        if (!(cond)) {                                                                           \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                          \
-            printf(__VA_ARGS__);                                                                 \
-            printf("\n");                                                                        \
-            failures++;                                                                          \
-        }                                                                                        \
-    } while (0)
+#include "check.h"
 
 static int hexval(char c)
 {
@@ -144,11 +133,11 @@ int main(void)
         free(file);
     }
     json_free(man);
-    printf("b2nd vectors: %d checked, %d sub-slices compared, %d failures\n", nvec, nslices,
-           failures);
+    printf("b2nd vectors: %d checked, %d sub-slices compared, %ld failures\n", nvec, nslices,
+           b2t_failures);
     if (nvec == 0) {
         printf("FAIL: no b2nd vectors in the manifest\n");
         return 1;
     }
-    return failures ? 1 : 0;
+    return b2t_failures ? 1 : 0;
 }

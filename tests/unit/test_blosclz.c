@@ -8,17 +8,7 @@
 
 #include "b2_common.h"
 #include "codecs.h"
-
-static int failures;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);            \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
+#include "check.h"
 
 /* Small deterministic PRNG (xorshift64*); tests must be reproducible. */
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
@@ -490,8 +480,8 @@ int main(void)
     test_roundtrip();
     test_maxout();
     test_speed();
-    if (failures) {
-        printf("test_blosclz: %d failure(s)\n", failures);
+    if (b2t_failures) {
+        printf("test_blosclz: %ld failure(s)\n", b2t_failures);
         return 1;
     }
     printf("test_blosclz: all checks passed\n");

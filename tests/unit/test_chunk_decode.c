@@ -13,10 +13,7 @@
 #include "b2_chunk.h"
 #include "b2_internal.h"
 #include "manifest.h"
-
-static int failures, checks;
-#define CHECK(cond, ...) do { checks++; if (!(cond)) { failures++; printf("FAIL: " __VA_ARGS__); \
-    printf("\n"); } } while (0)
+#include "check.h"
 
 static uint64_t rng = 0x853C49E6748FEA9Bull;
 static uint64_t rnd(void)
@@ -140,8 +137,8 @@ int main(void)
     b2_dctx_free(d1);
     b2_dctx_free(d2);
     b2_dctx_free(d3);
-    printf("chunk decode: %d reference chunks + %d compat chunks, %d checks\n", n, m > 0 ? m : 0,
-           checks);
-    printf("%d passed, %d failed\n", checks - failures, failures);
-    return failures ? 1 : 0;
+    printf("chunk decode: %d reference chunks + %d compat chunks, %ld checks\n", n, m > 0 ? m : 0,
+           b2t_checks);
+    printf("%ld passed, %ld failed\n", b2t_checks - b2t_failures, b2t_failures);
+    return b2t_failures ? 1 : 0;
 }

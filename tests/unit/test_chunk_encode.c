@@ -11,20 +11,7 @@
 #include "b2_chunk.h"
 #include "chunk_encode.h"
 #include "manifest.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            failures++;                                                                    \
-            if (failures < 30) {                                                           \
-                printf("FAIL %s:%d: ", __FILE__, __LINE__);                               \
-                printf(__VA_ARGS__);                                                       \
-                printf("\n");                                                              \
-            }                                                                              \
-        }                                                                                  \
-    } while (0)
+#include "check.h"
 
 /* ---- small deterministic PRNG (xorshift64*) ---- */
 static uint64_t rng_state;
@@ -561,6 +548,6 @@ int main(void)
     test_random();
     if (getenv("B2_BENCH"))
         bench();
-    printf("%s (%d failures)\n", failures ? "FAILED" : "all passed", failures);
-    return failures ? 1 : 0;
+    printf("%s (%ld failures)\n", b2t_failures ? "FAILED" : "all passed", b2t_failures);
+    return b2t_failures ? 1 : 0;
 }

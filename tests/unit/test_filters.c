@@ -9,21 +9,7 @@
 #include "filters.h"
 #include "simd_kernels.h"
 #include "b2_common.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                   \
-    do {                                                   \
-        checks++;                                          \
-        if (!(cond)) {                                     \
-            failures++;                                    \
-            if (failures <= 30) {                          \
-                printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-                printf(__VA_ARGS__);                       \
-                printf("\n");                              \
-            }                                              \
-        }                                                  \
-    } while (0)
+#include "check.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint32_t rnd(void)
@@ -493,6 +479,5 @@ int main(void)
     test_parts();
     if (getenv("B2_FILTERS_BENCH"))
         bench(getenv("B2_FILTERS_BENCH"));
-    printf("%d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+    return b2t_summary(NULL);
 }

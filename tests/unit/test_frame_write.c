@@ -12,10 +12,7 @@
 
 #include "b2_frame.h"
 #include "manifest.h"
-
-static int failures, nchecks;
-#define CHECK(cond, ...) do { nchecks++; if (!(cond)) { fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); failures++; } } while (0)
+#include "check.h"
 
 /* ---- model of the logical content ---- */
 #define MAXC 64
@@ -665,6 +662,5 @@ int main(void)
     const char *dir = getenv("B2_INTEROP_DIR");
     if (dir)
         recreate_all(dir);
-    printf("frame write: %d checks, %d failures\n", nchecks, failures);
-    return failures ? 1 : 0;
+    return b2t_summary("frame write");
 }

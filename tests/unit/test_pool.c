@@ -16,21 +16,7 @@
 #include <time.h>
 #include "b2_common.h"
 #include "pool.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                    \
-    do {                                                    \
-        checks++;                                           \
-        if (!(cond)) {                                      \
-            failures++;                                     \
-            if (failures <= 30) {                           \
-                printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-                printf(__VA_ARGS__);                        \
-                printf("\n");                               \
-            }                                               \
-        }                                                   \
-    } while (0)
+#include "check.h"
 
 /* ---- pthread_create interposer: counts creations, fails on demand ---- */
 
@@ -321,6 +307,5 @@ int main(int argc, char **argv)
     test_partial_runs(runs);
     test_create_failures();
     latency();
-    printf("%d checks, %d failures\n", checks, failures);
-    return failures ? 1 : 0;
+    return b2t_summary(NULL);
 }
