@@ -190,6 +190,7 @@ static int32_t block_streams(const job *jb, int32_t j)
 typedef struct gather_op {
     uint8_t *dst;
     int32_t unit, q;
+    b2_part_fn shuffle; /* resolved once per block */
 } gather_op;
 
 static void row_copy_in(const void *arg, int64_t off, uint8_t *user, int64_t len)
@@ -200,7 +201,7 @@ static void row_copy_in(const void *arg, int64_t off, uint8_t *user, int64_t len
 static void row_shuffle_in(const void *arg, int64_t off, uint8_t *user, int64_t len)
 {
     const gather_op *op = arg;
-    b2_shuffle_part(op->unit, op->q, (int32_t)(len / op->unit), user, op->dst + off / op->unit);
+    op->shuffle(op->unit, op->q, (int32_t)(len / op->unit), user, op->dst + off / op->unit);
 }
 
 /* Block j of a gathered chunk into buf (bsize bytes; zeros where no row lies), or,
@@ -216,7 +217,8 @@ static int gather_block(const job *jb, int32_t j, uint8_t *buf, uint8_t *planes,
     if (rc < 0)
         return rc;
     *shuffled = planes && unit && bsize % unit == 0 && b2_rows_aligned(&r, unit);
-    gather_op op = {*shuffled ? planes : buf, unit, unit ? bsize / unit : 0};
+    gather_op op = {*shuffled ? planes : buf, unit, unit ? bsize / unit : 0,
+                    *shuffled ? b2_shuffle_part_kernel(unit) : NULL};
     if (b2_rows_bytes(&r) != bsize) /* padding of edge blocks */
         memset(op.dst, 0, (size_t)bsize);
     if (r.run)

@@ -338,6 +338,7 @@ static int vl_decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32
 typedef struct row_op {
     const uint8_t *src;
     int32_t unit, q;
+    b2_part_fn unshuffle; /* resolved once per block */
     const chunk_view *v;
     int64_t base; /* special: the block's offset in the chunk */
 } row_op;
@@ -350,7 +351,7 @@ static void row_copy(const void *op, int64_t off, uint8_t *user, int64_t len)
 static void row_unshuffle(const void *arg, int64_t off, uint8_t *user, int64_t len)
 {
     const row_op *op = arg;
-    b2_unshuffle_part(op->unit, op->q, (int32_t)(len / op->unit), op->src + off / op->unit, user);
+    op->unshuffle(op->unit, op->q, (int32_t)(len / op->unit), op->src + off / op->unit, user);
 }
 
 static void row_special(const void *arg, int64_t off, uint8_t *user, int64_t len)
@@ -405,6 +406,7 @@ static int decode_block_rows(const chunk_view *v, b2_dctx *d, b2_dworker *w, int
         fn = row_unshuffle;
         op.src = scr;
         op.unit = unit;
+        op.unshuffle = b2_unshuffle_part_kernel(unit);
         op.q = bsize / unit;
     } else {
         /* Codec-only or other pipelines: decode into scratch (cache-resident), then copy. */

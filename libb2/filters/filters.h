@@ -22,6 +22,11 @@ B2_HIDDEN void b2_shuffle_part(int32_t unit, int32_t q, int32_t n, const uint8_t
                                uint8_t *out);
 B2_HIDDEN void b2_unshuffle_part(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
                                  uint8_t *out);
+/* The part kernel for a unit at this CPU's level, so callers walking many rows
+ * of one block dispatch once (the kernels take n >= 0). */
+typedef void (*b2_part_fn)(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out);
+B2_HIDDEN b2_part_fn b2_shuffle_part_kernel(int32_t unit);
+B2_HIDDEN b2_part_fn b2_unshuffle_part_kernel(int32_t unit);
 B2_HIDDEN void b2_shuffle_part_generic(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
                                        uint8_t *out);
 B2_HIDDEN void b2_unshuffle_part_generic(int32_t unit, int32_t q, int32_t n, const uint8_t *in,

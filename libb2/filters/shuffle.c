@@ -126,38 +126,44 @@ void b2_unshuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
     b2_unshuffle_generic(unit, n, src, dst);
 }
 
-void b2_shuffle_part(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
+b2_part_fn b2_shuffle_part_kernel(int32_t unit)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    if (unit > 1 && n > 0) {
+    if (unit > 1) {
         int level = b2_simd_level();
-        if (level >= B2_SIMD_AVX2) {
-            b2_shuffle_part_avx2(unit, q, n, in, out);
-            return;
-        }
-        if (level >= B2_SIMD_SSE2) {
-            b2_shuffle_part_sse2(unit, q, n, in, out);
-            return;
-        }
+        if (level >= B2_SIMD_AVX2)
+            return b2_shuffle_part_avx2;
+        if (level >= B2_SIMD_SSE2)
+            return b2_shuffle_part_sse2;
     }
 #endif
-    b2_shuffle_part_generic(unit, q, n, in, out);
+    (void)unit;
+    return b2_shuffle_part_generic;
+}
+
+b2_part_fn b2_unshuffle_part_kernel(int32_t unit)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (unit > 1) {
+        int level = b2_simd_level();
+        if (level >= B2_SIMD_AVX2)
+            return b2_unshuffle_part_avx2;
+        if (level >= B2_SIMD_SSE2)
+            return b2_unshuffle_part_sse2;
+    }
+#endif
+    (void)unit;
+    return b2_unshuffle_part_generic;
+}
+
+void b2_shuffle_part(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
+{
+    if (n > 0)
+        b2_shuffle_part_kernel(unit)(unit, q, n, in, out);
 }
 
 void b2_unshuffle_part(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    if (unit > 1 && n > 0) {
-        int level = b2_simd_level();
-        if (level >= B2_SIMD_AVX2) {
-            b2_unshuffle_part_avx2(unit, q, n, in, out);
-            return;
-        }
-        if (level >= B2_SIMD_SSE2) {
-            b2_unshuffle_part_sse2(unit, q, n, in, out);
-            return;
-        }
-    }
-#endif
-    b2_unshuffle_part_generic(unit, q, n, in, out);
+    if (n > 0)
+        b2_unshuffle_part_kernel(unit)(unit, q, n, in, out);
 }

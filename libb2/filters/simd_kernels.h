@@ -77,7 +77,8 @@ B2_HIDDEN void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, u
         case 16: done = VEC(16, q, n, in, out); break;                                   \
         default: done = 0; break;                                                        \
         }                                                                                \
-        TAIL(unit, q, done, n, in, out);                                                 \
+        if (done < n) /* rows are often whole vectors: skip the call */                  \
+            TAIL(unit, q, done, n, in, out);                                             \
     }
 
 /* Whole-block entry point of a byte-shuffle file: the part kernel PART over all
