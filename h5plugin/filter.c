@@ -88,13 +88,29 @@ static size_t decompress(const b2h5_api *api, const b2h5_params *p, size_t nbyte
     void *out = NULL;
     size_t outsize = 0, outlen = 0;
     b2h5_ctx *ctx = b2h5_ctx_get(p->nthreads);
-    int rc = b2h5_payload_decode(p, ctx ? ctx->dctx : NULL, *buf, nbytes, &al, &out, &outsize,
+    /* The stored bytes move to this thread's kept buffer and HDF5's copy is freed
+     * before the output is allocated: the output can then take the space HDF5's
+     * previous chunk buffers left, instead of growing the heap into fresh pages
+     * (which glibc trims again, so every chunk would fault in new memory). */
+    const void *src = *buf;
+    uint8_t *kept = ctx ? b2h5_ctx_buffer(ctx, 1, nbytes) : NULL;
+    if (kept) {
+        memcpy(kept, *buf, nbytes);
+        api->free_memory(*buf);
+        *buf = NULL;
+        *buf_size = 0;
+        src = kept;
+    }
+    int rc = b2h5_payload_decode(p, ctx ? ctx->dctx : NULL, src, nbytes, &al, &out, &outsize,
                                  &outlen, err, sizeof err);
     if (rc < 0) {
         B2H5_ERROR(api, "blosc2 filter: decompression failed: %s", err);
+        if (!*buf && (*buf = api->allocate_memory(1, 0)) != NULL)
+            *buf_size = 1; /* HDF5 frees whatever buffer it is handed back */
         return 0;
     }
-    api->free_memory(*buf);
+    if (*buf)
+        api->free_memory(*buf);
     *buf = out;
     *buf_size = outsize;
     return outlen;
