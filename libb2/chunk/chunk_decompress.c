@@ -160,6 +160,13 @@ static int open_view(const uint8_t *src, size_t size, chunk_view *v)
 
 static void close_view(chunk_view *v) { b2_codec_ddict_free(v->ddict); }
 
+/* open_view for the item- and block-addressed calls, which VL-block chunks do not support. */
+static int open_block_view(const uint8_t *src, size_t size, chunk_view *v)
+{
+    int rc = open_view(src, size, v);
+    return rc >= 0 && v->info.vlblocks ? B2_ERR_UNSUPPORTED : rc;
+}
+
 /* Point a worker's codec state at the chunk's dictionary (or at none). */
 static void use_dict(b2_dworker *w, const chunk_view *v)
 {
@@ -640,12 +647,10 @@ static int getitem_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsi
 {
     if (!d || !src || (!dst && dstcap))
         return B2_ERR_INVALID_PARAM;
-    int rc = open_view(src, srcsize, v);
+    int rc = open_block_view(src, srcsize, v);
     if (rc < 0)
         return rc;
     const b2_chunk_info *in = &v->info;
-    if (in->vlblocks)
-        return B2_ERR_UNSUPPORTED;
     int64_t ts = in->typesize;
     if (start < 0 || nitems < 0 || start > in->nbytes / ts || nitems > in->nbytes / ts)
         return B2_ERR_RANGE;
@@ -715,12 +720,10 @@ static int rows_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsize,
 {
     if (!d || !src || !fn || (blocks && nblocks < 0))
         return B2_ERR_INVALID_PARAM;
-    int rc = open_view(src, srcsize, v);
+    int rc = open_block_view(src, srcsize, v);
     if (rc < 0)
         return rc;
     const b2_chunk_info *in = &v->info;
-    if (in->vlblocks)
-        return B2_ERR_UNSUPPORTED;
     rows_job job = {.v = v, .d = d, .list = blocks, .count = blocks ? nblocks : in->nblocks,
                     .fn = fn, .ud = ud};
     if (job.count == 0)
