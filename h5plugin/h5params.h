@@ -53,7 +53,8 @@ struct b2h5_ctx;
 /* Encode one HDF5 chunk (nbytes at src) as a contiguous frame: a one-chunk b2nd
  * array when b2nd != 0 (compressed straight into the buffer from al, reusing
  * ctx's compression context when ctx is not NULL), else a plain one-chunk
- * super-chunk. limit > 0: the b2nd frame is only wanted within limit bytes (the
+ * super-chunk, the chunk also compressed in place. limit > 0: the frame is only
+ * wanted within limit bytes (the
  * buffer is then that size, which the heap can recycle from the chunk buffers
  * HDF5 frees); B2_ERR_DST_TOO_SMALL, with no message, when it does not fit.
  * On success returns 0 with *out (from al; *outsize bytes allocated, *outlen

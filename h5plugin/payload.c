@@ -165,9 +165,9 @@ static int encode_b2nd(const b2h5_params *p, b2h5_ctx *ctx, const void *src, siz
     return 0;
 }
 
-static int encode_plain(const b2h5_params *p, const void *src, size_t nbytes,
-                        const b2h5_alloc *al, void **out, size_t *outsize, size_t *outlen,
-                        char *err, size_t errcap)
+static int encode_plain(const b2h5_params *p, b2h5_ctx *ctx, const void *src, size_t nbytes,
+                        size_t limit, const b2h5_alloc *al, void **out, size_t *outsize,
+                        size_t *outlen, char *err, size_t errcap)
 {
     b2_cparams cp;
     make_cparams(p, &cp);
@@ -179,29 +179,41 @@ static int encode_plain(const b2h5_params *p, const void *src, size_t nbytes,
         return fail(rc, err, errcap, "invalid compression parameters (codec %d, clevel %d, "
                     "filter %d, typesize %u, blocksize %u)", p->codec, p->clevel, p->filter,
                     p->typesize, p->blocksize);
+    /* The empty super-chunk gives the frame's header; the chunk is compressed
+     * straight to its place after it and the frame is built around it, as for
+     * b2nd chunks (same bytes as appending it and serialising the super-chunk). */
     b2_schunk *s = b2_schunk_new(&cp);
     if (!s)
         return fail(B2_ERR_NOMEM, err, errcap, "cannot create a super-chunk");
-    int64_t n = b2_schunk_append_buffer(s, src, (int32_t)nbytes);
-    if (n < 0) {
-        b2_schunk_free(s);
-        return fail((int)n, err, errcap, "cannot compress the %zu-byte chunk", nbytes);
+    int64_t hl = b2_schunk_header_len(s);
+    size_t bound = (size_t)hl + b2_chunk_compress_bound(nbytes) + 256;
+    if (limit && bound > limit)
+        bound = limit; /* a frame that does not fit is not wanted */
+    b2_cctx *own = NULL, *cc = ctx ? b2h5_ctx_cctx(ctx, &cp) : NULL;
+    if (!cc)
+        cc = own = b2_cctx_new(&cp);
+    uint8_t *buf = cc && hl >= 0 ? al->alloc(bound, al->ud) : NULL;
+    int64_t flen = !cc ? B2_ERR_INVALID_PARAM : !buf ? B2_ERR_NOMEM : B2_ERR_DST_TOO_SMALL;
+    if (buf && (size_t)hl < bound) {
+        size_t room = bound - (size_t)hl, cap = b2_chunk_compress_bound(nbytes);
+        flen = b2_chunk_compress(cc, src, nbytes, buf + hl, room < cap ? room : cap);
+        if (flen >= 0)
+            flen = b2_schunk_frame_around_chunk(s, buf, bound, (int32_t)flen);
     }
-    uint8_t *frame;
-    size_t flen;
-    rc = b2_schunk_to_buffer(s, &frame, &flen);
+    b2_cctx_free(own);
     b2_schunk_free(s);
-    if (rc < 0)
-        return fail(rc, err, errcap, "cannot serialise the super-chunk as a frame");
-    patch_copy_path_header(frame, flen, b2_chunk_blocksize_for(&cp, (int32_t)nbytes));
-    void *buf = al->alloc(flen, al->ud);
-    if (buf)
-        memcpy(buf, frame, flen);
-    free(frame);
-    if (!buf)
-        return fail(B2_ERR_NOMEM, err, errcap, "cannot allocate %zu bytes", flen);
+    if (flen < 0) {
+        if (buf)
+            al->release(buf, al->ud);
+        if (flen == B2_ERR_DST_TOO_SMALL && limit)
+            return B2_ERR_DST_TOO_SMALL;
+        return fail((int)flen, err, errcap, "cannot compress the %zu-byte chunk as a frame",
+                    nbytes);
+    }
+    patch_copy_path_header(buf, (size_t)flen, b2_chunk_blocksize_for(&cp, (int32_t)nbytes));
     *out = buf;
-    *outsize = *outlen = flen;
+    *outsize = bound;
+    *outlen = (size_t)flen;
     return 0;
 }
 
@@ -215,7 +227,7 @@ int b2h5_payload_encode(const b2h5_params *p, b2h5_ctx *ctx, int b2nd, const voi
         return fail(B2_ERR_DOES_NOT_FIT, err, errcap, "a %zu-byte chunk cannot be stored "
                     "in one Blosc2 chunk", nbytes);
     return b2nd ? encode_b2nd(p, ctx, src, nbytes, limit, al, out, outsize, outlen, err, errcap)
-                : encode_plain(p, src, nbytes, al, out, outsize, outlen, err, errcap);
+                : encode_plain(p, ctx, src, nbytes, limit, al, out, outsize, outlen, err, errcap);
 }
 
 static int decode_b2nd(const b2h5_params *p, b2_schunk *s, b2_dctx *dctx, const b2h5_alloc *al, void **out,

@@ -136,6 +136,42 @@ static void check_against_array_api(const b2h5_params *p, const uint8_t *src, si
     free(old);
 }
 
+/* The in-place plain frame must equal appending the chunk to a super-chunk and
+ * serialising it, with the filter's header patch (53-56: the used block size;
+ * 63-67: thread fields). */
+static void check_against_schunk_api(const b2h5_params *p, const uint8_t *src, size_t nbytes,
+                                     const uint8_t *frame, size_t flen)
+{
+    b2_cparams cp;
+    b2_cparams_init(&cp);
+    cp.codec = p->codec;
+    cp.clevel = p->clevel;
+    cp.typesize = (int32_t)p->typesize;
+    cp.splitmode = B2_SPLIT_FORWARD_COMPAT;
+    memset(cp.filters, 0, sizeof cp.filters);
+    cp.filters[B2_MAX_FILTERS - 1] = (uint8_t)p->filter;
+    cp.blocksize = p->blocksize > nbytes ? (int32_t)nbytes : (int32_t)p->blocksize;
+    b2_schunk *s = b2_schunk_new(&cp);
+    uint8_t *old = NULL;
+    size_t olen = 0;
+    int rc = s ? (int)b2_schunk_append_buffer(s, src, (int32_t)nbytes) : B2_ERR_NOMEM;
+    if (rc >= 0)
+        rc = b2_schunk_to_buffer(s, &old, &olen);
+    b2_schunk_free(s);
+    CHECK(rc >= 0 && olen == flen, "super-chunk API frame: rc %d, %zu bytes vs %zu", rc, olen, flen);
+    if (rc >= 0 && olen == flen && olen >= 68) {
+        int32_t bs = b2_chunk_blocksize_for(&cp, (int32_t)nbytes);
+        old[53] = (uint8_t)(bs >> 24);
+        old[54] = (uint8_t)(bs >> 16);
+        old[55] = (uint8_t)(bs >> 8);
+        old[56] = (uint8_t)bs;
+        old[63] = old[64] = old[66] = 0;
+        old[67] = 1;
+        CHECK(memcmp(old, frame, flen) == 0, "in-place plain frame differs from the super-chunk API's");
+    }
+    free(old);
+}
+
 /* Encode, decode, compare; returns the frame (caller frees) for mutation tests. */
 static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *src,
                           size_t nbytes, size_t *flen)
@@ -163,10 +199,10 @@ static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *
     }
     /* limited to the chunk's size (the optional-filter path): the same frame when
      * it fits, else a quiet B2_ERR_DST_TOO_SMALL */
-    if (b2nd) {
+    {
         void *f3 = NULL;
         size_t l3 = 0;
-        rc = b2h5_payload_encode(&p, b2h5_ctx_get(1), 1, src, nbytes, nbytes, &AL, &f3, &osz, &l3,
+        rc = b2h5_payload_encode(&p, b2h5_ctx_get(1), b2nd, src, nbytes, nbytes, &AL, &f3, &osz, &l3,
                                  err, sizeof err);
         CHECK(*flen > nbytes ? rc == B2_ERR_DST_TOO_SMALL
                              : rc == 0 && l3 == *flen && memcmp(f3, frame, l3) == 0,
@@ -176,6 +212,8 @@ static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *
     }
     if (b2nd)
         check_against_array_api(&p, src, nbytes, frame, *flen);
+    else
+        check_against_schunk_api(&p, src, nbytes, frame, *flen);
     rc = b2h5_payload_decode(&p, NULL, frame, *flen, &AL, &out, &osz, &olen, err, sizeof err);
     CHECK(rc == 0 && olen == nbytes && memcmp(out, src, nbytes) == 0,
           "decode (b2nd %d): rc %d len %zu/%zu %s", b2nd, rc, olen, nbytes, rc ? err : "");
@@ -257,10 +295,12 @@ static void test_many_layouts(void)
             }
             size_t flen;
             free(roundtrip(v, 8 + (size_t)rank, 1, src, nb, &flen));
+            free(roundtrip(v, 7, 0, src, nb, &flen)); /* the same bytes as a plain frame */
             free(src);
             n++;
         }
-    printf("in-place b2nd frames checked against the array API: %d layouts\n", n);
+    printf("in-place b2nd and plain frames checked against the array and super-chunk APIs: "
+           "%d layouts\n", n);
 }
 
 int main(void)
