@@ -169,3 +169,21 @@ int frame_maybe_compact(b2_schunk *s)
         return B2_OK;
     return b2_schunk_compact(s);
 }
+
+int64_t b2_schunk_dead_bytes(b2_schunk *s)
+{
+    if (!s)
+        return B2_ERR_INVALID_PARAM;
+    if (s->storage == B2_STORAGE_SPARSE)
+        return 0; /* chunk files are removed when no longer referenced */
+    int64_t live = 0;
+    for (int64_t i = 0; i < s->nchunks; i++) {
+        if (frame_entry(s, i) < 0)
+            continue; /* special index entries store no bytes */
+        int cb = b2_schunk_chunk_cbytes(s, i);
+        if (cb < 0)
+            return cb;
+        live += cb;
+    }
+    return s->h.cbytes > live ? s->h.cbytes - live : 0;
+}

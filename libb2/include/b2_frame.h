@@ -61,6 +61,9 @@ B2_API void b2_schunk_free(b2_schunk *s);
  * Sparse frames: nothing to do. */
 B2_API int b2_schunk_compact(b2_schunk *s);
 
+/* Bytes of a contiguous frame's chunks section that no chunk uses (left by
+ * updates, deletes and, in files, earlier indexes); 0 for sparse frames. */
+B2_API int64_t b2_schunk_dead_bytes(b2_schunk *s);
 /* Serialize as one contiguous frame into a malloc'ed buffer (*out, *len); free() it. */
 B2_API int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len);
 

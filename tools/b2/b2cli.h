@@ -29,6 +29,7 @@ int b2cli_cmd_info(int argc, char **argv);
 int b2cli_cmd_compress(int argc, char **argv);
 int b2cli_cmd_slice(int argc, char **argv);
 int b2cli_cmd_verify(int argc, char **argv);
+int b2cli_cmd_compact(int argc, char **argv);
 int b2cli_cmd_bench(int argc, char **argv);
 /* `b2 bench --hdf5`: HDF5 filters 32026 vs 32001 vs gzip (bench_h5.c). */
 int b2cli_bench_h5(int argc, char **argv);

@@ -224,6 +224,10 @@ static int frame_text(const b2cli_obj *o, const fhdr *h)
     printf("  nchunks          %lld\n", (long long)n);
     printf("  nbytes           %lld\n", (long long)b2_schunk_nbytes(s));
     printf("  cbytes           %lld\n", (long long)b2_schunk_cbytes(s));
+    int64_t dead = b2_schunk_dead_bytes(s);
+    if (dead >= 0)
+        printf("  dead bytes       %lld%s\n", (long long)dead,
+               dead > 0 ? " (b2 compact FILE reclaims them)" : "");
     printf("  ratio            %.3f\n", ratio_of(b2_schunk_nbytes(s), b2_schunk_cbytes(s)));
     if (metas_text(o, 0) < 0)
         rc = B2_ERR_CORRUPT;
@@ -302,6 +306,9 @@ static int frame_json(const b2cli_obj *o, const fhdr *h)
     b2cli_json_int(&j, "nchunks", n);
     b2cli_json_int(&j, "nbytes", b2_schunk_nbytes(s));
     b2cli_json_int(&j, "cbytes", b2_schunk_cbytes(s));
+    int64_t dead = b2_schunk_dead_bytes(s);
+    if (dead >= 0)
+        b2cli_json_int(&j, "dead_bytes", dead);
     b2cli_json_num(&j, "ratio", ratio_of(b2_schunk_nbytes(s), b2_schunk_cbytes(s)));
     if (metas_json(&j, o, 0) < 0)
         rc = B2_ERR_CORRUPT;
