@@ -302,8 +302,10 @@ int b2nd_from_cbuffer(const b2nd_params *p, const b2nd_storage *st, const void *
         return B2_ERR_INVALID_PARAM;
     }
     int64_t start[B2ND_MAX_DIM] = {0};
-    /* One whole-chunk write per chunk in C order, as c-blosc2 does. */
-    if ((rc = b2nd_set_slice_cbuffer(a, start, a->g.shape, src, len)) < 0) {
+    /* One whole-chunk write per chunk in C order, as c-blosc2 does; then the
+     * frame is made compact (the replaced zero chunks leave dead space). */
+    if ((rc = b2nd_set_slice_cbuffer(a, start, a->g.shape, src, len)) < 0 ||
+        (b2_schunk_dead_bytes(a->sc) > 0 && (rc = b2_schunk_compact(a->sc)) < 0)) {
         b2nd_free(a);
         return rc;
     }
@@ -433,6 +435,8 @@ int b2nd_save(b2nd_array *a, const b2nd_storage *st)
     int rc = new_schunk(st, &a->cparams, &s);
     if (rc < 0)
         return rc;
+    /* Built without an fsync per chunk; the file is synced once at the end. */
+    b2_schunk_set_sync(s, 0);
     /* Same metalayers, vlmetalayers and chunks (copied compressed). */
     for (int i = 0; rc >= 0 && i < b2_schunk_meta_count(a->sc); i++) {
         const char *name = b2_schunk_meta_name(a->sc, i);
@@ -459,6 +463,11 @@ int b2nd_save(b2nd_array *a, const b2nd_storage *st)
         free(c);
         rc = r < 0 ? (int)r : B2_OK;
     }
+    /* Each append left the previous index and trailer behind in a file frame:
+     * rewrite it compact (to a temporary file renamed into place, synced). */
+    b2_schunk_set_sync(s, 1);
+    if (rc >= 0 && st->kind == B2_STORAGE_FILE && b2_schunk_dead_bytes(s) > 0)
+        rc = b2_schunk_compact(s);
     b2_schunk_free(s);
     return rc < 0 ? rc : B2_OK;
 }

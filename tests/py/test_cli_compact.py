@@ -1,6 +1,7 @@
 """`b2 compact` and the dead bytes `b2 info` reports: a frame file grown chunk by
-chunk (each commit leaves its old index and trailer behind), a b2nd array and
-every contiguous reference frame are compacted; the decoded content must not
+chunk (each commit leaves its old index and trailer behind), a b2nd array (which
+`b2 compress` must already write compact) and every contiguous reference frame
+are compacted; the decoded content must not
 change, the dead bytes must drop to 0 and the file shrink by exactly that much.
 Sparse frames are left alone; errors give exit 1, usage errors exit 2."""
 import ctypes
@@ -29,7 +30,7 @@ def content(path):
     return hashlib.sha256(r.stdout).hexdigest() if r.returncode == 0 else None
 
 
-def check_compact(path, tag, expect_dead=None):
+def check_compact(path, tag, expect_dead=None, expect_compact=False):
     before, data = info(path), content(path)
     if not c.ok(before is not None and data is not None, "%s: info/cat before" % tag):
         return
@@ -37,6 +38,8 @@ def check_compact(path, tag, expect_dead=None):
     c.ok(isinstance(dead, int) and dead >= 0, "%s: dead_bytes %r" % (tag, dead))
     if expect_dead:
         c.ok(dead and dead > 0, "%s: a grown frame file has dead bytes (%r)" % (tag, dead))
+    if expect_compact:
+        c.ok(dead == 0, "%s: written with %r dead bytes" % (tag, dead))
     size = os.path.getsize(path)
     with open(path, "rb") as f:
         raw = f.read()
@@ -86,7 +89,7 @@ def main():
         r = run(["compress", "--shape", "60,50", "--dtype", "<i4", "--chunks", "16,20",
                  "--blocks", "8,10", raw, arr])
         if c.ok(r.returncode == 0, "compress b2nd: %s" % r.stderr.decode(errors="replace")):
-            check_compact(arr, "b2nd array")
+            check_compact(arr, "b2nd array", expect_compact=True)  # b2nd_save writes compact
 
         # every contiguous reference frame (copied)
         idir = b2test.interop_dir()

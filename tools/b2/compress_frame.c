@@ -270,6 +270,12 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
     }
     if ((rc = add_vlmetas(b2nd_schunk(a), c, c->out)) < 0)
         goto done;
+    /* Chunks replaced the zero-filled ones one by one: write the array compact,
+     * chunks in order, as a frame made from a buffer should be. */
+    if (b2_schunk_dead_bytes(b2nd_schunk(a)) > 0 && (rc = b2_schunk_compact(b2nd_schunk(a))) < 0) {
+        b2cli_data_error(c->out, "cannot compact array: %s", b2_strerror(rc));
+        goto done;
+    }
     *cbytes = b2_schunk_cbytes(b2nd_schunk(a));
     if (to_stdout) {
         uint8_t *buf;
