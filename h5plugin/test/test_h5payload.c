@@ -91,19 +91,26 @@ static void test_block_shapes(void)
     }
 }
 
+/* The reference filter's cparams for p: c-blosc2 defaults, codec, clevel,
+ * typesize and the filter in the last slot. */
+static void reference_cparams(const b2h5_params *p, b2_cparams *cp)
+{
+    b2_cparams_init(cp);
+    cp->codec = p->codec;
+    cp->clevel = p->clevel;
+    cp->typesize = (int32_t)p->typesize;
+    cp->splitmode = B2_SPLIT_FORWARD_COMPAT;
+    memset(cp->filters, 0, sizeof cp->filters);
+    cp->filters[B2_MAX_FILTERS - 1] = (uint8_t)p->filter;
+}
+
 /* The in-place frame must equal what the b2nd array API serialises (with the
  * filter's fixed-position header patch: bytes 63-67, and 53-56 kept). */
 static void check_against_array_api(const b2h5_params *p, const uint8_t *src, size_t nbytes,
                                     const uint8_t *frame, size_t flen)
 {
     b2_cparams cp;
-    b2_cparams_init(&cp);
-    cp.codec = p->codec;
-    cp.clevel = p->clevel;
-    cp.typesize = (int32_t)p->typesize;
-    cp.splitmode = B2_SPLIT_FORWARD_COMPAT;
-    memset(cp.filters, 0, sizeof cp.filters);
-    cp.filters[B2_MAX_FILTERS - 1] = (uint8_t)p->filter;
+    reference_cparams(p, &cp);
     int64_t b[16];
     b2h5_block_shape(p, b2h5_block_target(p), b);
     b2nd_params np;
@@ -143,13 +150,7 @@ static void check_against_schunk_api(const b2h5_params *p, const uint8_t *src, s
                                      const uint8_t *frame, size_t flen)
 {
     b2_cparams cp;
-    b2_cparams_init(&cp);
-    cp.codec = p->codec;
-    cp.clevel = p->clevel;
-    cp.typesize = (int32_t)p->typesize;
-    cp.splitmode = B2_SPLIT_FORWARD_COMPAT;
-    memset(cp.filters, 0, sizeof cp.filters);
-    cp.filters[B2_MAX_FILTERS - 1] = (uint8_t)p->filter;
+    reference_cparams(p, &cp);
     cp.blocksize = p->blocksize > nbytes ? (int32_t)nbytes : (int32_t)p->blocksize;
     b2_schunk *s = b2_schunk_new(&cp);
     uint8_t *old = NULL;

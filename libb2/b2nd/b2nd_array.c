@@ -60,10 +60,6 @@ static int wrap(b2_schunk *s, b2nd_array **out)
         b2_cparams_init(&a->cparams);
     a->cparams.typesize = a->g.typesize;
     a->cparams.blocksize = a->g.block_bytes;
-    if (!(a->dctx = a->own_dctx = b2_dctx_new(1))) {
-        rc = B2_ERR_NOMEM;
-        goto fail;
-    }
     a->sc = s;
     *out = a;
     return B2_OK;
@@ -127,14 +123,27 @@ int b2nd_set_nthreads(b2nd_array *a, int nthreads)
         return B2_ERR_INVALID_PARAM;
     if (nthreads <= 0)
         nthreads = 1;
-    int rc = b2_dctx_set_nthreads(a->dctx, nthreads);
+    int rc = a->dctx ? b2_dctx_set_nthreads(a->dctx, nthreads) : B2_OK;
+    if (rc >= 0 && a->own_dctx && a->own_dctx != a->dctx)
+        rc = b2_dctx_set_nthreads(a->own_dctx, nthreads);
     if (rc < 0)
         return rc;
+    a->dthreads = nthreads; /* for a decoding context made later */
     a->cparams.nthreads = nthreads;
     b2_cctx_free(a->cctx); /* rebuilt with the new count on the next write */
     a->cctx = NULL;
     rc = b2_schunk_set_nthreads(a->sc, nthreads);
     return rc < 0 ? rc : B2_OK;
+}
+
+b2_dctx *b2nd_array_dctx(b2nd_array *a)
+{
+    if (!a->dctx) {
+        if (!a->own_dctx)
+            a->own_dctx = b2_dctx_new(a->dthreads);
+        a->dctx = a->own_dctx;
+    }
+    return a->dctx;
 }
 
 int b2nd_set_dctx(b2nd_array *a, b2_dctx *dctx)
@@ -214,10 +223,6 @@ int b2nd_create_bare(const b2nd_params *p0, const b2nd_storage *st, b2nd_array *
         b2_cparams_init(&a->cparams);
     a->cparams.typesize = p.typesize;
     a->cparams.blocksize = a->g.block_bytes; /* one Blosc2 block = one b2nd block */
-    if (!(a->dctx = a->own_dctx = b2_dctx_new(1))) {
-        rc = B2_ERR_NOMEM;
-        goto fail;
-    }
     if ((rc = new_schunk(st, &a->cparams, &a->sc)) < 0)
         goto fail;
     uint8_t *mbuf;

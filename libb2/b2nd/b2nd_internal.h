@@ -45,6 +45,8 @@ B2_HIDDEN int64_t b2nd_st_nchunks(b2nd_array *a);
 B2_HIDDEN int b2nd_st_chunk_special(b2nd_array *a, int64_t i);
 /* malloc'ed copy of chunk i (a complete chunk; specials rebuilt). */
 B2_HIDDEN int b2nd_st_get_chunk(b2nd_array *a, int64_t i, uint8_t **chunk, int32_t *cbytes);
+/* Chunk i's stored bytes without a copy, valid until the next storage call. */
+B2_HIDDEN int b2nd_st_chunk_view(b2nd_array *a, int64_t i, const uint8_t **chunk, int32_t *cbytes);
 B2_HIDDEN int b2nd_st_update_chunk(b2nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);
 B2_HIDDEN int b2nd_st_insert_chunk(b2nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);
 B2_HIDDEN int b2nd_st_delete_chunk(b2nd_array *a, int64_t i);
@@ -61,7 +63,8 @@ struct b2nd_array {
     char meta_name[8]; /* "b2nd" or "caterva": where the shape lives */
     b2_schunk *sc;
     b2_dctx *dctx;     /* decoding context in use: own_dctx or one set by b2nd_set_dctx */
-    b2_dctx *own_dctx;
+    b2_dctx *own_dctx; /* made on the first read (b2nd_array_dctx), never when one is lent */
+    int dthreads;      /* threads for own_dctx (0: 1) */
     b2_cctx *cctx;     /* created on the first write */
     b2_cparams cparams;
     int64_t blocks_read_lazily; /* blocks decoded through the frame's lazy reader */
@@ -74,6 +77,8 @@ B2_HIDDEN int b2nd_compress_chunk(b2nd_array *a, const uint8_t *buf, uint8_t **c
                                   int32_t *cbytes);
 /* Validate p, fill in defaults, and create an array holding no chunks yet. */
 B2_HIDDEN int b2nd_create_bare(const b2nd_params *p, const b2nd_storage *st, b2nd_array **out);
+/* The decoding context reads use, made on first use; NULL when out of memory. */
+B2_HIDDEN b2_dctx *b2nd_array_dctx(b2nd_array *a);
 /* Rebuild a->g from a->meta and the typesize. */
 B2_HIDDEN int b2nd_array_refresh_geom(b2nd_array *a);
 

@@ -156,20 +156,16 @@ static int box_check(const b2nd_geom *g, const int64_t *start, const int64_t *st
     return B2_OK;
 }
 
-/* Fetch chunk n and check that it decodes to exactly one padded chunk. */
-static int fetch_chunk(b2nd_array *a, int64_t n, uint8_t **chunk, int32_t *cbytes,
-                       b2_chunk_info *info)
+/* Chunk n's stored bytes (no copy; valid until the next storage call) and its
+ * header, checked to decode to exactly one padded chunk. */
+static int view_chunk(b2nd_array *a, int64_t n, const uint8_t **chunk, int32_t *cbytes,
+                      b2_chunk_info *info)
 {
-    int rc = b2nd_st_get_chunk(a, n, chunk, cbytes);
-    if (rc < 0)
-        return rc;
-    rc = b2_chunk_get_info(*chunk, (size_t)*cbytes, info);
+    int rc = b2nd_st_chunk_view(a, n, chunk, cbytes);
+    if (rc >= 0)
+        rc = b2_chunk_get_info(*chunk, (size_t)*cbytes, info);
     if (rc >= 0 && (info->nbytes != a->g.chunk_bytes || a->g.block_bytes % info->typesize))
         rc = B2_ERR_CORRUPT;
-    if (rc < 0) {
-        free(*chunk);
-        *chunk = NULL;
-    }
     return rc;
 }
 
@@ -197,32 +193,35 @@ static int fill_part(b2nd_array *a, const chunk_part *p, const int64_t *start,
                      const int64_t *ustr, const int64_t *bstr, void *dst, int with_value)
 {
     const b2nd_geom *g = &a->g;
-    uint8_t *chunk = NULL, *val = calloc(1, (size_t)g->typesize);
+    uint8_t *val = calloc(1, (size_t)g->typesize);
     if (!val)
         return B2_ERR_NOMEM;
     int rc = B2_OK;
     if (with_value) {
+        const uint8_t *chunk;
         int32_t cbytes;
         b2_chunk_info info;
-        rc = fetch_chunk(a, p->nchunk, &chunk, &cbytes, &info);
+        b2_dctx *d = b2nd_array_dctx(a);
+        if (!d || (rc = view_chunk(a, p->nchunk, &chunk, &cbytes, &info)) < 0) {
+            free(val);
+            return d ? rc : B2_ERR_NOMEM;
+        }
         int32_t period = info.special == B2_SPECIAL_VALUE ? info.cbytes - B2_HEADER_LEN : info.typesize;
-        if (rc >= 0 && (period <= 0 || g->typesize % period)) {
+        if (period <= 0 || g->typesize % period) {
             uint8_t *whole = malloc((size_t)g->chunk_bytes);
-            rc = whole ? b2_chunk_decompress(a->dctx, chunk, (size_t)cbytes, whole,
+            rc = whole ? b2_chunk_decompress(d, chunk, (size_t)cbytes, whole,
                                              (size_t)g->chunk_bytes)
                        : B2_ERR_NOMEM;
             if (rc >= 0)
                 copy_part_from_chunk(g, p, whole, start, ustr, bstr, dst);
             free(whole);
             free(val);
-            free(chunk);
             return rc < 0 ? rc : B2_OK;
         }
-        if (rc >= 0)
-            rc = g->typesize % info.typesize
-                     ? B2_ERR_CORRUPT
-                     : b2_chunk_getitem(a->dctx, chunk, (size_t)cbytes, 0,
-                                        g->typesize / info.typesize, val, (size_t)g->typesize);
+        rc = g->typesize % info.typesize
+                 ? B2_ERR_CORRUPT
+                 : b2_chunk_getitem(d, chunk, (size_t)cbytes, 0, g->typesize / info.typesize,
+                                    val, (size_t)g->typesize);
     }
     if (rc >= 0) {
         int64_t cnt[B2ND_MAX_DIM], uoff = 0;
@@ -234,7 +233,6 @@ static int fill_part(b2nd_array *a, const chunk_part *p, const int64_t *start,
         rc = B2_OK;
     }
     free(val);
-    free(chunk);
     return rc;
 }
 
@@ -373,14 +371,11 @@ static int read_part(b2nd_array *a, const chunk_part *p, place_ctx *c, int32_t *
     const uint8_t *chunk;
     int32_t cbytes, n = 0;
     b2_chunk_info info;
-    int rc = b2_schunk_chunk_view(b2nd_schunk(a), p->nchunk, &chunk, &cbytes);
+    int rc = view_chunk(a, p->nchunk, &chunk, &cbytes, &info);
     if (rc < 0)
         return rc;
-    if ((rc = b2_chunk_get_info(chunk, (size_t)cbytes, &info)) < 0)
-        return rc;
     /* Block k of the array must be block k of the chunk. */
-    if (info.nbytes != g->chunk_bytes || info.eff_blocksize != g->block_bytes ||
-        g->block_bytes % info.typesize || info.vlblocks)
+    if (info.eff_blocksize != g->block_bytes || info.vlblocks)
         return B2_ERR_CORRUPT;
     if (p->need < g->nblocks) {
         if (p->need > *listcap) {
@@ -398,7 +393,10 @@ static int read_part(b2nd_array *a, const chunk_part *p, place_ctx *c, int32_t *
         while (next_index(g->ndim, bc, p->blo, p->bhi));
     }
     c->p = p;
-    return b2_chunk_decompress_rows(a->dctx, chunk, (size_t)cbytes, n ? *list : NULL, n,
+    b2_dctx *d = b2nd_array_dctx(a);
+    if (!d)
+        return B2_ERR_NOMEM;
+    return b2_chunk_decompress_rows(d, chunk, (size_t)cbytes, n ? *list : NULL, n,
                                     place_block, c);
 }
 
@@ -581,12 +579,14 @@ int b2nd_set_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
                 rc = B2_ERR_NOMEM;
                 break;
             }
+            const uint8_t *stored;
             b2_chunk_info info;
-            if ((rc = fetch_chunk(a, p.nchunk, &chunk, &cbytes, &info)) < 0)
+            if ((rc = view_chunk(a, p.nchunk, &stored, &cbytes, &info)) < 0)
                 break;
             memset(buf, 0, (size_t)g->chunk_bytes); /* uninit chunks leave it as is */
-            rc = b2_chunk_decompress(a->dctx, chunk, (size_t)cbytes, buf, (size_t)g->chunk_bytes);
-            free(chunk);
+            b2_dctx *d = b2nd_array_dctx(a);
+            rc = d ? b2_chunk_decompress(d, stored, (size_t)cbytes, buf, (size_t)g->chunk_bytes)
+                   : B2_ERR_NOMEM;
             if (rc < 0)
                 break;
             int64_t bc[B2ND_MAX_DIM];

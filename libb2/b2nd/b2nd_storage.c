@@ -32,6 +32,11 @@ int b2nd_st_get_chunk(b2nd_array *a, int64_t i, uint8_t **chunk, int32_t *cbytes
     return *chunk ? B2_OK : B2_ERR_CORRUPT;
 }
 
+int b2nd_st_chunk_view(b2nd_array *a, int64_t i, const uint8_t **chunk, int32_t *cbytes)
+{
+    return b2_schunk_chunk_view(a->sc, i, chunk, cbytes);
+}
+
 int b2nd_st_update_chunk(b2nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes)
 {
     int64_t rc = b2_schunk_update_chunk(a->sc, i, chunk, cbytes);

@@ -14,16 +14,12 @@ B2_HIDDEN void b2_unshuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t
 B2_HIDDEN void b2_shuffle_generic(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_unshuffle_generic(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
 
-/* Part of a block: n whole elements of a block whose q-byte planes start at
+/* Part kernels: n whole elements of a block whose q-byte planes start at
  * `planes`. Shuffle scatters n contiguous elements at in into the planes at
  * element offset i0 (out = planes + i0); unshuffle gathers them (in = planes +
- * i0) into n contiguous elements at out. Unit 1 is a plain copy of n bytes. */
-B2_HIDDEN void b2_shuffle_part(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
-                               uint8_t *out);
-B2_HIDDEN void b2_unshuffle_part(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
-                                 uint8_t *out);
-/* The part kernel for a unit at this CPU's level, so callers walking many rows
- * of one block dispatch once (the kernels take n >= 0). */
+ * i0) into n contiguous elements at out; unit 1 is a plain copy of n bytes.
+ * The *_kernel calls give the one for this CPU's level, so callers walking
+ * many rows of one block dispatch once (kernels accept n >= 0). */
 typedef void (*b2_part_fn)(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out);
 B2_HIDDEN b2_part_fn b2_shuffle_part_kernel(int32_t unit);
 B2_HIDDEN b2_part_fn b2_unshuffle_part_kernel(int32_t unit);

@@ -155,15 +155,3 @@ b2_part_fn b2_unshuffle_part_kernel(int32_t unit)
     (void)unit;
     return b2_unshuffle_part_generic;
 }
-
-void b2_shuffle_part(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
-{
-    if (n > 0)
-        b2_shuffle_part_kernel(unit)(unit, q, n, in, out);
-}
-
-void b2_unshuffle_part(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
-{
-    if (n > 0)
-        b2_unshuffle_part_kernel(unit)(unit, q, n, in, out);
-}

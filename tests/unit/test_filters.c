@@ -442,7 +442,7 @@ static void test_parts(void)
                 for (int32_t i0 = 0; i0 < q; i0 += 1 + q / 5) {
                     for (int32_t cnt = 0; i0 + cnt <= q; cnt += 1 + cnt / 2 + (cnt > 40) * 13) {
                         part[(size_t)cnt * unit] = 0xA5;
-                        b2_unshuffle_part(unit, q, cnt, sh + i0, part);
+                        b2_unshuffle_part_kernel(unit)(unit, q, cnt, sh + i0, part);
                         CHECK(!memcmp(part, in + (size_t)i0 * unit, (size_t)cnt * unit) &&
                                   part[(size_t)cnt * unit] == 0xA5,
                               "unshuffle part unit %d q %d [%d,+%d) %s", unit, q, i0, cnt,
@@ -451,7 +451,7 @@ static void test_parts(void)
                         memset(un, 0, (size_t)n);
                         for (int32_t j = 0; j < unit; j++) /* clear the part's bytes */
                             memset(planes + (size_t)j * q + i0, 0, (size_t)cnt);
-                        b2_shuffle_part(unit, q, cnt, in + (size_t)i0 * unit, planes + i0);
+                        b2_shuffle_part_kernel(unit)(unit, q, cnt, in + (size_t)i0 * unit, planes + i0);
                         CHECK(!memcmp(planes, sh, (size_t)n), "shuffle part unit %d q %d [%d,+%d) %s",
                               unit, q, i0, cnt, level_name[l]);
                     }
