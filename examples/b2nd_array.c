@@ -1,11 +1,11 @@
-/* b2nd_array.c: an N-dimensional array (b2nd, as written by c-blosc2 and python-blosc2).
+/* b2_nd_array.c: an N-dimensional array (b2nd, as written by c-blosc2 and python-blosc2).
  *
  * Creates a 2-D float32 array from a C buffer, reads and writes rectangular slices
  * (only the chunks and blocks a slice touches are decoded), grows it with resize
  * (new items read as zero), saves it to a file and reopens it.
  *
- * Run: ./b2nd_array [path]   (default example.b2nd, overwritten). */
-#include <b2nd.h>
+ * Run: ./b2_nd_array [path]   (default example.b2nd, overwritten). */
+#include <b2_nd.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 
     /* Shape, chunk shape (unit of storage) and block shape (unit of decoding,
      * inside a chunk). Zeros would let the default rule choose. */
-    b2nd_params p;
+    b2_nd_params p;
     memset(&p, 0, sizeof p);
     p.ndim = 2;
     p.shape[0] = ROWS, p.shape[1] = COLS;
@@ -43,21 +43,21 @@ int main(int argc, char **argv)
     p.typesize = sizeof(float);
     p.dtype = "<f4"; /* NumPy typestr, so Python readers see float32 */
 
-    b2nd_storage mem = {B2_STORAGE_MEMORY, NULL};
-    b2nd_array *a;
-    int rc = b2nd_from_cbuffer(&p, &mem, src, sizeof(float) * ROWS * COLS, &a);
+    b2_nd_storage mem = {B2_STORAGE_MEMORY, NULL};
+    b2_nd_array *a;
+    int rc = b2_nd_from_cbuffer(&p, &mem, src, sizeof(float) * ROWS * COLS, &a);
     if (rc < 0)
         return fail("from_cbuffer", rc);
     printf("array %lldx%lld dtype %s, chunks %dx%d, blocks %dx%d, %lld chunks stored\n",
-           (long long)b2nd_shape(a)[0], (long long)b2nd_shape(a)[1], b2nd_dtype(a),
-           (int)b2nd_chunkshape(a)[0], (int)b2nd_chunkshape(a)[1], (int)b2nd_blockshape(a)[0],
-           (int)b2nd_blockshape(a)[1], (long long)b2_schunk_nchunks(b2nd_schunk(a)));
+           (long long)b2_nd_shape(a)[0], (long long)b2_nd_shape(a)[1], b2_nd_dtype(a),
+           (int)b2_nd_chunkshape(a)[0], (int)b2_nd_chunkshape(a)[1], (int)b2_nd_blockshape(a)[0],
+           (int)b2_nd_blockshape(a)[1], (long long)b2_schunk_nchunks(b2_nd_schunk(a)));
 
     /* Read the box rows [120, 130) x cols [40, 45): it touches two blocks of one chunk. */
     int64_t start[2] = {120, 40}, stop[2] = {130, 45};
     float box[10 * 5];
-    int64_t before = b2nd_blocks_decoded(a);
-    if ((rc = b2nd_get_slice_cbuffer(a, start, stop, box, sizeof box)) < 0)
+    int64_t before = b2_nd_blocks_decoded(a);
+    if ((rc = b2_nd_get_slice_cbuffer(a, start, stop, box, sizeof box)) < 0)
         return fail("get_slice_cbuffer", rc);
     for (int r = 0; r < 10; r++)
         for (int c = 0; c < 5; c++)
@@ -66,37 +66,37 @@ int main(int argc, char **argv)
                 return 1;
             }
     printf("slice [120:130, 40:45] correct; %lld block(s) decoded for it\n",
-           (long long)(b2nd_blocks_decoded(a) - before));
+           (long long)(b2_nd_blocks_decoded(a) - before));
 
     /* Overwrite a box that straddles four chunks. */
     int64_t wstart[2] = {95, 95}, wstop[2] = {105, 105};
     float ones[10 * 10];
     for (int i = 0; i < 100; i++)
         ones[i] = -1.0f;
-    if ((rc = b2nd_set_slice_cbuffer(a, wstart, wstop, ones, sizeof ones)) < 0)
+    if ((rc = b2_nd_set_slice_cbuffer(a, wstart, wstop, ones, sizeof ones)) < 0)
         return fail("set_slice_cbuffer", rc);
     printf("wrote -1 into [95:105, 95:105]\n");
 
     /* Grow to 350x250: new items are zero. */
     int64_t newshape[2] = {350, 250};
-    if ((rc = b2nd_resize(a, newshape, NULL)) < 0)
+    if ((rc = b2_nd_resize(a, newshape, NULL)) < 0)
         return fail("resize", rc);
-    printf("resized to %lldx%lld\n", (long long)b2nd_shape(a)[0], (long long)b2nd_shape(a)[1]);
+    printf("resized to %lldx%lld\n", (long long)b2_nd_shape(a)[0], (long long)b2_nd_shape(a)[1]);
 
     /* Save to a file, reopen, and check a few places of the whole array. */
-    b2nd_storage file = {B2_STORAGE_FILE, path};
-    if ((rc = b2nd_save(a, &file)) < 0)
+    b2_nd_storage file = {B2_STORAGE_FILE, path};
+    if ((rc = b2_nd_save(a, &file)) < 0)
         return fail("save", rc);
-    b2nd_free(a);
-    if ((rc = b2nd_open(path, B2_OPEN_READONLY, &a)) < 0)
+    b2_nd_free(a);
+    if ((rc = b2_nd_open(path, B2_OPEN_READONLY, &a)) < 0)
         return fail("open", rc);
-    int64_t n = b2nd_nitems(a);
+    int64_t n = b2_nd_nitems(a);
     float *all = malloc(sizeof(float) * (size_t)n);
     if (!all)
         return fail("malloc", B2_ERR_NOMEM);
-    if ((rc = b2nd_to_cbuffer(a, all, sizeof(float) * (size_t)n)) < 0)
+    if ((rc = b2_nd_to_cbuffer(a, all, sizeof(float) * (size_t)n)) < 0)
         return fail("to_cbuffer", rc);
-    int bad = n != 350 * 250 || strcmp(b2nd_dtype(a), "<f4") != 0;
+    int bad = n != 350 * 250 || strcmp(b2_nd_dtype(a), "<f4") != 0;
     for (int64_t r = 0; r < 350 && !bad; r++)
         for (int64_t c = 0; c < 250; c++) {
             float want = (r >= ROWS || c >= COLS)                     ? 0.0f
@@ -110,8 +110,8 @@ int main(int argc, char **argv)
             }
         }
     printf("reopened %s: %lld items, dtype %s, contents %s\n", path, (long long)n,
-           b2nd_dtype(a), bad ? "WRONG" : "correct");
-    b2nd_free(a);
+           b2_nd_dtype(a), bad ? "WRONG" : "correct");
+    b2_nd_free(a);
     free(all);
     free(src);
     if (bad)

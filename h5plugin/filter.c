@@ -10,18 +10,18 @@
 
 static void *h5_alloc(size_t n, void *ud)
 {
-    const b2h5_api *api = ud;
+    const b2_h5_api *api = ud;
     return api->allocate_memory(n, 0);
 }
 
 static void h5_release(void *p, void *ud)
 {
-    const b2h5_api *api = ud;
+    const b2_h5_api *api = ud;
     api->free_memory(p);
 }
 
 /* nbytes == typesize * product of the chunk dims, without overflow. */
-static int is_whole_chunk(const b2h5_params *p, size_t nbytes)
+static int is_whole_chunk(const b2_h5_params *p, size_t nbytes)
 {
     if (p->rank < 2)
         return 0;
@@ -35,14 +35,14 @@ static int is_whole_chunk(const b2h5_params *p, size_t nbytes)
 }
 
 /* Allocator handing out the calling thread's kept output buffer. */
-static void *ctx_alloc(size_t n, void *ud) { return b2h5_ctx_buffer(ud, 0, n); }
+static void *ctx_alloc(size_t n, void *ud) { return b2_h5_ctx_buffer(ud, 0, n); }
 static void ctx_release(void *p, void *ud) { (void)p, (void)ud; }
 
-static size_t compress(const b2h5_api *api, unsigned flags, const b2h5_params *p,
+static size_t compress(const b2_h5_api *api, unsigned flags, const b2_h5_params *p,
                        size_t nbytes, size_t *buf_size, void **buf)
 {
     char err[400];
-    b2h5_ctx *ctx = b2h5_ctx_get(p->nthreads);
+    b2_h5_ctx *ctx = b2_h5_ctx_get(p->nthreads);
     /* An optional filter only keeps frames smaller than the chunk. Those are
      * written into this thread's kept buffer and copied over the input, which
      * is no longer needed: no memory is allocated per chunk, so the heap never
@@ -50,17 +50,17 @@ static size_t compress(const b2h5_api *api, unsigned flags, const b2h5_params *p
      * the copy). A mandatory filter may need more room: HDF5 memory then. */
     int optional = (flags & H5Z_FLAG_OPTIONAL) != 0;
     int in_place = optional && ctx;
-    b2h5_alloc al = in_place ? (b2h5_alloc){ctx_alloc, ctx_release, ctx}
-                             : (b2h5_alloc){h5_alloc, h5_release, (void *)api};
+    b2_h5_alloc al = in_place ? (b2_h5_alloc){ctx_alloc, ctx_release, ctx}
+                             : (b2_h5_alloc){h5_alloc, h5_release, (void *)api};
     void *out = NULL;
     size_t outsize = 0, flen = 0;
-    int rc = b2h5_payload_encode(p, ctx, is_whole_chunk(p, nbytes), *buf, nbytes,
+    int rc = b2_h5_payload_encode(p, ctx, is_whole_chunk(p, nbytes), *buf, nbytes,
                                  optional ? nbytes : 0, &al, &out, &outsize, &flen, err,
                                  sizeof err);
     if (rc == B2_ERR_DST_TOO_SMALL && optional)
         return 0; /* incompressible: stored as it is (below) */
     if (rc < 0) {
-        B2H5_ERROR(api, "blosc2 filter: compression failed: %s", err);
+        B2_H5_ERROR(api, "blosc2 filter: compression failed: %s", err);
         return 0;
     }
     if (flen >= nbytes && optional) {
@@ -80,20 +80,20 @@ static size_t compress(const b2h5_api *api, unsigned flags, const b2h5_params *p
     return flen;
 }
 
-static size_t decompress(const b2h5_api *api, const b2h5_params *p, size_t nbytes,
+static size_t decompress(const b2_h5_api *api, const b2_h5_params *p, size_t nbytes,
                          size_t *buf_size, void **buf)
 {
     char err[400];
-    b2h5_alloc al = {h5_alloc, h5_release, (void *)api};
+    b2_h5_alloc al = {h5_alloc, h5_release, (void *)api};
     void *out = NULL;
     size_t outsize = 0, outlen = 0;
-    b2h5_ctx *ctx = b2h5_ctx_get(p->nthreads);
+    b2_h5_ctx *ctx = b2_h5_ctx_get(p->nthreads);
     /* The stored bytes move to this thread's kept buffer and HDF5's copy is freed
      * before the output is allocated: the output can then take the space HDF5's
      * previous chunk buffers left, instead of growing the heap into fresh pages
      * (which glibc trims again, so every chunk would fault in new memory). */
     const void *src = *buf;
-    uint8_t *kept = ctx ? b2h5_ctx_buffer(ctx, 1, nbytes) : NULL;
+    uint8_t *kept = ctx ? b2_h5_ctx_buffer(ctx, 1, nbytes) : NULL;
     if (kept) {
         memcpy(kept, *buf, nbytes);
         api->free_memory(*buf);
@@ -101,10 +101,10 @@ static size_t decompress(const b2h5_api *api, const b2h5_params *p, size_t nbyte
         *buf_size = 0;
         src = kept;
     }
-    int rc = b2h5_payload_decode(p, ctx ? ctx->dctx : NULL, src, nbytes, &al, &out, &outsize,
+    int rc = b2_h5_payload_decode(p, ctx ? ctx->dctx : NULL, src, nbytes, &al, &out, &outsize,
                                  &outlen, err, sizeof err);
     if (rc < 0) {
-        B2H5_ERROR(api, "blosc2 filter: decompression failed: %s", err);
+        B2_H5_ERROR(api, "blosc2 filter: decompression failed: %s", err);
         if (!*buf && (*buf = api->allocate_memory(1, 0)) != NULL)
             *buf_size = 1; /* HDF5 frees whatever buffer it is handed back */
         return 0;
@@ -116,22 +116,22 @@ static size_t decompress(const b2h5_api *api, const b2h5_params *p, size_t nbyte
     return outlen;
 }
 
-size_t b2h5_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t nbytes,
+size_t b2_h5_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[], size_t nbytes,
                    size_t *buf_size, void **buf)
 {
-    const b2h5_api *api = b2h5_api_get(NULL);
+    const b2_h5_api *api = b2_h5_api_get(NULL);
     if (!api || !buf || !*buf || !buf_size || *buf_size < nbytes)
         return 0;
     int reverse = (flags & H5Z_FLAG_REVERSE) != 0;
-    b2h5_params p;
+    b2_h5_params p;
     char err[300];
-    if (b2h5_params_parse(cd_nelmts, cd_values, !reverse, &p, err, sizeof err) < 0) {
-        B2H5_ERROR(api, "blosc2 filter: bad filter parameters: %s", err);
+    if (b2_h5_params_parse(cd_nelmts, cd_values, !reverse, &p, err, sizeof err) < 0) {
+        B2_H5_ERROR(api, "blosc2 filter: bad filter parameters: %s", err);
         return 0;
     }
-    p.nthreads = b2h5_nthreads_from_env();
+    p.nthreads = b2_h5_nthreads_from_env();
     if (nbytes == 0) {
-        B2H5_ERROR(api, "blosc2 filter: empty chunk");
+        B2_H5_ERROR(api, "blosc2 filter: empty chunk");
         return 0;
     }
     return reverse ? decompress(api, &p, nbytes, buf_size, buf)

@@ -17,11 +17,11 @@
 #include "h5api.h"
 
 static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
-static b2h5_api api_table;
+static b2_h5_api api_table;
 static int api_ready;
 
 /* Fill *a from handle h; returns 1 when every symbol was found. */
-static int resolve_from(void *h, b2h5_api *a)
+static int resolve_from(void *h, b2_h5_api *a)
 {
     memset(a, 0, sizeof *a);
 #define SYM(field, name)                                                    \
@@ -50,7 +50,7 @@ static int resolve_from(void *h, b2h5_api *a)
 }
 
 /* Try the already-loaded object named path (never loads anything new). */
-static int resolve_loaded(const char *path, b2h5_api *a)
+static int resolve_loaded(const char *path, b2_h5_api *a)
 {
     if (!path || !*path)
         return 0;
@@ -69,12 +69,12 @@ static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
     return resolve_loaded(info->dlpi_name, data);
 }
 
-const b2h5_api *b2h5_api_get(const void *hint)
+const b2_h5_api *b2_h5_api_get(const void *hint)
 {
-    const b2h5_api *res = NULL;
+    const b2_h5_api *res = NULL;
     pthread_mutex_lock(&api_lock);
     if (!api_ready) {
-        b2h5_api a;
+        b2_h5_api a;
         Dl_info di;
         int ok = 0;
         if (hint && dladdr(hint, &di) && di.dli_fname)
@@ -94,7 +94,7 @@ const b2h5_api *b2h5_api_get(const void *hint)
     return res;
 }
 
-void b2h5_error(const b2h5_api *api, const char *file, const char *func, unsigned line,
+void b2_h5_error(const b2_h5_api *api, const char *file, const char *func, unsigned line,
                 const char *fmt, ...)
 {
     if (!api || !api->Epush2)

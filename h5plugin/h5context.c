@@ -17,7 +17,7 @@ static int ctx_key_ok;
 
 static void ctx_free(void *p)
 {
-    b2h5_ctx *c = p;
+    b2_h5_ctx *c = p;
     if (!c)
         return;
     b2_dctx_free(c->dctx);
@@ -39,12 +39,12 @@ __attribute__((destructor)) static void ctx_unload(void)
     ctx_key_ok = 0;
 }
 
-b2h5_ctx *b2h5_ctx_get(int nthreads)
+b2_h5_ctx *b2_h5_ctx_get(int nthreads)
 {
     pthread_once(&ctx_once, ctx_key_init);
     if (!ctx_key_ok)
         return NULL;
-    b2h5_ctx *c = pthread_getspecific(ctx_key);
+    b2_h5_ctx *c = pthread_getspecific(ctx_key);
     if (!c) {
         if (!(c = calloc(1, sizeof *c)))
             return NULL;
@@ -61,7 +61,7 @@ b2h5_ctx *b2h5_ctx_get(int nthreads)
     return c;
 }
 
-b2_cctx *b2h5_ctx_cctx(b2h5_ctx *c, const b2_cparams *cp)
+b2_cctx *b2_h5_ctx_cctx(b2_h5_ctx *c, const b2_cparams *cp)
 {
     if (c->cctx && memcmp(&c->cparams, cp, sizeof *cp) == 0)
         return c->cctx;
@@ -72,7 +72,7 @@ b2_cctx *b2h5_ctx_cctx(b2h5_ctx *c, const b2_cparams *cp)
     return c->cctx;
 }
 
-uint8_t *b2h5_ctx_buffer(b2h5_ctx *c, int i, size_t n)
+uint8_t *b2_h5_ctx_buffer(b2_h5_ctx *c, int i, size_t n)
 {
     if (c->cap[i] < n) {
         free(c->buf[i]);

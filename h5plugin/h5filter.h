@@ -7,15 +7,15 @@
 #include "b2_internal.h"
 
 /* set_local callback: fill cd_values from the dataset's type and chunk shape. */
-B2_HIDDEN herr_t b2h5_set_local(hid_t dcpl, hid_t type, hid_t space);
+B2_HIDDEN herr_t b2_h5_set_local(hid_t dcpl, hid_t type, hid_t space);
 
 /* The filter callback: compress (flags without H5Z_FLAG_REVERSE) or decompress one
  * chunk held in *buf (*buf_size bytes allocated, nbytes used). Returns the new
  * data size, or 0 on failure with an HDF5 error pushed. */
-B2_HIDDEN size_t b2h5_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[],
+B2_HIDDEN size_t b2_h5_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[],
                              size_t nbytes, size_t *buf_size, void **buf);
 
 /* The filter's class, id 32026, name "blosc2". */
-B2_HIDDEN extern const H5Z_class2_t b2h5_filter_class;
+B2_HIDDEN extern const H5Z_class2_t b2_h5_filter_class;
 
 #endif

@@ -16,7 +16,7 @@ static int fail(char *err, size_t cap, const char *fmt, ...)
     return -1;
 }
 
-int b2h5_params_parse(size_t n, const unsigned *v, int compress, b2h5_params *p,
+int b2_h5_params_parse(size_t n, const unsigned *v, int compress, b2_h5_params *p,
                       char *err, size_t errcap)
 {
     memset(p, 0, sizeof *p);
@@ -36,9 +36,9 @@ int b2h5_params_parse(size_t n, const unsigned *v, int compress, b2h5_params *p,
         unsigned r = v[7];
         if (r < 2)
             return fail(err, errcap, "chunk rank %u in cd_values[7] is below 2", r);
-        if (r > B2H5_READ_MAXDIM)
+        if (r > B2_H5_READ_MAXDIM)
             return fail(err, errcap, "chunk rank %u in cd_values[7] exceeds %d", r,
-                        B2H5_READ_MAXDIM);
+                        B2_H5_READ_MAXDIM);
         if (n < 8 + (size_t)r)
             return fail(err, errcap, "%zu cd_values cannot hold %u chunk dimensions", n, r);
         p->rank = (int)r;
@@ -68,7 +68,7 @@ int b2h5_params_parse(size_t n, const unsigned *v, int compress, b2h5_params *p,
     return 0;
 }
 
-int b2h5_nthreads_from_env(void)
+int b2_h5_nthreads_from_env(void)
 {
     const char *names[2] = {"B2_H5_NTHREADS", "BLOSC_NTHREADS"};
     for (int i = 0; i < 2; i++) {

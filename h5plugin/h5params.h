@@ -9,18 +9,18 @@
 #include "b2_chunk.h"
 #include "b2_internal.h"
 
-#define B2H5_FILTER_ID 32026
-#define B2H5_REVISION 1          /* cd_values[0] written by set_local */
-#define B2H5_READ_MAXDIM 16      /* largest rank accepted in cd_values (c-blosc2 3.x) */
+#define B2_H5_FILTER_ID 32026
+#define B2_H5_REVISION 1          /* cd_values[0] written by set_local */
+#define B2_H5_READ_MAXDIM 16      /* largest rank accepted in cd_values (c-blosc2 3.x) */
 /* Largest rank set_local records, as the reference built on c-blosc2 3.x does
  * (hdf5-filter.md §2): chunks of rank 2..16 become b2nd frames. Readers built on
  * c-blosc2 2.x (limit 8) refuse datasets with a higher recorded rank, exactly as
  * they refuse the reference's own files. */
-#define B2H5_WRITE_MAXDIM 16
-#define B2H5_MAX_CDVALUES (8 + B2H5_READ_MAXDIM)
+#define B2_H5_WRITE_MAXDIM 16
+#define B2_H5_MAX_CDVALUES (8 + B2_H5_READ_MAXDIM)
 
 /* The filter's cd_values, decoded (hdf5-filter.md §2). */
-typedef struct b2h5_params {
+typedef struct b2_h5_params {
     size_t nvalues;        /* number of cd_values */
     uint32_t blocksize;    /* v[1]: 0 = automatic */
     uint32_t typesize;     /* v[2]: base element size */
@@ -29,26 +29,26 @@ typedef struct b2h5_params {
     int filter;            /* v[5]: Blosc2 filter in the last slot */
     int codec;             /* v[6] (0 when absent) */
     int rank;              /* v[7], 0 when absent */
-    uint64_t dims[B2H5_READ_MAXDIM];
+    uint64_t dims[B2_H5_READ_MAXDIM];
     int nthreads;          /* from the environment */
-} b2h5_params;
+} b2_h5_params;
 
 /* Decode and check cd_values; compress != 0 adds the checks only the write path
  * needs. Returns 0, or -1 with a message in err (errcap bytes). */
-B2_HIDDEN int b2h5_params_parse(size_t n, const unsigned *v, int compress,
-                                b2h5_params *p, char *err, size_t errcap);
+B2_HIDDEN int b2_h5_params_parse(size_t n, const unsigned *v, int compress,
+                                b2_h5_params *p, char *err, size_t errcap);
 
 /* Threads to use: $B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1 (clamped 1..256). */
-B2_HIDDEN int b2h5_nthreads_from_env(void);
+B2_HIDDEN int b2_h5_nthreads_from_env(void);
 
 /* Allocator pair for buffers handed back to HDF5. */
-typedef struct b2h5_alloc {
+typedef struct b2_h5_alloc {
     void *(*alloc)(size_t size, void *ud);
     void (*release)(void *p, void *ud);
     void *ud;
-} b2h5_alloc;
+} b2_h5_alloc;
 
-struct b2h5_ctx;
+struct b2_h5_ctx;
 
 /* Encode one HDF5 chunk (nbytes at src) as a contiguous frame: a one-chunk b2nd
  * array when b2nd != 0 (compressed straight into the buffer from al, reusing
@@ -59,9 +59,9 @@ struct b2h5_ctx;
  * HDF5 frees); B2_ERR_DST_TOO_SMALL, with no message, when it does not fit.
  * On success returns 0 with *out (from al; *outsize bytes allocated, *outlen
  * used); on failure a negative B2_ERR_* code and a message in err. */
-B2_HIDDEN int b2h5_payload_encode(const b2h5_params *p, struct b2h5_ctx *ctx, int b2nd,
+B2_HIDDEN int b2_h5_payload_encode(const b2_h5_params *p, struct b2_h5_ctx *ctx, int b2nd,
                                   const void *src, size_t nbytes, size_t limit,
-                                  const b2h5_alloc *al,
+                                  const b2_h5_alloc *al,
                                   void **out, size_t *outsize, size_t *outlen, char *err,
                                   size_t errcap);
 
@@ -69,15 +69,15 @@ B2_HIDDEN int b2h5_payload_encode(const b2h5_params *p, struct b2h5_ctx *ctx, in
  * (NULL: a context of the frame's own with p->nthreads threads). On success
  * returns 0 with *out, *outsize (bytes allocated) and *outlen (bytes of data);
  * on failure a negative B2_ERR_* code and a message in err. */
-B2_HIDDEN int b2h5_payload_decode(const b2h5_params *p, b2_dctx *dctx, const void *src, size_t len,
-                                  const b2h5_alloc *al, void **out, size_t *outsize,
+B2_HIDDEN int b2_h5_payload_decode(const b2_h5_params *p, b2_dctx *dctx, const void *src, size_t len,
+                                  const b2_h5_alloc *al, void **out, size_t *outsize,
                                   size_t *outlen, char *err, size_t errcap);
 
 /* Blocksize target in bytes for the b2nd path: v[1] or the automatic rule
  * (hdf5-filter.md §4). Negative B2_ERR_* on bad parameters. */
-B2_HIDDEN int64_t b2h5_block_target(const b2h5_params *p);
+B2_HIDDEN int64_t b2_h5_block_target(const b2_h5_params *p);
 
 /* Block shape for target bytes (hdf5-filter.md §4) into bshape[p->rank]. */
-B2_HIDDEN void b2h5_block_shape(const b2h5_params *p, int64_t target, int64_t *bshape);
+B2_HIDDEN void b2_h5_block_shape(const b2_h5_params *p, int64_t target, int64_t *bshape);
 
 #endif

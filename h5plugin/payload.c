@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "b2_frame.h"
-#include "b2nd.h"
+#include "b2_nd.h"
 #include "h5context.h"
 #include "h5params.h"
 
@@ -23,7 +23,7 @@ static int fail(int code, char *err, size_t cap, const char *fmt, ...)
 }
 
 /* The reference's cparams: c-blosc2 defaults plus the cd_values. */
-static void make_cparams(const b2h5_params *p, b2_cparams *cp)
+static void make_cparams(const b2_h5_params *p, b2_cparams *cp)
 {
     b2_cparams_init(cp);
     cp->codec = p->codec;
@@ -37,7 +37,7 @@ static void make_cparams(const b2h5_params *p, b2_cparams *cp)
     cp->nthreads = p->nthreads > 0 ? p->nthreads : 1;
 }
 
-int64_t b2h5_block_target(const b2h5_params *p)
+int64_t b2_h5_block_target(const b2_h5_params *p)
 {
     if (p->blocksize != 0)
         return p->blocksize;
@@ -50,7 +50,7 @@ int64_t b2h5_block_target(const b2h5_params *p)
     return b2_chunk_blocksize_for(&cp, (int32_t)p->chunkbytes);
 }
 
-void b2h5_block_shape(const b2h5_params *p, int64_t target, int64_t *b)
+void b2_h5_block_shape(const b2_h5_params *p, int64_t target, int64_t *b)
 {
     int r = p->rank;
     int64_t nt = target / (int64_t)p->typesize, n = 1;
@@ -102,20 +102,20 @@ static void patch_copy_path_header(uint8_t *f, size_t len, int32_t blocksize)
     f[67] = 1;
 }
 
-static int encode_b2nd(const b2h5_params *p, b2h5_ctx *ctx, const void *src, size_t nbytes,
-                       size_t limit, const b2h5_alloc *al, void **out, size_t *outsize,
+static int encode_b2nd(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, size_t nbytes,
+                       size_t limit, const b2_h5_alloc *al, void **out, size_t *outsize,
                        size_t *outlen, char *err, size_t errcap)
 {
     b2_cparams cp;
     make_cparams(p, &cp);
-    int64_t target = b2h5_block_target(p);
+    int64_t target = b2_h5_block_target(p);
     if (target < 0)
         return fail((int)target, err, errcap, "cannot derive the block size for a "
                     "%u-byte chunk", p->chunkbytes);
-    int64_t bshape[B2H5_READ_MAXDIM];
-    b2h5_block_shape(p, target, bshape);
+    int64_t bshape[B2_H5_READ_MAXDIM];
+    b2_h5_block_shape(p, target, bshape);
 
-    b2nd_params np;
+    b2_nd_params np;
     memset(&np, 0, sizeof np);
     np.ndim = p->rank;
     int64_t block_bytes = p->typesize;
@@ -133,7 +133,7 @@ static int encode_b2nd(const b2h5_params *p, b2h5_ctx *ctx, const void *src, siz
     np.typesize = (int32_t)p->typesize;
     np.dtype = dtype;
     np.cparams = &cp;
-    int64_t bound = b2nd_encode_frame_bound(&np);
+    int64_t bound = b2_nd_encode_frame_bound(&np);
     if (bound < 0)
         return fail((int)bound, err, errcap, "cannot build the b2nd array for a rank-%d chunk",
                     p->rank);
@@ -143,14 +143,14 @@ static int encode_b2nd(const b2h5_params *p, b2h5_ctx *ctx, const void *src, siz
     if (ctx) {
         b2_cparams k = cp;
         k.blocksize = (int32_t)block_bytes;
-        cc = b2h5_ctx_cctx(ctx, &k);
+        cc = b2_h5_ctx_cctx(ctx, &k);
     }
     if (limit && (uint64_t)bound > limit)
         bound = (int64_t)limit; /* a frame that does not fit is not wanted */
     uint8_t *buf = al->alloc((size_t)bound, al->ud);
     if (!buf)
         return fail(B2_ERR_NOMEM, err, errcap, "cannot allocate %lld bytes", (long long)bound);
-    int64_t flen = b2nd_encode_frame(&np, cc, src, nbytes, buf, (size_t)bound);
+    int64_t flen = b2_nd_encode_frame(&np, cc, src, nbytes, buf, (size_t)bound);
     if (flen < 0) {
         al->release(buf, al->ud);
         if (flen == B2_ERR_DST_TOO_SMALL && limit)
@@ -165,8 +165,8 @@ static int encode_b2nd(const b2h5_params *p, b2h5_ctx *ctx, const void *src, siz
     return 0;
 }
 
-static int encode_plain(const b2h5_params *p, b2h5_ctx *ctx, const void *src, size_t nbytes,
-                        size_t limit, const b2h5_alloc *al, void **out, size_t *outsize,
+static int encode_plain(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, size_t nbytes,
+                        size_t limit, const b2_h5_alloc *al, void **out, size_t *outsize,
                         size_t *outlen, char *err, size_t errcap)
 {
     b2_cparams cp;
@@ -189,7 +189,7 @@ static int encode_plain(const b2h5_params *p, b2h5_ctx *ctx, const void *src, si
     size_t bound = (size_t)hl + b2_chunk_compress_bound(nbytes) + 256;
     if (limit && bound > limit)
         bound = limit; /* a frame that does not fit is not wanted */
-    b2_cctx *own = NULL, *cc = ctx ? b2h5_ctx_cctx(ctx, &cp) : NULL;
+    b2_cctx *own = NULL, *cc = ctx ? b2_h5_ctx_cctx(ctx, &cp) : NULL;
     if (!cc)
         cc = own = b2_cctx_new(&cp);
     uint8_t *buf = cc && hl >= 0 ? al->alloc(bound, al->ud) : NULL;
@@ -217,8 +217,8 @@ static int encode_plain(const b2h5_params *p, b2h5_ctx *ctx, const void *src, si
     return 0;
 }
 
-int b2h5_payload_encode(const b2h5_params *p, b2h5_ctx *ctx, int b2nd, const void *src,
-                        size_t nbytes, size_t limit, const b2h5_alloc *al, void **out,
+int b2_h5_payload_encode(const b2_h5_params *p, b2_h5_ctx *ctx, int b2nd, const void *src,
+                        size_t nbytes, size_t limit, const b2_h5_alloc *al, void **out,
                         size_t *outsize, size_t *outlen, char *err, size_t errcap)
 {
     *out = NULL;
@@ -230,58 +230,58 @@ int b2h5_payload_encode(const b2h5_params *p, b2h5_ctx *ctx, int b2nd, const voi
                 : encode_plain(p, ctx, src, nbytes, limit, al, out, outsize, outlen, err, errcap);
 }
 
-static int decode_b2nd(const b2h5_params *p, b2_schunk *s, b2_dctx *dctx, const b2h5_alloc *al, void **out,
+static int decode_b2nd(const b2_h5_params *p, b2_schunk *s, b2_dctx *dctx, const b2_h5_alloc *al, void **out,
                        size_t *outsize, size_t *outlen, char *err, size_t errcap)
 {
-    b2nd_array *a = NULL;
-    int rc = b2nd_from_schunk(s, &a);
+    b2_nd_array *a = NULL;
+    int rc = b2_nd_from_schunk(s, &a);
     if (rc < 0) {
         b2_schunk_free(s);
         return fail(rc, err, errcap, "the frame's b2nd metalayer is invalid");
     }
-    int nd = b2nd_ndim(a);
-    const int64_t *shape = b2nd_shape(a);
+    int nd = b2_nd_ndim(a);
+    const int64_t *shape = b2_nd_shape(a);
     if (p->rank > 0) {
         if (nd != p->rank) {
-            b2nd_free(a);
+            b2_nd_free(a);
             return fail(B2_ERR_FORMAT, err, errcap, "the stored array has rank %d but the "
                         "chunk rank in cd_values is %d", nd, p->rank);
         }
         for (int i = 0; i < nd; i++)
             if ((uint64_t)shape[i] != p->dims[i]) {
                 long long got = (long long)shape[i]; /* shape dies with the array */
-                b2nd_free(a);
+                b2_nd_free(a);
                 return fail(B2_ERR_FORMAT, err, errcap, "the stored array has shape %lld "
                             "in dimension %d but the chunk shape is %llu", got, i,
                             (unsigned long long)p->dims[i]);
             }
     }
-    int32_t ts = b2nd_typesize(a);
+    int32_t ts = b2_nd_typesize(a);
     if (ts <= 0 || (uint32_t)ts != p->typesize) {
-        b2nd_free(a);
+        b2_nd_free(a);
         return fail(B2_ERR_FORMAT, err, errcap, "the stored array has item size %d but "
                     "cd_values[2] says %u", (int)ts, p->typesize);
     }
-    int64_t nitems = b2nd_nitems(a);
+    int64_t nitems = b2_nd_nitems(a);
     /* the reference decodes into a cd_values[3]-byte buffer; never exceed it */
     if (nitems <= 0 || nitems > (int64_t)(p->chunkbytes / p->typesize)) {
-        b2nd_free(a);
+        b2_nd_free(a);
         return fail(B2_ERR_FORMAT, err, errcap, "the stored array holds %lld items of %d "
                     "bytes, more than the %u-byte chunk", (long long)nitems, (int)ts,
                     p->chunkbytes);
     }
     size_t len = (size_t)nitems * (size_t)ts;
     if (dctx)
-        b2nd_set_dctx(a, dctx);
+        b2_nd_set_dctx(a, dctx);
     else
-        b2nd_set_nthreads(a, p->nthreads);
+        b2_nd_set_nthreads(a, p->nthreads);
     void *buf = al->alloc(len, al->ud);
     if (!buf) {
-        b2nd_free(a);
+        b2_nd_free(a);
         return fail(B2_ERR_NOMEM, err, errcap, "cannot allocate %zu bytes", len);
     }
-    rc = b2nd_to_cbuffer(a, buf, len);
-    b2nd_free(a);
+    rc = b2_nd_to_cbuffer(a, buf, len);
+    b2_nd_free(a);
     if (rc < 0) {
         al->release(buf, al->ud);
         return fail(rc, err, errcap, "cannot decompress the b2nd array");
@@ -291,7 +291,7 @@ static int decode_b2nd(const b2h5_params *p, b2_schunk *s, b2_dctx *dctx, const 
     return 0;
 }
 
-static int decode_plain(const b2h5_params *p, b2_schunk *s, b2_dctx *dctx, const b2h5_alloc *al, void **out,
+static int decode_plain(const b2_h5_params *p, b2_schunk *s, b2_dctx *dctx, const b2_h5_alloc *al, void **out,
                         size_t *outsize, size_t *outlen, char *err, size_t errcap)
 {
     int rc;
@@ -333,8 +333,8 @@ static int decode_plain(const b2h5_params *p, b2_schunk *s, b2_dctx *dctx, const
     return 0;
 }
 
-int b2h5_payload_decode(const b2h5_params *p, b2_dctx *dctx, const void *src, size_t len,
-                        const b2h5_alloc *al,
+int b2_h5_payload_decode(const b2_h5_params *p, b2_dctx *dctx, const void *src, size_t len,
+                        const b2_h5_alloc *al,
                         void **out, size_t *outsize, size_t *outlen, char *err, size_t errcap)
 {
     *out = NULL;
@@ -345,8 +345,8 @@ int b2h5_payload_decode(const b2h5_params *p, b2_dctx *dctx, const void *src, si
         return fail(rc, err, errcap, "the %zu stored bytes are not a Blosc2 frame", len);
     int32_t mlen = 0;
     uint8_t *meta = NULL;
-    int is_nd = b2_schunk_meta_get(s, B2ND_META_NAME, &meta, &mlen) >= 0 ||
-                b2_schunk_meta_get(s, B2ND_META_LEGACY_NAME, &meta, &mlen) >= 0;
+    int is_nd = b2_schunk_meta_get(s, B2_ND_META_NAME, &meta, &mlen) >= 0 ||
+                b2_schunk_meta_get(s, B2_ND_META_LEGACY_NAME, &meta, &mlen) >= 0;
     free(meta);
     return is_nd ? decode_b2nd(p, s, dctx, al, out, outsize, outlen, err, errcap)
                  : decode_plain(p, s, dctx, al, out, outsize, outlen, err, errcap);

@@ -6,37 +6,37 @@
 #include "h5filter.h"
 #include "h5params.h"
 
-herr_t b2h5_set_local(hid_t dcpl, hid_t type, hid_t space)
+herr_t b2_h5_set_local(hid_t dcpl, hid_t type, hid_t space)
 {
     (void)space;
-    const b2h5_api *api = b2h5_api_get(NULL);
+    const b2_h5_api *api = b2_h5_api_get(NULL);
     if (!api)
         return -1;
-    unsigned v[B2H5_MAX_CDVALUES];
+    unsigned v[B2_H5_MAX_CDVALUES];
     memset(v, 0, sizeof v);
     unsigned flags = 0;
-    size_t n = B2H5_MAX_CDVALUES;
-    if (api->Pget_filter_by_id2(dcpl, B2H5_FILTER_ID, &flags, &n, v, 0, NULL, NULL) < 0) {
-        B2H5_ERROR(api, "blosc2 filter: cannot read the filter's settings from the "
+    size_t n = B2_H5_MAX_CDVALUES;
+    if (api->Pget_filter_by_id2(dcpl, B2_H5_FILTER_ID, &flags, &n, v, 0, NULL, NULL) < 0) {
+        B2_H5_ERROR(api, "blosc2 filter: cannot read the filter's settings from the "
                         "dataset creation property list");
         return -1;
     }
-    if (n > B2H5_MAX_CDVALUES)
-        n = B2H5_MAX_CDVALUES; /* only that many were copied */
+    if (n > B2_H5_MAX_CDVALUES)
+        n = B2_H5_MAX_CDVALUES; /* only that many were copied */
     if (n < 4)
         n = 4;
-    v[0] = B2H5_REVISION;
+    v[0] = B2_H5_REVISION;
 
     hsize_t dims[H5S_MAX_RANK];
     int rank = api->Pget_chunk(dcpl, H5S_MAX_RANK, dims);
     if (rank < 0 || rank > H5S_MAX_RANK) {
-        B2H5_ERROR(api, "blosc2 filter: cannot get the chunk shape (rank %d)", rank);
+        B2_H5_ERROR(api, "blosc2 filter: cannot get the chunk shape (rank %d)", rank);
         return -1;
     }
 
     size_t full = api->Tget_size(type);
     if (full == 0) {
-        B2H5_ERROR(api, "blosc2 filter: cannot get the datatype size (or it is 0)");
+        B2_H5_ERROR(api, "blosc2 filter: cannot get the datatype size (or it is 0)");
         return -1;
     }
     size_t base = full;
@@ -44,13 +44,13 @@ herr_t b2h5_set_local(hid_t dcpl, hid_t type, hid_t space)
         /* Blosc2 shuffles base elements; the chunk size counts whole elements */
         hid_t super = api->Tget_super(type);
         if (super < 0) {
-            B2H5_ERROR(api, "blosc2 filter: cannot get the base type of an array type");
+            B2_H5_ERROR(api, "blosc2 filter: cannot get the base type of an array type");
             return -1;
         }
         base = api->Tget_size(super);
         api->Tclose(super);
         if (base == 0) {
-            B2H5_ERROR(api, "blosc2 filter: the array base type has size 0");
+            B2_H5_ERROR(api, "blosc2 filter: the array base type has size 0");
             return -1;
         }
     }
@@ -60,7 +60,7 @@ herr_t b2h5_set_local(hid_t dcpl, hid_t type, hid_t space)
     v[2] = (unsigned)base;
     v[3] = (unsigned)(uint32_t)bytes; /* the reference stores it as 32 bits */
 
-    if (rank >= 2 && rank <= B2H5_WRITE_MAXDIM) {
+    if (rank >= 2 && rank <= B2_H5_WRITE_MAXDIM) {
         if (n < 5)
             v[4] = 5;
         if (n < 6)
@@ -75,8 +75,8 @@ herr_t b2h5_set_local(hid_t dcpl, hid_t type, hid_t space)
         /* no rank recorded: stale slots 7.. must not be read as one */
         n = 7;
     }
-    if (api->Pmodify_filter(dcpl, B2H5_FILTER_ID, flags, n, v) < 0) {
-        B2H5_ERROR(api, "blosc2 filter: cannot store the filter's settings");
+    if (api->Pmodify_filter(dcpl, B2_H5_FILTER_ID, flags, n, v) < 0) {
+        B2_H5_ERROR(api, "blosc2 filter: cannot store the filter's settings");
         return -1;
     }
     return 0;

@@ -7,24 +7,24 @@
 #include <string.h>
 
 #include "b2_chunk.h"
-#include "b2nd.h"
+#include "b2_nd.h"
 #include "h5context.h"
 #include "h5params.h"
 #include "check.h"
 
 static void *m_alloc(size_t n, void *ud) { (void)ud; return malloc(n ? n : 1); }
 static void m_release(void *p, void *ud) { (void)ud; free(p); }
-static const b2h5_alloc AL = {m_alloc, m_release, NULL};
+static const b2_h5_alloc AL = {m_alloc, m_release, NULL};
 
-static int parse(const unsigned *v, size_t n, int compress, b2h5_params *p)
+static int parse(const unsigned *v, size_t n, int compress, b2_h5_params *p)
 {
     char err[300];
-    return b2h5_params_parse(n, v, compress, p, err, sizeof err);
+    return b2_h5_params_parse(n, v, compress, p, err, sizeof err);
 }
 
 static void test_params(void)
 {
-    b2h5_params p;
+    b2_h5_params p;
     unsigned ok2[] = {1, 0, 4, 20000, 5, 1, 5, 2, 50, 100};
     CHECK(parse(ok2, 10, 1, &p) == 0 && p.rank == 2 && p.dims[1] == 100, "valid 2-D values");
     CHECK(parse(ok2, 3, 0, &p) < 0, "3 values accepted");
@@ -78,13 +78,13 @@ static void test_block_shapes(void)
             n *= t[k].dims[i];
         }
         v[3] = (unsigned)n;
-        b2h5_params p;
+        b2_h5_params p;
         CHECK(parse(v, 8 + (size_t)t[k].rank, 1, &p) == 0, "row %zu parse", k);
-        int64_t target = b2h5_block_target(&p);
+        int64_t target = b2_h5_block_target(&p);
         CHECK(target == t[k].target, "row %zu: target %lld, want %lld", k, (long long)target,
               t[k].target);
         int64_t b[16];
-        b2h5_block_shape(&p, target, b);
+        b2_h5_block_shape(&p, target, b);
         for (int i = 0; i < t[k].rank; i++)
             CHECK(b[i] == t[k].shape[i], "row %zu dim %d: block %lld, want %lld", k, i,
                   (long long)b[i], t[k].shape[i]);
@@ -93,7 +93,7 @@ static void test_block_shapes(void)
 
 /* The reference filter's cparams for p: c-blosc2 defaults, codec, clevel,
  * typesize and the filter in the last slot. */
-static void reference_cparams(const b2h5_params *p, b2_cparams *cp)
+static void reference_cparams(const b2_h5_params *p, b2_cparams *cp)
 {
     b2_cparams_init(cp);
     cp->codec = p->codec;
@@ -106,14 +106,14 @@ static void reference_cparams(const b2h5_params *p, b2_cparams *cp)
 
 /* The in-place frame must equal what the b2nd array API serialises (with the
  * filter's fixed-position header patch: bytes 63-67, and 53-56 kept). */
-static void check_against_array_api(const b2h5_params *p, const uint8_t *src, size_t nbytes,
+static void check_against_array_api(const b2_h5_params *p, const uint8_t *src, size_t nbytes,
                                     const uint8_t *frame, size_t flen)
 {
     b2_cparams cp;
     reference_cparams(p, &cp);
     int64_t b[16];
-    b2h5_block_shape(p, b2h5_block_target(p), b);
-    b2nd_params np;
+    b2_h5_block_shape(p, b2_h5_block_target(p), b);
+    b2_nd_params np;
     memset(&np, 0, sizeof np);
     np.ndim = p->rank;
     for (int i = 0; i < p->rank; i++) {
@@ -126,14 +126,14 @@ static void check_against_array_api(const b2h5_params *p, const uint8_t *src, si
     np.typesize = (int32_t)p->typesize;
     np.dtype = dtype;
     np.cparams = &cp;
-    b2nd_storage st = {B2_STORAGE_MEMORY, NULL};
-    b2nd_array *a = NULL;
+    b2_nd_storage st = {B2_STORAGE_MEMORY, NULL};
+    b2_nd_array *a = NULL;
     uint8_t *old = NULL;
     size_t olen = 0;
-    int rc = b2nd_from_cbuffer(&np, &st, src, nbytes, &a);
+    int rc = b2_nd_from_cbuffer(&np, &st, src, nbytes, &a);
     if (rc >= 0)
-        rc = b2nd_to_frame_buffer(a, &old, &olen);
-    b2nd_free(a);
+        rc = b2_nd_to_frame_buffer(a, &old, &olen);
+    b2_nd_free(a);
     CHECK(rc >= 0 && olen == flen, "array API frame: rc %d, %zu bytes vs %zu", rc, olen, flen);
     if (rc >= 0 && olen == flen && olen >= 68) {
         old[63] = old[64] = old[66] = 0;
@@ -146,7 +146,7 @@ static void check_against_array_api(const b2h5_params *p, const uint8_t *src, si
 /* The in-place plain frame must equal appending the chunk to a super-chunk and
  * serialising it, with the filter's header patch (53-56: the used block size;
  * 63-67: thread fields). */
-static void check_against_schunk_api(const b2h5_params *p, const uint8_t *src, size_t nbytes,
+static void check_against_schunk_api(const b2_h5_params *p, const uint8_t *src, size_t nbytes,
                                      const uint8_t *frame, size_t flen)
 {
     b2_cparams cp;
@@ -177,13 +177,13 @@ static void check_against_schunk_api(const b2h5_params *p, const uint8_t *src, s
 static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *src,
                           size_t nbytes, size_t *flen)
 {
-    b2h5_params p;
+    b2_h5_params p;
     char err[400];
     CHECK(parse(v, n, 1, &p) == 0, "parse");
     p.nthreads = 1;
     void *fv = NULL, *out = NULL;
     size_t osz = 0, olen = 0;
-    int rc = b2h5_payload_encode(&p, NULL, b2nd, src, nbytes, 0, &AL, &fv, &osz, flen, err, sizeof err);
+    int rc = b2_h5_payload_encode(&p, NULL, b2nd, src, nbytes, 0, &AL, &fv, &osz, flen, err, sizeof err);
     CHECK(rc == 0, "encode (b2nd %d, %zu bytes): %s", b2nd, nbytes, err);
     if (rc)
         return NULL;
@@ -192,7 +192,7 @@ static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *
     for (int k = 0; k < 2; k++) {
         void *f2 = NULL;
         size_t l2 = 0;
-        rc = b2h5_payload_encode(&p, b2h5_ctx_get(1 + k), b2nd, src, nbytes, 0, &AL, &f2, &osz,
+        rc = b2_h5_payload_encode(&p, b2_h5_ctx_get(1 + k), b2nd, src, nbytes, 0, &AL, &f2, &osz,
                                  &l2, err, sizeof err);
         CHECK(rc == 0 && l2 == *flen && memcmp(f2, frame, l2) == 0,
               "encode with a kept context (%d threads) differs", 1 + k);
@@ -203,7 +203,7 @@ static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *
     {
         void *f3 = NULL;
         size_t l3 = 0;
-        rc = b2h5_payload_encode(&p, b2h5_ctx_get(1), b2nd, src, nbytes, nbytes, &AL, &f3, &osz, &l3,
+        rc = b2_h5_payload_encode(&p, b2_h5_ctx_get(1), b2nd, src, nbytes, nbytes, &AL, &f3, &osz, &l3,
                                  err, sizeof err);
         CHECK(*flen > nbytes ? rc == B2_ERR_DST_TOO_SMALL
                              : rc == 0 && l3 == *flen && memcmp(f3, frame, l3) == 0,
@@ -215,7 +215,7 @@ static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *
         check_against_array_api(&p, src, nbytes, frame, *flen);
     else
         check_against_schunk_api(&p, src, nbytes, frame, *flen);
-    rc = b2h5_payload_decode(&p, NULL, frame, *flen, &AL, &out, &osz, &olen, err, sizeof err);
+    rc = b2_h5_payload_decode(&p, NULL, frame, *flen, &AL, &out, &osz, &olen, err, sizeof err);
     CHECK(rc == 0 && olen == nbytes && memcmp(out, src, nbytes) == 0,
           "decode (b2nd %d): rc %d len %zu/%zu %s", b2nd, rc, olen, nbytes, rc ? err : "");
     free(out);
@@ -223,7 +223,7 @@ static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *
     uint8_t *longer = malloc(*flen + 1);
     memcpy(longer, frame, *flen);
     longer[*flen] = 0;
-    rc = b2h5_payload_decode(&p, NULL, longer, *flen + 1, &AL, &out, &osz, &olen, err, sizeof err);
+    rc = b2_h5_payload_decode(&p, NULL, longer, *flen + 1, &AL, &out, &osz, &olen, err, sizeof err);
     CHECK(rc < 0, "frame with a trailing byte accepted");
     if (rc == 0)
         free(out);
@@ -233,7 +233,7 @@ static uint8_t *roundtrip(const unsigned *v, size_t n, int b2nd, const uint8_t *
 
 static long mutate_all(const unsigned *v, size_t n, const uint8_t *frame, size_t flen)
 {
-    b2h5_params p;
+    b2_h5_params p;
     char err[400];
     parse(v, n, 0, &p);
     p.nthreads = 1;
@@ -246,7 +246,7 @@ static long mutate_all(const unsigned *v, size_t n, const uint8_t *frame, size_t
             buf[pos] ^= xors[k];
             void *out = NULL;
             size_t osz, olen;
-            if (b2h5_payload_decode(&p, NULL, buf, flen, &AL, &out, &osz, &olen, err, sizeof err) == 0) {
+            if (b2_h5_payload_decode(&p, NULL, buf, flen, &AL, &out, &osz, &olen, err, sizeof err) == 0) {
                 ok++;
                 free(out);
             } else {
@@ -259,7 +259,7 @@ static long mutate_all(const unsigned *v, size_t n, const uint8_t *frame, size_t
         size_t osz, olen;
         uint8_t *t = malloc(cut ? cut : 1);
         memcpy(t, frame, cut);
-        if (b2h5_payload_decode(&p, NULL, t, cut, &AL, &out, &osz, &olen, err, sizeof err) == 0) {
+        if (b2_h5_payload_decode(&p, NULL, t, cut, &AL, &out, &osz, &olen, err, sizeof err) == 0) {
             ok++;
             free(out);
         } else {
@@ -322,12 +322,12 @@ int main(void)
         mutated += mutate_all(v2, 10, f, flen);
         /* a (50,100) frame read with cd_values saying (100,50) */
         unsigned vx[] = {1, 2048, 4, (unsigned)nb, 5, 1, 1, 2, 100, 50};
-        b2h5_params p;
+        b2_h5_params p;
         char err[400];
         void *out;
         size_t a, b;
         parse(vx, 10, 0, &p);
-        CHECK(b2h5_payload_decode(&p, NULL, f, flen, &AL, &out, &a, &b, err, sizeof err) < 0 &&
+        CHECK(b2_h5_payload_decode(&p, NULL, f, flen, &AL, &out, &a, &b, err, sizeof err) < 0 &&
                   strstr(err, "shape"),
               "shape mismatch not reported: %s", err);
         free(f);

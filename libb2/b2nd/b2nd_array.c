@@ -6,17 +6,17 @@
 
 #include "b2nd_internal.h"
 
-int b2nd_array_refresh_geom(b2nd_array *a)
+int b2_nd_array_refresh_geom(b2_nd_array *a)
 {
-    return b2nd_geom_init(&a->g, a->meta.ndim, a->meta.shape, a->meta.chunkshape,
+    return b2_nd_geom_init(&a->g, a->meta.ndim, a->meta.shape, a->meta.chunkshape,
                           a->meta.blockshape, a->g.typesize);
 }
 
-void b2nd_free(b2nd_array *a)
+void b2_nd_free(b2_nd_array *a)
 {
     if (!a)
         return;
-    b2nd_meta_clear(&a->meta);
+    b2_nd_meta_clear(&a->meta);
     b2_dctx_free(a->own_dctx);
     b2_cctx_free(a->cctx);
     b2_schunk_free(a->sc);
@@ -24,21 +24,21 @@ void b2nd_free(b2nd_array *a)
 }
 
 /* Build the array object around s (not owned on failure). */
-static int wrap(b2_schunk *s, b2nd_array **out)
+static int wrap(b2_schunk *s, b2_nd_array **out)
 {
-    b2nd_array *a = calloc(1, sizeof *a);
+    b2_nd_array *a = calloc(1, sizeof *a);
     if (!a)
         return B2_ERR_NOMEM;
     uint8_t *content = NULL;
     int32_t len = 0;
-    const char *name = B2ND_META_NAME;
+    const char *name = B2_ND_META_NAME;
     int rc = b2_schunk_meta_get(s, name, &content, &len);
     if (rc == B2_ERR_NOT_FOUND) {
-        name = B2ND_META_LEGACY_NAME;
+        name = B2_ND_META_LEGACY_NAME;
         rc = b2_schunk_meta_get(s, name, &content, &len);
     }
     if (rc >= 0)
-        rc = b2nd_meta_decode(content, (size_t)len, &a->meta);
+        rc = b2_nd_meta_decode(content, (size_t)len, &a->meta);
     free(content);
     if (rc < 0) {
         free(a);
@@ -47,7 +47,7 @@ static int wrap(b2_schunk *s, b2nd_array **out)
     strcpy(a->meta_name, name);
     /* The element width comes from the frame, never from the dtype label. */
     a->g.typesize = b2_schunk_typesize(s);
-    if ((rc = b2nd_array_refresh_geom(a)) < 0)
+    if ((rc = b2_nd_array_refresh_geom(a)) < 0)
         goto fail;
     if (b2_schunk_nchunks(s) != a->g.nchunks) {
         rc = B2_ERR_CORRUPT;
@@ -64,19 +64,19 @@ static int wrap(b2_schunk *s, b2nd_array **out)
     *out = a;
     return B2_OK;
 fail:
-    b2nd_meta_clear(&a->meta);
+    b2_nd_meta_clear(&a->meta);
     free(a);
     return rc;
 }
 
-int b2nd_from_schunk(b2_schunk *s, b2nd_array **out)
+int b2_nd_from_schunk(b2_schunk *s, b2_nd_array **out)
 {
     if (!s || !out)
         return B2_ERR_INVALID_PARAM;
     return wrap(s, out);
 }
 
-int b2nd_open(const char *path, int flags, b2nd_array **out)
+int b2_nd_open(const char *path, int flags, b2_nd_array **out)
 {
     if (!path || !out)
         return B2_ERR_INVALID_PARAM;
@@ -89,7 +89,7 @@ int b2nd_open(const char *path, int flags, b2nd_array **out)
     return rc;
 }
 
-int b2nd_open_buffer(const void *buf, size_t len, int copy, b2nd_array **out)
+int b2_nd_open_buffer(const void *buf, size_t len, int copy, b2_nd_array **out)
 {
     if (!buf || !out)
         return B2_ERR_INVALID_PARAM;
@@ -102,22 +102,22 @@ int b2nd_open_buffer(const void *buf, size_t len, int copy, b2nd_array **out)
     return rc;
 }
 
-int b2nd_to_frame_buffer(b2nd_array *a, uint8_t **out, size_t *len)
+int b2_nd_to_frame_buffer(b2_nd_array *a, uint8_t **out, size_t *len)
 {
     if (!a || !out || !len)
         return B2_ERR_INVALID_PARAM;
     return b2_schunk_to_buffer(a->sc, out, len);
 }
 
-int b2nd_ndim(const b2nd_array *a) { return a->g.ndim; }
-const int64_t *b2nd_shape(const b2nd_array *a) { return a->g.shape; }
-const int32_t *b2nd_chunkshape(const b2nd_array *a) { return a->g.chunkshape; }
-const int32_t *b2nd_blockshape(const b2nd_array *a) { return a->g.blockshape; }
-int32_t b2nd_typesize(const b2nd_array *a) { return a->g.typesize; }
-const char *b2nd_dtype(const b2nd_array *a) { return a->meta.dtype ? a->meta.dtype : "|u1"; }
-int64_t b2nd_nitems(const b2nd_array *a) { return a->g.nitems; }
-b2_schunk *b2nd_schunk(b2nd_array *a) { return a->sc; }
-int b2nd_set_nthreads(b2nd_array *a, int nthreads)
+int b2_nd_ndim(const b2_nd_array *a) { return a->g.ndim; }
+const int64_t *b2_nd_shape(const b2_nd_array *a) { return a->g.shape; }
+const int32_t *b2_nd_chunkshape(const b2_nd_array *a) { return a->g.chunkshape; }
+const int32_t *b2_nd_blockshape(const b2_nd_array *a) { return a->g.blockshape; }
+int32_t b2_nd_typesize(const b2_nd_array *a) { return a->g.typesize; }
+const char *b2_nd_dtype(const b2_nd_array *a) { return a->meta.dtype ? a->meta.dtype : "|u1"; }
+int64_t b2_nd_nitems(const b2_nd_array *a) { return a->g.nitems; }
+b2_schunk *b2_nd_schunk(b2_nd_array *a) { return a->sc; }
+int b2_nd_set_nthreads(b2_nd_array *a, int nthreads)
 {
     if (!a)
         return B2_ERR_INVALID_PARAM;
@@ -136,7 +136,7 @@ int b2nd_set_nthreads(b2nd_array *a, int nthreads)
     return rc < 0 ? rc : B2_OK;
 }
 
-b2_dctx *b2nd_array_dctx(b2nd_array *a)
+b2_dctx *b2_nd_array_dctx(b2_nd_array *a)
 {
     if (!a->dctx) {
         if (!a->own_dctx)
@@ -146,7 +146,7 @@ b2_dctx *b2nd_array_dctx(b2nd_array *a)
     return a->dctx;
 }
 
-int b2nd_set_dctx(b2nd_array *a, b2_dctx *dctx)
+int b2_nd_set_dctx(b2_nd_array *a, b2_dctx *dctx)
 {
     if (!a)
         return B2_ERR_INVALID_PARAM;
@@ -154,14 +154,14 @@ int b2nd_set_dctx(b2nd_array *a, b2_dctx *dctx)
     return B2_OK;
 }
 
-int64_t b2nd_blocks_decoded(const b2nd_array *a)
+int64_t b2_nd_blocks_decoded(const b2_nd_array *a)
 {
     return b2_dctx_blocks_decoded(a->dctx) + a->blocks_read_lazily;
 }
 
 /* ---- creation ---- */
 
-static int new_schunk(const b2nd_storage *st, const b2_cparams *cp, b2_schunk **out)
+static int new_schunk(const b2_nd_storage *st, const b2_cparams *cp, b2_schunk **out)
 {
     int kind = st ? st->kind : B2_STORAGE_MEMORY;
     if (kind == B2_STORAGE_MEMORY)
@@ -176,14 +176,14 @@ static int new_schunk(const b2nd_storage *st, const b2_cparams *cp, b2_schunk **
 }
 
 /* Validate p, fill in defaults, and create an array holding no chunks yet. */
-int b2nd_create_bare(const b2nd_params *p0, const b2nd_storage *st, b2nd_array **out)
+int b2_nd_create_bare(const b2_nd_params *p0, const b2_nd_storage *st, b2_nd_array **out)
 {
-    if (!p0 || !out || p0->ndim < 0 || p0->ndim > B2ND_MAX_DIM || p0->typesize <= 0 ||
+    if (!p0 || !out || p0->ndim < 0 || p0->ndim > B2_ND_MAX_DIM || p0->typesize <= 0 ||
         p0->nmetalayers < 0 || p0->nmetalayers >= B2_FRAME_MAX_METALAYERS ||
         (p0->nmetalayers && !p0->metalayers))
         return B2_ERR_INVALID_PARAM;
-    b2nd_params p = *p0;
-    int rc = b2nd_default_shapes(&p);
+    b2_nd_params p = *p0;
+    int rc = b2_nd_default_shapes(&p);
     if (rc < 0)
         return rc;
     for (int i = 0; i < p.ndim; i++)
@@ -192,23 +192,23 @@ int b2nd_create_bare(const b2nd_params *p0, const b2nd_storage *st, b2nd_array *
     char defdt[32];
     const char *dtype = p.dtype;
     if (!dtype) {
-        b2nd_dtype_default(p.typesize, defdt, sizeof defdt);
+        b2_nd_dtype_default(p.typesize, defdt, sizeof defdt);
         dtype = defdt;
     }
-    int32_t isz = b2nd_dtype_itemsize(dtype);
+    int32_t isz = b2_nd_dtype_itemsize(dtype);
     if (isz < 0 || (isz > 0 && isz != p.typesize))
         return B2_ERR_INVALID_PARAM;
-    b2nd_array *a = calloc(1, sizeof *a);
+    b2_nd_array *a = calloc(1, sizeof *a);
     if (!a)
         return B2_ERR_NOMEM;
-    if ((rc = b2nd_geom_init(&a->g, p.ndim, p.shape, p.chunkshape, p.blockshape, p.typesize)) < 0)
+    if ((rc = b2_nd_geom_init(&a->g, p.ndim, p.shape, p.chunkshape, p.blockshape, p.typesize)) < 0)
         goto fail;
-    a->meta.version = B2ND_META_VERSION;
+    a->meta.version = B2_ND_META_VERSION;
     a->meta.ndim = p.ndim;
     memcpy(a->meta.shape, p.shape, sizeof p.shape);
     memcpy(a->meta.chunkshape, p.chunkshape, sizeof p.chunkshape);
     memcpy(a->meta.blockshape, p.blockshape, sizeof p.blockshape);
-    a->meta.dtype_format = B2ND_DTYPE_NUMPY;
+    a->meta.dtype_format = B2_ND_DTYPE_NUMPY;
     size_t dl = strlen(dtype);
     if (dl > INT32_MAX - 1000 || !(a->meta.dtype = malloc(dl + 1))) {
         rc = B2_ERR_NOMEM;
@@ -216,7 +216,7 @@ int b2nd_create_bare(const b2nd_params *p0, const b2nd_storage *st, b2nd_array *
     }
     memcpy(a->meta.dtype, dtype, dl + 1);
     a->meta.dtype_len = (int32_t)dl;
-    strcpy(a->meta_name, B2ND_META_NAME);
+    strcpy(a->meta_name, B2_ND_META_NAME);
     if (p.cparams)
         a->cparams = *p.cparams;
     else
@@ -227,15 +227,15 @@ int b2nd_create_bare(const b2nd_params *p0, const b2nd_storage *st, b2nd_array *
         goto fail;
     uint8_t *mbuf;
     int32_t mlen;
-    if ((rc = b2nd_meta_encode(&a->meta, &mbuf, &mlen)) < 0)
+    if ((rc = b2_nd_meta_encode(&a->meta, &mbuf, &mlen)) < 0)
         goto fail;
-    rc = b2_schunk_meta_add(a->sc, B2ND_META_NAME, mbuf, mlen);
+    rc = b2_schunk_meta_add(a->sc, B2_ND_META_NAME, mbuf, mlen);
     free(mbuf);
     if (rc < 0)
         goto fail;
     for (int i = 0; i < p.nmetalayers; i++) {
-        const b2nd_user_meta *um = &p.metalayers[i];
-        if (!um->name || (!um->content && um->len) || !strcmp(um->name, B2ND_META_NAME)) {
+        const b2_nd_user_meta *um = &p.metalayers[i];
+        if (!um->name || (!um->content && um->len) || !strcmp(um->name, B2_ND_META_NAME)) {
             rc = B2_ERR_INVALID_PARAM;
             goto fail;
         }
@@ -245,23 +245,23 @@ int b2nd_create_bare(const b2nd_params *p0, const b2nd_storage *st, b2nd_array *
     *out = a;
     return B2_OK;
 fail:
-    b2nd_free(a);
+    b2_nd_free(a);
     return rc;
 }
 
-int b2nd_create(const b2nd_params *p, const b2nd_storage *st, int fill, const void *value,
-                b2nd_array **out)
+int b2_nd_create(const b2_nd_params *p, const b2_nd_storage *st, int fill, const void *value,
+                b2_nd_array **out)
 {
-    b2nd_array *a;
-    if (fill < B2ND_FILL_ZEROS || fill > B2ND_FILL_VALUE || (fill == B2ND_FILL_VALUE && !value))
+    b2_nd_array *a;
+    if (fill < B2_ND_FILL_ZEROS || fill > B2_ND_FILL_VALUE || (fill == B2_ND_FILL_VALUE && !value))
         return B2_ERR_INVALID_PARAM;
-    if (fill == B2ND_FILL_NANS && p && p->typesize != 4 && p->typesize != 8)
+    if (fill == B2_ND_FILL_NANS && p && p->typesize != 4 && p->typesize != 8)
         return B2_ERR_INVALID_PARAM;
-    int rc = b2nd_create_bare(p, st, &a);
+    int rc = b2_nd_create_bare(p, st, &a);
     if (rc < 0)
         return rc;
-    const b2nd_geom *g = &a->g;
-    if (g->nchunks > 0 && fill != B2ND_FILL_VALUE) {
+    const b2_nd_geom *g = &a->g;
+    if (g->nchunks > 0 && fill != B2_ND_FILL_VALUE) {
         static const int kind[] = {B2_SPECIAL_ZEROS, B2_SPECIAL_UNINIT, B2_SPECIAL_NAN};
         int32_t fts = b2_schunk_typesize(a->sc);
         int64_t nitems = g->nchunks * (g->chunk_bytes / fts);
@@ -288,30 +288,30 @@ int b2nd_create(const b2nd_params *p, const b2nd_storage *st, int fill, const vo
         free(chunk);
     }
     if (rc < 0) {
-        b2nd_free(a);
+        b2_nd_free(a);
         return rc;
     }
     *out = a;
     return B2_OK;
 }
 
-int b2nd_from_cbuffer(const b2nd_params *p, const b2nd_storage *st, const void *src, size_t len,
-                      b2nd_array **out)
+int b2_nd_from_cbuffer(const b2_nd_params *p, const b2_nd_storage *st, const void *src, size_t len,
+                      b2_nd_array **out)
 {
-    b2nd_array *a;
-    int rc = b2nd_create(p, st, B2ND_FILL_ZEROS, NULL, &a);
+    b2_nd_array *a;
+    int rc = b2_nd_create(p, st, B2_ND_FILL_ZEROS, NULL, &a);
     if (rc < 0)
         return rc;
     if ((uint64_t)len != (uint64_t)a->g.nitems * (uint64_t)a->g.typesize) {
-        b2nd_free(a);
+        b2_nd_free(a);
         return B2_ERR_INVALID_PARAM;
     }
-    int64_t start[B2ND_MAX_DIM] = {0};
+    int64_t start[B2_ND_MAX_DIM] = {0};
     /* One whole-chunk write per chunk in C order, as c-blosc2 does; then the
      * frame is made compact (the replaced zero chunks leave dead space). */
-    if ((rc = b2nd_set_slice_cbuffer(a, start, a->g.shape, src, len)) < 0 ||
+    if ((rc = b2_nd_set_slice_cbuffer(a, start, a->g.shape, src, len)) < 0 ||
         (b2_schunk_dead_bytes(a->sc) > 0 && (rc = b2_schunk_compact(a->sc)) < 0)) {
-        b2nd_free(a);
+        b2_nd_free(a);
         return rc;
     }
     *out = a;
@@ -321,21 +321,21 @@ int b2nd_from_cbuffer(const b2nd_params *p, const b2nd_storage *st, const void *
 /* Copy src into dst chunk by chunk of dst. dst has src's dimensions minus those
  * flagged in drop (which all have extent 1 in src); dst item x comes from src
  * item x + offset (offset NULL: none). */
-static int copy_data(b2nd_array *src, b2nd_array *dst, const int *drop, const int64_t *offset)
+static int copy_data(b2_nd_array *src, b2_nd_array *dst, const int *drop, const int64_t *offset)
 {
-    const b2nd_geom *g = &dst->g;
+    const b2_nd_geom *g = &dst->g;
     if (g->nitems == 0)
         return B2_OK;
     size_t cap = (size_t)g->chunknitems * (size_t)g->typesize;
     uint8_t *buf = malloc(cap ? cap : 1);
     if (!buf)
         return B2_ERR_NOMEM;
-    int64_t cc[B2ND_MAX_DIM] = {0}, lo[B2ND_MAX_DIM] = {0}, hi[B2ND_MAX_DIM];
+    int64_t cc[B2_ND_MAX_DIM] = {0}, lo[B2_ND_MAX_DIM] = {0}, hi[B2_ND_MAX_DIM];
     for (int i = 0; i < g->ndim; i++)
         hi[i] = g->chunks_in_array[i] - 1;
     int rc;
     for (;;) {
-        int64_t dlo[B2ND_MAX_DIM], dhi[B2ND_MAX_DIM], slo[B2ND_MAX_DIM], shi[B2ND_MAX_DIM];
+        int64_t dlo[B2_ND_MAX_DIM], dhi[B2_ND_MAX_DIM], slo[B2_ND_MAX_DIM], shi[B2_ND_MAX_DIM];
         int64_t n = (int64_t)g->typesize;
         for (int i = 0; i < g->ndim; i++) {
             dlo[i] = cc[i] * g->chunkshape[i];
@@ -352,8 +352,8 @@ static int copy_data(b2nd_array *src, b2nd_array *dst, const int *drop, const in
                 shi[i] = dhi[j++] + off;
             }
         }
-        if ((rc = b2nd_get_slice_cbuffer(src, slo, shi, buf, cap)) < 0 ||
-            (rc = b2nd_set_slice_cbuffer(dst, dlo, dhi, buf, (size_t)n)) < 0)
+        if ((rc = b2_nd_get_slice_cbuffer(src, slo, shi, buf, cap)) < 0 ||
+            (rc = b2_nd_set_slice_cbuffer(dst, dlo, dhi, buf, (size_t)n)) < 0)
             break;
         int d = g->ndim - 1;
         for (; d >= 0; d--) {
@@ -369,22 +369,22 @@ static int copy_data(b2nd_array *src, b2nd_array *dst, const int *drop, const in
 }
 
 /* New array with parameters p, filled from src (see copy_data for drop/offset). */
-static int create_copy(b2nd_array *src, const b2nd_params *p, const b2nd_storage *st,
-                       const int *drop, const int64_t *offset, b2nd_array **out)
+static int create_copy(b2_nd_array *src, const b2_nd_params *p, const b2_nd_storage *st,
+                       const int *drop, const int64_t *offset, b2_nd_array **out)
 {
-    b2nd_array *a;
-    int rc = b2nd_create(p, st, B2ND_FILL_ZEROS, NULL, &a);
+    b2_nd_array *a;
+    int rc = b2_nd_create(p, st, B2_ND_FILL_ZEROS, NULL, &a);
     if (rc < 0)
         return rc;
     if ((rc = copy_data(src, a, drop, offset)) < 0) {
-        b2nd_free(a);
+        b2_nd_free(a);
         return rc;
     }
     *out = a;
     return B2_OK;
 }
 
-static void params_like(const b2nd_array *a, b2nd_params *p)
+static void params_like(const b2_nd_array *a, b2_nd_params *p)
 {
     memset(p, 0, sizeof *p);
     p->ndim = a->g.ndim;
@@ -392,17 +392,17 @@ static void params_like(const b2nd_array *a, b2nd_params *p)
     p->typesize = a->g.typesize;
     /* A dtype that disagrees with the real width (reference test files do that)
      * would be refused on creation: keep it only when consistent. */
-    int32_t isz = a->meta.dtype ? b2nd_dtype_itemsize(a->meta.dtype) : -1;
+    int32_t isz = a->meta.dtype ? b2_nd_dtype_itemsize(a->meta.dtype) : -1;
     p->dtype = isz == 0 || isz == a->g.typesize ? a->meta.dtype : NULL;
     p->cparams = &a->cparams;
 }
 
-int b2nd_copy(b2nd_array *src, const int32_t *chunkshape, const int32_t *blockshape,
-              const b2nd_storage *st, b2nd_array **out)
+int b2_nd_copy(b2_nd_array *src, const int32_t *chunkshape, const int32_t *blockshape,
+              const b2_nd_storage *st, b2_nd_array **out)
 {
     if (!src || !out)
         return B2_ERR_INVALID_PARAM;
-    b2nd_params p;
+    b2_nd_params p;
     params_like(src, &p);
     for (int i = 0; i < p.ndim; i++) {
         p.chunkshape[i] = chunkshape ? chunkshape[i] : src->g.chunkshape[i];
@@ -411,13 +411,13 @@ int b2nd_copy(b2nd_array *src, const int32_t *chunkshape, const int32_t *blocksh
     return create_copy(src, &p, st, NULL, NULL, out);
 }
 
-int b2nd_squeeze(b2nd_array *src, const b2nd_storage *st, b2nd_array **out)
+int b2_nd_squeeze(b2_nd_array *src, const b2_nd_storage *st, b2_nd_array **out)
 {
     if (!src || !out)
         return B2_ERR_INVALID_PARAM;
-    b2nd_params p;
+    b2_nd_params p;
     params_like(src, &p);
-    int drop[B2ND_MAX_DIM] = {0}, nd = 0;
+    int drop[B2_ND_MAX_DIM] = {0}, nd = 0;
     for (int i = 0; i < src->g.ndim; i++) {
         if (src->g.shape[i] == 1) {
             drop[i] = 1;
@@ -432,7 +432,7 @@ int b2nd_squeeze(b2nd_array *src, const b2nd_storage *st, b2nd_array **out)
     return create_copy(src, &p, st, drop, NULL, out);
 }
 
-int b2nd_save(b2nd_array *a, const b2nd_storage *st)
+int b2_nd_save(b2_nd_array *a, const b2_nd_storage *st)
 {
     if (!a || !st || st->kind == B2_STORAGE_MEMORY)
         return B2_ERR_INVALID_PARAM;
@@ -462,7 +462,7 @@ int b2nd_save(b2nd_array *a, const b2nd_storage *st)
     for (int64_t i = 0; rc >= 0 && i < a->g.nchunks; i++) {
         uint8_t *c;
         int32_t cb;
-        if ((rc = b2nd_st_get_chunk(a, i, &c, &cb)) < 0)
+        if ((rc = b2_nd_st_get_chunk(a, i, &c, &cb)) < 0)
             break;
         int64_t r = b2_schunk_append_chunk(s, c, cb);
         free(c);
@@ -477,13 +477,13 @@ int b2nd_save(b2nd_array *a, const b2nd_storage *st)
     return rc < 0 ? rc : B2_OK;
 }
 
-int b2nd_get_slice(b2nd_array *src, const int64_t *start, const int64_t *stop,
-                   const int32_t *chunkshape, const int32_t *blockshape, const b2nd_storage *st,
-                   b2nd_array **out)
+int b2_nd_get_slice(b2_nd_array *src, const int64_t *start, const int64_t *stop,
+                   const int32_t *chunkshape, const int32_t *blockshape, const b2_nd_storage *st,
+                   b2_nd_array **out)
 {
     if (!src || !out || (src->g.ndim && (!start || !stop)))
         return B2_ERR_INVALID_PARAM;
-    b2nd_params p;
+    b2_nd_params p;
     params_like(src, &p);
     for (int i = 0; i < p.ndim; i++) {
         if (start[i] < 0 || stop[i] < start[i] || stop[i] > src->g.shape[i])

@@ -8,7 +8,7 @@
 
 #include "b2nd_internal.h"
 
-int32_t b2nd_dtype_itemsize(const char *s)
+int32_t b2_nd_dtype_itemsize(const char *s)
 {
     if (!s)
         return B2_ERR_INVALID_PARAM;
@@ -59,7 +59,7 @@ int32_t b2nd_dtype_itemsize(const char *s)
     }
 }
 
-int b2nd_dtype_default(int32_t typesize, char *buf, size_t cap)
+int b2_nd_dtype_default(int32_t typesize, char *buf, size_t cap)
 {
     if (typesize <= 0 || !buf)
         return B2_ERR_INVALID_PARAM;

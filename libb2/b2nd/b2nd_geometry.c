@@ -5,7 +5,7 @@
 
 #include "b2nd_internal.h"
 
-int b2nd_mul_checked(int64_t a, int64_t b, int64_t limit, int64_t *out)
+int b2_nd_mul_checked(int64_t a, int64_t b, int64_t limit, int64_t *out)
 {
     if (a == 0 || b == 0) {
         *out = 0;
@@ -17,9 +17,9 @@ int b2nd_mul_checked(int64_t a, int64_t b, int64_t limit, int64_t *out)
     return 0;
 }
 
-int b2nd_shapes_check(int ndim, const int64_t *shape, const int32_t *cs, const int32_t *bs)
+int b2_nd_shapes_check(int ndim, const int64_t *shape, const int32_t *cs, const int32_t *bs)
 {
-    if (ndim < 0 || ndim > B2ND_MAX_DIM)
+    if (ndim < 0 || ndim > B2_ND_MAX_DIM)
         return B2_ERR_UNSUPPORTED;
     int64_t n = 1, cn = 1, bn = 1;
     for (int i = 0; i < ndim; i++) {
@@ -28,20 +28,20 @@ int b2nd_shapes_check(int ndim, const int64_t *shape, const int32_t *cs, const i
         if (shape[i] != 0 && (cs[i] == 0 || bs[i] == 0))
             return B2_ERR_INVALID_HEADER;
         /* int64 for nitems, int32 for chunk and block item counts (as c-blosc2) */
-        if (b2nd_mul_checked(n, shape[i], INT64_MAX, &n) < 0)
+        if (b2_nd_mul_checked(n, shape[i], INT64_MAX, &n) < 0)
             return B2_ERR_DOES_NOT_FIT;
-        if (b2nd_mul_checked(cn, cs[i], INT32_MAX, &cn) < 0)
+        if (b2_nd_mul_checked(cn, cs[i], INT32_MAX, &cn) < 0)
             return B2_ERR_DOES_NOT_FIT;
-        if (b2nd_mul_checked(bn, bs[i], INT32_MAX, &bn) < 0)
+        if (b2_nd_mul_checked(bn, bs[i], INT32_MAX, &bn) < 0)
             return B2_ERR_DOES_NOT_FIT;
     }
     return B2_OK;
 }
 
-int b2nd_geom_init(b2nd_geom *g, int ndim, const int64_t *shape, const int32_t *cs,
+int b2_nd_geom_init(b2_nd_geom *g, int ndim, const int64_t *shape, const int32_t *cs,
                    const int32_t *bs, int32_t typesize)
 {
-    int rc = b2nd_shapes_check(ndim, shape, cs, bs);
+    int rc = b2_nd_shapes_check(ndim, shape, cs, bs);
     if (rc < 0)
         return rc;
     if (typesize <= 0)
@@ -63,18 +63,18 @@ int b2nd_geom_init(b2nd_geom *g, int ndim, const int64_t *shape, const int32_t *
         g->extchunkshape[i] = (int32_t)ec;
         g->blocks_in_chunk[i] = (int32_t)nb;
         g->chunks_in_array[i] = c ? s / c + (s % c != 0) : 0;
-        if (b2nd_mul_checked(nitems, s, INT64_MAX, &nitems) < 0 ||
-            b2nd_mul_checked(nchunks, g->chunks_in_array[i], INT64_MAX, &nchunks) < 0 ||
-            b2nd_mul_checked(cn, c, INT32_MAX, &cn) < 0 ||
-            b2nd_mul_checked(bn, b, INT32_MAX, &bn) < 0 ||
-            b2nd_mul_checked(en, ec, INT32_MAX, &en) < 0)
+        if (b2_nd_mul_checked(nitems, s, INT64_MAX, &nitems) < 0 ||
+            b2_nd_mul_checked(nchunks, g->chunks_in_array[i], INT64_MAX, &nchunks) < 0 ||
+            b2_nd_mul_checked(cn, c, INT32_MAX, &cn) < 0 ||
+            b2_nd_mul_checked(bn, b, INT32_MAX, &bn) < 0 ||
+            b2_nd_mul_checked(en, ec, INT32_MAX, &en) < 0)
             return B2_ERR_DOES_NOT_FIT;
     }
     int64_t chunk_bytes, block_bytes, total_bytes;
-    if (b2nd_mul_checked(nitems, typesize, INT64_MAX, &total_bytes) < 0) /* byte offsets */
+    if (b2_nd_mul_checked(nitems, typesize, INT64_MAX, &total_bytes) < 0) /* byte offsets */
         return B2_ERR_DOES_NOT_FIT;
-    if (b2nd_mul_checked(en, typesize, B2_MAX_BUFFERSIZE, &chunk_bytes) < 0 ||
-        b2nd_mul_checked(bn, typesize, B2_MAX_BUFFERSIZE, &block_bytes) < 0)
+    if (b2_nd_mul_checked(en, typesize, B2_MAX_BUFFERSIZE, &chunk_bytes) < 0 ||
+        b2_nd_mul_checked(bn, typesize, B2_MAX_BUFFERSIZE, &block_bytes) < 0)
         return B2_ERR_DOES_NOT_FIT;
     g->nitems = nitems;
     g->nchunks = nchunks;
@@ -87,7 +87,7 @@ int b2nd_geom_init(b2nd_geom *g, int ndim, const int64_t *shape, const int32_t *
     return B2_OK;
 }
 
-int b2nd_geom_chunk_is_c_order(const b2nd_geom *g)
+int b2_nd_geom_chunk_is_c_order(const b2_nd_geom *g)
 {
     /* Some k with block == 1 before it, block == chunk after it, and chunk[k] a
      * multiple of block[k]: then blocks tile the chunk in C order (spec §3). */
@@ -128,12 +128,12 @@ static void fill_backwards(int ndim, const int64_t *extent, int64_t target, int3
     }
 }
 
-#define B2ND_DEFAULT_CHUNK_BYTES (4 << 20)
-#define B2ND_DEFAULT_BLOCK_BYTES (256 << 10)
+#define B2_ND_DEFAULT_CHUNK_BYTES (4 << 20)
+#define B2_ND_DEFAULT_BLOCK_BYTES (256 << 10)
 
-int b2nd_default_shapes(b2nd_params *p)
+int b2_nd_default_shapes(b2_nd_params *p)
 {
-    if (!p || p->ndim < 0 || p->ndim > B2ND_MAX_DIM || p->typesize <= 0)
+    if (!p || p->ndim < 0 || p->ndim > B2_ND_MAX_DIM || p->typesize <= 0)
         return B2_ERR_INVALID_PARAM;
     int need_chunk = 0, need_block = 0;
     for (int i = 0; i < p->ndim; i++) {
@@ -143,18 +143,18 @@ int b2nd_default_shapes(b2nd_params *p)
         need_block |= p->blockshape[i] == 0;
     }
     if (need_chunk) {
-        int32_t cs[B2ND_MAX_DIM];
-        fill_backwards(p->ndim, p->shape, B2ND_DEFAULT_CHUNK_BYTES / p->typesize, cs);
+        int32_t cs[B2_ND_MAX_DIM];
+        fill_backwards(p->ndim, p->shape, B2_ND_DEFAULT_CHUNK_BYTES / p->typesize, cs);
         for (int i = 0; i < p->ndim; i++)
             if (p->chunkshape[i] == 0)
                 p->chunkshape[i] = cs[i];
     }
     if (need_block) {
-        int64_t ext[B2ND_MAX_DIM];
-        int32_t bs[B2ND_MAX_DIM];
+        int64_t ext[B2_ND_MAX_DIM];
+        int32_t bs[B2_ND_MAX_DIM];
         for (int i = 0; i < p->ndim; i++)
             ext[i] = p->chunkshape[i];
-        fill_backwards(p->ndim, ext, B2ND_DEFAULT_BLOCK_BYTES / p->typesize, bs);
+        fill_backwards(p->ndim, ext, B2_ND_DEFAULT_BLOCK_BYTES / p->typesize, bs);
         for (int i = 0; i < p->ndim; i++)
             if (p->blockshape[i] == 0)
                 p->blockshape[i] = bs[i] < p->chunkshape[i] ? bs[i] : p->chunkshape[i];

@@ -1,20 +1,20 @@
 /* Internal pieces of the b2nd layer (not installed). */
-#ifndef B2ND_INTERNAL_H
-#define B2ND_INTERNAL_H
+#ifndef B2_ND_INTERNAL_H
+#define B2_ND_INTERNAL_H
 
 #include "b2_internal.h"
-#include "b2nd.h"
+#include "b2_nd.h"
 
 /* Derived geometry of an array (spec/b2nd.md §2). All products are checked. */
-typedef struct b2nd_geom {
+typedef struct b2_nd_geom {
     int ndim;
     int32_t typesize;
-    int64_t shape[B2ND_MAX_DIM];
-    int32_t chunkshape[B2ND_MAX_DIM];
-    int32_t blockshape[B2ND_MAX_DIM];
-    int32_t extchunkshape[B2ND_MAX_DIM];   /* chunkshape rounded up to whole blocks */
-    int64_t chunks_in_array[B2ND_MAX_DIM]; /* ceil(shape / chunkshape) */
-    int32_t blocks_in_chunk[B2ND_MAX_DIM]; /* ceil(chunkshape / blockshape) */
+    int64_t shape[B2_ND_MAX_DIM];
+    int32_t chunkshape[B2_ND_MAX_DIM];
+    int32_t blockshape[B2_ND_MAX_DIM];
+    int32_t extchunkshape[B2_ND_MAX_DIM];   /* chunkshape rounded up to whole blocks */
+    int64_t chunks_in_array[B2_ND_MAX_DIM]; /* ceil(shape / chunkshape) */
+    int32_t blocks_in_chunk[B2_ND_MAX_DIM]; /* ceil(chunkshape / blockshape) */
     int64_t nitems;         /* product of shape */
     int64_t nchunks;        /* product of chunks_in_array (0 if any shape is 0) */
     int32_t chunknitems;    /* product of chunkshape */
@@ -23,66 +23,66 @@ typedef struct b2nd_geom {
     int32_t nblocks;        /* blocks per chunk */
     int32_t chunk_bytes;    /* extchunknitems * typesize: nbytes of every chunk */
     int32_t block_bytes;    /* blocknitems * typesize: Blosc2 blocksize */
-} b2nd_geom;
+} b2_nd_geom;
 
-/* ---- b2nd_geometry.c ---- */
+/* ---- b2_nd_geometry.c ---- */
 /* Validate shapes (ndim <= 16, no negatives, chunk/block > 0 where shape > 0, no
  * overflow, chunk bytes within one Blosc2 buffer) and derive everything. */
-B2_HIDDEN int b2nd_geom_init(b2nd_geom *g, int ndim, const int64_t *shape,
+B2_HIDDEN int b2_nd_geom_init(b2_nd_geom *g, int ndim, const int64_t *shape,
                              const int32_t *chunkshape, const int32_t *blockshape,
                              int32_t typesize);
-/* Same validation as b2nd_geom_init without the typesize limits. */
-B2_HIDDEN int b2nd_shapes_check(int ndim, const int64_t *shape, const int32_t *chunkshape,
+/* Same validation as b2_nd_geom_init without the typesize limits. */
+B2_HIDDEN int b2_nd_shapes_check(int ndim, const int64_t *shape, const int32_t *chunkshape,
                                 const int32_t *blockshape);
 /* The C-order fast-path condition of spec §3: a full interior chunk decodes straight
  * to C order. */
-B2_HIDDEN int b2nd_geom_chunk_is_c_order(const b2nd_geom *g);
+B2_HIDDEN int b2_nd_geom_chunk_is_c_order(const b2_nd_geom *g);
 
-/* ---- b2nd_storage.c: the only code that talks to the super-chunk ---- */
-B2_HIDDEN int64_t b2nd_st_nchunks(b2nd_array *a);
+/* ---- b2_nd_storage.c: the only code that talks to the super-chunk ---- */
+B2_HIDDEN int64_t b2_nd_st_nchunks(b2_nd_array *a);
 /* Special kind of chunk i (enum b2_special); B2_ERR_CORRUPT unless it has the
  * padded chunk size. */
-B2_HIDDEN int b2nd_st_chunk_special(b2nd_array *a, int64_t i);
+B2_HIDDEN int b2_nd_st_chunk_special(b2_nd_array *a, int64_t i);
 /* malloc'ed copy of chunk i (a complete chunk; specials rebuilt). */
-B2_HIDDEN int b2nd_st_get_chunk(b2nd_array *a, int64_t i, uint8_t **chunk, int32_t *cbytes);
+B2_HIDDEN int b2_nd_st_get_chunk(b2_nd_array *a, int64_t i, uint8_t **chunk, int32_t *cbytes);
 /* Chunk i's stored bytes without a copy, valid until the next storage call. */
-B2_HIDDEN int b2nd_st_chunk_view(b2nd_array *a, int64_t i, const uint8_t **chunk, int32_t *cbytes);
-B2_HIDDEN int b2nd_st_update_chunk(b2nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);
-B2_HIDDEN int b2nd_st_insert_chunk(b2nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);
-B2_HIDDEN int b2nd_st_delete_chunk(b2nd_array *a, int64_t i);
+B2_HIDDEN int b2_nd_st_chunk_view(b2_nd_array *a, int64_t i, const uint8_t **chunk, int32_t *cbytes);
+B2_HIDDEN int b2_nd_st_update_chunk(b2_nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);
+B2_HIDDEN int b2_nd_st_insert_chunk(b2_nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);
+B2_HIDDEN int b2_nd_st_delete_chunk(b2_nd_array *a, int64_t i);
 /* Decode block k of chunk nchunk into dst reading only that block's bytes from
  * disk; B2_ERR_UNSUPPORTED when the storage cannot (in-memory frames). */
-B2_HIDDEN int b2nd_st_read_block(b2nd_array *a, int64_t nchunk, int64_t k, uint8_t *dst);
+B2_HIDDEN int b2_nd_st_read_block(b2_nd_array *a, int64_t nchunk, int64_t k, uint8_t *dst);
 /* Rewrite the array's metalayer (same length) from a->meta. */
-B2_HIDDEN int b2nd_st_write_meta(b2nd_array *a);
+B2_HIDDEN int b2_nd_st_write_meta(b2_nd_array *a);
 
 /* ---- the array object ---- */
-struct b2nd_array {
-    b2nd_meta meta;
-    b2nd_geom g;
+struct b2_nd_array {
+    b2_nd_meta meta;
+    b2_nd_geom g;
     char meta_name[8]; /* "b2nd" or "caterva": where the shape lives */
     b2_schunk *sc;
-    b2_dctx *dctx;     /* decoding context in use: own_dctx or one set by b2nd_set_dctx */
-    b2_dctx *own_dctx; /* made on the first read (b2nd_array_dctx), never when one is lent */
+    b2_dctx *dctx;     /* decoding context in use: own_dctx or one set by b2_nd_set_dctx */
+    b2_dctx *own_dctx; /* made on the first read (b2_nd_array_dctx), never when one is lent */
     int dthreads;      /* threads for own_dctx (0: 1) */
     b2_cctx *cctx;     /* created on the first write */
     b2_cparams cparams;
     int64_t blocks_read_lazily; /* blocks decoded through the frame's lazy reader */
 };
 
-/* ---- b2nd_slice.c ---- */
+/* ---- b2_nd_slice.c ---- */
 /* Compress a full padded chunk (g->chunk_bytes at buf) with the array's cparams
  * into a malloc'ed chunk. */
-B2_HIDDEN int b2nd_compress_chunk(b2nd_array *a, const uint8_t *buf, uint8_t **chunk,
+B2_HIDDEN int b2_nd_compress_chunk(b2_nd_array *a, const uint8_t *buf, uint8_t **chunk,
                                   int32_t *cbytes);
 /* Validate p, fill in defaults, and create an array holding no chunks yet. */
-B2_HIDDEN int b2nd_create_bare(const b2nd_params *p, const b2nd_storage *st, b2nd_array **out);
+B2_HIDDEN int b2_nd_create_bare(const b2_nd_params *p, const b2_nd_storage *st, b2_nd_array **out);
 /* The decoding context reads use, made on first use; NULL when out of memory. */
-B2_HIDDEN b2_dctx *b2nd_array_dctx(b2nd_array *a);
+B2_HIDDEN b2_dctx *b2_nd_array_dctx(b2_nd_array *a);
 /* Rebuild a->g from a->meta and the typesize. */
-B2_HIDDEN int b2nd_array_refresh_geom(b2nd_array *a);
+B2_HIDDEN int b2_nd_array_refresh_geom(b2_nd_array *a);
 
 /* Product of n int64 values into *out; 0 if any is 0; -1 on overflow of limit. */
-B2_HIDDEN int b2nd_mul_checked(int64_t a, int64_t b, int64_t limit, int64_t *out);
+B2_HIDDEN int b2_nd_mul_checked(int64_t a, int64_t b, int64_t limit, int64_t *out);
 
 #endif

@@ -14,14 +14,14 @@
 
 #include "b2nd_internal.h"
 
-int32_t b2nd_meta_encoded_len(int ndim, size_t dtype_len)
+int32_t b2_nd_meta_encoded_len(int ndim, size_t dtype_len)
 {
-    if (ndim < 0 || ndim > B2ND_MAX_DIM || dtype_len > (size_t)INT32_MAX - 12 - 19 * B2ND_MAX_DIM)
+    if (ndim < 0 || ndim > B2_ND_MAX_DIM || dtype_len > (size_t)INT32_MAX - 12 - 19 * B2_ND_MAX_DIM)
         return B2_ERR_INVALID_PARAM;
     return (int32_t)(12 + 19 * ndim + dtype_len);
 }
 
-void b2nd_meta_clear(b2nd_meta *m)
+void b2_nd_meta_clear(b2_nd_meta *m)
 {
     if (!m)
         return;
@@ -87,7 +87,7 @@ static int read_dims(const uint8_t *buf, size_t len, size_t *off, int ndim, int 
     return B2_OK;
 }
 
-static int decode_body(const uint8_t *p, size_t len, b2nd_meta *m, msgpack_unpacked *u)
+static int decode_body(const uint8_t *p, size_t len, b2_nd_meta *m, msgpack_unpacked *u)
 {
     if (len < 1)
         return B2_ERR_TRUNCATED;
@@ -95,14 +95,14 @@ static int decode_body(const uint8_t *p, size_t len, b2nd_meta *m, msgpack_unpac
     if (p[0] != 0x97 && !legacy)
         return B2_ERR_INVALID_HEADER;
     size_t off = 1;
-    int64_t v, vals[B2ND_MAX_DIM];
+    int64_t v, vals[B2_ND_MAX_DIM];
     int rc;
     if ((rc = read_int(p, len, &off, 0, &v, u)) < 0)
         return rc;
     m->version = (int)v;
     if ((rc = read_int(p, len, &off, 0, &v, u)) < 0)
         return rc;
-    if (v > B2ND_MAX_DIM)
+    if (v > B2_ND_MAX_DIM)
         return B2_ERR_UNSUPPORTED;
     m->ndim = (int)v;
     if ((rc = read_dims(p, len, &off, m->ndim, 0xd3, m->shape, u)) < 0)
@@ -121,7 +121,7 @@ static int decode_body(const uint8_t *p, size_t len, b2nd_meta *m, msgpack_unpac
             return B2_ERR_INVALID_HEADER;
         m->blockshape[i] = (int32_t)vals[i];
     }
-    if ((rc = b2nd_shapes_check(m->ndim, m->shape, m->chunkshape, m->blockshape)) < 0)
+    if ((rc = b2_nd_shapes_check(m->ndim, m->shape, m->chunkshape, m->blockshape)) < 0)
         return rc;
     m->dtype_format = -1;
     if (legacy || off == len)
@@ -148,7 +148,7 @@ static int decode_body(const uint8_t *p, size_t len, b2nd_meta *m, msgpack_unpac
     return B2_OK;
 }
 
-int b2nd_meta_decode(const void *buf, size_t len, b2nd_meta *m)
+int b2_nd_meta_decode(const void *buf, size_t len, b2_nd_meta *m)
 {
     if (!buf || !m)
         return B2_ERR_INVALID_PARAM;
@@ -158,7 +158,7 @@ int b2nd_meta_decode(const void *buf, size_t len, b2nd_meta *m)
     int rc = decode_body(buf, len, m, &u);
     msgpack_unpacked_destroy(&u);
     if (rc < 0)
-        b2nd_meta_clear(m);
+        b2_nd_meta_clear(m);
     return rc;
 }
 
@@ -178,19 +178,19 @@ static int fixed_write(void *data, const char *src, size_t n)
     return 0;
 }
 
-int b2nd_meta_encode(const b2nd_meta *m, uint8_t **out, int32_t *outlen)
+int b2_nd_meta_encode(const b2_nd_meta *m, uint8_t **out, int32_t *outlen)
 {
-    if (!m || !out || !outlen || m->ndim < 0 || m->ndim > B2ND_MAX_DIM)
+    if (!m || !out || !outlen || m->ndim < 0 || m->ndim > B2_ND_MAX_DIM)
         return B2_ERR_INVALID_PARAM;
-    int rc = b2nd_shapes_check(m->ndim, m->shape, m->chunkshape, m->blockshape);
+    int rc = b2_nd_shapes_check(m->ndim, m->shape, m->chunkshape, m->blockshape);
     if (rc < 0)
         return rc;
     const char *dtype = m->dtype ? m->dtype : "|u1";
     size_t dlen = m->dtype ? (size_t)m->dtype_len : 3;
-    int fmt = m->dtype_format < 0 ? B2ND_DTYPE_NUMPY : m->dtype_format;
+    int fmt = m->dtype_format < 0 ? B2_ND_DTYPE_NUMPY : m->dtype_format;
     if (m->version < 0 || m->version > 127 || fmt > 127)
         return B2_ERR_INVALID_PARAM;
-    int32_t total = b2nd_meta_encoded_len(m->ndim, dlen);
+    int32_t total = b2_nd_meta_encoded_len(m->ndim, dlen);
     if (total < 0)
         return total;
     fixed_buf b = {malloc((size_t)total), 0, (size_t)total};

@@ -10,30 +10,30 @@
 
 #include "b2nd_internal.h"
 
-static int zero_chunk(const b2nd_array *a, uint8_t *buf, size_t cap)
+static int zero_chunk(const b2_nd_array *a, uint8_t *buf, size_t cap)
 {
     int32_t ts = a->g.typesize > B2_MAX_TYPESIZE ? 1 : a->g.typesize;
     return b2_chunk_make_special(B2_SPECIAL_ZEROS, ts, a->g.chunk_bytes, NULL, buf, cap);
 }
 
 /* Write the shape in a->meta to the frame and rebuild the geometry. */
-static int commit_shape(b2nd_array *a, const int64_t *shape)
+static int commit_shape(b2_nd_array *a, const int64_t *shape)
 {
-    int64_t old[B2ND_MAX_DIM];
+    int64_t old[B2_ND_MAX_DIM];
     memcpy(old, a->meta.shape, sizeof old);
     memcpy(a->meta.shape, shape, sizeof a->meta.shape);
-    int rc = b2nd_array_refresh_geom(a);
+    int rc = b2_nd_array_refresh_geom(a);
     if (rc >= 0)
-        rc = b2nd_st_write_meta(a);
+        rc = b2_nd_st_write_meta(a);
     if (rc < 0) { /* keep the array consistent with what is stored */
         memcpy(a->meta.shape, old, sizeof old);
-        b2nd_array_refresh_geom(a);
+        b2_nd_array_refresh_geom(a);
     }
     return rc;
 }
 
 /* Whether chunk grid position cc (grid of `grid`) starts inside [lo, lo+n) in some dim. */
-static int chunk_in_band(const b2nd_array *a, const int64_t *cc, const int64_t *lo,
+static int chunk_in_band(const b2_nd_array *a, const int64_t *cc, const int64_t *lo,
                          const int64_t *n)
 {
     for (int j = 0; j < a->g.ndim; j++) {
@@ -44,7 +44,7 @@ static int chunk_in_band(const b2nd_array *a, const int64_t *cc, const int64_t *
     return 0;
 }
 
-static void grid_pos(const b2nd_geom *g, int64_t k, int64_t *cc)
+static void grid_pos(const b2_nd_geom *g, int64_t k, int64_t *cc)
 {
     for (int i = g->ndim - 1; i >= 0; i--) {
         cc[i] = k % g->chunks_in_array[i];
@@ -53,10 +53,10 @@ static void grid_pos(const b2nd_geom *g, int64_t k, int64_t *cc)
 }
 
 /* Shrink dims to `to` (<= current), removing [start, start+old-to) in each. */
-static int shrink(b2nd_array *a, const int64_t *to, const int64_t *start)
+static int shrink(b2_nd_array *a, const int64_t *to, const int64_t *start)
 {
-    b2nd_geom old = a->g;
-    int64_t lo[B2ND_MAX_DIM], n[B2ND_MAX_DIM];
+    b2_nd_geom old = a->g;
+    int64_t lo[B2_ND_MAX_DIM], n[B2_ND_MAX_DIM];
     for (int j = 0; j < old.ndim; j++) {
         n[j] = old.shape[j] - to[j];
         lo[j] = start[j];
@@ -64,23 +64,23 @@ static int shrink(b2nd_array *a, const int64_t *to, const int64_t *start)
     int rc = commit_shape(a, to); /* metalayer first, then the chunks */
     if (rc < 0)
         return rc;
-    int64_t cc[B2ND_MAX_DIM];
+    int64_t cc[B2_ND_MAX_DIM];
     for (int64_t k = old.nchunks - 1; k >= 0 && rc >= 0; k--) {
         grid_pos(&old, k, cc);
         if (chunk_in_band(a, cc, lo, n))
-            rc = b2nd_st_delete_chunk(a, k);
+            rc = b2_nd_st_delete_chunk(a, k);
     }
     return rc;
 }
 
 /* Extend dims to `to` (>= current), opening [start, start+to-old) in each. */
-static int extend(b2nd_array *a, const int64_t *to, const int64_t *start)
+static int extend(b2_nd_array *a, const int64_t *to, const int64_t *start)
 {
-    b2nd_geom old = a->g, neu;
-    int rc = b2nd_geom_init(&neu, old.ndim, to, old.chunkshape, old.blockshape, old.typesize);
+    b2_nd_geom old = a->g, neu;
+    int rc = b2_nd_geom_init(&neu, old.ndim, to, old.chunkshape, old.blockshape, old.typesize);
     if (rc < 0)
         return rc;
-    int64_t lo[B2ND_MAX_DIM], n[B2ND_MAX_DIM], cc[B2ND_MAX_DIM];
+    int64_t lo[B2_ND_MAX_DIM], n[B2_ND_MAX_DIM], cc[B2_ND_MAX_DIM];
     for (int j = 0; j < old.ndim; j++) {
         n[j] = to[j] - old.shape[j];
         lo[j] = start[j];
@@ -91,13 +91,13 @@ static int extend(b2nd_array *a, const int64_t *to, const int64_t *start)
         return zlen;
     if (old.nitems == 0) {
         /* The old grid was empty (some extent 0): every chunk of the new grid is new. */
-        for (int64_t k = b2nd_st_nchunks(a); k < neu.nchunks && rc >= 0; k++)
-            rc = b2nd_st_insert_chunk(a, k, zc, zlen);
+        for (int64_t k = b2_nd_st_nchunks(a); k < neu.nchunks && rc >= 0; k++)
+            rc = b2_nd_st_insert_chunk(a, k, zc, zlen);
     } else {
         for (int64_t k = 0; k < neu.nchunks && rc >= 0; k++) {
             grid_pos(&neu, k, cc);
             if (chunk_in_band(a, cc, lo, n))
-                rc = b2nd_st_insert_chunk(a, k, zc, zlen);
+                rc = b2_nd_st_insert_chunk(a, k, zc, zlen);
         }
     }
     if (rc < 0)
@@ -109,7 +109,7 @@ static int extend(b2nd_array *a, const int64_t *to, const int64_t *start)
         int64_t c = old.chunkshape[i], edge = (old.shape[i] + c - 1) / c * c;
         if (n[i] <= 0 || start[i] != old.shape[i] || edge == old.shape[i])
             continue;
-        int64_t bstart[B2ND_MAX_DIM] = {0}, bstop[B2ND_MAX_DIM], items = 1;
+        int64_t bstart[B2_ND_MAX_DIM] = {0}, bstop[B2_ND_MAX_DIM], items = 1;
         memcpy(bstop, to, sizeof bstop);
         bstart[i] = old.shape[i];
         bstop[i] = edge < to[i] ? edge : to[i];
@@ -119,7 +119,7 @@ static int extend(b2nd_array *a, const int64_t *to, const int64_t *start)
         uint8_t *zeros = calloc(bytes ? bytes : 1, 1);
         if (!zeros)
             return B2_ERR_NOMEM;
-        rc = b2nd_set_slice_cbuffer(a, bstart, bstop, zeros, bytes);
+        rc = b2_nd_set_slice_cbuffer(a, bstart, bstop, zeros, bytes);
         free(zeros);
         if (rc < 0)
             return rc;
@@ -127,16 +127,16 @@ static int extend(b2nd_array *a, const int64_t *to, const int64_t *start)
     return B2_OK;
 }
 
-int b2nd_resize(b2nd_array *a, const int64_t *new_shape, const int64_t *start)
+int b2_nd_resize(b2_nd_array *a, const int64_t *new_shape, const int64_t *start)
 {
     if (!a || (!new_shape && a->g.ndim))
         return B2_ERR_INVALID_PARAM;
-    const b2nd_geom *g = &a->g;
-    int64_t target[B2ND_MAX_DIM] = {0}; /* callers pass ndim entries only */
+    const b2_nd_geom *g = &a->g;
+    int64_t target[B2_ND_MAX_DIM] = {0}; /* callers pass ndim entries only */
     for (int i = 0; i < g->ndim; i++)
         target[i] = new_shape[i];
     new_shape = target;
-    int64_t mid[B2ND_MAX_DIM] = {0}, st_shrink[B2ND_MAX_DIM] = {0}, st_extend[B2ND_MAX_DIM] = {0};
+    int64_t mid[B2_ND_MAX_DIM] = {0}, st_shrink[B2_ND_MAX_DIM] = {0}, st_extend[B2_ND_MAX_DIM] = {0};
     int any_shrink = 0, any_extend = 0;
     for (int i = 0; i < g->ndim; i++) {
         int64_t old = g->shape[i], neu = new_shape[i];
@@ -170,8 +170,8 @@ int b2nd_resize(b2nd_array *a, const int64_t *new_shape, const int64_t *start)
         }
     }
     /* The new geometry must be valid before anything is changed. */
-    b2nd_geom check;
-    int rc = b2nd_geom_init(&check, g->ndim, new_shape, g->chunkshape, g->blockshape, g->typesize);
+    b2_nd_geom check;
+    int rc = b2_nd_geom_init(&check, g->ndim, new_shape, g->chunkshape, g->blockshape, g->typesize);
     if (rc < 0)
         return rc;
     if (any_shrink && (rc = shrink(a, mid, st_shrink)) < 0)
@@ -181,11 +181,11 @@ int b2nd_resize(b2nd_array *a, const int64_t *new_shape, const int64_t *start)
     return B2_OK;
 }
 
-int b2nd_insert(b2nd_array *a, const void *src, size_t len, int axis, int64_t pos)
+int b2_nd_insert(b2_nd_array *a, const void *src, size_t len, int axis, int64_t pos)
 {
     if (!a || axis < 0 || axis >= a->g.ndim || (!src && len))
         return B2_ERR_INVALID_PARAM;
-    const b2nd_geom *g = &a->g;
+    const b2_nd_geom *g = &a->g;
     int64_t slab = g->typesize;
     for (int j = 0; j < g->ndim; j++)
         if (j != axis)
@@ -197,38 +197,38 @@ int b2nd_insert(b2nd_array *a, const void *src, size_t len, int axis, int64_t po
     int64_t n = (int64_t)(len / (uint64_t)slab);
     if (pos < 0 || pos > g->shape[axis] || n > INT64_MAX - g->shape[axis])
         return B2_ERR_RANGE;
-    int64_t shape[B2ND_MAX_DIM], start[B2ND_MAX_DIM], stop[B2ND_MAX_DIM];
+    int64_t shape[B2_ND_MAX_DIM], start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
     for (int j = 0; j < g->ndim; j++) {
         shape[j] = g->shape[j];
         start[j] = j == axis ? pos : 0;
     }
     shape[axis] += n;
-    int rc = b2nd_resize(a, shape, start);
+    int rc = b2_nd_resize(a, shape, start);
     if (rc < 0)
         return rc;
     memcpy(stop, shape, sizeof stop);
     stop[axis] = pos + n;
-    return b2nd_set_slice_cbuffer(a, start, stop, src, len);
+    return b2_nd_set_slice_cbuffer(a, start, stop, src, len);
 }
 
-int b2nd_append(b2nd_array *a, const void *src, size_t len, int axis)
+int b2_nd_append(b2_nd_array *a, const void *src, size_t len, int axis)
 {
     if (!a || axis < 0 || axis >= a->g.ndim)
         return B2_ERR_INVALID_PARAM;
-    return b2nd_insert(a, src, len, axis, a->g.shape[axis]);
+    return b2_nd_insert(a, src, len, axis, a->g.shape[axis]);
 }
 
-int b2nd_delete(b2nd_array *a, int axis, int64_t start, int64_t n)
+int b2_nd_delete(b2_nd_array *a, int axis, int64_t start, int64_t n)
 {
     if (!a || axis < 0 || axis >= a->g.ndim)
         return B2_ERR_INVALID_PARAM;
     if (start < 0 || n < 0 || start > a->g.shape[axis] || n > a->g.shape[axis] - start)
         return B2_ERR_RANGE;
-    int64_t shape[B2ND_MAX_DIM], st[B2ND_MAX_DIM];
+    int64_t shape[B2_ND_MAX_DIM], st[B2_ND_MAX_DIM];
     for (int j = 0; j < a->g.ndim; j++) {
         shape[j] = a->g.shape[j];
         st[j] = j == axis ? start : shape[j];
     }
     shape[axis] -= n;
-    return b2nd_resize(a, shape, st);
+    return b2_nd_resize(a, shape, st);
 }

@@ -24,7 +24,7 @@ static void copy_box(int nd, const int64_t *cnt, size_t ts, uint8_t *dst, const 
         return;
     }
     size_t run = (size_t)cnt[nd - 1] * ts;
-    int64_t idx[B2ND_MAX_DIM] = {0};
+    int64_t idx[B2_ND_MAX_DIM] = {0};
     for (;;) {
         memcpy(dst, src, run);
         int d = nd - 2;
@@ -46,7 +46,7 @@ static void copy_box(int nd, const int64_t *cnt, size_t ts, uint8_t *dst, const 
 static void fill_box(int nd, const int64_t *cnt, size_t ts, uint8_t *dst, const int64_t *dstr,
                      const uint8_t *val)
 {
-    int64_t idx[B2ND_MAX_DIM] = {0}, run = nd ? cnt[nd - 1] : 1;
+    int64_t idx[B2_ND_MAX_DIM] = {0}, run = nd ? cnt[nd - 1] : 1;
     for (;;) {
         for (int64_t j = 0; j < run; j++)
             memcpy(dst + j * (int64_t)ts, val, ts);
@@ -87,15 +87,15 @@ static int next_index(int nd, int64_t *idx, const int64_t *lo, const int64_t *hi
 /* Everything one chunk's part of a box needs. */
 typedef struct chunk_part {
     int64_t nchunk;
-    int64_t origin[B2ND_MAX_DIM];   /* first element of the chunk */
-    int64_t lo[B2ND_MAX_DIM];       /* box ∩ chunk's real extent, [lo, hi) */
-    int64_t hi[B2ND_MAX_DIM];
-    int64_t blo[B2ND_MAX_DIM];      /* blocks meeting it, [blo, bhi] inclusive */
-    int64_t bhi[B2ND_MAX_DIM];
+    int64_t origin[B2_ND_MAX_DIM];   /* first element of the chunk */
+    int64_t lo[B2_ND_MAX_DIM];       /* box ∩ chunk's real extent, [lo, hi) */
+    int64_t hi[B2_ND_MAX_DIM];
+    int64_t blo[B2_ND_MAX_DIM];      /* blocks meeting it, [blo, bhi] inclusive */
+    int64_t bhi[B2_ND_MAX_DIM];
     int64_t need;                   /* number of such blocks */
 } chunk_part;
 
-static void chunk_part_init(const b2nd_geom *g, const int64_t *cc, const int64_t *start,
+static void chunk_part_init(const b2_nd_geom *g, const int64_t *cc, const int64_t *start,
                             const int64_t *stop, chunk_part *p)
 {
     int64_t n = 0, need = 1;
@@ -115,7 +115,7 @@ static void chunk_part_init(const b2nd_geom *g, const int64_t *cc, const int64_t
 
 /* For block bc of part p: the box to copy, its offset inside the block (items)
  * and inside the user buffer whose box starts at `start` with strides ustr. */
-static void block_box(const b2nd_geom *g, const chunk_part *p, const int64_t *bc,
+static void block_box(const b2_nd_geom *g, const chunk_part *p, const int64_t *bc,
                       const int64_t *start, const int64_t *ustr, int64_t *cnt,
                       int64_t *boff, int64_t *uoff)
 {
@@ -133,7 +133,7 @@ static void block_box(const b2nd_geom *g, const chunk_part *p, const int64_t *bc
     *uoff = uo;
 }
 
-static int64_t block_number(const b2nd_geom *g, const int64_t *bc)
+static int64_t block_number(const b2_nd_geom *g, const int64_t *bc)
 {
     int64_t k = 0;
     for (int i = 0; i < g->ndim; i++)
@@ -142,7 +142,7 @@ static int64_t block_number(const b2nd_geom *g, const int64_t *bc)
 }
 
 /* Check the box and compute its byte size. */
-static int box_check(const b2nd_geom *g, const int64_t *start, const int64_t *stop,
+static int box_check(const b2_nd_geom *g, const int64_t *start, const int64_t *stop,
                      int64_t *ext, int64_t *nbytes)
 {
     int64_t n = g->typesize;
@@ -150,7 +150,7 @@ static int box_check(const b2nd_geom *g, const int64_t *start, const int64_t *st
         if (!start || !stop || start[i] < 0 || stop[i] < start[i] || stop[i] > g->shape[i])
             return B2_ERR_RANGE;
         ext[i] = stop[i] - start[i];
-        n *= ext[i]; /* at most nitems * typesize, which b2nd_geom_init bounds */
+        n *= ext[i]; /* at most nitems * typesize, which b2_nd_geom_init bounds */
     }
     *nbytes = n;
     return B2_OK;
@@ -158,10 +158,10 @@ static int box_check(const b2nd_geom *g, const int64_t *start, const int64_t *st
 
 /* Chunk n's stored bytes (no copy; valid until the next storage call) and its
  * header, checked to decode to exactly one padded chunk. */
-static int view_chunk(b2nd_array *a, int64_t n, const uint8_t **chunk, int32_t *cbytes,
+static int view_chunk(b2_nd_array *a, int64_t n, const uint8_t **chunk, int32_t *cbytes,
                       b2_chunk_info *info)
 {
-    int rc = b2nd_st_chunk_view(a, n, chunk, cbytes);
+    int rc = b2_nd_st_chunk_view(a, n, chunk, cbytes);
     if (rc >= 0)
         rc = b2_chunk_get_info(*chunk, (size_t)*cbytes, info);
     if (rc >= 0 && (info->nbytes != a->g.chunk_bytes || a->g.block_bytes % info->typesize))
@@ -170,16 +170,16 @@ static int view_chunk(b2nd_array *a, int64_t n, const uint8_t **chunk, int32_t *
 }
 
 /* Copy part p out of a whole decoded (padded) chunk. */
-static void copy_part_from_chunk(const b2nd_geom *g, const chunk_part *p, const uint8_t *chunk,
+static void copy_part_from_chunk(const b2_nd_geom *g, const chunk_part *p, const uint8_t *chunk,
                                  const int64_t *start, const int64_t *ustr, const int64_t *bstr,
                                  uint8_t *dst)
 {
     size_t ts = (size_t)g->typesize;
-    int64_t bc[B2ND_MAX_DIM];
+    int64_t bc[B2_ND_MAX_DIM];
     for (int i = 0; i < g->ndim; i++)
         bc[i] = p->blo[i];
     do {
-        int64_t cnt[B2ND_MAX_DIM], boff, uoff;
+        int64_t cnt[B2_ND_MAX_DIM], boff, uoff;
         block_box(g, p, bc, start, ustr, cnt, &boff, &uoff);
         copy_box(g->ndim, cnt, ts, dst + uoff * (int64_t)ts, ustr,
                  chunk + block_number(g, bc) * g->block_bytes + boff * (int64_t)ts, bstr);
@@ -189,10 +189,10 @@ static void copy_part_from_chunk(const b2nd_geom *g, const chunk_part *p, const 
 /* Fill part p of the output with zeros, or (with_value) with the content of a
  * NaN or repeated-value chunk: one item repeated when the chunk's pattern is
  * whole items (always, from writers), else the decoded chunk itself. */
-static int fill_part(b2nd_array *a, const chunk_part *p, const int64_t *start,
+static int fill_part(b2_nd_array *a, const chunk_part *p, const int64_t *start,
                      const int64_t *ustr, const int64_t *bstr, void *dst, int with_value)
 {
-    const b2nd_geom *g = &a->g;
+    const b2_nd_geom *g = &a->g;
     uint8_t *val = calloc(1, (size_t)g->typesize);
     if (!val)
         return B2_ERR_NOMEM;
@@ -201,7 +201,7 @@ static int fill_part(b2nd_array *a, const chunk_part *p, const int64_t *start,
         const uint8_t *chunk;
         int32_t cbytes;
         b2_chunk_info info;
-        b2_dctx *d = b2nd_array_dctx(a);
+        b2_dctx *d = b2_nd_array_dctx(a);
         if (!d || (rc = view_chunk(a, p->nchunk, &chunk, &cbytes, &info)) < 0) {
             free(val);
             return d ? rc : B2_ERR_NOMEM;
@@ -224,7 +224,7 @@ static int fill_part(b2nd_array *a, const chunk_part *p, const int64_t *start,
                                     val, (size_t)g->typesize);
     }
     if (rc >= 0) {
-        int64_t cnt[B2ND_MAX_DIM], uoff = 0;
+        int64_t cnt[B2_ND_MAX_DIM], uoff = 0;
         for (int i = 0; i < g->ndim; i++) {
             cnt[i] = p->hi[i] - p->lo[i];
             uoff += (p->lo[i] - start[i]) * ustr[i];
@@ -239,24 +239,24 @@ static int fill_part(b2nd_array *a, const chunk_part *p, const int64_t *start,
 /* Decode the needed blocks of part p one by one through the frame's lazy reader
  * and copy their parts out; B2_ERR_UNSUPPORTED (before any output) when the
  * storage cannot do it. */
-static int read_blocks_lazily(b2nd_array *a, const chunk_part *p, const int64_t *start,
+static int read_blocks_lazily(b2_nd_array *a, const chunk_part *p, const int64_t *start,
                               const int64_t *ustr, const int64_t *bstr, void *dst)
 {
-    const b2nd_geom *g = &a->g;
+    const b2_nd_geom *g = &a->g;
     size_t ts = (size_t)g->typesize;
-    if (b2_schunk_storage(b2nd_schunk(a)) == B2_STORAGE_MEMORY)
+    if (b2_schunk_storage(b2_nd_schunk(a)) == B2_STORAGE_MEMORY)
         return B2_ERR_UNSUPPORTED;
     uint8_t *buf = malloc((size_t)g->block_bytes);
     if (!buf)
         return B2_ERR_NOMEM;
-    int64_t bc[B2ND_MAX_DIM];
+    int64_t bc[B2_ND_MAX_DIM];
     for (int i = 0; i < g->ndim; i++)
         bc[i] = p->blo[i];
     int rc;
     do {
-        if ((rc = b2nd_st_read_block(a, p->nchunk, block_number(g, bc), buf)) < 0)
+        if ((rc = b2_nd_st_read_block(a, p->nchunk, block_number(g, bc), buf)) < 0)
             break;
-        int64_t cnt[B2ND_MAX_DIM], boff, uoff;
+        int64_t cnt[B2_ND_MAX_DIM], boff, uoff;
         block_box(g, p, bc, start, ustr, cnt, &boff, &uoff);
         copy_box(g->ndim, cnt, ts, (uint8_t *)dst + uoff * (int64_t)ts, ustr,
                  buf + boff * (int64_t)ts, bstr);
@@ -267,7 +267,7 @@ static int read_blocks_lazily(b2nd_array *a, const chunk_part *p, const int64_t 
 
 /* What the chunk decoder needs to place a block of part p in the user's box. */
 typedef struct place_ctx {
-    const b2nd_geom *g;
+    const b2_nd_geom *g;
     const chunk_part *p;
     const int64_t *start, *ustr, *bstr; /* item strides of the box and of a block */
     uint8_t *dst;
@@ -277,9 +277,9 @@ typedef struct place_ctx {
 static int place_block(void *ud, int32_t k, b2_block_rows *r)
 {
     const place_ctx *c = ud;
-    const b2nd_geom *g = c->g;
+    const b2_nd_geom *g = c->g;
     int nd = g->ndim;
-    int64_t bc[B2ND_MAX_DIM], cnt[B2ND_MAX_DIM], boff, uoff, rem = k;
+    int64_t bc[B2_ND_MAX_DIM], cnt[B2_ND_MAX_DIM], boff, uoff, rem = k;
     for (int i = nd - 1; i >= 0; i--) {
         bc[i] = rem % g->blocks_in_chunk[i];
         rem /= g->blocks_in_chunk[i];
@@ -305,7 +305,7 @@ static int place_block(void *ud, int32_t k, b2_block_rows *r)
 static int box_is_zero(int nd, const int64_t *cnt, size_t ts, const uint8_t *src, const int64_t *str)
 {
     size_t run = nd ? (size_t)cnt[nd - 1] * ts : ts;
-    int64_t idx[B2ND_MAX_DIM] = {0};
+    int64_t idx[B2_ND_MAX_DIM] = {0};
     for (;;) {
         for (size_t k = 0; k < run; k++)
             if (src[k])
@@ -329,7 +329,7 @@ static int box_is_zero(int nd, const int64_t *cnt, size_t ts, const uint8_t *src
  * zero-special chunk, as c-blosc2 leaves untouched zero chunks. The capacity
  * given to the compressor is at most the bound, which takes part in its memcpy
  * decision. Returns cbytes or an error. */
-static int compress_into(b2nd_array *a, b2_cctx *cctx, const uint8_t *buf, place_ctx *c,
+static int compress_into(b2_nd_array *a, b2_cctx *cctx, const uint8_t *buf, place_ctx *c,
                          int zero, uint8_t *out, size_t cap)
 {
     size_t n = (size_t)a->g.chunk_bytes;
@@ -346,7 +346,7 @@ static int compress_into(b2nd_array *a, b2_cctx *cctx, const uint8_t *buf, place
 }
 
 /* compress_into a malloc'ed chunk. */
-static int compress_alloc(b2nd_array *a, const uint8_t *buf, place_ctx *c, int zero,
+static int compress_alloc(b2_nd_array *a, const uint8_t *buf, place_ctx *c, int zero,
                           uint8_t **chunk, int32_t *cbytes)
 {
     size_t cap = b2_chunk_compress_bound((size_t)a->g.chunk_bytes);
@@ -364,10 +364,10 @@ static int compress_alloc(b2nd_array *a, const uint8_t *buf, place_ctx *c, int z
 }
 
 /* Decode the needed blocks of part p straight into the user's box. */
-static int read_part(b2nd_array *a, const chunk_part *p, place_ctx *c, int32_t **list,
+static int read_part(b2_nd_array *a, const chunk_part *p, place_ctx *c, int32_t **list,
                      int32_t *listcap)
 {
-    const b2nd_geom *g = &a->g;
+    const b2_nd_geom *g = &a->g;
     const uint8_t *chunk;
     int32_t cbytes, n = 0;
     b2_chunk_info info;
@@ -385,7 +385,7 @@ static int read_part(b2nd_array *a, const chunk_part *p, place_ctx *c, int32_t *
             *list = nl;
             *listcap = (int32_t)p->need;
         }
-        int64_t bc[B2ND_MAX_DIM];
+        int64_t bc[B2_ND_MAX_DIM];
         for (int i = 0; i < g->ndim; i++)
             bc[i] = p->blo[i];
         do
@@ -393,20 +393,20 @@ static int read_part(b2nd_array *a, const chunk_part *p, place_ctx *c, int32_t *
         while (next_index(g->ndim, bc, p->blo, p->bhi));
     }
     c->p = p;
-    b2_dctx *d = b2nd_array_dctx(a);
+    b2_dctx *d = b2_nd_array_dctx(a);
     if (!d)
         return B2_ERR_NOMEM;
     return b2_chunk_decompress_rows(d, chunk, (size_t)cbytes, n ? *list : NULL, n,
                                     place_block, c);
 }
 
-int b2nd_get_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *stop, void *dst,
+int b2_nd_get_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t *stop, void *dst,
                            size_t cap)
 {
     if (!a || (!dst && cap))
         return B2_ERR_INVALID_PARAM;
-    const b2nd_geom *g = &a->g;
-    int64_t ext[B2ND_MAX_DIM], ustr[B2ND_MAX_DIM], nbytes;
+    const b2_nd_geom *g = &a->g;
+    int64_t ext[B2_ND_MAX_DIM], ustr[B2_ND_MAX_DIM], nbytes;
     int rc = box_check(g, start, stop, ext, &nbytes);
     if (rc < 0)
         return rc;
@@ -417,11 +417,11 @@ int b2nd_get_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
     /* Every item of the box is written by exactly one block of one chunk, or by
      * a special chunk's fill: nothing is zeroed beforehand. */
     strides_of(g->ndim, ext, ustr);
-    int64_t bstr[B2ND_MAX_DIM], bext[B2ND_MAX_DIM];
+    int64_t bstr[B2_ND_MAX_DIM], bext[B2_ND_MAX_DIM];
     for (int i = 0; i < g->ndim; i++)
         bext[i] = g->blockshape[i];
     strides_of(g->ndim, bext, bstr);
-    int64_t clo[B2ND_MAX_DIM], chi[B2ND_MAX_DIM], cc[B2ND_MAX_DIM];
+    int64_t clo[B2_ND_MAX_DIM], chi[B2_ND_MAX_DIM], cc[B2_ND_MAX_DIM];
     for (int i = 0; i < g->ndim; i++) {
         clo[i] = cc[i] = start[i] / g->chunkshape[i];
         chi[i] = (stop[i] - 1) / g->chunkshape[i];
@@ -433,7 +433,7 @@ int b2nd_get_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
         chunk_part_init(g, cc, start, stop, &p);
         /* Special chunks are never decoded: their part is filled with zeros
          * (zeros, and uninit, whose content is unspecified) or with the value. */
-        int sp = b2nd_st_chunk_special(a, p.nchunk);
+        int sp = b2_nd_st_chunk_special(a, p.nchunk);
         if (sp < 0) {
             rc = sp;
         } else if (sp != B2_SPECIAL_NONE) {
@@ -461,26 +461,26 @@ static int cctx_fits(const b2_cctx *cc, const b2_cparams *want)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-int64_t b2nd_encode_frame_bound(const b2nd_params *p)
+int64_t b2_nd_encode_frame_bound(const b2_nd_params *p)
 {
-    b2nd_array *a;
-    int rc = b2nd_create_bare(p, NULL, &a);
+    b2_nd_array *a;
+    int rc = b2_nd_create_bare(p, NULL, &a);
     if (rc < 0)
         return rc;
     int64_t n = b2_schunk_header_len(a->sc) + a->g.chunk_bytes + B2_MAX_OVERHEAD + 256;
-    b2nd_free(a);
+    b2_nd_free(a);
     return n;
 }
 
-int64_t b2nd_encode_frame(const b2nd_params *p, b2_cctx *cctx, const void *src, size_t len,
+int64_t b2_nd_encode_frame(const b2_nd_params *p, b2_cctx *cctx, const void *src, size_t len,
                           void *dstv, size_t cap)
 {
-    b2nd_array *a;
+    b2_nd_array *a;
     uint8_t *dst = dstv;
-    int rc = b2nd_create_bare(p, NULL, &a);
+    int rc = b2_nd_create_bare(p, NULL, &a);
     if (rc < 0)
         return rc;
-    const b2nd_geom *g = &a->g;
+    const b2_nd_geom *g = &a->g;
     int64_t hl = b2_schunk_header_len(a->sc), res;
     size_t room = cap > (size_t)hl ? cap - (size_t)hl : 0;
     if (g->nchunks != 1 || !src || !dst || (uint64_t)len != (uint64_t)g->nitems * (uint64_t)g->typesize ||
@@ -489,8 +489,8 @@ int64_t b2nd_encode_frame(const b2nd_params *p, b2_cctx *cctx, const void *src, 
     } else if (room < B2_HEADER_LEN) {
         res = B2_ERR_DST_TOO_SMALL;
     } else {
-        int64_t start[B2ND_MAX_DIM] = {0}, cc[B2ND_MAX_DIM] = {0};
-        int64_t ustr[B2ND_MAX_DIM], bstr[B2ND_MAX_DIM], bext[B2ND_MAX_DIM];
+        int64_t start[B2_ND_MAX_DIM] = {0}, cc[B2_ND_MAX_DIM] = {0};
+        int64_t ustr[B2_ND_MAX_DIM], bstr[B2_ND_MAX_DIM], bext[B2_ND_MAX_DIM];
         chunk_part part;
         chunk_part_init(g, cc, start, g->shape, &part);
         strides_of(g->ndim, g->shape, ustr);
@@ -504,19 +504,19 @@ int64_t b2nd_encode_frame(const b2nd_params *p, b2_cctx *cctx, const void *src, 
         if (res >= 0)
             res = b2_schunk_frame_around_chunk(a->sc, dst, cap, (int32_t)res);
     }
-    b2nd_free(a);
+    b2_nd_free(a);
     return res;
 }
 
-int b2nd_to_cbuffer(b2nd_array *a, void *dst, size_t cap)
+int b2_nd_to_cbuffer(b2_nd_array *a, void *dst, size_t cap)
 {
     if (!a)
         return B2_ERR_INVALID_PARAM;
-    int64_t start[B2ND_MAX_DIM] = {0};
-    return b2nd_get_slice_cbuffer(a, start, a->g.shape, dst, cap);
+    int64_t start[B2_ND_MAX_DIM] = {0};
+    return b2_nd_get_slice_cbuffer(a, start, a->g.shape, dst, cap);
 }
 
-int b2nd_compress_chunk(b2nd_array *a, const uint8_t *buf, uint8_t **chunk, int32_t *cbytes)
+int b2_nd_compress_chunk(b2_nd_array *a, const uint8_t *buf, uint8_t **chunk, int32_t *cbytes)
 {
     size_t n = (size_t)a->g.chunk_bytes, i = 0;
     while (i < n && !buf[i])
@@ -524,13 +524,13 @@ int b2nd_compress_chunk(b2nd_array *a, const uint8_t *buf, uint8_t **chunk, int3
     return compress_alloc(a, buf, NULL, i == n, chunk, cbytes);
 }
 
-int b2nd_set_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *stop,
+int b2_nd_set_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t *stop,
                            const void *src, size_t len)
 {
     if (!a || (!src && len))
         return B2_ERR_INVALID_PARAM;
-    const b2nd_geom *g = &a->g;
-    int64_t ext[B2ND_MAX_DIM], ustr[B2ND_MAX_DIM], nbytes;
+    const b2_nd_geom *g = &a->g;
+    int64_t ext[B2_ND_MAX_DIM], ustr[B2_ND_MAX_DIM], nbytes;
     int rc = box_check(g, start, stop, ext, &nbytes);
     if (rc < 0)
         return rc;
@@ -539,11 +539,11 @@ int b2nd_set_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
     if (nbytes == 0)
         return B2_OK;
     strides_of(g->ndim, ext, ustr);
-    int64_t bstr[B2ND_MAX_DIM], bext[B2ND_MAX_DIM];
+    int64_t bstr[B2_ND_MAX_DIM], bext[B2_ND_MAX_DIM];
     for (int i = 0; i < g->ndim; i++)
         bext[i] = g->blockshape[i];
     strides_of(g->ndim, bext, bstr);
-    int64_t clo[B2ND_MAX_DIM], chi[B2ND_MAX_DIM], cc[B2ND_MAX_DIM];
+    int64_t clo[B2_ND_MAX_DIM], chi[B2_ND_MAX_DIM], cc[B2_ND_MAX_DIM];
     for (int i = 0; i < g->ndim; i++) {
         clo[i] = cc[i] = start[i] / g->chunkshape[i];
         chi[i] = (stop[i] - 1) / g->chunkshape[i];
@@ -564,7 +564,7 @@ int b2nd_set_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
         if (covers) {
             /* The write covers the chunk's whole real extent: compress it straight
              * from the user's rows (the padding is zeros), no chunk buffer. */
-            int64_t cnt[B2ND_MAX_DIM], uoff = 0;
+            int64_t cnt[B2_ND_MAX_DIM], uoff = 0;
             for (int i = 0; i < g->ndim; i++) {
                 cnt[i] = p.hi[i] - p.lo[i];
                 uoff += (p.lo[i] - start[i]) * ustr[i];
@@ -584,25 +584,25 @@ int b2nd_set_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *s
             if ((rc = view_chunk(a, p.nchunk, &stored, &cbytes, &info)) < 0)
                 break;
             memset(buf, 0, (size_t)g->chunk_bytes); /* uninit chunks leave it as is */
-            b2_dctx *d = b2nd_array_dctx(a);
+            b2_dctx *d = b2_nd_array_dctx(a);
             rc = d ? b2_chunk_decompress(d, stored, (size_t)cbytes, buf, (size_t)g->chunk_bytes)
                    : B2_ERR_NOMEM;
             if (rc < 0)
                 break;
-            int64_t bc[B2ND_MAX_DIM];
+            int64_t bc[B2_ND_MAX_DIM];
             for (int i = 0; i < g->ndim; i++)
                 bc[i] = p.blo[i];
             do {
-                int64_t cnt[B2ND_MAX_DIM], boff, uoff;
+                int64_t cnt[B2_ND_MAX_DIM], boff, uoff;
                 block_box(g, &p, bc, start, ustr, cnt, &boff, &uoff);
                 uint8_t *blk = buf + block_number(g, bc) * g->block_bytes;
                 copy_box(g->ndim, cnt, ts, blk + boff * (int64_t)ts, bstr,
                          (const uint8_t *)src + uoff * (int64_t)ts, ustr);
             } while (next_index(g->ndim, bc, p.blo, p.bhi));
-            if ((rc = b2nd_compress_chunk(a, buf, &chunk, &cbytes)) < 0)
+            if ((rc = b2_nd_compress_chunk(a, buf, &chunk, &cbytes)) < 0)
                 break;
         }
-        rc = b2nd_st_update_chunk(a, p.nchunk, chunk, cbytes);
+        rc = b2_nd_st_update_chunk(a, p.nchunk, chunk, cbytes);
         free(chunk);
     } while (rc >= 0 && next_index(g->ndim, cc, clo, chi));
     free(buf);

@@ -5,12 +5,12 @@
 
 #include "b2nd_internal.h"
 
-int64_t b2nd_st_nchunks(b2nd_array *a)
+int64_t b2_nd_st_nchunks(b2_nd_array *a)
 {
     return b2_schunk_nchunks(a->sc);
 }
 
-int b2nd_st_chunk_special(b2nd_array *a, int64_t i)
+int b2_nd_st_chunk_special(b2_nd_array *a, int64_t i)
 {
     int nb = b2_schunk_chunk_nbytes(a->sc, i);
     if (nb < 0)
@@ -20,7 +20,7 @@ int b2nd_st_chunk_special(b2nd_array *a, int64_t i)
     return b2_schunk_chunk_special(a->sc, i);
 }
 
-int b2nd_st_get_chunk(b2nd_array *a, int64_t i, uint8_t **chunk, int32_t *cbytes)
+int b2_nd_st_get_chunk(b2_nd_array *a, int64_t i, uint8_t **chunk, int32_t *cbytes)
 {
     *chunk = NULL;
     int rc = b2_schunk_get_chunk(a->sc, i, chunk, cbytes);
@@ -32,34 +32,34 @@ int b2nd_st_get_chunk(b2nd_array *a, int64_t i, uint8_t **chunk, int32_t *cbytes
     return *chunk ? B2_OK : B2_ERR_CORRUPT;
 }
 
-int b2nd_st_chunk_view(b2nd_array *a, int64_t i, const uint8_t **chunk, int32_t *cbytes)
+int b2_nd_st_chunk_view(b2_nd_array *a, int64_t i, const uint8_t **chunk, int32_t *cbytes)
 {
     return b2_schunk_chunk_view(a->sc, i, chunk, cbytes);
 }
 
-int b2nd_st_update_chunk(b2nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes)
+int b2_nd_st_update_chunk(b2_nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes)
 {
     int64_t rc = b2_schunk_update_chunk(a->sc, i, chunk, cbytes);
     return rc < 0 ? (int)rc : B2_OK;
 }
 
-int b2nd_st_insert_chunk(b2nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes)
+int b2_nd_st_insert_chunk(b2_nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes)
 {
     int64_t rc = b2_schunk_insert_chunk(a->sc, i, chunk, cbytes);
     return rc < 0 ? (int)rc : B2_OK;
 }
 
-int b2nd_st_delete_chunk(b2nd_array *a, int64_t i)
+int b2_nd_st_delete_chunk(b2_nd_array *a, int64_t i)
 {
     int64_t rc = b2_schunk_delete_chunk(a->sc, i);
     return rc < 0 ? (int)rc : B2_OK;
 }
 
-int b2nd_st_write_meta(b2nd_array *a)
+int b2_nd_st_write_meta(b2_nd_array *a)
 {
     uint8_t *buf;
     int32_t len;
-    int rc = b2nd_meta_encode(&a->meta, &buf, &len);
+    int rc = b2_nd_meta_encode(&a->meta, &buf, &len);
     if (rc < 0)
         return rc;
     if (!a->meta.dtype) {
@@ -73,7 +73,7 @@ int b2nd_st_write_meta(b2nd_array *a)
     return rc < 0 ? rc : B2_OK;
 }
 
-int b2nd_st_read_block(b2nd_array *a, int64_t nchunk, int64_t k, uint8_t *dst)
+int b2_nd_st_read_block(b2_nd_array *a, int64_t nchunk, int64_t k, uint8_t *dst)
 {
     /* Only for frames on disk, where the frame layer reads just the block's
      * compressed bytes (header + bstarts + the block). The item mapping assumes

@@ -20,7 +20,7 @@ typedef struct sink {
 static int sink_write(sink *k, int64_t pos, const void *p, size_t n)
 {
     if (k->fd >= 0)
-        return fio_pwrite_fd(k->s, k->fd, p, n, pos);
+        return b2_fio_pwrite_fd(k->s, k->fd, p, n, pos);
     if ((size_t)pos + n > k->cap) {
         size_t cap = ((size_t)pos + n) * 3 / 2 + 4096;
         uint8_t *b = realloc(k->buf, cap);
@@ -37,7 +37,7 @@ static int sink_write(sink *k, int64_t pos, const void *p, size_t n)
 static int rewrite(b2_schunk *s, sink *k)
 {
     int64_t n = s->nchunks, pos = 0;
-    int rc0 = frame_index_materialize(s);
+    int rc0 = b2_frame_index_materialize(s);
     if (rc0 < 0)
         return rc0;
     int64_t *ni = malloc((size_t)(n ? n : 1) * sizeof *ni);
@@ -51,7 +51,7 @@ static int rewrite(b2_schunk *s, sink *k)
         }
         const uint8_t *p;
         int32_t cb;
-        rc = schunk_chunk_ptr(s, i, &p, &cb);
+        rc = b2_schunk_chunk_ptr(s, i, &p, &cb);
         if (rc >= 0)
             rc = sink_write(k, s->h.header_len + pos, p, (size_t)cb);
         ni[i] = pos;
@@ -69,12 +69,12 @@ static int rewrite(b2_schunk *s, sink *k)
     uint8_t *idx = NULL, *trl = NULL, *hdr = NULL;
     int32_t idx_len = 0;
     int64_t trl_len = 0;
-    rc = frame_build_meta_parts(s, 0, &idx, &idx_len, &trl, &trl_len);
+    rc = b2_frame_build_meta_parts(s, 0, &idx, &idx_len, &trl, &trl_len);
     if (rc >= 0) {
         int64_t ipos = s->h.header_len + pos;
         s->h.frame_len = ipos + idx_len + trl_len;
         hdr = malloc((size_t)s->h.header_len);
-        rc = hdr ? frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_ERR_NOMEM;
+        rc = hdr ? b2_frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_ERR_NOMEM;
         if (rc >= 0 && idx_len)
             rc = sink_write(k, ipos, idx, (size_t)idx_len);
         if (rc >= 0)
@@ -126,7 +126,7 @@ int b2_schunk_compact(b2_schunk *s)
     memcpy(tmp, s->path, l);
     memcpy(tmp + l, ".b2tmp", 7);
     frame_hdr oh = s->h;
-    if (frame_index_materialize(s) < 0) {
+    if (b2_frame_index_materialize(s) < 0) {
         free(tmp);
         return B2_ERR_NOMEM;
     }
@@ -143,7 +143,7 @@ int b2_schunk_compact(b2_schunk *s)
     if (rc >= 0 && !s->nosync && fsync(k.fd) != 0)
         rc = B2_ERR_IO;
     if (rc >= 0)
-        rc = fio_rename(s, tmp, s->path);
+        rc = b2_fio_rename(s, tmp, s->path);
     if (rc >= 0) { /* the temporary file is now the frame */
         close(s->fd);
         s->fd = k.fd;
@@ -162,7 +162,7 @@ int b2_schunk_compact(b2_schunk *s)
     return rc;
 }
 
-int frame_maybe_compact(b2_schunk *s)
+int b2_frame_maybe_compact(b2_schunk *s)
 {
     if (s->storage != B2_STORAGE_FILE || s->file_off != 0 || s->dead_bytes < COMPACT_MIN_DEAD ||
         s->dead_bytes < s->h.frame_len / 2)

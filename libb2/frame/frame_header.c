@@ -14,7 +14,7 @@ static const uint8_t hdr_markers[][2] = {
     {47, 0xd2}, {52, 0xd2}, {57, 0xd2}, {62, 0xd1}, {65, 0xd1}, {69, 0xd8},
 };
 
-int frame_header_parse_fixed(const uint8_t *p, frame_hdr *h)
+int b2_frame_header_parse_fixed(const uint8_t *p, frame_hdr *h)
 {
     for (size_t i = 0; i < sizeof hdr_markers / sizeof hdr_markers[0]; i++)
         if (p[hdr_markers[i][0]] != hdr_markers[i][1])
@@ -59,7 +59,7 @@ int frame_header_parse_fixed(const uint8_t *p, frame_hdr *h)
 /* Check the "93 CD idx DE n {fixstr D2 off}* DC n {C6 len bytes}*" layout used by
  * both the header metalayers and the trailer vlmetalayers, starting at p[0] = 0x93
  * (the array marker). Returns the number of entries, or an error. */
-int frame_check_meta_layout(const uint8_t *p, int64_t len, int maxn)
+int b2_frame_check_meta_layout(const uint8_t *p, int64_t len, int maxn)
 {
     if (len < 10 || p[0] != 0x93 || p[1] != 0xcd || p[4] != 0xde)
         return B2_ERR_INVALID_HEADER;
@@ -92,7 +92,7 @@ int frame_check_meta_layout(const uint8_t *p, int64_t len, int maxn)
 /* Decode the checked layout with msgpack-c: names, offsets (relative to base) and
  * contents. The content is located through the map's offset, as the reference
  * reader does, and must agree with the value array. */
-int frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t limit, int n,
+int b2_frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t limit, int n,
                        frame_meta *meta)
 {
     msgpack_unpacked u;
@@ -140,17 +140,17 @@ int frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t limit
     rc = (int)off;
 done:
     if (rc < 0)
-        frame_meta_free_all(meta, filled);
+        b2_frame_meta_free_all(meta, filled);
     msgpack_unpacked_destroy(&u);
     return rc;
 }
 
-int frame_meta_parse(const uint8_t *p, int32_t header_len, frame_meta *meta, int *nmeta)
+int b2_frame_meta_parse(const uint8_t *p, int32_t header_len, frame_meta *meta, int *nmeta)
 {
     *nmeta = 0;
     const uint8_t *m = p + FRAME_HEADER_FIXED;
     int64_t mlen = header_len - FRAME_HEADER_FIXED;
-    int n = frame_check_meta_layout(m, mlen, B2_FRAME_MAX_METALAYERS);
+    int n = b2_frame_check_meta_layout(m, mlen, B2_FRAME_MAX_METALAYERS);
     if (n < 0)
         return n;
     /* Whole-header decode: confirms the 14-element array and the fixed fields. */
@@ -174,14 +174,14 @@ int frame_meta_parse(const uint8_t *p, int32_t header_len, frame_meta *meta, int
     msgpack_unpacked_destroy(&u);
     if (rc < 0)
         return rc;
-    rc = frame_decode_meta(m, mlen, FRAME_HEADER_FIXED, header_len, n, meta);
+    rc = b2_frame_decode_meta(m, mlen, FRAME_HEADER_FIXED, header_len, n, meta);
     if (rc < 0)
         return rc;
     *nmeta = n;
     return B2_OK;
 }
 
-int64_t frame_header_size(const frame_meta *meta, int nmeta)
+int64_t b2_frame_header_size(const frame_meta *meta, int nmeta)
 {
     int64_t size = FRAME_HEADER_FIXED + 10;
     for (int i = 0; i < nmeta; i++)
@@ -189,17 +189,17 @@ int64_t frame_header_size(const frame_meta *meta, int nmeta)
     return size;
 }
 
-uint8_t frame_general_flags(int32_t chunksize, int vlblocks)
+uint8_t b2_frame_general_flags(int32_t chunksize, int vlblocks)
 {
     int version = (chunksize == 0 || vlblocks) ? 3 : 2;
     return (uint8_t)(0x10 | version | (chunksize == 0 ? 0x40 : 0) | (vlblocks ? 0x80 : 0));
 }
 
-void frame_header_init(frame_hdr *h, const b2_cparams *cp, int frame_type)
+void b2_frame_header_init(frame_hdr *h, const b2_cparams *cp, int frame_type)
 {
     memset(h, 0, sizeof *h);
     h->chunksize = -1;
-    h->general_flags = frame_general_flags(-1, 0);
+    h->general_flags = b2_frame_general_flags(-1, 0);
     h->frame_type = (uint8_t)frame_type;
     int code = cp->codec;
     h->codec_flags = (uint8_t)((code >= 6 ? 6 : code) | (cp->clevel << 4));
@@ -224,7 +224,7 @@ static int put_marker16(msgpack_sbuffer *sb, uint8_t marker, int n)
 }
 
 /* Pack "93 CD idx DE n map DC n bins" with offsets = base + position in output. */
-int frame_pack_meta(msgpack_sbuffer *sb, const frame_meta *m, int n, int64_t base, int idx_from_cd)
+int b2_frame_pack_meta(msgpack_sbuffer *sb, const frame_meta *m, int n, int64_t base, int idx_from_cd)
 {
     msgpack_packer pk;
     msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
@@ -260,7 +260,7 @@ int frame_pack_meta(msgpack_sbuffer *sb, const frame_meta *m, int n, int64_t bas
     return rc ? B2_ERR_NOMEM : B2_OK;
 }
 
-int frame_header_write(const frame_hdr *h, const frame_meta *meta, int nmeta, uint8_t *out)
+int b2_frame_header_write(const frame_hdr *h, const frame_meta *meta, int nmeta, uint8_t *out)
 {
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
@@ -290,7 +290,7 @@ int frame_header_write(const frame_hdr *h, const frame_meta *meta, int nmeta, ui
     rc |= h->has_vlmeta ? msgpack_pack_true(&pk) : msgpack_pack_false(&pk);
     rc |= msgpack_pack_ext_with_body(&pk, ext, 16, 6);
     if (!rc)
-        rc = frame_pack_meta(&sb, meta, nmeta, 0, 0);
+        rc = b2_frame_pack_meta(&sb, meta, nmeta, 0, 0);
     if (!rc && (int64_t)sb.size != h->header_len)
         rc = B2_ERR_INVALID_PARAM;
     if (!rc)

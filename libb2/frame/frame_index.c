@@ -4,7 +4,7 @@
 
 #include "frame_internal.h"
 
-int frame_index_special(int64_t entry)
+int b2_frame_index_special(int64_t entry)
 {
     if (entry >= 0)
         return 0;
@@ -14,7 +14,7 @@ int frame_index_special(int64_t entry)
     return B2_ERR_CORRUPT;
 }
 
-int frame_nchunks_from_header(const frame_hdr *h, int64_t *n)
+int b2_frame_nchunks_from_header(const frame_hdr *h, int64_t *n)
 {
     if (h->nbytes == 0) {
         *n = 0;
@@ -34,7 +34,7 @@ int frame_nchunks_from_header(const frame_hdr *h, int64_t *n)
     return B2_ERR_INVALID_HEADER;
 }
 
-int frame_index_materialize(b2_schunk *s)
+int b2_frame_index_materialize(b2_schunk *s)
 {
     if (s->index || s->nchunks == 0)
         return B2_OK;
@@ -48,7 +48,7 @@ int frame_index_materialize(b2_schunk *s)
     return B2_OK;
 }
 
-int frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_t n,
+int b2_frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_t n,
                        int64_t **out, int64_t *nout, int64_t *uniform)
 {
     b2_chunk_info info;
@@ -101,7 +101,7 @@ int frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_t n
     return B2_OK;
 }
 
-int frame_index_encode(const int64_t *idx, int64_t n, int64_t uniform, const b2_cparams *base,
+int b2_frame_index_encode(const int64_t *idx, int64_t n, int64_t uniform, const b2_cparams *base,
                        int runlength, uint8_t **out, int32_t *len)
 {
     if (n > FRAME_MAX_NCHUNKS)

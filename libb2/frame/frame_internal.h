@@ -82,38 +82,38 @@ struct b2_schunk {
 
 /* ---- frame_header.c ---- */
 /* Parse and validate the fixed 87 header bytes. */
-B2_HIDDEN int frame_header_parse_fixed(const uint8_t *p, frame_hdr *h);
+B2_HIDDEN int b2_frame_header_parse_fixed(const uint8_t *p, frame_hdr *h);
 /* Parse the metalayers section of a header of h->header_len bytes at p. */
-B2_HIDDEN int frame_meta_parse(const uint8_t *p, int32_t header_len, frame_meta *meta, int *nmeta);
+B2_HIDDEN int b2_frame_meta_parse(const uint8_t *p, int32_t header_len, frame_meta *meta, int *nmeta);
 /* Size of a header holding these metalayers. */
-B2_HIDDEN int64_t frame_header_size(const frame_meta *meta, int nmeta);
-/* Write the full header (fixed part + metalayers) into out (frame_header_size bytes). */
-B2_HIDDEN int frame_header_write(const frame_hdr *h, const frame_meta *meta, int nmeta, uint8_t *out);
+B2_HIDDEN int64_t b2_frame_header_size(const frame_meta *meta, int nmeta);
+/* Write the full header (fixed part + metalayers) into out (b2_frame_header_size bytes). */
+B2_HIDDEN int b2_frame_header_write(const frame_hdr *h, const frame_meta *meta, int nmeta, uint8_t *out);
 /* Check the metalayer layout "93 CD idx DE n {fixstr D2 off}* DC n {C6 len data}*" at p
  * (len bytes); returns the entry count (<= maxn) or an error. */
-B2_HIDDEN int frame_check_meta_layout(const uint8_t *p, int64_t len, int maxn);
+B2_HIDDEN int b2_frame_check_meta_layout(const uint8_t *p, int64_t len, int maxn);
 /* Decode a checked layout of n entries with msgpack-c into meta (contents copied);
  * value offsets are relative to p - base and must be below limit. */
-B2_HIDDEN int frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t limit, int n,
+B2_HIDDEN int b2_frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t limit, int n,
                                 frame_meta *meta);
 /* Pack the metalayer layout (array of 3) into sb; value offsets are base + position
  * in sb; idx_from_cd selects the trailer's idx_size rule. */
-B2_HIDDEN int frame_pack_meta(msgpack_sbuffer *sb, const frame_meta *m, int n, int64_t base,
+B2_HIDDEN int b2_frame_pack_meta(msgpack_sbuffer *sb, const frame_meta *m, int n, int64_t base,
                               int idx_from_cd);
 /* Recompute general_flags from chunksize and VL-block use. */
-B2_HIDDEN uint8_t frame_general_flags(int32_t chunksize, int vlblocks);
+B2_HIDDEN uint8_t b2_frame_general_flags(int32_t chunksize, int vlblocks);
 /* Initialise header fields for a new, empty frame with these cparams. */
-B2_HIDDEN void frame_header_init(frame_hdr *h, const b2_cparams *cp, int frame_type);
+B2_HIDDEN void b2_frame_header_init(frame_hdr *h, const b2_cparams *cp, int frame_type);
 
 /* ---- frame_trailer.c ---- */
 /* Locate the trailer from the frame's last FRAME_TRAILER_MIN bytes; sets *trailer_len. */
-B2_HIDDEN int frame_trailer_locate(const uint8_t *last, int64_t frame_len, int64_t *trailer_len);
-/* Parse a trailer of tlen bytes; allocates *vl (freed with frame_meta_free_all). */
-B2_HIDDEN int frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int *nvl);
+B2_HIDDEN int b2_frame_trailer_locate(const uint8_t *last, int64_t frame_len, int64_t *trailer_len);
+/* Parse a trailer of tlen bytes; allocates *vl (freed with b2_frame_meta_free_all). */
+B2_HIDDEN int b2_frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int *nvl);
 /* Serialize the trailer into a malloc'ed buffer. */
-B2_HIDDEN int frame_trailer_write(const frame_meta *vl, int nvl, uint8_t **out, int64_t *len);
+B2_HIDDEN int b2_frame_trailer_write(const frame_meta *vl, int nvl, uint8_t **out, int64_t *len);
 /* Free the contents of n metalayers. */
-B2_HIDDEN void frame_meta_free_all(frame_meta *m, int n);
+B2_HIDDEN void b2_frame_meta_free_all(frame_meta *m, int n);
 
 /* Entry i of the index (uniform indexes, as fill_special writes, are not expanded). */
 static inline int64_t frame_entry(const b2_schunk *s, int64_t i)
@@ -123,78 +123,78 @@ static inline int64_t frame_entry(const b2_schunk *s, int64_t i)
 
 /* ---- frame_index.c ---- */
 /* Expand a uniform index into s->index before it is modified. */
-B2_HIDDEN int frame_index_materialize(b2_schunk *s);
+B2_HIDDEN int b2_frame_index_materialize(b2_schunk *s);
 /* Decompress an index chunk of at most avail bytes at p into a malloc'ed array of
  * n entries; n < 0 means "derive from the chunk" (chunksize 0). A run-length index
  * (all entries equal) is not expanded: *out is NULL and *uniform the entry. */
-B2_HIDDEN int frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_t n,
+B2_HIDDEN int b2_frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_t n,
                                  int64_t **out, int64_t *nout, int64_t *uniform);
 /* Compress n entries into a malloc'ed index chunk (the reference parameters; as a
  * run-length chunk when runlength is set and all entries are equal, or when idx is
  * NULL: n copies of uniform). */
-B2_HIDDEN int frame_index_encode(const int64_t *idx, int64_t n, int64_t uniform,
+B2_HIDDEN int b2_frame_index_encode(const int64_t *idx, int64_t n, int64_t uniform,
                                  const b2_cparams *base, int runlength, uint8_t **out,
                                  int32_t *len);
 /* Special code of an index entry (1, 2, 4), 0 for a regular entry, or an error. */
-B2_HIDDEN int frame_index_special(int64_t entry);
+B2_HIDDEN int b2_frame_index_special(int64_t entry);
 /* nchunks implied by header fields when the index is not needed (-1: from index). */
-B2_HIDDEN int frame_nchunks_from_header(const frame_hdr *h, int64_t *n);
+B2_HIDDEN int b2_frame_nchunks_from_header(const frame_hdr *h, int64_t *n);
 
 /* ---- frame_io.c: frame-relative I/O on the storage of a contiguous frame ---- */
-B2_HIDDEN int fio_read(b2_schunk *s, int64_t pos, void *dst, size_t n);
-B2_HIDDEN int fio_write(b2_schunk *s, int64_t pos, const void *src, size_t n);
-B2_HIDDEN int fio_sync(b2_schunk *s);
-B2_HIDDEN int fio_truncate(b2_schunk *s, int64_t len);
+B2_HIDDEN int b2_fio_read(b2_schunk *s, int64_t pos, void *dst, size_t n);
+B2_HIDDEN int b2_fio_write(b2_schunk *s, int64_t pos, const void *src, size_t n);
+B2_HIDDEN int b2_fio_sync(b2_schunk *s);
+B2_HIDDEN int b2_fio_truncate(b2_schunk *s, int64_t len);
 /* Count a write for the crash-simulation hook; returns an error when it must fail. */
-B2_HIDDEN int fio_hook(b2_schunk *s);
+B2_HIDDEN int b2_fio_hook(b2_schunk *s);
 /* Write a whole file atomically (temp file, fsync, rename) at path. */
-B2_HIDDEN int fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, size_t n);
+B2_HIDDEN int b2_fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, size_t n);
 /* pwrite n bytes to another descriptor (counted by the crash hook). */
-B2_HIDDEN int fio_pwrite_fd(b2_schunk *s, int fd, const void *src, size_t n, int64_t pos);
+B2_HIDDEN int b2_fio_pwrite_fd(b2_schunk *s, int fd, const void *src, size_t n, int64_t pos);
 /* rename tmp over path and sync the directory (counted by the crash hook). */
-B2_HIDDEN int fio_rename(b2_schunk *s, const char *tmp, const char *path);
+B2_HIDDEN int b2_fio_rename(b2_schunk *s, const char *tmp, const char *path);
 /* Ensure s->scratch holds n bytes. */
-B2_HIDDEN int fio_scratch(b2_schunk *s, size_t n);
+B2_HIDDEN int b2_fio_scratch(b2_schunk *s, size_t n);
 
-/* ---- frame_load.c ---- */
+/* ---- b2_frame_load.c ---- */
 /* Validate and load header, metalayers, trailer and index of the frame in s's storage
  * of total length avail (exact for memory, an upper bound for files). */
-B2_HIDDEN int frame_load(b2_schunk *s, int64_t avail);
+B2_HIDDEN int b2_frame_load(b2_schunk *s, int64_t avail);
 /* Allocate an empty b2_schunk with defaults. */
-B2_HIDDEN b2_schunk *schunk_alloc(const b2_cparams *cp);
+B2_HIDDEN b2_schunk *b2_schunk_alloc(const b2_cparams *cp);
 
 /* ---- schunk_write.c ---- */
 /* Rewrite index + trailer (+ header) after an index change; see the file for the layout. */
-B2_HIDDEN int frame_commit(b2_schunk *s, int runlength_index);
+B2_HIDDEN int b2_frame_commit(b2_schunk *s, int runlength_index);
 
 /* ---- frame_compact.c ---- */
 /* Rewrite a file frame when dead space dominates (called after commits). */
-B2_HIDDEN int frame_maybe_compact(b2_schunk *s);
+B2_HIDDEN int b2_frame_maybe_compact(b2_schunk *s);
 
 /* ---- sframe.c ---- */
 /* Read chunk file id of a sparse frame into s->scratch; returns its size. */
-B2_HIDDEN int sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size);
+B2_HIDDEN int b2_sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size);
 /* Write a chunk file (fsync'ed). */
-B2_HIDDEN int sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_t len);
+B2_HIDDEN int b2_sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_t len);
 /* Remove a chunk file. */
-B2_HIDDEN int sframe_remove_chunk(b2_schunk *s, int64_t id);
+B2_HIDDEN int b2_sframe_remove_chunk(b2_schunk *s, int64_t id);
 /* Write chunks.b2frame atomically from the in-memory state. */
-B2_HIDDEN int sframe_commit(b2_schunk *s, int runlength_index);
+B2_HIDDEN int b2_sframe_commit(b2_schunk *s, int runlength_index);
 /* Load a sparse frame directory. */
-B2_HIDDEN int sframe_load(b2_schunk *s);
+B2_HIDDEN int b2_sframe_load(b2_schunk *s);
 /* Serialize header + index + trailer of s (frame_type as in s->h) with the chunks
  * section [0, cbytes_section) supplied by the caller; used by sframe and to_buffer. */
-B2_HIDDEN int frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx,
+B2_HIDDEN int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx,
                                      int32_t *idx_len, uint8_t **trl, int64_t *trl_len);
 
 /* ---- schunk.c ---- */
 /* Get a pointer to the bytes of regular chunk i (memory: in place; disk: scratch). */
-B2_HIDDEN int schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cbytes);
+B2_HIDDEN int b2_schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cbytes);
 /* ---- frame_lazy.c ---- */
 /* Decode bytes [off, off+len) of regular on-disk chunk i into dst, reading only the
  * blocks needed. B2_ERR_UNSUPPORTED: this chunk shape must be read whole. */
-B2_HIDDEN int schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint8_t *dst);
+B2_HIDDEN int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint8_t *dst);
 /* nbytes of a special entry at position i. */
-B2_HIDDEN int32_t schunk_special_nbytes(const b2_schunk *s, int64_t i);
+B2_HIDDEN int32_t b2_schunk_special_nbytes(const b2_schunk *s, int64_t i);
 
 #endif

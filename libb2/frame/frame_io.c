@@ -10,7 +10,7 @@
 
 #include "frame_internal.h"
 
-int fio_hook(b2_schunk *s)
+int b2_fio_hook(b2_schunk *s)
 {
     if (s->io_fail_at >= 0 && s->io_writes >= s->io_fail_at)
         return B2_ERR_IO;
@@ -18,7 +18,7 @@ int fio_hook(b2_schunk *s)
     return B2_OK;
 }
 
-int fio_scratch(b2_schunk *s, size_t n)
+int b2_fio_scratch(b2_schunk *s, size_t n)
 {
     if (n <= s->scratch_cap)
         return B2_OK;
@@ -64,7 +64,7 @@ static int pwrite_all(int fd, const void *src, size_t n, int64_t pos)
     return B2_OK;
 }
 
-int fio_read(b2_schunk *s, int64_t pos, void *dst, size_t n)
+int b2_fio_read(b2_schunk *s, int64_t pos, void *dst, size_t n)
 {
     if (pos < 0)
         return B2_ERR_RANGE;
@@ -81,7 +81,7 @@ static int fio_write_impl(b2_schunk *s, int64_t pos, const void *src, size_t n);
 
 /* Any failed write leaves the handle's state ahead of its storage: refuse further
  * modifications (the storage itself holds the old or the new frame). */
-int fio_write(b2_schunk *s, int64_t pos, const void *src, size_t n)
+int b2_fio_write(b2_schunk *s, int64_t pos, const void *src, size_t n)
 {
     int rc = fio_write_impl(s, pos, src, n);
     if (rc < 0)
@@ -93,7 +93,7 @@ static int fio_write_impl(b2_schunk *s, int64_t pos, const void *src, size_t n)
 {
     if (!s->writable || pos < 0)
         return B2_ERR_INVALID_PARAM;
-    int rc = fio_hook(s);
+    int rc = b2_fio_hook(s);
     if (rc < 0) {
         /* Simulated crash in the middle of this write. A write inside one 512-byte
          * sector (the header's changing fields, a metalayer update) is atomic on
@@ -124,16 +124,16 @@ static int fio_write_impl(b2_schunk *s, int64_t pos, const void *src, size_t n)
     return pwrite_all(s->fd, src, n, s->file_off + pos);
 }
 
-int fio_sync(b2_schunk *s)
+int b2_fio_sync(b2_schunk *s)
 {
     if (s->storage == B2_STORAGE_MEMORY || s->nosync)
         return B2_OK;
     return fsync(s->fd) == 0 ? B2_OK : B2_ERR_IO;
 }
 
-int fio_truncate(b2_schunk *s, int64_t len)
+int b2_fio_truncate(b2_schunk *s, int64_t len)
 {
-    int rc = fio_hook(s);
+    int rc = b2_fio_hook(s);
     if (rc < 0) {
         s->writable = 0;
         return rc;
@@ -166,15 +166,15 @@ static void sync_parent_dir(const char *path)
     free(dir);
 }
 
-int fio_pwrite_fd(b2_schunk *s, int fd, const void *src, size_t n, int64_t pos)
+int b2_fio_pwrite_fd(b2_schunk *s, int fd, const void *src, size_t n, int64_t pos)
 {
-    int rc = fio_hook(s);
+    int rc = b2_fio_hook(s);
     return rc < 0 ? rc : pwrite_all(fd, src, n, pos);
 }
 
-int fio_rename(b2_schunk *s, const char *tmp, const char *path)
+int b2_fio_rename(b2_schunk *s, const char *tmp, const char *path)
 {
-    int rc = fio_hook(s);
+    int rc = b2_fio_hook(s);
     if (rc >= 0 && rename(tmp, path) != 0)
         rc = B2_ERR_IO;
     if (rc >= 0 && !s->nosync)
@@ -182,7 +182,7 @@ int fio_rename(b2_schunk *s, const char *tmp, const char *path)
     return rc;
 }
 
-int fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, size_t n)
+int b2_fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, size_t n)
 {
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 8);
@@ -190,7 +190,7 @@ int fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, size_t
         return B2_ERR_NOMEM;
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".b2tmp", 7);
-    int rc = fio_hook(s);
+    int rc = b2_fio_hook(s);
     int fd = -1;
     if (rc >= 0) {
         fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -202,7 +202,7 @@ int fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, size_t
         close(fd);
     /* The rename is the commit point: before it the old file is intact. */
     if (rc >= 0)
-        rc = fio_hook(s);
+        rc = b2_fio_hook(s);
     if (rc >= 0 && rename(tmp, path) != 0)
         rc = B2_ERR_IO;
     if (rc < 0) {

@@ -13,7 +13,7 @@
 /* Where chunk i's bytes are: a file descriptor, a base position and a size bound. */
 typedef struct chunk_src {
     b2_schunk *s;
-    int fd;       /* sparse: the chunk file; contiguous: -1 (use fio_read) */
+    int fd;       /* sparse: the chunk file; contiguous: -1 (use b2_fio_read) */
     int64_t base; /* frame-relative position (contiguous) */
     int64_t room; /* bytes available */
 } chunk_src;
@@ -24,7 +24,7 @@ static int src_read(chunk_src *c, int64_t off, void *dst, int64_t n)
         return B2_ERR_CORRUPT;
     c->s->io_bytes_read += n;
     if (c->fd < 0)
-        return fio_read(c->s, c->base + off, dst, (size_t)n);
+        return b2_fio_read(c->s, c->base + off, dst, (size_t)n);
     uint8_t *d = dst;
     while (n > 0) {
         ssize_t r = pread(c->fd, d, (size_t)n, (off_t)off);
@@ -90,7 +90,7 @@ static int read_block(chunk_src *c, const b2_chunk_info *info, const int32_t *bs
     return rc;
 }
 
-int schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint8_t *dst)
+int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint8_t *dst)
 {
     chunk_src c = {s, -1, 0, 0};
     int64_t e = frame_entry(s, i);

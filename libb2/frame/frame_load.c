@@ -4,7 +4,7 @@
 
 #include "frame_internal.h"
 
-b2_schunk *schunk_alloc(const b2_cparams *cp)
+b2_schunk *b2_schunk_alloc(const b2_cparams *cp)
 {
     b2_cparams def;
     if (!cp) {
@@ -23,8 +23,8 @@ b2_schunk *schunk_alloc(const b2_cparams *cp)
         free(s);
         return NULL;
     }
-    frame_header_init(&s->h, cp, 0);
-    s->h.header_len = (int32_t)frame_header_size(NULL, 0);
+    b2_frame_header_init(&s->h, cp, 0);
+    s->h.header_len = (int32_t)b2_frame_header_size(NULL, 0);
     return s;
 }
 
@@ -43,17 +43,17 @@ static void cparams_from_header(const frame_hdr *h, b2_cparams *p)
     p->use_dict = h->other_flags2 & 1;
 }
 
-int frame_load(b2_schunk *s, int64_t avail)
+int b2_frame_load(b2_schunk *s, int64_t avail)
 {
     uint8_t fixed[FRAME_HEADER_FIXED], last[FRAME_TRAILER_MIN];
     frame_hdr *h = &s->h;
     int sparse = s->storage == B2_STORAGE_SPARSE;
     if (avail < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN)
         return B2_ERR_TRUNCATED;
-    int rc = fio_read(s, 0, fixed, sizeof fixed);
+    int rc = b2_fio_read(s, 0, fixed, sizeof fixed);
     if (rc < 0)
         return rc;
-    rc = frame_header_parse_fixed(fixed, h);
+    rc = b2_frame_header_parse_fixed(fixed, h);
     if (rc < 0)
         return rc;
     if ((h->frame_type & 0x0f) != (sparse ? FRAME_TYPE_SPARSE : FRAME_TYPE_CONTIGUOUS))
@@ -62,10 +62,10 @@ int frame_load(b2_schunk *s, int64_t avail)
         return B2_ERR_INVALID_HEADER;
     if (h->frame_len < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN)
         return B2_ERR_INVALID_HEADER;
-    rc = fio_read(s, h->frame_len - FRAME_TRAILER_MIN, last, sizeof last);
+    rc = b2_fio_read(s, h->frame_len - FRAME_TRAILER_MIN, last, sizeof last);
     if (rc < 0)
         return rc;
-    rc = frame_trailer_locate(last, h->frame_len, &s->trailer_len);
+    rc = b2_frame_trailer_locate(last, h->frame_len, &s->trailer_len);
     if (rc < 0)
         return rc;
     int64_t trailer_start = h->frame_len - s->trailer_len;
@@ -76,13 +76,13 @@ int frame_load(b2_schunk *s, int64_t avail)
     uint8_t *buf = malloc((size_t)(h->header_len > s->trailer_len ? h->header_len : s->trailer_len));
     if (!buf)
         return B2_ERR_NOMEM;
-    rc = fio_read(s, 0, buf, (size_t)h->header_len);
+    rc = b2_fio_read(s, 0, buf, (size_t)h->header_len);
     if (rc >= 0)
-        rc = frame_meta_parse(buf, h->header_len, s->meta, &s->nmeta);
+        rc = b2_frame_meta_parse(buf, h->header_len, s->meta, &s->nmeta);
     if (rc >= 0)
-        rc = fio_read(s, trailer_start, buf, (size_t)s->trailer_len);
+        rc = b2_fio_read(s, trailer_start, buf, (size_t)s->trailer_len);
     if (rc >= 0)
-        rc = frame_trailer_parse(buf, s->trailer_len, &s->vlmeta, &s->nvlmeta);
+        rc = b2_frame_trailer_parse(buf, s->trailer_len, &s->vlmeta, &s->nvlmeta);
     free(buf);
     if (rc < 0)
         return rc;
@@ -90,7 +90,7 @@ int frame_load(b2_schunk *s, int64_t avail)
 
     /* The index. */
     int64_t n;
-    rc = frame_nchunks_from_header(h, &n);
+    rc = b2_frame_nchunks_from_header(h, &n);
     if (rc < 0)
         return rc;
     if (!sparse && (h->cbytes > trailer_start - h->header_len))
@@ -103,9 +103,9 @@ int frame_load(b2_schunk *s, int64_t avail)
         uint8_t *ib = malloc((size_t)ilen);
         if (!ib)
             return B2_ERR_NOMEM;
-        rc = fio_read(s, ipos, ib, (size_t)ilen);
+        rc = b2_fio_read(s, ipos, ib, (size_t)ilen);
         if (rc >= 0)
-            rc = frame_index_decode(s->dctx, ib, ilen, n, &s->index, &s->nchunks, &s->index_uniform);
+            rc = b2_frame_index_decode(s->dctx, ib, ilen, n, &s->index, &s->nchunks, &s->index_uniform);
         free(ib);
         if (rc < 0)
             return rc;
@@ -115,7 +115,7 @@ int frame_load(b2_schunk *s, int64_t avail)
     }
     for (int64_t i = 0; i < (s->index ? s->nchunks : s->nchunks > 0); i++) {
         int64_t e = frame_entry(s, i);
-        int sp = frame_index_special(e);
+        int sp = b2_frame_index_special(e);
         if (sp < 0)
             return sp;
         if (sp > 0 && h->chunksize <= 0)

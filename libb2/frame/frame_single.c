@@ -9,7 +9,7 @@
 
 int64_t b2_schunk_header_len(const b2_schunk *s)
 {
-    return s ? frame_header_size(s->meta, s->nmeta) : B2_ERR_INVALID_PARAM;
+    return s ? b2_frame_header_size(s->meta, s->nmeta) : B2_ERR_INVALID_PARAM;
 }
 
 int64_t b2_schunk_frame_around_chunk(const b2_schunk *s, void *dstv, size_t cap, int32_t cbytes)
@@ -17,7 +17,7 @@ int64_t b2_schunk_frame_around_chunk(const b2_schunk *s, void *dstv, size_t cap,
     uint8_t *dst = dstv;
     if (!s || !dst || s->nchunks != 0 || s->storage != B2_STORAGE_MEMORY)
         return B2_ERR_INVALID_PARAM;
-    int64_t hl = frame_header_size(s->meta, s->nmeta);
+    int64_t hl = b2_frame_header_size(s->meta, s->nmeta);
     if (hl < 0)
         return hl;
     if (cbytes < B2_MIN_HEADER_LEN || (uint64_t)hl + (uint64_t)cbytes > cap)
@@ -46,14 +46,14 @@ int64_t b2_schunk_frame_around_chunk(const b2_schunk *s, void *dstv, size_t cap,
     uint8_t *idx, *trl;
     int32_t idx_len;
     int64_t trl_len;
-    if ((rc = frame_build_meta_parts(&t, 0, &idx, &idx_len, &trl, &trl_len)) < 0)
+    if ((rc = b2_frame_build_meta_parts(&t, 0, &idx, &idx_len, &trl, &trl_len)) < 0)
         return rc;
     int64_t ipos = t.h.header_len + t.h.cbytes;
     t.h.frame_len = ipos + idx_len + trl_len;
     if ((uint64_t)t.h.frame_len > cap || t.h.header_len != hl) {
         rc = t.h.header_len != hl ? B2_ERR_CORRUPT : B2_ERR_DST_TOO_SMALL;
     } else {
-        rc = frame_header_write(&t.h, t.meta, t.nmeta, dst);
+        rc = b2_frame_header_write(&t.h, t.meta, t.nmeta, dst);
         if (rc >= 0) {
             memcpy(dst + ipos, idx, (size_t)idx_len);
             memcpy(dst + ipos + idx_len, trl, (size_t)trl_len);

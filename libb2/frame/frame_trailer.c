@@ -6,7 +6,7 @@
 
 #define TRAILER_TAIL 23 /* CE len32 D8 type fingerprint[16] */
 
-void frame_meta_free_all(frame_meta *m, int n)
+void b2_frame_meta_free_all(frame_meta *m, int n)
 {
     for (int i = 0; i < n; i++) {
         free(m[i].content);
@@ -15,7 +15,7 @@ void frame_meta_free_all(frame_meta *m, int n)
     }
 }
 
-int frame_trailer_locate(const uint8_t *last, int64_t frame_len, int64_t *trailer_len)
+int b2_frame_trailer_locate(const uint8_t *last, int64_t frame_len, int64_t *trailer_len)
 {
     /* last = the frame's final FRAME_TRAILER_MIN bytes; CE sits 23 bytes from the end. */
     const uint8_t *ce = last + FRAME_TRAILER_MIN - TRAILER_TAIL;
@@ -28,7 +28,7 @@ int frame_trailer_locate(const uint8_t *last, int64_t frame_len, int64_t *traile
     return B2_OK;
 }
 
-int frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int *nvl)
+int b2_frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int *nvl)
 {
     *vl = NULL;
     *nvl = 0;
@@ -39,7 +39,7 @@ int frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int *nv
         tail[6] > 3)
         return B2_ERR_INVALID_HEADER;
     int64_t mlen = tlen - 2 - TRAILER_TAIL;
-    int n = frame_check_meta_layout(t + 2, mlen, FRAME_MAX_VLMETA_READ);
+    int n = b2_frame_check_meta_layout(t + 2, mlen, FRAME_MAX_VLMETA_READ);
     if (n < 0)
         return n;
     /* Whole-trailer decode with exact bounds: a 4-array ending in uint32 + fixext16. */
@@ -65,7 +65,7 @@ int frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int *nv
     frame_meta *m = calloc(n ? (size_t)n : 1, sizeof *m);
     if (!m)
         return B2_ERR_NOMEM;
-    rc = frame_decode_meta(t + 2, mlen, 2, tlen, n, m);
+    rc = b2_frame_decode_meta(t + 2, mlen, 2, tlen, n, m);
     if (rc < 0) {
         free(m);
         return rc;
@@ -75,7 +75,7 @@ int frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int *nv
         b2_chunk_info info;
         if (b2_chunk_get_info(m[i].content, (size_t)m[i].len, &info) < 0 ||
             info.cbytes != m[i].len) {
-            frame_meta_free_all(m, n);
+            b2_frame_meta_free_all(m, n);
             free(m);
             return B2_ERR_INVALID_HEADER;
         }
@@ -85,7 +85,7 @@ int frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int *nv
     return B2_OK;
 }
 
-int frame_trailer_write(const frame_meta *vl, int nvl, uint8_t **out, int64_t *len)
+int b2_frame_trailer_write(const frame_meta *vl, int nvl, uint8_t **out, int64_t *len)
 {
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
@@ -94,7 +94,7 @@ int frame_trailer_write(const frame_meta *vl, int nvl, uint8_t **out, int64_t *l
     int rc = msgpack_pack_array(&pk, 4);
     rc |= msgpack_pack_int(&pk, 1); /* trailer format version */
     if (!rc)
-        rc = frame_pack_meta(&sb, vl, nvl, 0, 1);
+        rc = b2_frame_pack_meta(&sb, vl, nvl, 0, 1);
     int64_t total = (int64_t)sb.size + TRAILER_TAIL;
     static const char fingerprint[16];
     if (!rc) {

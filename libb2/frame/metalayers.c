@@ -56,24 +56,24 @@ static int rebuild_empty(b2_schunk *s)
     if (s->storage == B2_STORAGE_MEMORY) {
         s->h.frame_len = 0;
         s->view_len = 0;
-        return frame_commit(s, 0);
+        return b2_frame_commit(s, 0);
     }
     if (s->storage == B2_STORAGE_SPARSE)
-        return sframe_commit(s, 0);
+        return b2_sframe_commit(s, 0);
     if (s->file_off != 0)
         return B2_ERR_UNSUPPORTED;
     uint8_t *idx, *trl, *buf = NULL;
     int32_t idx_len;
     int64_t trl_len;
-    int rc = frame_build_meta_parts(s, 0, &idx, &idx_len, &trl, &trl_len);
+    int rc = b2_frame_build_meta_parts(s, 0, &idx, &idx_len, &trl, &trl_len);
     if (rc < 0)
         return rc;
     s->h.frame_len = s->h.header_len + trl_len;
     buf = malloc((size_t)s->h.frame_len);
-    rc = buf ? frame_header_write(&s->h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
+    rc = buf ? b2_frame_header_write(&s->h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
     if (rc >= 0) {
         memcpy(buf + s->h.header_len, trl, (size_t)trl_len);
-        rc = fio_replace_file(s, s->path, buf, (size_t)s->h.frame_len);
+        rc = b2_fio_replace_file(s, s->path, buf, (size_t)s->h.frame_len);
     }
     if (rc >= 0) { /* the old descriptor still names the replaced file */
         int fd = open(s->path, O_RDWR | O_CLOEXEC);
@@ -110,7 +110,7 @@ int b2_schunk_meta_add(b2_schunk *s, const char *name, const void *content, int3
         return B2_ERR_NOMEM;
     m->len = len;
     s->nmeta++;
-    s->h.header_len = (int32_t)frame_header_size(s->meta, s->nmeta);
+    s->h.header_len = (int32_t)b2_frame_header_size(s->meta, s->nmeta);
     rc = rebuild_empty(s);
     return rc < 0 ? rc : s->nmeta - 1;
 }
@@ -135,12 +135,12 @@ int b2_schunk_meta_update(b2_schunk *s, const char *name, const void *content, i
     memcpy(s->meta[i].content, content, (size_t)len);
     int rc;
     if (s->storage == B2_STORAGE_SPARSE) {
-        rc = sframe_commit(s, 0);
+        rc = b2_sframe_commit(s, 0);
     } else {
         /* One write of the new bytes (same size) is atomic enough: old or new prefix. */
-        rc = fio_write(s, pos, content, (size_t)len);
+        rc = b2_fio_write(s, pos, content, (size_t)len);
         if (rc >= 0)
-            rc = fio_sync(s);
+            rc = b2_fio_sync(s);
     }
     return rc < 0 ? rc : i;
 }
@@ -224,7 +224,7 @@ int b2_schunk_vlmeta_add(b2_schunk *s, const char *name, const void *content, in
     if (rc < 0)
         return rc;
     s->nvlmeta++;
-    rc = frame_commit(s, 0);
+    rc = b2_frame_commit(s, 0);
     return rc < 0 ? rc : s->nvlmeta - 1;
 }
 
@@ -243,7 +243,7 @@ int b2_schunk_vlmeta_update(b2_schunk *s, const char *name, const void *content,
     free(s->vlmeta[i].content);
     s->vlmeta[i].content = c;
     s->vlmeta[i].len = clen;
-    rc = frame_commit(s, 0);
+    rc = b2_frame_commit(s, 0);
     return rc < 0 ? rc : i;
 }
 
@@ -257,6 +257,6 @@ int b2_schunk_vlmeta_delete(b2_schunk *s, const char *name)
     free(s->vlmeta[i].content);
     memmove(s->vlmeta + i, s->vlmeta + i + 1, (size_t)(s->nvlmeta - i - 1) * sizeof *s->vlmeta);
     s->nvlmeta--;
-    int rc = frame_commit(s, 0);
+    int rc = b2_frame_commit(s, 0);
     return rc < 0 ? rc : s->nvlmeta;
 }

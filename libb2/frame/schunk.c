@@ -11,8 +11,8 @@ void b2_schunk_free(b2_schunk *s)
 {
     if (!s)
         return;
-    frame_meta_free_all(s->meta, s->nmeta);
-    frame_meta_free_all(s->vlmeta, s->nvlmeta);
+    b2_frame_meta_free_all(s->meta, s->nmeta);
+    b2_frame_meta_free_all(s->vlmeta, s->nvlmeta);
     free(s->vlmeta);
     free(s->index);
     free(s->buf);
@@ -29,7 +29,7 @@ int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out
     *out = NULL;
     if (!buf && len)
         return B2_ERR_INVALID_PARAM;
-    b2_schunk *s = schunk_alloc(NULL);
+    b2_schunk *s = b2_schunk_alloc(NULL);
     if (!s)
         return B2_ERR_NOMEM;
     s->storage = B2_STORAGE_MEMORY;
@@ -47,7 +47,7 @@ int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out
         s->view = buf;
     }
     s->view_len = len;
-    int rc = frame_load(s, (int64_t)len);
+    int rc = b2_frame_load(s, (int64_t)len);
     if (rc < 0) {
         b2_schunk_free(s);
         return rc;
@@ -61,7 +61,7 @@ int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk
     *out = NULL;
     if (!path || offset < 0)
         return B2_ERR_INVALID_PARAM;
-    b2_schunk *s = schunk_alloc(NULL);
+    b2_schunk *s = b2_schunk_alloc(NULL);
     if (!s)
         return B2_ERR_NOMEM;
     s->storage = B2_STORAGE_FILE;
@@ -79,7 +79,7 @@ int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk
     else if (!S_ISREG(st.st_mode) || st.st_size < offset)
         rc = B2_ERR_FORMAT;
     if (rc >= 0)
-        rc = frame_load(s, (int64_t)st.st_size - offset);
+        rc = b2_frame_load(s, (int64_t)st.st_size - offset);
     if (rc < 0) {
         b2_schunk_free(s);
         return rc;
@@ -97,7 +97,7 @@ int b2_schunk_open(const char *path, int flags, b2_schunk **out)
     if (stat(path, &st) != 0)
         return B2_ERR_NOT_FOUND;
     if (S_ISDIR(st.st_mode)) {
-        b2_schunk *s = schunk_alloc(NULL);
+        b2_schunk *s = b2_schunk_alloc(NULL);
         if (!s)
             return B2_ERR_NOMEM;
         s->storage = B2_STORAGE_SPARSE;
@@ -106,7 +106,7 @@ int b2_schunk_open(const char *path, int flags, b2_schunk **out)
         s->path = strdup(path);
         if (s->path && l > 1 && s->path[l - 1] == '/')
             s->path[l - 1] = 0;
-        int rc = s->path ? sframe_load(s) : B2_ERR_NOMEM;
+        int rc = s->path ? b2_sframe_load(s) : B2_ERR_NOMEM;
         if (rc < 0) {
             b2_schunk_free(s);
             return rc;
@@ -143,7 +143,7 @@ int b2_schunk_set_nthreads(b2_schunk *s, int nthreads)
 
 /* ---- reading chunks ---- */
 
-int32_t schunk_special_nbytes(const b2_schunk *s, int64_t i)
+int32_t b2_schunk_special_nbytes(const b2_schunk *s, int64_t i)
 {
     int32_t cs = s->h.chunksize;
     if (cs <= 0)
@@ -173,14 +173,14 @@ static int check_chunk(const uint8_t *p, int64_t room, b2_chunk_info *info)
     return B2_OK;
 }
 
-int schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cbytes)
+int b2_schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cbytes)
 {
     int64_t e = frame_entry(s, i);
     b2_chunk_info info;
     int rc;
     if (s->storage == B2_STORAGE_SPARSE) {
         int32_t size;
-        rc = sframe_read_chunk(s, e, &size);
+        rc = b2_sframe_read_chunk(s, e, &size);
         if (rc < 0)
             return rc;
         rc = check_chunk(s->scratch, size, &info);
@@ -204,13 +204,13 @@ int schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cbytes
         *p = s->view + pos;
     } else {
         uint8_t hdr[B2_HEADER_LEN];
-        rc = fio_read(s, pos, hdr, sizeof hdr);
+        rc = b2_fio_read(s, pos, hdr, sizeof hdr);
         if (rc >= 0)
             rc = check_chunk(hdr, room, &info);
         if (rc >= 0)
-            rc = fio_scratch(s, (size_t)info.cbytes);
+            rc = b2_fio_scratch(s, (size_t)info.cbytes);
         if (rc >= 0)
-            rc = fio_read(s, pos, s->scratch, (size_t)info.cbytes);
+            rc = b2_fio_read(s, pos, s->scratch, (size_t)info.cbytes);
         if (rc < 0)
             return rc;
         *p = s->scratch;
@@ -224,7 +224,7 @@ static int chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *speci
 {
     if (i < 0 || i >= s->nchunks)
         return B2_ERR_RANGE;
-    int sp = frame_index_special(frame_entry(s, i));
+    int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
     *special = sp;
@@ -235,12 +235,12 @@ static int chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *speci
         uint8_t hdr[B2_HEADER_LEN];
         int rc = chunk_bounds(s, frame_entry(s, i), &pos, &room);
         if (rc >= 0)
-            rc = fio_read(s, pos, hdr, sizeof hdr);
+            rc = b2_fio_read(s, pos, hdr, sizeof hdr);
         return rc < 0 ? rc : check_chunk(hdr, room, info);
     }
     const uint8_t *p;
     int32_t cb;
-    int rc = schunk_chunk_ptr(s, i, &p, &cb);
+    int rc = b2_schunk_chunk_ptr(s, i, &p, &cb);
     return rc < 0 ? rc : b2_chunk_get_info(p, (size_t)cb, info);
 }
 
@@ -251,7 +251,7 @@ int b2_schunk_chunk_nbytes(b2_schunk *s, int64_t i)
     int rc = chunk_header(s, i, &info, &sp);
     if (rc < 0)
         return rc;
-    return sp ? schunk_special_nbytes(s, i) : info.nbytes;
+    return sp ? b2_schunk_special_nbytes(s, i) : info.nbytes;
 }
 
 int b2_schunk_chunk_cbytes(b2_schunk *s, int64_t i)
@@ -279,11 +279,11 @@ int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t
     *chunk = NULL;
     if (i < 0 || i >= s->nchunks)
         return B2_ERR_RANGE;
-    int sp = frame_index_special(frame_entry(s, i));
+    int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
     if (sp) {
-        int32_t nb = schunk_special_nbytes(s, i);
+        int32_t nb = b2_schunk_special_nbytes(s, i);
         if (nb < 0)
             return nb;
         int32_t ts = s->h.typesize > B2_MAX_TYPESIZE ? 1 : s->h.typesize;
@@ -294,7 +294,7 @@ int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t
         *cbytes = rc;
         return B2_OK;
     }
-    return schunk_chunk_ptr(s, i, chunk, cbytes);
+    return b2_schunk_chunk_ptr(s, i, chunk, cbytes);
 }
 
 int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes)
@@ -334,11 +334,11 @@ int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
 {
     if (i < 0 || i >= s->nchunks)
         return B2_ERR_RANGE;
-    int sp = frame_index_special(frame_entry(s, i));
+    int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
     if (sp) {
-        int32_t nb = schunk_special_nbytes(s, i);
+        int32_t nb = b2_schunk_special_nbytes(s, i);
         if (nb < 0)
             return nb;
         if ((size_t)nb > cap)
@@ -348,7 +348,7 @@ int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
     }
     const uint8_t *p;
     int32_t cb;
-    int rc = schunk_chunk_ptr(s, i, &p, &cb);
+    int rc = b2_schunk_chunk_ptr(s, i, &p, &cb);
     if (rc < 0)
         return rc;
     return b2_chunk_decompress(s->dctx, p, (size_t)cb, dst, cap);
@@ -357,7 +357,7 @@ int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
 /* Copy bytes [off, off+len) of chunk i (nb bytes long) into dst. */
 static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t len, uint8_t *dst)
 {
-    int sp = frame_index_special(frame_entry(s, i));
+    int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
     if (sp)
@@ -367,14 +367,14 @@ static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t
         return rc < 0 ? rc : (rc == nb ? B2_OK : B2_ERR_CORRUPT);
     }
     if (s->storage != B2_STORAGE_MEMORY) {
-        int rc = schunk_lazy_range(s, i, off, len, dst);
+        int rc = b2_schunk_lazy_range(s, i, off, len, dst);
         if (rc != B2_ERR_UNSUPPORTED)
             return rc;
     }
     const uint8_t *p;
     int32_t cb;
     b2_chunk_info info;
-    int rc = schunk_chunk_ptr(s, i, &p, &cb);
+    int rc = b2_schunk_chunk_ptr(s, i, &p, &cb);
     if (rc >= 0)
         rc = b2_chunk_get_info(p, (size_t)cb, &info);
     if (rc < 0)

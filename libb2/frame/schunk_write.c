@@ -17,22 +17,22 @@
 
 #include "frame_internal.h"
 
-int frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
+int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
                            uint8_t **trl, int64_t *trl_len)
 {
     *idx = NULL;
     *idx_len = 0;
     /* Chunk offsets count from the end of the header: a header written by another
      * writer with a different size (padding) cannot be rewritten in place. */
-    int64_t hl = frame_header_size(s->meta, s->nmeta);
+    int64_t hl = b2_frame_header_size(s->meta, s->nmeta);
     if (hl != s->h.header_len && s->h.cbytes > 0 && s->storage != B2_STORAGE_SPARSE)
         return B2_ERR_UNSUPPORTED;
     int rc = B2_OK;
     if (s->nchunks > 0)
-        rc = frame_index_encode(s->index, s->nchunks, s->index_uniform, &s->cparams, runlength_index,
+        rc = b2_frame_index_encode(s->index, s->nchunks, s->index_uniform, &s->cparams, runlength_index,
                                 idx, idx_len);
     if (rc >= 0)
-        rc = frame_trailer_write(s->vlmeta, s->nvlmeta, trl, trl_len);
+        rc = b2_frame_trailer_write(s->vlmeta, s->nvlmeta, trl, trl_len);
     if (rc < 0) {
         free(*idx);
         *idx = NULL;
@@ -40,7 +40,7 @@ int frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int
     }
     s->h.has_vlmeta = s->nvlmeta > 0;
     int vl = (s->h.general_flags & 0x80) != 0;
-    s->h.general_flags = frame_general_flags(s->h.chunksize, vl);
+    s->h.general_flags = b2_frame_general_flags(s->h.chunksize, vl);
     s->h.header_len = (int32_t)hl;
     return B2_OK;
 }
@@ -56,9 +56,9 @@ static int64_t frame_tail(const b2_schunk *s)
 
 static int frame_commit_impl(b2_schunk *s, int runlength_index);
 
-int frame_commit(b2_schunk *s, int runlength_index)
+int b2_frame_commit(b2_schunk *s, int runlength_index)
 {
-    int rc = s->storage == B2_STORAGE_SPARSE ? sframe_commit(s, runlength_index)
+    int rc = s->storage == B2_STORAGE_SPARSE ? b2_sframe_commit(s, runlength_index)
                                             : frame_commit_impl(s, runlength_index);
     if (rc < 0)
         s->writable = 0; /* the handle's state is ahead of its storage */
@@ -70,7 +70,7 @@ static int frame_commit_impl(b2_schunk *s, int runlength_index)
     uint8_t *idx, *trl, *hdr = NULL;
     int32_t idx_len;
     int64_t trl_len;
-    int rc = frame_build_meta_parts(s, runlength_index, &idx, &idx_len, &trl, &trl_len);
+    int rc = b2_frame_build_meta_parts(s, runlength_index, &idx, &idx_len, &trl, &trl_len);
     if (rc < 0)
         return rc;
     int64_t tail = frame_tail(s);
@@ -80,24 +80,24 @@ static int frame_commit_impl(b2_schunk *s, int runlength_index)
     int64_t ipos = s->h.header_len + s->h.cbytes;
     s->h.frame_len = ipos + idx_len + trl_len;
     hdr = malloc((size_t)s->h.header_len);
-    rc = hdr ? frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_ERR_NOMEM;
+    rc = hdr ? b2_frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_ERR_NOMEM;
     if (rc >= 0 && idx_len)
-        rc = fio_write(s, ipos, idx, (size_t)idx_len);
+        rc = b2_fio_write(s, ipos, idx, (size_t)idx_len);
     if (rc >= 0)
-        rc = fio_write(s, ipos + idx_len, trl, (size_t)trl_len);
+        rc = b2_fio_write(s, ipos + idx_len, trl, (size_t)trl_len);
     if (rc >= 0)
-        rc = fio_sync(s);
+        rc = b2_fio_sync(s);
     if (rc >= 0) /* the commit point */
-        rc = fio_write(s, 0, hdr, (size_t)s->h.header_len);
+        rc = b2_fio_write(s, 0, hdr, (size_t)s->h.header_len);
     if (rc >= 0)
-        rc = fio_sync(s);
+        rc = b2_fio_sync(s);
     if (rc >= 0 && (s->storage == B2_STORAGE_MEMORY || s->file_off == 0))
-        rc = fio_truncate(s, s->h.frame_len);
+        rc = b2_fio_truncate(s, s->h.frame_len);
     free(idx);
     free(trl);
     free(hdr);
     if (rc >= 0)
-        (void)frame_maybe_compact(s); /* best effort: the operation itself is committed */
+        (void)b2_frame_maybe_compact(s); /* best effort: the operation itself is committed */
     return rc;
 }
 
@@ -116,12 +116,12 @@ b2_schunk *b2_schunk_new(const b2_cparams *cparams)
 {
     if (check_cparams(cparams) < 0)
         return NULL;
-    b2_schunk *s = schunk_alloc(cparams);
+    b2_schunk *s = b2_schunk_alloc(cparams);
     if (!s)
         return NULL;
     s->storage = B2_STORAGE_MEMORY;
     s->writable = 1;
-    if (frame_commit(s, 0) < 0) {
+    if (b2_frame_commit(s, 0) < 0) {
         b2_schunk_free(s);
         return NULL;
     }
@@ -134,14 +134,14 @@ int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk
     int rc = check_cparams(cparams);
     if (rc < 0 || !path)
         return rc < 0 ? rc : B2_ERR_INVALID_PARAM;
-    b2_schunk *s = schunk_alloc(cparams);
+    b2_schunk *s = b2_schunk_alloc(cparams);
     if (!s)
         return B2_ERR_NOMEM;
     s->storage = B2_STORAGE_FILE;
     s->writable = 1;
     s->path = strdup(path);
     s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    rc = !s->path ? B2_ERR_NOMEM : s->fd < 0 ? B2_ERR_IO : frame_commit(s, 0);
+    rc = !s->path ? B2_ERR_NOMEM : s->fd < 0 ? B2_ERR_IO : b2_frame_commit(s, 0);
     if (rc < 0) {
         b2_schunk_free(s);
         return rc;
@@ -202,7 +202,7 @@ static int store_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, int64_t 
         int64_t id = max_sparse_id(s) + 1;
         if (id > (int64_t)UINT32_MAX)
             return B2_ERR_DOES_NOT_FIT;
-        int rc = sframe_write_chunk(s, id, chunk, cbytes);
+        int rc = b2_sframe_write_chunk(s, id, chunk, cbytes);
         if (rc < 0)
             return rc;
         *entry = id;
@@ -210,7 +210,7 @@ static int store_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, int64_t 
         return B2_OK;
     }
     int64_t pos = frame_tail(s);
-    int rc = fio_write(s, pos, chunk, (size_t)cbytes);
+    int rc = b2_fio_write(s, pos, chunk, (size_t)cbytes);
     if (rc < 0)
         return rc;
     if (s->storage == B2_STORAGE_FILE)
@@ -231,7 +231,7 @@ static int stored_cbytes(b2_schunk *s, int64_t i)
 {
     const uint8_t *p;
     int32_t cb;
-    int rc = schunk_chunk_ptr(s, i, &p, &cb);
+    int rc = b2_schunk_chunk_ptr(s, i, &p, &cb);
     return rc < 0 ? rc : cb;
 }
 
@@ -241,11 +241,11 @@ static int stored_cbytes(b2_schunk *s, int64_t i)
 static int materialize_specials(b2_schunk *s)
 {
     for (int64_t i = 0; i < s->nchunks; i++) {
-        int sp = frame_index_special(s->index[i]);
+        int sp = b2_frame_index_special(s->index[i]);
         if (sp <= 0)
             continue;
         uint8_t c[B2_HEADER_LEN];
-        int32_t nb = schunk_special_nbytes(s, i);
+        int32_t nb = b2_schunk_special_nbytes(s, i);
         int32_t ts = s->h.typesize > B2_MAX_TYPESIZE ? 1 : s->h.typesize;
         int rc = nb < 0 ? nb : b2_chunk_make_special(sp, ts, nb, NULL, c, sizeof c);
         if (rc >= 0)
@@ -264,7 +264,7 @@ int64_t b2_schunk_insert_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
         return rc;
     if (pos < 0 || pos > s->nchunks)
         return B2_ERR_RANGE;
-    if ((rc = frame_index_materialize(s)) < 0)
+    if ((rc = b2_frame_index_materialize(s)) < 0)
         return rc;
     rc = index_reserve(s, s->nchunks + 1);
     if (rc < 0)
@@ -292,7 +292,7 @@ int64_t b2_schunk_insert_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
     s->h.chunksize = cs;
     if (info.vlblocks)
         s->h.general_flags |= 0x80;
-    rc = frame_commit(s, 0);
+    rc = b2_frame_commit(s, 0);
     return rc < 0 ? rc : s->nchunks;
 }
 
@@ -327,7 +327,7 @@ static int shift_section(b2_schunk *s, int64_t e, int32_t oldc, int64_t delta)
     int64_t from = s->h.header_len + e + oldc, n = s->h.cbytes - e - oldc;
     if (delta > 0) {
         uint8_t z = 0; /* grow the buffer first */
-        int rc = fio_write(s, from + delta + n - 1, &z, 1);
+        int rc = b2_fio_write(s, from + delta + n - 1, &z, 1);
         if (rc < 0)
             return rc;
     }
@@ -347,7 +347,7 @@ int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
         return rc;
     if (pos < 0 || pos >= s->nchunks)
         return B2_ERR_RANGE;
-    if ((rc = frame_index_materialize(s)) < 0)
+    if ((rc = b2_frame_index_materialize(s)) < 0)
         return rc;
     int old_nb = b2_schunk_chunk_nbytes(s, pos);
     if (old_nb < 0)
@@ -367,7 +367,7 @@ int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
         int64_t delta = (new_special ? 0 : cbytes) - (int64_t)oldc;
         rc = shift_section(s, old, oldc, delta);
         if (rc >= 0 && !new_special)
-            rc = fio_write(s, s->h.header_len + old, chunk, (size_t)cbytes);
+            rc = b2_fio_write(s, s->h.header_len + old, chunk, (size_t)cbytes);
         if (rc < 0)
             return rc;
         entry = new_special ? FRAME_IDX_SPECIAL(info.special) : old;
@@ -383,9 +383,9 @@ int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
     s->h.chunksize = cs;
     if (s->storage == B2_STORAGE_SPARSE && old >= 0)
         s->h.cbytes -= oldc;
-    rc = frame_commit(s, 0);
+    rc = b2_frame_commit(s, 0);
     if (rc >= 0 && s->storage == B2_STORAGE_SPARSE && old >= 0)
-        rc = sframe_remove_chunk(s, old); /* only after the new index is committed */
+        rc = b2_sframe_remove_chunk(s, old); /* only after the new index is committed */
     return rc < 0 ? rc : s->nchunks;
 }
 
@@ -395,7 +395,7 @@ int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos)
         return B2_ERR_INVALID_PARAM;
     if (pos < 0 || pos >= s->nchunks)
         return B2_ERR_RANGE;
-    int nb = frame_index_materialize(s);
+    int nb = b2_frame_index_materialize(s);
     if (nb < 0)
         return nb;
     nb = b2_schunk_chunk_nbytes(s, pos);
@@ -414,9 +414,9 @@ int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos)
     memmove(s->index + pos, s->index + pos + 1, (size_t)(s->nchunks - pos - 1) * sizeof *s->index);
     s->nchunks--;
     s->h.nbytes -= nb;
-    int rc = frame_commit(s, 0);
+    int rc = b2_frame_commit(s, 0);
     if (rc >= 0 && s->storage == B2_STORAGE_SPARSE && old >= 0)
-        rc = sframe_remove_chunk(s, old);
+        rc = b2_sframe_remove_chunk(s, old);
     return rc < 0 ? rc : s->nchunks;
 }
 
@@ -425,7 +425,7 @@ int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order)
     if (!s->writable || (!order && s->nchunks))
         return B2_ERR_INVALID_PARAM;
     int64_t n = s->nchunks;
-    if (frame_index_materialize(s) < 0)
+    if (b2_frame_index_materialize(s) < 0)
         return B2_ERR_NOMEM;
     int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
     uint8_t *seen = calloc((size_t)(n ? n : 1), 1);
@@ -440,7 +440,7 @@ int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order)
     }
     if (rc >= 0) {
         memcpy(s->index, idx, (size_t)n * sizeof *idx);
-        rc = frame_commit(s, 0);
+        rc = b2_frame_commit(s, 0);
     }
     free(idx);
     free(seen);
@@ -473,7 +473,7 @@ int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_
     int32_t bs = b2_chunk_blocksize_for(&s->cparams, chunksize);
     if (bs > 0)
         s->h.blocksize = bs;
-    int rc = frame_commit(s, 1);
+    int rc = b2_frame_commit(s, 1);
     return rc < 0 ? rc : n;
 }
 
@@ -482,7 +482,7 @@ int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_
 /* A contiguous copy of a sparse frame: chunks laid out in index order. */
 static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
 {
-    int rc0 = frame_index_materialize(s);
+    int rc0 = b2_frame_index_materialize(s);
     if (rc0 < 0)
         return rc0;
     b2_schunk tmp = *s; /* shallow: same metalayers, new index and header */
@@ -504,20 +504,20 @@ static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
     int32_t idx_len;
     int64_t trl_len;
     if (rc >= 0)
-        rc = frame_build_meta_parts(&tmp, 0, &idx, &idx_len, &trl, &trl_len);
+        rc = b2_frame_build_meta_parts(&tmp, 0, &idx, &idx_len, &trl, &trl_len);
     if (rc >= 0) {
         tmp.h.frame_type = FRAME_TYPE_CONTIGUOUS;
         tmp.h.cbytes = total;
         tmp.h.frame_len = tmp.h.header_len + total + idx_len + trl_len;
         buf = malloc((size_t)tmp.h.frame_len);
-        rc = buf ? frame_header_write(&tmp.h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
+        rc = buf ? b2_frame_header_write(&tmp.h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
     }
     for (int64_t i = 0; i < s->nchunks && rc >= 0; i++) {
         const uint8_t *p;
         int32_t cb;
         if (s->index[i] < 0)
             continue;
-        rc = schunk_chunk_ptr(s, i, &p, &cb);
+        rc = b2_schunk_chunk_ptr(s, i, &p, &cb);
         if (rc >= 0)
             memcpy(buf + tmp.h.header_len + tmp.index[i], p, (size_t)cb);
     }
@@ -545,7 +545,7 @@ int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
     uint8_t *buf = malloc((size_t)s->h.frame_len);
     if (!buf)
         return B2_ERR_NOMEM;
-    int rc = fio_read(s, 0, buf, (size_t)s->h.frame_len);
+    int rc = b2_fio_read(s, 0, buf, (size_t)s->h.frame_len);
     if (rc < 0) {
         free(buf);
         return rc;

@@ -33,7 +33,7 @@ static char *chunk_path(const b2_schunk *s, int64_t id)
     return join(s->path, name);
 }
 
-int sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size)
+int b2_sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size)
 {
     char *path = chunk_path(s, id);
     if (!path)
@@ -49,7 +49,7 @@ int sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size)
     else if (st.st_size < B2_MIN_HEADER_LEN || st.st_size > INT32_MAX)
         rc = B2_ERR_CORRUPT;
     else
-        rc = fio_scratch(s, (size_t)st.st_size);
+        rc = b2_fio_scratch(s, (size_t)st.st_size);
     size_t done = 0;
     while (rc >= 0 && done < (size_t)st.st_size) {
         ssize_t r = read(fd, s->scratch + done, (size_t)st.st_size - done);
@@ -67,12 +67,12 @@ int sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size)
     return B2_OK;
 }
 
-int sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_t len)
+int b2_sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_t len)
 {
     char *path = chunk_path(s, id);
     if (!path)
         return B2_ERR_DOES_NOT_FIT;
-    int rc = fio_hook(s);
+    int rc = b2_fio_hook(s);
     int fd = -1;
     if (rc >= 0) {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -98,12 +98,12 @@ int sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_t l
     return rc;
 }
 
-int sframe_remove_chunk(b2_schunk *s, int64_t id)
+int b2_sframe_remove_chunk(b2_schunk *s, int64_t id)
 {
     char *path = chunk_path(s, id);
     if (!path)
         return B2_ERR_CORRUPT;
-    int rc = fio_hook(s);
+    int rc = b2_fio_hook(s);
     if (rc >= 0 && unlink(path) != 0 && errno != ENOENT)
         rc = B2_ERR_IO;
     free(path);
@@ -112,24 +112,24 @@ int sframe_remove_chunk(b2_schunk *s, int64_t id)
     return rc;
 }
 
-int sframe_commit(b2_schunk *s, int runlength_index)
+int b2_sframe_commit(b2_schunk *s, int runlength_index)
 {
     uint8_t *idx, *trl, *buf = NULL;
     int32_t idx_len;
     int64_t trl_len;
-    int rc = frame_build_meta_parts(s, runlength_index, &idx, &idx_len, &trl, &trl_len);
+    int rc = b2_frame_build_meta_parts(s, runlength_index, &idx, &idx_len, &trl, &trl_len);
     if (rc < 0)
         return rc;
     s->h.frame_type = FRAME_TYPE_SPARSE;
     s->h.frame_len = s->h.header_len + idx_len + trl_len;
     char *path = join(s->path, "chunks.b2frame");
     buf = malloc((size_t)s->h.frame_len);
-    rc = buf && path ? frame_header_write(&s->h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
+    rc = buf && path ? b2_frame_header_write(&s->h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
     if (rc >= 0) {
         if (idx_len)
             memcpy(buf + s->h.header_len, idx, (size_t)idx_len);
         memcpy(buf + s->h.header_len + idx_len, trl, (size_t)trl_len);
-        rc = fio_replace_file(s, path, buf, (size_t)s->h.frame_len);
+        rc = b2_fio_replace_file(s, path, buf, (size_t)s->h.frame_len);
     }
     s->trailer_len = trl_len;
     free(path);
@@ -139,7 +139,7 @@ int sframe_commit(b2_schunk *s, int runlength_index)
     return rc;
 }
 
-int sframe_load(b2_schunk *s)
+int b2_sframe_load(b2_schunk *s)
 {
     char *path = join(s->path, "chunks.b2frame");
     if (!path)
@@ -149,7 +149,7 @@ int sframe_load(b2_schunk *s)
     if (s->fd < 0)
         return B2_ERR_NOT_FOUND;
     struct stat st;
-    int rc = fstat(s->fd, &st) == 0 ? frame_load(s, (int64_t)st.st_size) : B2_ERR_IO;
+    int rc = fstat(s->fd, &st) == 0 ? b2_frame_load(s, (int64_t)st.st_size) : B2_ERR_IO;
     /* Everything needed later is in memory now; chunk files are opened on demand. */
     close(s->fd);
     s->fd = -1;
@@ -163,7 +163,7 @@ int b2_schunk_create_sframe(const char *dir, const b2_cparams *cparams, b2_schun
         return B2_ERR_INVALID_PARAM;
     if (cparams && (cparams->typesize <= 0 || b2_cparams_check(cparams) < 0))
         return B2_ERR_INVALID_PARAM;
-    b2_schunk *s = schunk_alloc(cparams);
+    b2_schunk *s = b2_schunk_alloc(cparams);
     if (!s)
         return B2_ERR_NOMEM;
     s->storage = B2_STORAGE_SPARSE;
@@ -179,7 +179,7 @@ int b2_schunk_create_sframe(const char *dir, const b2_cparams *cparams, b2_schun
     else if (mkdir(s->path, 0755) != 0)
         rc = errno == EEXIST ? B2_ERR_EXISTS : B2_ERR_IO;
     if (rc >= 0)
-        rc = sframe_commit(s, 0);
+        rc = b2_sframe_commit(s, 0);
     if (rc < 0) {
         b2_schunk_free(s);
         return rc;

@@ -1,8 +1,8 @@
-"""Minimal ctypes binding of libb2's public frame and b2nd API (libb2/include/
-b2_frame.h, b2nd.h), for tests that need frames the b2 program cannot write yet
+"""Minimal ctypes binding of libb2's public frame and b2nd API (libb2/include/b2blosc/
+b2_frame.h, b2_nd.h), for tests that need frames the b2 program cannot write yet
 (several chunks, metalayers, vlmetalayers, special chunks).
 
-The library is $B2_BUILD_DIR/libb2/libb2.so. In sanitizer builds it is
+The library is $B2_BUILD_DIR/libb2/libb2blosc.so. In sanitizer builds it is
 instrumented: ctest preloads the sanitizer runtimes (tests/CMakeLists.txt), and
 without them load() skips rather than let the loader abort."""
 import ctypes
@@ -64,20 +64,20 @@ class Lib:
             "b2_schunk_meta_add": (ctypes.c_int, [vp, ctypes.c_char_p, ctypes.c_char_p, i32]),
             "b2_schunk_vlmeta_add": (ctypes.c_int, [vp, ctypes.c_char_p, ctypes.c_char_p, i32]),
             "b2_schunk_to_buffer": (ctypes.c_int, [vp, pbuf, psz]),
-            "b2nd_from_cbuffer": (ctypes.c_int, [ctypes.POINTER(NDParams), ctypes.POINTER(Storage),
+            "b2_nd_from_cbuffer": (ctypes.c_int, [ctypes.POINTER(NDParams), ctypes.POINTER(Storage),
                                                  ctypes.c_char_p, sz, ctypes.POINTER(vp)]),
-            "b2nd_create": (ctypes.c_int, [ctypes.POINTER(NDParams), ctypes.POINTER(Storage),
+            "b2_nd_create": (ctypes.c_int, [ctypes.POINTER(NDParams), ctypes.POINTER(Storage),
                                            ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(vp)]),
-            "b2nd_set_slice_cbuffer": (ctypes.c_int, [vp, ctypes.POINTER(i64), ctypes.POINTER(i64),
+            "b2_nd_set_slice_cbuffer": (ctypes.c_int, [vp, ctypes.POINTER(i64), ctypes.POINTER(i64),
                                                       ctypes.c_char_p, sz]),
-            "b2nd_schunk": (vp, [vp]),
-            "b2nd_to_frame_buffer": (ctypes.c_int, [vp, pbuf, psz]),
-            "b2nd_free": (None, [vp]),
-            "b2nd_open_buffer": (ctypes.c_int, [ctypes.c_char_p, sz, ctypes.c_int, ctypes.POINTER(vp)]),
-            "b2nd_ndim": (ctypes.c_int, [vp]),
-            "b2nd_shape": (ctypes.POINTER(i64), [vp]),
-            "b2nd_chunkshape": (ctypes.POINTER(i32), [vp]),
-            "b2nd_blockshape": (ctypes.POINTER(i32), [vp]),
+            "b2_nd_schunk": (vp, [vp]),
+            "b2_nd_to_frame_buffer": (ctypes.c_int, [vp, pbuf, psz]),
+            "b2_nd_free": (None, [vp]),
+            "b2_nd_open_buffer": (ctypes.c_int, [ctypes.c_char_p, sz, ctypes.c_int, ctypes.POINTER(vp)]),
+            "b2_nd_ndim": (ctypes.c_int, [vp]),
+            "b2_nd_shape": (ctypes.POINTER(i64), [vp]),
+            "b2_nd_chunkshape": (ctypes.POINTER(i32), [vp]),
+            "b2_nd_blockshape": (ctypes.POINTER(i32), [vp]),
         }
         for name, (res, args) in sigs.items():
             fn = getattr(dll, name)
@@ -152,35 +152,35 @@ class Lib:
         a = ctypes.c_void_p()
         if fill is None:
             data = arr.tobytes()
-            self.check(self.dll.b2nd_from_cbuffer(ctypes.byref(p), ctypes.byref(st), data, len(data),
-                                                  ctypes.byref(a)), "b2nd_from_cbuffer")
+            self.check(self.dll.b2_nd_from_cbuffer(ctypes.byref(p), ctypes.byref(st), data, len(data),
+                                                  ctypes.byref(a)), "b2_nd_from_cbuffer")
         else:
-            self.check(self.dll.b2nd_create(ctypes.byref(p), ctypes.byref(st), fill, None,
-                                            ctypes.byref(a)), "b2nd_create")
+            self.check(self.dll.b2_nd_create(ctypes.byref(p), ctypes.byref(st), fill, None,
+                                            ctypes.byref(a)), "b2_nd_create")
         try:
             if box is not None:
                 start, stop = box
                 sub = arr[tuple(slice(a0, b0) for a0, b0 in zip(start, stop))].tobytes()
-                self.check(self.dll.b2nd_set_slice_cbuffer(
+                self.check(self.dll.b2_nd_set_slice_cbuffer(
                     a, (ctypes.c_int64 * nd)(*start), (ctypes.c_int64 * nd)(*stop), sub, len(sub)),
                     "b2nd_set_slice_cbuffer")
-            s = self.dll.b2nd_schunk(a)
+            s = self.dll.b2_nd_schunk(a)
             for name, content in vlmeta:
                 self.check(self.dll.b2_schunk_vlmeta_add(s, name.encode(), content, len(content)), "vlmeta_add")
-            return self._take(self.dll.b2nd_to_frame_buffer, a, "b2nd_to_frame_buffer")
+            return self._take(self.dll.b2_nd_to_frame_buffer, a, "b2_nd_to_frame_buffer")
         finally:
-            self.dll.b2nd_free(a)
+            self.dll.b2_nd_free(a)
 
     def b2nd_shapes(self, frame):
         """(shape, chunkshape, blockshape) of the b2nd array in a frame."""
         a = ctypes.c_void_p()
-        self.check(self.dll.b2nd_open_buffer(frame, len(frame), 1, ctypes.byref(a)), "b2nd_open_buffer")
+        self.check(self.dll.b2_nd_open_buffer(frame, len(frame), 1, ctypes.byref(a)), "b2_nd_open_buffer")
         try:
-            n = self.dll.b2nd_ndim(a)
+            n = self.dll.b2_nd_ndim(a)
             return tuple(tuple(f(a)[i] for i in range(n)) for f in
-                         (self.dll.b2nd_shape, self.dll.b2nd_chunkshape, self.dll.b2nd_blockshape))
+                         (self.dll.b2_nd_shape, self.dll.b2_nd_chunkshape, self.dll.b2_nd_blockshape))
         finally:
-            self.dll.b2nd_free(a)
+            self.dll.b2_nd_free(a)
 
 
 def sanitized(build_dir):
@@ -193,18 +193,18 @@ def sanitized(build_dir):
 
 
 def load():
-    """Load $B2_BUILD_DIR/libb2/libb2.so (or the first build dir's); skip when
+    """Load $B2_BUILD_DIR/libb2/libb2blosc.so (or the first build dir's); skip when
     it is not built or cannot be loaded."""
     bd = os.environ.get("B2_BUILD_DIR")
     dirs = [bd] if bd else [os.path.join(b2test.REPO, d) for d in sorted(os.listdir(b2test.REPO))
                             if d.startswith("build")]
     for d in dirs:
-        path = os.path.join(d, "libb2", "libb2.so")
+        path = os.path.join(d, "libb2", "libb2blosc.so")
         if os.path.isfile(path):
             if sanitized(d) and "libasan" not in os.environ.get("LD_PRELOAD", ""):
-                b2test.skip("sanitizer build: libb2.so needs the sanitizer runtimes preloaded (run through ctest)")
+                b2test.skip("sanitizer build: libb2blosc.so needs the sanitizer runtimes preloaded (run through ctest)")
             try:
                 return Lib(path)
             except OSError as e:
                 b2test.skip("cannot load %s: %s" % (path, e))
-    b2test.skip("libb2.so not built (looked in: %s)" % ", ".join(dirs))
+    b2test.skip("libb2blosc.so not built (looked in: %s)" % ", ".join(dirs))

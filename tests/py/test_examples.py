@@ -1,6 +1,6 @@
 """Install libb2 from the build directory into a temporary prefix, then build the
 programs in examples/ against that installation the two documented ways -- with
-pkg-config (examples/Makefile) and with find_package(libb2) (examples/CMakeLists.txt,
+pkg-config (examples/Makefile) and with find_package(b2blosc) (examples/CMakeLists.txt,
 shared and static) -- and run every program, checking its exit code and its final
 "<name>: OK" line. Also checks what the installation holds and what pkg-config says.
 
@@ -120,30 +120,30 @@ def main():
             return 1
 
         # ---- what the installation holds ----
-        pcs = glob.glob(os.path.join(prefix, "lib*", "pkgconfig", "libb2.pc")) + \
-            glob.glob(os.path.join(prefix, "lib*", "*", "pkgconfig", "libb2.pc"))
-        if not check(len(pcs) == 1, "libb2.pc installed once (found %d)" % len(pcs)):
+        pcs = glob.glob(os.path.join(prefix, "lib*", "pkgconfig", "b2blosc.pc")) + \
+            glob.glob(os.path.join(prefix, "lib*", "*", "pkgconfig", "b2blosc.pc"))
+        if not check(len(pcs) == 1, "b2blosc.pc installed once (found %d)" % len(pcs)):
             return 1
         pcdir = os.path.dirname(pcs[0])
         libdir = os.path.dirname(pcdir)
         print("installed into %s (libdir %s)" % (prefix, os.path.relpath(libdir, prefix)))
-        for h in ("b2_common.h", "b2_chunk.h", "b2_frame.h", "b2nd.h"):
-            check(os.path.isfile(os.path.join(prefix, "include", h)), "header %s installed" % h)
-        for lib in ("libb2.so", "libb2.a"):
+        for h in ("b2_common.h", "b2_chunk.h", "b2_frame.h", "b2_nd.h"):
+            check(os.path.isfile(os.path.join(prefix, "include", "b2blosc", h)), "header %s installed" % h)
+        for lib in ("libb2blosc.so", "libb2blosc.a"):
             check(os.path.exists(os.path.join(libdir, lib)), "%s installed" % lib)
-        check(os.path.isfile(os.path.join(libdir, "cmake", "libb2", "libb2Config.cmake")),
-              "libb2Config.cmake installed")
+        check(os.path.isfile(os.path.join(libdir, "cmake", "b2blosc", "b2bloscConfig.cmake")),
+              "b2bloscConfig.cmake installed")
 
         plugin_built = os.path.isfile(os.path.join(build, "h5plugin", "libH5Zb2.so"))
         plugins = glob.glob(os.path.join(prefix, "**", "libH5Zb2.so"), recursive=True)
         if plugin_built:
             check(len(plugins) == 1, "libH5Zb2.so installed once (found %d)" % len(plugins))
-            check(os.path.isfile(os.path.join(prefix, "include", "b2_h5filter.h")),
+            check(os.path.isfile(os.path.join(prefix, "include", "b2blosc", "b2_h5filter.h")),
                   "b2_h5filter.h installed")
-            check(os.path.isfile(os.path.join(libdir, "libb2_h5filter.a")),
-                  "libb2_h5filter.a installed")
-            check(os.path.isfile(os.path.join(pcdir, "libb2_h5filter.pc")),
-                  "libb2_h5filter.pc installed")
+            check(os.path.isfile(os.path.join(libdir, "libb2blosc_h5filter.a")),
+                  "libb2blosc_h5filter.a installed")
+            check(os.path.isfile(os.path.join(pcdir, "b2blosc_h5filter.pc")),
+                  "b2blosc_h5filter.pc installed")
         else:
             print("note: the HDF5 plugin is not in this build; HDF5 examples skipped")
 
@@ -153,24 +153,24 @@ def main():
                                        stderr=subprocess.STDOUT).stdout.decode().split()
         with open(os.path.join(bt.REPO, "CMakeLists.txt")) as f:
             version = re.search(r"project\(libb2 VERSION ([0-9.]+)", f.read()).group(1)
-        check(pc("--modversion", "libb2") == [version],
-              "pkg-config --modversion libb2: %s, want %s" % (pc("--modversion", "libb2"), version))
-        flags = pc("--cflags", "--libs", "libb2")
+        check(pc("--modversion", "b2blosc") == [version],
+              "pkg-config --modversion b2blosc: %s, want %s" % (pc("--modversion", "b2blosc"), version))
+        flags = pc("--cflags", "--libs", "b2blosc")
         incs = [os.path.realpath(f[2:]) for f in flags if f.startswith("-I")]
         libdirs = [os.path.realpath(f[2:]) for f in flags if f.startswith("-L")]
-        check(os.path.realpath(os.path.join(prefix, "include")) in incs,
+        check(os.path.realpath(os.path.join(prefix, "include", "b2blosc")) in incs,
               "pkg-config --cflags points into the prefix: %s" % flags)
-        check(os.path.realpath(libdir) in libdirs and "-lb2" in flags,
+        check(os.path.realpath(libdir) in libdirs and "-lb2blosc" in flags,
               "pkg-config --libs: %s" % flags)
-        sflags = pc("--static", "--libs", "libb2")
-        for need in ("-lb2", "-llz4", "-lzstd", "-lz", "-lmsgpackc", "-lm"):
-            check(need in sflags, "pkg-config --static --libs libb2 has %s: %s" % (need, sflags))
+        sflags = pc("--static", "--libs", "b2blosc")
+        for need in ("-lb2blosc", "-llz4", "-lzstd", "-lz", "-lmsgpackc", "-lm"):
+            check(need in sflags, "pkg-config --static --libs b2blosc has %s: %s" % (need, sflags))
         check(not set(sflags[1:]) & {"-llz4", "-lzstd", "-lmsgpackc"} & set(flags),
               "private deps stay out of plain --libs: %s" % flags)
         hdf5_pc = subprocess.run([pkgconfig, "--exists", "hdf5"], env=penv).returncode == 0
         if plugin_built:
-            hf = pc("--libs", "libb2_h5filter")
-            check("-lb2_h5filter" in hf and "-lb2" in hf, "pkg-config --libs libb2_h5filter: %s" % hf)
+            hf = pc("--libs", "b2blosc_h5filter")
+            check("-lb2blosc_h5filter" in hf and "-lb2blosc" in hf, "pkg-config --libs b2blosc_h5filter: %s" % hf)
 
         # ---- build with the Makefile (pkg-config) ----
         mk_dir = os.path.join(tmp, "make")
@@ -197,20 +197,20 @@ def main():
                 continue
             if plugin_built:
                 check("libb2 was installed without" not in out,
-                      "%s: find_package(libb2) has libb2::b2_h5filter" % kind)
+                      "%s: find_package(b2blosc) has b2blosc::h5filter" % kind)
             tg = BASIC if static == "OFF" else ["chunk_roundtrip", "b2nd_array"]
             h5_here = "HDF5 not found" not in out
             if plugin_built and h5_here:
                 tg = tg + (["h5_dataset", "h5_dataset_plugin"] if static == "OFF" else ["h5_dataset"])
             builds[kind] = tg
             run([cmake, "--build", d, "-j2", "--target"] + tg, env)
-        # the static builds must not need libb2.so at run time
+        # the static builds must not need libb2blosc.so at run time
         for exe in (os.path.join(mk_dir, "chunk_roundtrip_static"),
                     os.path.join(tmp, "cmake-static", "chunk_roundtrip")):
             if os.path.isfile(exe):
                 needed = subprocess.run(["readelf", "-d", exe], stdout=subprocess.PIPE,
                                         env=env).stdout.decode() if shutil.which("readelf") else ""
-                check("libb2.so" not in needed, "%s links libb2 statically" % exe)
+                check("libb2blosc.so" not in needed, "%s links libb2 statically" % exe)
         print("built in %.1f s" % (time.time() - t0))
 
         # ---- run everything ----

@@ -298,11 +298,11 @@ def unblock(raw, shape, chunkshape, blockshape, itemsize):
 
 
 def load_plain():
-    """libb2.so through the repository's ctypes binding, or None (with the reason)."""
+    """libb2blosc.so through the repository's ctypes binding, or None (with the reason)."""
     bd = os.environ.get("B2_BUILD_DIR")
     if not bd:
         return None, "B2_BUILD_DIR not set"
-    path = os.path.join(bd, "libb2", "libb2.so")
+    path = os.path.join(bd, "libb2", "libb2blosc.so")
     if not os.path.isfile(path):
         return None, "%s not built" % path
     import libb2_ctypes

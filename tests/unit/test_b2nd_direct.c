@@ -12,8 +12,8 @@
  *    delta+shuffle / delta+bitshuffle, codecs blosclz / lz4 / zstd, 1 and 2
  *    threads, edge chunks, blocks not dividing chunks, blocks == chunks, blocks
  *    whose trailing dimensions equal the chunk's (contiguous runs, C-order chunks),
- *    zero, uninit and repeated-value chunks. Checked: b2nd_to_cbuffer, and
- *    b2nd_get_slice_cbuffer of many boxes (empty, single items, whole chunks,
+ *    zero, uninit and repeated-value chunks. Checked: b2_nd_to_cbuffer, and
+ *    b2_nd_get_slice_cbuffer of many boxes (empty, single items, whole chunks,
  *    whole blocks, boxes crossing chunk and block edges, thin slabs, random ones)
  *    into sentinel-filled buffers: exactly the box's bytes are written (canary
  *    tail), zero/uninit chunks read as zeros, a too-small capacity is refused
@@ -38,7 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "b2nd.h"
+#include "b2_nd.h"
 #include "check.h"
 
 /* ---- deterministic random numbers ---- */
@@ -60,7 +60,7 @@ static int64_t rnd_in(int64_t lo, int64_t hi) /* inclusive */
 
 /* ---- the test's own geometry (spec/b2nd.md §2), independent of libb2 ---- */
 
-#define MAXD B2ND_MAX_DIM
+#define MAXD B2_ND_MAX_DIM
 #define BIG ((int64_t)1 << 40)
 
 typedef struct geo {
@@ -207,18 +207,18 @@ static void unblock(const geo *g, int64_t ci, const uint8_t *cbuf, uint8_t *out)
 
 /* Geometry of an open array from its stored metalayer and frame typesize (not
  * from the b2nd object). 1 when meaningful. */
-static int geo_of_array(b2nd_array *a, geo *g)
+static int geo_of_array(b2_nd_array *a, geo *g)
 {
-    b2_schunk *s = b2nd_schunk(a);
+    b2_schunk *s = b2_nd_schunk(a);
     uint8_t *m = NULL;
     int32_t mlen = 0;
-    int rc = b2_schunk_meta_get(s, B2ND_META_NAME, &m, &mlen);
+    int rc = b2_schunk_meta_get(s, B2_ND_META_NAME, &m, &mlen);
     if (rc < 0)
-        rc = b2_schunk_meta_get(s, B2ND_META_LEGACY_NAME, &m, &mlen);
-    b2nd_meta meta;
+        rc = b2_schunk_meta_get(s, B2_ND_META_LEGACY_NAME, &m, &mlen);
+    b2_nd_meta meta;
     memset(&meta, 0, sizeof meta);
     if (rc >= 0)
-        rc = b2nd_meta_decode(m, (size_t)mlen, &meta);
+        rc = b2_nd_meta_decode(m, (size_t)mlen, &meta);
     free(m);
     if (rc < 0)
         return 0;
@@ -228,7 +228,7 @@ static int geo_of_array(b2nd_array *a, geo *g)
         bs[i] = meta.blockshape[i];
     }
     int ok = geo_init(g, meta.ndim, meta.shape, cs, bs, b2_schunk_typesize(s));
-    b2nd_meta_clear(&meta);
+    b2_nd_meta_clear(&meta);
     return ok;
 }
 
@@ -237,7 +237,7 @@ static b2_dctx *odctx;
 /* Build the oracle; 0 when the sizes are beyond what the test handles (limit on
  * the whole array's bytes). Chunks that do not decode whole to chunk_bytes are
  * marked bad and left as zeros. */
-static int oracle_build(b2nd_array *a, oracle *o, int64_t limit)
+static int oracle_build(b2_nd_array *a, oracle *o, int64_t limit)
 {
     memset(o, 0, sizeof *o);
     if (!geo_of_array(a, &o->g))
@@ -246,7 +246,7 @@ static int oracle_build(b2nd_array *a, oracle *o, int64_t limit)
     int64_t bytes = g->nitems * g->ts;
     if (bytes > limit || g->nchunks > 1000000 || (g->nchunks && g->chunk_bytes > (64 << 20)))
         return 0;
-    b2_schunk *s = b2nd_schunk(a);
+    b2_schunk *s = b2_nd_schunk(a);
     o->data = calloc((size_t)bytes + 1, 1);
     o->chunk_ok = calloc((size_t)g->nchunks + 1, 1);
     o->special = calloc((size_t)g->nchunks + 1, 1);
@@ -404,7 +404,7 @@ static long n_boxes, n_zero_boxes, n_refused_small, n_empty;
 
 /* Read box [start, stop) of a in one of several output-buffer styles and check
  * it against the oracle and (when given) the original input. */
-static void check_box(b2nd_array *a, const oracle *o, const uint8_t *model, const int64_t *start,
+static void check_box(b2_nd_array *a, const oracle *o, const uint8_t *model, const int64_t *start,
                       const int64_t *stop, const char *tag)
 {
     const geo *g = &o->g;
@@ -418,11 +418,11 @@ static void check_box(b2nd_array *a, const oracle *o, const uint8_t *model, cons
         n_empty++;
         uint8_t small[16];
         fill_sentinel(small, sizeof small, seed);
-        int rc = b2nd_get_slice_cbuffer(a, start, stop, small, sizeof small);
+        int rc = b2_nd_get_slice_cbuffer(a, start, stop, small, sizeof small);
         CHECK(rc == 0 && sentinel_intact(small, 0, sizeof small, seed),
               "%s: empty box: rc %d, buffer touched %d", tag, rc,
               !sentinel_intact(small, 0, sizeof small, seed));
-        rc = b2nd_get_slice_cbuffer(a, start, stop, NULL, 0);
+        rc = b2_nd_get_slice_cbuffer(a, start, stop, NULL, 0);
         CHECK(rc == 0, "%s: empty box into NULL: rc %d", tag, rc);
         return;
     }
@@ -430,7 +430,7 @@ static void check_box(b2nd_array *a, const oracle *o, const uint8_t *model, cons
     uint8_t *raw = malloc(alloc + off), *buf = raw + off;
     fill_sentinel(buf, alloc, seed);
     if (style == 2) { /* one byte too small: refused, nothing written */
-        int rc = b2nd_get_slice_cbuffer(a, start, stop, buf, bytes - 1);
+        int rc = b2_nd_get_slice_cbuffer(a, start, stop, buf, bytes - 1);
         CHECK(rc < 0 && sentinel_intact(buf, 0, alloc, seed),
               "%s: capacity %zu < %zu: rc %d, buffer touched %d", tag, bytes - 1, bytes, rc,
               !sentinel_intact(buf, 0, alloc, seed));
@@ -438,7 +438,7 @@ static void check_box(b2nd_array *a, const oracle *o, const uint8_t *model, cons
         free(raw);
         return;
     }
-    int rc = b2nd_get_slice_cbuffer(a, start, stop, buf, alloc);
+    int rc = b2_nd_get_slice_cbuffer(a, start, stop, buf, alloc);
     int bad = 0, zero = 0;
     int64_t mism = rc == 0 ? compare_box(o, start, stop, buf, &bad, &zero) : -1;
     CHECK(rc == 0 && mism == 0 && !bad, "%s: box get_slice rc %d, %lld mismatching runs vs the "
@@ -546,7 +546,7 @@ static void make_box(const geo *g, int kind, int64_t *start, int64_t *stop)
 
 /* Read the whole array and nboxes boxes of every kind; compare with the plain
  * decode and the input. Returns 0 if the oracle could not be built. */
-static int verify_array(b2nd_array *a, const uint8_t *model, int nboxes, const char *tag)
+static int verify_array(b2_nd_array *a, const uint8_t *model, int nboxes, const char *tag)
 {
     oracle o;
     if (!oracle_build(a, &o, (int64_t)1 << 30)) {
@@ -556,7 +556,7 @@ static int verify_array(b2nd_array *a, const uint8_t *model, int nboxes, const c
     geo *g = &o.g;
     size_t bytes = (size_t)(g->nitems * g->ts);
     CHECK(o.nbad == 0, "%s: %lld chunks do not decode whole", tag, (long long)o.nbad);
-    CHECK(b2nd_nitems(a) == g->nitems && b2nd_typesize(a) == g->ts && b2nd_ndim(a) == g->nd,
+    CHECK(b2_nd_nitems(a) == g->nitems && b2_nd_typesize(a) == g->ts && b2_nd_ndim(a) == g->nd,
           "%s: properties", tag);
     if (model)
         CHECK(memcmp(o.data, model, bytes) == 0, "%s: the plain decode differs from the input",
@@ -565,13 +565,13 @@ static int verify_array(b2nd_array *a, const uint8_t *model, int nboxes, const c
     uint8_t seed = (uint8_t)rnd();
     uint8_t *buf = malloc(bytes + SLACK);
     fill_sentinel(buf, bytes + SLACK, seed);
-    int rc = b2nd_to_cbuffer(a, buf, bytes + SLACK);
+    int rc = b2_nd_to_cbuffer(a, buf, bytes + SLACK);
     CHECK(rc == 0 && memcmp(buf, o.data, bytes) == 0, "%s: to_cbuffer rc %d / differs", tag, rc);
     CHECK(sentinel_intact(buf, bytes, bytes + SLACK, seed), "%s: to_cbuffer wrote past the end",
           tag);
     if (bytes) {
         fill_sentinel(buf, bytes + SLACK, seed);
-        rc = b2nd_to_cbuffer(a, buf, bytes - 1);
+        rc = b2_nd_to_cbuffer(a, buf, bytes - 1);
         CHECK(rc < 0 && sentinel_intact(buf, 0, bytes + SLACK, seed),
               "%s: to_cbuffer with a short buffer: rc %d", tag, rc);
     }
@@ -613,7 +613,7 @@ static int64_t iroot(int64_t limit, int k)
 enum { BL_RANDOM, BL_EQUAL, BL_TRAILING, BL_DIVIDES, BL_ONE, BL_MODES };
 
 /* Random shape/chunkshape/blockshape for nd dimensions within budget bytes. */
-static void gen_geometry(b2nd_params *p, int nd, int32_t ts, int mode, int64_t budget)
+static void gen_geometry(b2_nd_params *p, int nd, int32_t ts, int mode, int64_t budget)
 {
     int64_t T = budget / ts < 1 ? 1 : budget / ts;
     for (int attempt = 0;; attempt++) {
@@ -669,7 +669,7 @@ static void gen_geometry(b2nd_params *p, int nd, int32_t ts, int mode, int64_t b
 }
 
 /* Fill the real extent of every chunk with data of a per-chunk kind. */
-static void gen_data(const b2nd_params *p, uint8_t *out, int allow_zero)
+static void gen_data(const b2_nd_params *p, uint8_t *out, int allow_zero)
 {
     geo g;
     int64_t cs[MAXD], bs[MAXD];
@@ -753,7 +753,7 @@ static void set_filters(b2_cparams *cp, int f)
     }
 }
 
-static char tmpdir[] = "/tmp/b2nd_direct_XXXXXX";
+static char tmpdir[] = "/tmp/b2_nd_direct_XXXXXX";
 static int have_tmpdir;
 static long n_arrays, n_special_chunks[5], n_reopened[3];
 
@@ -785,12 +785,12 @@ static int write_file(const char *path, const uint8_t *buf, size_t len);
 
 /* Store a as a frame file (written here, without the library's fsyncs) or as a
  * sparse frame, then open it. */
-static int save_and_open(b2nd_array *a, const char *path, int sparse, b2nd_array **out)
+static int save_and_open(b2_nd_array *a, const char *path, int sparse, b2_nd_array **out)
 {
     *out = NULL;
     if (sparse) {
-        /* b2nd_save's copy, without the per-chunk fsyncs (slow on some disks) */
-        b2_schunk *src = b2nd_schunk(a), *s = NULL;
+        /* b2_nd_save's copy, without the per-chunk fsyncs (slow on some disks) */
+        b2_schunk *src = b2_nd_schunk(a), *s = NULL;
         int rc = b2_schunk_create_sframe(path, b2_schunk_cparams(src), &s);
         if (rc < 0)
             return rc;
@@ -813,22 +813,22 @@ static int save_and_open(b2nd_array *a, const char *path, int sparse, b2nd_array
             free(c);
         }
         b2_schunk_free(s);
-        return rc < 0 ? rc : b2nd_open(path, B2_OPEN_READONLY, out);
+        return rc < 0 ? rc : b2_nd_open(path, B2_OPEN_READONLY, out);
     }
     uint8_t *frame = NULL;
     size_t flen = 0;
-    int rc = b2nd_to_frame_buffer(a, &frame, &flen);
+    int rc = b2_nd_to_frame_buffer(a, &frame, &flen);
     if (rc == 0 && write_file(path, frame, flen) < 0)
         rc = B2_ERR_IO;
     free(frame);
-    return rc < 0 ? rc : b2nd_open(path, B2_OPEN_READONLY, out);
+    return rc < 0 ? rc : b2_nd_open(path, B2_OPEN_READONLY, out);
 }
 
 /* One random array: build it, then verify it in memory and (sometimes) reopened
  * from a frame buffer, a file and a sparse frame. */
 static void one_array(int r, int64_t budget)
 {
-    b2nd_params p;
+    b2_nd_params p;
     memset(&p, 0, sizeof p);
     int32_t ts = TYPESIZES[r % NTS];
     int filt = (r / NTS) % NFILT, codec = CODECS[(r / (NTS * NFILT)) % 3];
@@ -858,20 +858,20 @@ static void one_array(int r, int64_t budget)
         nitems *= p.shape[i];
     size_t bytes = (size_t)nitems * (size_t)ts;
     uint8_t *model = calloc(bytes + 1, 1);
-    b2nd_array *a = NULL;
+    b2_nd_array *a = NULL;
     int how = (int)(rnd() % 4); /* 0,1: from_cbuffer; 2: fill + writes; 3: uninit + writes */
     int rc;
     if (how < 2) {
         gen_data(&p, model, 1);
-        rc = b2nd_from_cbuffer(&p, NULL, model, bytes, &a);
+        rc = b2_nd_from_cbuffer(&p, NULL, model, bytes, &a);
     } else {
-        int fill = how == 3 ? B2ND_FILL_UNINIT : rnd() % 2 ? B2ND_FILL_VALUE
-                                                                           : B2ND_FILL_ZEROS;
+        int fill = how == 3 ? B2_ND_FILL_UNINIT : rnd() % 2 ? B2_ND_FILL_VALUE
+                                                                           : B2_ND_FILL_ZEROS;
         uint8_t value[300];
         for (int i = 0; i < ts; i++)
             value[i] = (uint8_t)(rnd() | 1);
-        rc = b2nd_create(&p, NULL, fill, value, &a);
-        if (fill == B2ND_FILL_VALUE)
+        rc = b2_nd_create(&p, NULL, fill, value, &a);
+        if (fill == B2_ND_FILL_VALUE)
             for (int64_t i = 0; i < nitems; i++)
                 memcpy(model + i * ts, value, (size_t)ts);
         if (rc == 0) {
@@ -891,7 +891,7 @@ static void one_array(int r, int64_t budget)
                 int64_t n = box_items(nd, start, stop);
                 uint8_t *box = malloc((size_t)n * ts + 1);
                 extract_box(src, p.shape, nd, (size_t)ts, start, stop, box);
-                rc = b2nd_set_slice_cbuffer(a, start, stop, box, (size_t)n * ts);
+                rc = b2_nd_set_slice_cbuffer(a, start, stop, box, (size_t)n * ts);
                 /* the model takes the box */
                 int64_t idx[MAXD];
                 for (int i = 0; i < nd; i++)
@@ -914,38 +914,38 @@ static void one_array(int r, int64_t budget)
     }
     CHECK(rc == 0, "%s: build rc %d", tag, rc);
     if (rc != 0) {
-        b2nd_free(a);
+        b2_nd_free(a);
         free(model);
         return;
     }
     n_arrays++;
-    b2_schunk *s = b2nd_schunk(a);
+    b2_schunk *s = b2_nd_schunk(a);
     for (int64_t i = 0; i < b2_schunk_nchunks(s); i++) {
         int sp = b2_schunk_chunk_special(s, i);
         if (sp >= 0 && sp < 5)
             n_special_chunks[sp]++;
     }
-    CHECK(b2nd_set_nthreads(a, nthreads) == 0, "%s: set_nthreads", tag);
+    CHECK(b2_nd_set_nthreads(a, nthreads) == 0, "%s: set_nthreads", tag);
     verify_array(a, model, 34, tag);
     if (rnd() % 3 == 0) { /* the other thread count on the same object */
-        b2nd_set_nthreads(a, 3 - nthreads);
+        b2_nd_set_nthreads(a, 3 - nthreads);
         verify_array(a, model, 12, tag);
     }
     /* reopened from a frame buffer */
     if (rnd() % 3 == 0) {
         uint8_t *frame = NULL;
         size_t flen = 0;
-        b2nd_array *b = NULL;
-        rc = b2nd_to_frame_buffer(a, &frame, &flen);
+        b2_nd_array *b = NULL;
+        rc = b2_nd_to_frame_buffer(a, &frame, &flen);
         if (rc == 0)
-            rc = b2nd_open_buffer(frame, flen, 0, &b);
+            rc = b2_nd_open_buffer(frame, flen, 0, &b);
         CHECK(rc == 0, "%s: frame buffer reopen rc %d", tag, rc);
         if (rc == 0) {
-            b2nd_set_nthreads(b, 1 + (int)(rnd() % 2));
+            b2_nd_set_nthreads(b, 1 + (int)(rnd() % 2));
             verify_array(b, model, 16, tag);
             n_reopened[0]++;
         }
-        b2nd_free(b);
+        b2_nd_free(b);
         free(frame);
     }
     /* saved to a file (lazy block reads) or a sparse frame */
@@ -953,20 +953,20 @@ static void one_array(int r, int64_t budget)
         int sparse = rnd() % 3 == 0;
         char path[128];
         snprintf(path, sizeof path, "%s/a%d.%s", tmpdir, r, sparse ? "b2dir" : "b2nd");
-        b2nd_array *b = NULL;
+        b2_nd_array *b = NULL;
         rc = save_and_open(a, path, sparse, &b);
         CHECK(rc == 0, "%s: save/open %s rc %d", tag, sparse ? "sframe" : "file", rc);
         if (rc == 0) {
-            b2nd_set_nthreads(b, 1 + (int)(rnd() % 2));
+            b2_nd_set_nthreads(b, 1 + (int)(rnd() % 2));
             char t2[240];
             snprintf(t2, sizeof t2, "%s [%s]", tag, sparse ? "sframe" : "file");
             verify_array(b, model, 20, t2);
             n_reopened[sparse ? 2 : 1]++;
         }
-        b2nd_free(b);
+        b2_nd_free(b);
         rm_tree(path);
     }
-    b2nd_free(a);
+    b2_nd_free(a);
     free(model);
 }
 
@@ -991,11 +991,11 @@ static void fixed_arrays(void)
         /* chunk larger than the whole array */
         {2, {5, 7}, {8, 9}, {3, 4}, 8, 0, -1},
         /* special chunks only */
-        {3, {10, 11, 12}, {4, 5, 6}, {2, 3, 4}, 4, 1, B2ND_FILL_ZEROS},
-        {3, {10, 11, 12}, {4, 5, 6}, {2, 3, 4}, 4, 1, B2ND_FILL_UNINIT},
-        {3, {10, 11, 12}, {4, 5, 6}, {2, 3, 4}, 8, 1, B2ND_FILL_NANS},
-        {2, {10, 11}, {4, 5}, {3, 2}, 24, 2, B2ND_FILL_VALUE},
-        {2, {10, 11}, {4, 5}, {3, 2}, 300, 1, B2ND_FILL_ZEROS},
+        {3, {10, 11, 12}, {4, 5, 6}, {2, 3, 4}, 4, 1, B2_ND_FILL_ZEROS},
+        {3, {10, 11, 12}, {4, 5, 6}, {2, 3, 4}, 4, 1, B2_ND_FILL_UNINIT},
+        {3, {10, 11, 12}, {4, 5, 6}, {2, 3, 4}, 8, 1, B2_ND_FILL_NANS},
+        {2, {10, 11}, {4, 5}, {3, 2}, 24, 2, B2_ND_FILL_VALUE},
+        {2, {10, 11}, {4, 5}, {3, 2}, 300, 1, B2_ND_FILL_ZEROS},
         /* typesize above 255 with real data */
         {2, {9, 7}, {4, 3}, {3, 2}, 300, 1, -1},
         {1, {1000}, {300}, {7}, 256, 2, -1},
@@ -1015,7 +1015,7 @@ static void fixed_arrays(void)
         {0, {0}, {0}, {0}, 8, 1, -1},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        b2nd_params p;
+        b2_nd_params p;
         memset(&p, 0, sizeof p);
         p.ndim = t[i].nd;
         p.typesize = t[i].ts;
@@ -1034,21 +1034,21 @@ static void fixed_arrays(void)
             n *= p.shape[d];
         size_t bytes = (size_t)n * (size_t)p.typesize;
         uint8_t *model = calloc(bytes + 1, 1);
-        b2nd_array *a = NULL;
+        b2_nd_array *a = NULL;
         int rc;
         char tag[64];
         snprintf(tag, sizeof tag, "fixed array %zu", i);
         if (t[i].fill < 0) {
             gen_data(&p, model, 1);
-            rc = b2nd_from_cbuffer(&p, NULL, model, bytes, &a);
+            rc = b2_nd_from_cbuffer(&p, NULL, model, bytes, &a);
         } else {
             uint8_t value[300];
             memset(value, 0x5A, sizeof value);
-            rc = b2nd_create(&p, NULL, t[i].fill, value, &a);
-            if (t[i].fill == B2ND_FILL_VALUE)
+            rc = b2_nd_create(&p, NULL, t[i].fill, value, &a);
+            if (t[i].fill == B2_ND_FILL_VALUE)
                 for (int64_t k = 0; k < n; k++)
                     memcpy(model + k * p.typesize, value, (size_t)p.typesize);
-            if (t[i].fill == B2ND_FILL_NANS)
+            if (t[i].fill == B2_ND_FILL_NANS)
                 for (int64_t k = 0; k < n; k++) {
                     if (p.typesize == 8) {
                         double nan = __builtin_nan("");
@@ -1062,23 +1062,23 @@ static void fixed_arrays(void)
         CHECK(rc == 0, "%s: build rc %d", tag, rc);
         if (rc == 0) {
             for (int thr = 1; thr <= 4; thr *= 2) { /* 1, 2 and (here only) 4 threads */
-                b2nd_set_nthreads(a, thr);
+                b2_nd_set_nthreads(a, thr);
                 /* NaN fills: the oracle, not the model, says which NaN bits */
-                verify_array(a, t[i].fill == B2ND_FILL_NANS ? NULL : model, 40, tag);
+                verify_array(a, t[i].fill == B2_ND_FILL_NANS ? NULL : model, 40, tag);
             }
             if (have_tmpdir) {
                 char path[128];
                 snprintf(path, sizeof path, "%s/fixed%zu.b2nd", tmpdir, i);
-                b2nd_array *b = NULL;
+                b2_nd_array *b = NULL;
                 rc = save_and_open(a, path, 0, &b);
                 CHECK(rc == 0, "%s: save/open rc %d", tag, rc);
                 if (rc == 0)
-                    verify_array(b, t[i].fill == B2ND_FILL_NANS ? NULL : model, 30, tag);
-                b2nd_free(b);
+                    verify_array(b, t[i].fill == B2_ND_FILL_NANS ? NULL : model, 30, tag);
+                b2_nd_free(b);
                 remove(path);
             }
         }
-        b2nd_free(a);
+        b2_nd_free(a);
         free(model);
     }
 }
@@ -1089,7 +1089,7 @@ static void lazy_file_array(void)
 {
     if (!have_tmpdir)
         return;
-    b2nd_params p;
+    b2_nd_params p;
     memset(&p, 0, sizeof p);
     p.ndim = 3;
     p.shape[0] = 61;
@@ -1109,24 +1109,24 @@ static void lazy_file_array(void)
     size_t bytes = 61 * 47 * 29 * 4;
     uint8_t *model = malloc(bytes);
     gen_data(&p, model, 1);
-    b2nd_array *a = NULL, *b = NULL;
+    b2_nd_array *a = NULL, *b = NULL;
     char path[128];
     snprintf(path, sizeof path, "%s/lazy.b2nd", tmpdir);
-    int rc = b2nd_from_cbuffer(&p, NULL, model, bytes, &a);
+    int rc = b2_nd_from_cbuffer(&p, NULL, model, bytes, &a);
     CHECK(rc == 0, "lazy file array: build rc %d", rc);
     if (rc == 0)
         rc = save_and_open(a, path, 0, &b);
-    b2nd_free(a);
+    b2_nd_free(a);
     CHECK(rc == 0, "lazy file array: save/open rc %d", rc);
     if (rc == 0) {
         for (int thr = 1; thr <= 2; thr++) {
-            b2nd_set_nthreads(b, thr);
-            int64_t before = b2nd_blocks_decoded(b);
+            b2_nd_set_nthreads(b, thr);
+            int64_t before = b2_nd_blocks_decoded(b);
             verify_array(b, model, 120, "lazy file array");
-            CHECK(b2nd_blocks_decoded(b) > before, "lazy file array: blocks counted");
+            CHECK(b2_nd_blocks_decoded(b) > before, "lazy file array: blocks counted");
         }
     }
-    b2nd_free(b);
+    b2_nd_free(b);
     remove(path);
     free(model);
 }
@@ -1228,7 +1228,7 @@ static void hostile_check(const uint8_t *frame, size_t len, int strict, int on_d
     kinds[kd].frames++;
     uint8_t *copy = malloc(len ? len : 1); /* exact size: ASan sees over-reads */
     memcpy(copy, frame, len);
-    b2nd_array *a = NULL;
+    b2_nd_array *a = NULL;
     int rc;
     char path[128];
     if (on_disk) {
@@ -1238,9 +1238,9 @@ static void hostile_check(const uint8_t *frame, size_t len, int strict, int on_d
             free(copy);
             return;
         }
-        rc = b2nd_open(path, B2_OPEN_READONLY, &a);
+        rc = b2_nd_open(path, B2_OPEN_READONLY, &a);
     } else {
-        rc = b2nd_open_buffer(copy, len, (int)(rnd() % 2), &a);
+        rc = b2_nd_open_buffer(copy, len, (int)(rnd() % 2), &a);
     }
     b2t_checks++;
     if (rc < 0) {
@@ -1251,12 +1251,12 @@ static void hostile_check(const uint8_t *frame, size_t len, int strict, int on_d
             remove(path);
         return;
     }
-    b2nd_set_nthreads(a, 1 + (int)(rnd() % 2));
+    b2_nd_set_nthreads(a, 1 + (int)(rnd() % 2));
     oracle o;
     int have = oracle_build(a, &o, 16 << 20);
-    int nd = b2nd_ndim(a);
-    const int64_t *shape = b2nd_shape(a);
-    int64_t ts = b2nd_typesize(a);
+    int nd = b2_nd_ndim(a);
+    const int64_t *shape = b2_nd_shape(a);
+    int64_t ts = b2_nd_typesize(a);
     if (have && !(o.g.nd == nd && o.g.ts == ts && memcmp(o.g.shape, shape, (size_t)nd * 8) == 0)) {
         CHECK(0, "%s: the array's geometry is not its metalayer's", tag);
         oracle_free(&o);
@@ -1286,8 +1286,8 @@ static void hostile_check(const uint8_t *frame, size_t len, int strict, int on_d
         uint8_t seed = (uint8_t)rnd();
         uint8_t *buf = malloc(bytes + SLACK);
         fill_sentinel(buf, bytes + SLACK, seed);
-        rc = whole ? b2nd_to_cbuffer(a, buf, bytes + SLACK)
-                   : b2nd_get_slice_cbuffer(a, start, stop, buf, bytes + SLACK);
+        rc = whole ? b2_nd_to_cbuffer(a, buf, bytes + SLACK)
+                   : b2_nd_get_slice_cbuffer(a, start, stop, buf, bytes + SLACK);
         CHECK(sentinel_intact(buf, bytes, bytes + SLACK, seed),
               "%s: read (rc %d) wrote past the %zu-byte box", tag, rc, bytes);
         if (rc < 0) {
@@ -1310,7 +1310,7 @@ static void hostile_check(const uint8_t *frame, size_t len, int strict, int on_d
     }
     if (have)
         oracle_free(&o);
-    b2nd_free(a);
+    b2_nd_free(a);
     const char *dump = getenv("B2_DIRECT_DUMP");
     if (dump && b2t_failures > fails_before) { /* keep the frame for a reproducer */
         char out[300];
@@ -1385,7 +1385,7 @@ static int make_base(int idx, base *b)
 {
     memset(b, 0, sizeof *b);
     static const int32_t tss[] = {1, 2, 4, 8, 3, 16, 300, 12};
-    b2nd_params p;
+    b2_nd_params p;
     memset(&p, 0, sizeof p);
     p.ndim = 1 + idx % 5;
     p.typesize = tss[idx % 8];
@@ -1406,8 +1406,8 @@ static int make_base(int idx, base *b)
     size_t bytes = (size_t)n * (size_t)p.typesize;
     uint8_t *data = calloc(bytes + 1, 1);
     gen_data(&p, data, 1);
-    b2nd_array *a = NULL;
-    int rc = b2nd_from_cbuffer(&p, NULL, data, bytes, &a);
+    b2_nd_array *a = NULL;
+    int rc = b2_nd_from_cbuffer(&p, NULL, data, bytes, &a);
     free(data);
     if (rc == 0 && idx % 4 == 3) { /* one repeated-value chunk and one uninit-free zero run */
         int64_t start[MAXD] = {0}, stop[MAXD];
@@ -1415,19 +1415,19 @@ static int make_base(int idx, base *b)
             stop[i] = p.chunkshape[i] < p.shape[i] ? p.chunkshape[i] : p.shape[i];
         int64_t m = box_items(p.ndim, start, stop);
         uint8_t *z = calloc((size_t)m * p.typesize + 1, 1);
-        rc = b2nd_set_slice_cbuffer(a, start, stop, z, (size_t)m * p.typesize);
+        rc = b2_nd_set_slice_cbuffer(a, start, stop, z, (size_t)m * p.typesize);
         free(z);
     }
     CHECK(rc == 0, "hostile base %d: build rc %d", idx, rc);
     if (rc < 0) {
-        b2nd_free(a);
+        b2_nd_free(a);
         return 0;
     }
     uint8_t *meta = NULL;
     int32_t mlen = 0;
-    rc = b2nd_to_frame_buffer(a, &b->frame, &b->len);
+    rc = b2_nd_to_frame_buffer(a, &b->frame, &b->len);
     if (rc == 0)
-        rc = b2_schunk_meta_get(b2nd_schunk(a), B2ND_META_NAME, &meta, &mlen);
+        rc = b2_schunk_meta_get(b2_nd_schunk(a), B2_ND_META_NAME, &meta, &mlen);
     if (rc >= 0) {
         b->meta_off = find_bytes(b->frame, b->len, meta, (size_t)mlen);
         b->meta_len = mlen;
@@ -1435,7 +1435,7 @@ static int make_base(int idx, base *b)
         geo_of_array(a, &b->g);
     }
     free(meta);
-    b2nd_free(a);
+    b2_nd_free(a);
     CHECK(rc >= 0 && b->meta_off > 0 && b->meta_len == 12 + 19 * p.ndim + b->dlen,
           "hostile base %d: frame / metalayer", idx);
     return rc >= 0 && b->meta_off > 0;
@@ -1628,10 +1628,10 @@ static void hostile_header(const base *b, int idx)
 /* Damaged chunks: bit flips, overwritten header fields, cut chunks, a cut frame. */
 static void hostile_chunks(const base *b, int idx)
 {
-    b2nd_array *a = NULL;
-    if (b2nd_open_buffer(b->frame, b->len, 0, &a) < 0)
+    b2_nd_array *a = NULL;
+    if (b2_nd_open_buffer(b->frame, b->len, 0, &a) < 0)
         return;
-    b2_schunk *s = b2nd_schunk(a);
+    b2_schunk *s = b2_nd_schunk(a);
     int64_t nch = b2_schunk_nchunks(s);
     /* where each stored (non-index-special) chunk lives in the frame */
     int64_t offs[64], lens[64];
@@ -1648,7 +1648,7 @@ static void hostile_chunks(const base *b, int idx)
         }
         free(c);
     }
-    b2nd_free(a);
+    b2_nd_free(a);
     char tag[192];
     for (int t = 0; t < 40; t++) {
         uint8_t *f = malloc(b->len);
@@ -1725,7 +1725,7 @@ static void value_chunk_periods(void)
     } t[] = {{2, 6}, {4, 1}, {4, 2}, {4, 8}, {3, 6}, {4, 12}, {1, 3}, {8, 16}, {2, 48}};
     for (size_t q = 0; q < sizeof t / sizeof t[0]; q++) {
         int32_t ts = t[q].ts, v = t[q].v, nbytes = 48;
-        b2nd_params p;
+        b2_nd_params p;
         memset(&p, 0, sizeof p);
         p.ndim = 2;
         p.shape[0] = 2;
@@ -1735,8 +1735,8 @@ static void value_chunk_periods(void)
         p.blockshape[0] = 1;
         p.blockshape[1] = (int32_t)p.shape[1] / 2;
         p.typesize = ts;
-        b2nd_array *a = NULL;
-        int rc = b2nd_create(&p, NULL, B2ND_FILL_ZEROS, NULL, &a);
+        b2_nd_array *a = NULL;
+        int rc = b2_nd_create(&p, NULL, B2_ND_FILL_ZEROS, NULL, &a);
         CHECK(rc == 0, "value chunk ts %d V %d: create rc %d", ts, v, rc);
         if (rc < 0)
             continue;
@@ -1747,15 +1747,15 @@ static void value_chunk_periods(void)
         CHECK(cb == 32 + v, "value chunk ts %d V %d: make_special %d", ts, v, cb);
         int32_t bb = ts * p.blockshape[1];
         chunk[3] = (uint8_t)ts; /* header typesize: the array's */
-        for (int k = 0; k < 4; k++) /* blocksize: one b2nd block, as b2nd_create writes it */
+        for (int k = 0; k < 4; k++) /* blocksize: one b2nd block, as b2_nd_create writes it */
             chunk[8 + k] = (uint8_t)(bb >> (8 * k));
         b2_chunk_info info;
         CHECK(b2_chunk_get_info(chunk, (size_t)cb, &info) == 0 && info.special == B2_SPECIAL_VALUE,
               "value chunk ts %d V %d: header accepted", ts, v);
-        rc = (int)b2_schunk_update_chunk(b2nd_schunk(a), 0, chunk, cb);
+        rc = (int)b2_schunk_update_chunk(b2_nd_schunk(a), 0, chunk, cb);
         CHECK(rc >= 0, "value chunk ts %d V %d: update_chunk %d", ts, v, rc);
         uint8_t plain[48], got[48 + SLACK];
-        rc = b2_schunk_decompress_chunk(b2nd_schunk(a), 0, plain, sizeof plain);
+        rc = b2_schunk_decompress_chunk(b2_nd_schunk(a), 0, plain, sizeof plain);
         int spec_ok = rc == 48;
         for (int i = 0; i < 48; i++)
             spec_ok &= plain[i] == value[i % v];
@@ -1770,7 +1770,7 @@ static void value_chunk_periods(void)
             uint8_t want[48];
             extract_box(plain, p.shape, 2, (size_t)ts, start, stop, want);
             fill_sentinel(got, sizeof got, 7);
-            rc = b2nd_get_slice_cbuffer(a, start, stop, got, sizeof got);
+            rc = b2_nd_get_slice_cbuffer(a, start, stop, got, sizeof got);
             CHECK(sentinel_intact(got, n, sizeof got, 7),
                   "value chunk ts %d V %d: wrote past the box", ts, v);
             CHECK(rc < 0 || memcmp(got, want, n) == 0,
@@ -1779,7 +1779,7 @@ static void value_chunk_periods(void)
                   (long long)stop[0], (long long)start[1], (long long)stop[1], got[0], got[1],
                   got[2], got[3], want[0], want[1], want[2], want[3]);
         }
-        b2nd_free(a);
+        b2_nd_free(a);
     }
 }
 
@@ -1799,7 +1799,7 @@ static void lazy_overlapping_bstarts(void)
 {
     if (!have_tmpdir)
         return;
-    b2nd_params p;
+    b2_nd_params p;
     memset(&p, 0, sizeof p);
     p.ndim = 1;
     p.shape[0] = 128;
@@ -1814,15 +1814,15 @@ static void lazy_overlapping_bstarts(void)
     uint64_t v[128];
     for (int i = 0; i < 128; i++)
         v[i] = (uint64_t)(i & 0xff) | (uint64_t)(i >= 80 && i < 88 ? 0x22 : 0x11) << 8;
-    b2nd_array *a = NULL, *b = NULL;
+    b2_nd_array *a = NULL, *b = NULL;
     uint8_t *frame = NULL, *c1 = NULL;
     size_t flen = 0;
     int32_t n1 = 0;
-    int rc = b2nd_from_cbuffer(&p, NULL, v, sizeof v, &a);
+    int rc = b2_nd_from_cbuffer(&p, NULL, v, sizeof v, &a);
     if (rc == 0)
-        rc = b2nd_to_frame_buffer(a, &frame, &flen);
+        rc = b2_nd_to_frame_buffer(a, &frame, &flen);
     if (rc == 0)
-        rc = b2_schunk_get_chunk(b2nd_schunk(a), 1, &c1, &n1);
+        rc = b2_schunk_get_chunk(b2_nd_schunk(a), 1, &c1, &n1);
     int64_t off = rc >= 0 ? find_bytes(frame, flen, c1, (size_t)n1) : -1;
     CHECK(rc >= 0 && off > 0 && n1 > 32 + 32, "lazy overlapping bstarts: build (rc %d)", rc);
     if (off > 0 && n1 > 64) {
@@ -1834,17 +1834,17 @@ static void lazy_overlapping_bstarts(void)
         memcpy(bst + 20, &s1, 4);                             /* bstarts[5] */
         char path[128];
         snprintf(path, sizeof path, "%s/lazy_bstarts.b2nd", tmpdir);
-        rc = write_file(path, frame, flen) == 0 ? b2nd_open(path, B2_OPEN_READONLY, &b) : B2_ERR_IO;
+        rc = write_file(path, frame, flen) == 0 ? b2_nd_open(path, B2_OPEN_READONLY, &b) : B2_ERR_IO;
         CHECK(rc == 0, "lazy overlapping bstarts: open rc %d", rc);
         if (rc == 0) {
             uint8_t plain[512];
-            int pr = b2_schunk_decompress_chunk(b2nd_schunk(b), 1, plain, sizeof plain);
+            int pr = b2_schunk_decompress_chunk(b2_nd_schunk(b), 1, plain, sizeof plain);
             CHECK(pr == 512, "lazy overlapping bstarts: plain decode of chunk 1 rc %d", pr);
             int64_t s0 = 16, e0 = 24, s = 80, e = 88;
             uint64_t g0[8], g[8];
-            b2nd_get_slice_cbuffer(b, &s0, &e0, g0, sizeof g0); /* block 2 of chunk 0 */
+            b2_nd_get_slice_cbuffer(b, &s0, &e0, g0, sizeof g0); /* block 2 of chunk 0 */
             memset(g, 0, sizeof g);
-            rc = b2nd_get_slice_cbuffer(b, &s, &e, g, sizeof g); /* block 2 of chunk 1 */
+            rc = b2_nd_get_slice_cbuffer(b, &s, &e, g, sizeof g); /* block 2 of chunk 1 */
             uint64_t want;
             memcpy(&want, plain + 16 * 8, 8);
             CHECK(pr != 512 || rc < 0 || memcmp(g, plain + 16 * 8, sizeof g) == 0,
@@ -1852,12 +1852,12 @@ static void lazy_overlapping_bstarts(void)
                   "bstarts overlap: file-backed get_slice [80, 88) rc %d, item 80 = %016llx, "
                   "plain decode %016llx", rc, (unsigned long long)g[0], (unsigned long long)want);
         }
-        b2nd_free(b);
+        b2_nd_free(b);
         remove(path);
     }
     free(c1);
     free(frame);
-    b2nd_free(a);
+    b2_nd_free(a);
 }
 
 static void hostile(int nbases)

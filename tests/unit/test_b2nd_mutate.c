@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "b2nd.h"
+#include "b2_nd.h"
 #include "manifest.h"
 
 static uint64_t rng = 0xD1B54A32D192ED03ULL;
@@ -24,49 +24,49 @@ static long opened, refused, read_ok, read_err, meta_ok, meta_bad;
 /* Open a mutant and read what is affordable; outcomes are only counted. */
 static void try_frame(const uint8_t *buf, size_t len)
 {
-    b2nd_array *a;
-    if (b2nd_open_buffer(buf, len, 0, &a) < 0) {
+    b2_nd_array *a;
+    if (b2_nd_open_buffer(buf, len, 0, &a) < 0) {
         refused++;
         return;
     }
     opened++;
-    int64_t nbytes = b2nd_nitems(a) * b2nd_typesize(a);
-    int nd = b2nd_ndim(a);
-    const int64_t *shape = b2nd_shape(a);
+    int64_t nbytes = b2_nd_nitems(a) * b2_nd_typesize(a);
+    int nd = b2_nd_ndim(a);
+    const int64_t *shape = b2_nd_shape(a);
     if (nbytes <= (1 << 20)) {
         uint8_t *out = malloc((size_t)nbytes + 1);
-        int rc = out ? b2nd_to_cbuffer(a, out, (size_t)nbytes) : -1;
+        int rc = out ? b2_nd_to_cbuffer(a, out, (size_t)nbytes) : -1;
         rc < 0 ? read_err++ : read_ok++;
         free(out);
     }
     /* the last item alone */
-    int64_t start[B2ND_MAX_DIM], stop[B2ND_MAX_DIM];
+    int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
     int empty = 0;
     for (int i = 0; i < nd; i++) {
         empty |= shape[i] == 0;
         start[i] = shape[i] ? shape[i] - 1 : 0;
         stop[i] = shape[i];
     }
-    if (!empty && b2nd_typesize(a) <= 4096) {
+    if (!empty && b2_nd_typesize(a) <= 4096) {
         uint8_t item[4096];
-        b2nd_get_slice_cbuffer(a, start, stop, item, sizeof item) < 0 ? read_err++ : read_ok++;
+        b2_nd_get_slice_cbuffer(a, start, stop, item, sizeof item) < 0 ? read_err++ : read_ok++;
     }
-    b2nd_free(a);
+    b2_nd_free(a);
 }
 
 static void try_meta(const uint8_t *buf, size_t len)
 {
-    b2nd_meta m;
-    if (b2nd_meta_decode(buf, len, &m) < 0) {
+    b2_nd_meta m;
+    if (b2_nd_meta_decode(buf, len, &m) < 0) {
         meta_bad++;
         return;
     }
     meta_ok++;
     uint8_t *enc;
     int32_t elen;
-    if (b2nd_meta_encode(&m, &enc, &elen) == 0)
+    if (b2_nd_meta_encode(&m, &enc, &elen) == 0)
         free(enc);
-    b2nd_meta_clear(&m);
+    b2_nd_meta_clear(&m);
 }
 
 /* Mutate the metalayer span [off, off+mlen) of a copy of the frame. */

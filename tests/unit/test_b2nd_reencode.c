@@ -1,9 +1,9 @@
 /* Writing b2nd arrays byte-for-byte like c-blosc2: rebuild each single-threaded
- * reference vector made by b2nd_from_cbuffer or b2nd_zeros + set_slice (same
+ * reference vector made by b2_nd_from_cbuffer or b2_nd_zeros + set_slice (same
  * shapes, dtype, cparams, user metalayers and vlmetalayers, same operations) and
  * compare the serialized frame with the file.
  *
- * Also b2nd_full + slices (the value comes from the reference's value chunks).
+ * Also b2_nd_full + slices (the value comes from the reference's value chunks).
  * Left out, each for a stated reason: nthreads 2 vectors (the reference stores
  * blocks in completion order); empty_extent (c-blosc2 records the padded chunk
  * size in an empty frame's chunksize field, and b2_frame.h has no setter for it);
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "b2nd.h"
+#include "b2_nd.h"
 #include "manifest.h"
 
 /* Parse "name start=[a, b] stop=[c, d]" into start/stop; returns the count. */
@@ -23,7 +23,7 @@ static int parse_box(const char *s, int64_t *start, int64_t *stop)
     int n = 0, m = 0;
     if (!q)
         return -1;
-    for (q += 7; n < B2ND_MAX_DIM && *q && *q != ']'; n++) {
+    for (q += 7; n < B2_ND_MAX_DIM && *q && *q != ']'; n++) {
         char *e;
         start[n] = strtoll(q, &e, 10);
         q = e;
@@ -32,7 +32,7 @@ static int parse_box(const char *s, int64_t *start, int64_t *stop)
     }
     if (!(q = strstr(q, "stop=[")))
         return -1;
-    for (q += 6; m < B2ND_MAX_DIM && *q && *q != ']'; m++) {
+    for (q += 6; m < B2_ND_MAX_DIM && *q && *q != ']'; m++) {
         char *e;
         stop[m] = strtoll(q, &e, 10);
         q = e;
@@ -43,25 +43,25 @@ static int parse_box(const char *s, int64_t *start, int64_t *stop)
 }
 
 /* Rebuild vector `vec` from the decoded array `ref`; 1 identical, 0 different, <0 error. */
-static int rebuild(const jnode *vec, b2nd_array *ref, const uint8_t *file, size_t flen)
+static int rebuild(const jnode *vec, b2_nd_array *ref, const uint8_t *file, size_t flen)
 {
-    b2_schunk *rs = b2nd_schunk(ref);
-    b2nd_params p;
+    b2_schunk *rs = b2_nd_schunk(ref);
+    b2_nd_params p;
     memset(&p, 0, sizeof p);
-    p.ndim = b2nd_ndim(ref);
+    p.ndim = b2_nd_ndim(ref);
     for (int i = 0; i < p.ndim; i++) {
-        p.shape[i] = b2nd_shape(ref)[i];
-        p.chunkshape[i] = b2nd_chunkshape(ref)[i];
-        p.blockshape[i] = b2nd_blockshape(ref)[i];
+        p.shape[i] = b2_nd_shape(ref)[i];
+        p.chunkshape[i] = b2_nd_chunkshape(ref)[i];
+        p.blockshape[i] = b2_nd_blockshape(ref)[i];
     }
-    p.typesize = b2nd_typesize(ref);
-    p.dtype = b2nd_dtype(ref);
+    p.typesize = b2_nd_typesize(ref);
+    p.dtype = b2_nd_dtype(ref);
     b2_cparams cp = *b2_schunk_cparams(rs);
     cp.splitmode = (int)json_num(vec, "params.splitmode_id", B2_SPLIT_FORWARD_COMPAT);
     cp.nthreads = 1;
     p.cparams = &cp;
     /* user metalayers, in order, after b2nd */
-    b2nd_user_meta um[B2_FRAME_MAX_METALAYERS];
+    b2_nd_user_meta um[B2_FRAME_MAX_METALAYERS];
     uint8_t *ucontent[B2_FRAME_MAX_METALAYERS] = {0};
     for (int i = 0; i < b2_schunk_meta_count(rs); i++) {
         const char *name = b2_schunk_meta_name(rs, i);
@@ -76,17 +76,17 @@ static int rebuild(const jnode *vec, b2nd_array *ref, const uint8_t *file, size_
         p.nmetalayers++;
     }
     p.metalayers = um;
-    size_t nbytes = (size_t)(b2nd_nitems(ref) * b2nd_typesize(ref));
+    size_t nbytes = (size_t)(b2_nd_nitems(ref) * b2_nd_typesize(ref));
     uint8_t *data = malloc(nbytes + 1);
-    int rc = b2nd_to_cbuffer(ref, data, nbytes);
+    int rc = b2_nd_to_cbuffer(ref, data, nbytes);
     const jnode *ops = json_get(vec, "operations");
-    b2nd_array *a = NULL;
+    b2_nd_array *a = NULL;
     if (rc == 0 && !strcmp(ops->kids[0].str, "b2nd_from_cbuffer"))
-        rc = b2nd_from_cbuffer(&p, NULL, data, nbytes, &a);
+        rc = b2_nd_from_cbuffer(&p, NULL, data, nbytes, &a);
     else if (rc == 0 && !strcmp(ops->kids[0].str, "b2nd_zeros"))
-        rc = b2nd_create(&p, NULL, B2ND_FILL_ZEROS, NULL, &a);
+        rc = b2_nd_create(&p, NULL, B2_ND_FILL_ZEROS, NULL, &a);
     else if (rc == 0) {
-        /* b2nd_full: the value is the payload of the reference's value chunks */
+        /* b2_nd_full: the value is the payload of the reference's value chunks */
         uint8_t value[256] = {0};
         for (int64_t i = 0; i < b2_schunk_nchunks(rs); i++) {
             uint8_t *c;
@@ -99,12 +99,12 @@ static int rebuild(const jnode *vec, b2nd_array *ref, const uint8_t *file, size_
                 memcpy(value, c + 32, (size_t)p.typesize);
             free(c);
         }
-        rc = b2nd_create(&p, NULL, B2ND_FILL_VALUE, value, &a);
+        rc = b2_nd_create(&p, NULL, B2_ND_FILL_VALUE, value, &a);
     }
     /* later slice writes carry the final values of their boxes: a chunk written
      * twice ends with the last write's content either way */
     for (size_t k = 1; rc == 0 && k < ops->nkids; k++) {
-        int64_t start[B2ND_MAX_DIM], stop[B2ND_MAX_DIM];
+        int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
         if (strncmp(ops->kids[k].str, "b2nd_set_slice_cbuffer", 22))
             continue;
         int n = parse_box(ops->kids[k].str, start, stop);
@@ -116,9 +116,9 @@ static int rebuild(const jnode *vec, b2nd_array *ref, const uint8_t *file, size_
         for (int i = 0; i < n; i++)
             cnt *= stop[i] - start[i];
         uint8_t *box = malloc((size_t)cnt + 1);
-        rc = b2nd_get_slice_cbuffer(ref, start, stop, box, (size_t)cnt);
+        rc = b2_nd_get_slice_cbuffer(ref, start, stop, box, (size_t)cnt);
         if (rc == 0)
-            rc = b2nd_set_slice_cbuffer(a, start, stop, box, (size_t)cnt);
+            rc = b2_nd_set_slice_cbuffer(a, start, stop, box, (size_t)cnt);
         free(box);
     }
     for (int i = 0; rc == 0 && i < b2_schunk_vlmeta_count(rs); i++) {
@@ -126,14 +126,14 @@ static int rebuild(const jnode *vec, b2nd_array *ref, const uint8_t *file, size_
         uint8_t *c;
         int32_t len;
         if ((rc = b2_schunk_vlmeta_get(rs, name, &c, &len)) >= 0)
-            rc = b2_schunk_vlmeta_add(b2nd_schunk(a), name, c, len);
+            rc = b2_schunk_vlmeta_add(b2_nd_schunk(a), name, c, len);
         free(c);
         rc = rc < 0 ? rc : 0;
     }
     uint8_t *out = NULL;
     size_t olen = 0;
     if (rc == 0)
-        rc = b2nd_to_frame_buffer(a, &out, &olen);
+        rc = b2_nd_to_frame_buffer(a, &out, &olen);
     int same = rc == 0 && olen == flen && memcmp(out, file, flen) == 0;
     if (rc == 0 && !same) {
         size_t d = 0;
@@ -146,7 +146,7 @@ static int rebuild(const jnode *vec, b2nd_array *ref, const uint8_t *file, size_
     free(data);
     for (int i = 0; i < p.nmetalayers; i++)
         free(ucontent[i]);
-    b2nd_free(a);
+    b2_nd_free(a);
     return rc < 0 ? rc : same;
 }
 
@@ -174,8 +174,8 @@ int main(void)
         snprintf(path, sizeof path, "%s/%s", dir, json_str(vec, "path", ""));
         size_t flen;
         uint8_t *file = test_read_file(path, &flen);
-        b2nd_array *ref;
-        if (!file || b2nd_open_buffer(file, flen, 0, &ref) < 0) {
+        b2_nd_array *ref;
+        if (!file || b2_nd_open_buffer(file, flen, 0, &ref) < 0) {
             printf("FAIL: cannot open %s\n", path);
             free(file);
             tried++;
@@ -187,7 +187,7 @@ int main(void)
             identical++;
         else if (rc < 0)
             printf("  %s: rebuild error %d\n", json_str(vec, "id", "?"), rc);
-        b2nd_free(ref);
+        b2_nd_free(ref);
         free(file);
     }
     json_free(man);

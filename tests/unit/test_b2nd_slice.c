@@ -29,7 +29,7 @@ static int64_t rnd_in(int64_t lo, int64_t hi) /* inclusive */
 static void model_box(uint8_t *model, const int64_t *shape, int nd, size_t ts,
                       const int64_t *start, const int64_t *stop, uint8_t *box, int to_model)
 {
-    int64_t idx[B2ND_MAX_DIM], n = 1;
+    int64_t idx[B2_ND_MAX_DIM], n = 1;
     for (int i = 0; i < nd; i++) {
         idx[i] = start[i];
         n *= stop[i] - start[i];
@@ -77,13 +77,13 @@ static int pow_le(int64_t v, int k, int64_t limit)
     return 1;
 }
 
-static char tmpdir[] = "/tmp/b2nd_rnd_XXXXXX";
+static char tmpdir[] = "/tmp/b2_nd_rnd_XXXXXX";
 static int have_tmpdir;
 
 static void one_array(int nd)
 {
     static const int32_t tsizes[] = {1, 2, 4, 8, 3, 16};
-    b2nd_params p;
+    b2_nd_params p;
     memset(&p, 0, sizeof p);
     p.ndim = nd;
     p.typesize = tsizes[rnd() % 6];
@@ -114,59 +114,59 @@ static void one_array(int nd)
     p.cparams = &cp;
     size_t ts = (size_t)p.typesize;
     uint8_t *model = calloc((size_t)items, ts);
-    int fill = rnd() % 3 == 0 ? B2ND_FILL_VALUE : B2ND_FILL_ZEROS;
+    int fill = rnd() % 3 == 0 ? B2_ND_FILL_VALUE : B2_ND_FILL_ZEROS;
     uint8_t value[16];
     for (size_t i = 0; i < ts; i++)
         value[i] = (uint8_t)rnd();
-    if (fill == B2ND_FILL_VALUE)
+    if (fill == B2_ND_FILL_VALUE)
         for (int64_t k = 0; k < items; k++)
             memcpy(model + k * ts, value, ts);
-    b2nd_array *a;
+    b2_nd_array *a;
     char path[128];
-    b2nd_storage st = {B2_STORAGE_FILE, path};
+    b2_nd_storage st = {B2_STORAGE_FILE, path};
     int on_disk = have_tmpdir && rnd() % 8 == 0;
     snprintf(path, sizeof path, "%s/a.b2nd", tmpdir);
-    int rc = b2nd_create(&p, on_disk ? &st : NULL, fill, value, &a);
+    int rc = b2_nd_create(&p, on_disk ? &st : NULL, fill, value, &a);
     CHECK(rc == 0, "create nd=%d: %d", nd, rc);
     if (rc < 0) {
         free(model);
         return;
     }
     if (rnd() % 5 == 0)
-        b2nd_set_nthreads(a, 2); /* results must not depend on it */
+        b2_nd_set_nthreads(a, 2); /* results must not depend on it */
     uint8_t *box = malloc((size_t)items * ts), *got = malloc((size_t)items * ts);
     for (int op = 0; op < 8; op++) {
-        int64_t start[B2ND_MAX_DIM], stop[B2ND_MAX_DIM], n;
+        int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM], n;
         random_box(nd, p.shape, start, stop, &n);
         if (rnd() % 2) {
             for (int64_t k = 0; k < n * (int64_t)ts; k++)
                 box[k] = (uint8_t)(rnd() % 4 ? rnd() : 0);
-            rc = b2nd_set_slice_cbuffer(a, start, stop, box, (size_t)n * ts);
+            rc = b2_nd_set_slice_cbuffer(a, start, stop, box, (size_t)n * ts);
             CHECK(rc == 0, "set_slice nd=%d: %d", nd, rc);
             model_box(model, p.shape, nd, ts, start, stop, box, 1);
         } else {
-            rc = b2nd_get_slice_cbuffer(a, start, stop, got, (size_t)n * ts);
+            rc = b2_nd_get_slice_cbuffer(a, start, stop, got, (size_t)n * ts);
             model_box(model, p.shape, nd, ts, start, stop, box, 0);
             CHECK(rc == 0 && memcmp(got, box, (size_t)n * ts) == 0, "get_slice nd=%d: %d", nd,
                   rc);
         }
         cases++;
     }
-    rc = b2nd_to_cbuffer(a, got, (size_t)items * ts);
+    rc = b2_nd_to_cbuffer(a, got, (size_t)items * ts);
     CHECK(rc == 0 && memcmp(got, model, (size_t)items * ts) == 0, "final read nd=%d", nd);
     cases++;
     /* The frame round-trips through memory. */
     uint8_t *frame;
     size_t flen;
-    if (rnd() % 4 == 0 && b2nd_to_frame_buffer(a, &frame, &flen) == 0) {
-        b2nd_array *b;
-        rc = b2nd_open_buffer(frame, flen, 0, &b);
+    if (rnd() % 4 == 0 && b2_nd_to_frame_buffer(a, &frame, &flen) == 0) {
+        b2_nd_array *b;
+        rc = b2_nd_open_buffer(frame, flen, 0, &b);
         CHECK(rc == 0, "reopen: %d", rc);
         if (rc == 0) {
             memset(got, 0xAA, (size_t)items * ts);
-            rc = b2nd_to_cbuffer(b, got, (size_t)items * ts);
+            rc = b2_nd_to_cbuffer(b, got, (size_t)items * ts);
             CHECK(rc == 0 && memcmp(got, model, (size_t)items * ts) == 0, "reopened read");
-            b2nd_free(b);
+            b2_nd_free(b);
         }
         free(frame);
         cases++;
@@ -174,7 +174,7 @@ static void one_array(int nd)
     free(box);
     free(got);
     free(model);
-    b2nd_free(a);
+    b2_nd_free(a);
     if (on_disk)
         remove(path);
 }
@@ -182,7 +182,7 @@ static void one_array(int nd)
 /* 2000x2000 float64, 500x500 chunks, 100x100 blocks: slices decode only what they meet. */
 static void test_partial_decoding(void)
 {
-    b2nd_params p;
+    b2_nd_params p;
     memset(&p, 0, sizeof p);
     p.ndim = 2;
     p.shape[0] = p.shape[1] = 2000;
@@ -199,8 +199,8 @@ static void test_partial_decoding(void)
     double *data = malloc(n * sizeof *data);
     for (size_t i = 0; i < n; i++)
         data[i] = (double)i;
-    b2nd_array *a;
-    int rc = b2nd_from_cbuffer(&p, NULL, data, n * sizeof *data, &a);
+    b2_nd_array *a;
+    int rc = b2_nd_from_cbuffer(&p, NULL, data, n * sizeof *data, &a);
     CHECK(rc == 0, "from_cbuffer 2000x2000: %d", rc);
     if (rc < 0) {
         free(data);
@@ -214,27 +214,27 @@ static void test_partial_decoding(void)
              {1095, 1195, 4, "10x10 across 4 blocks of one chunk"},
              {1495, 1010, 2, "10x10 across 2 chunks"}};
     /* the same slices from a file-backed copy, read block by block from disk */
-    char dir[] = "/tmp/b2nd_slice_XXXXXX", path[64];
-    b2nd_array *f = NULL;
+    char dir[] = "/tmp/b2_nd_slice_XXXXXX", path[64];
+    b2_nd_array *f = NULL;
     if (mkdtemp(dir)) {
         snprintf(path, sizeof path, "%s/big.b2nd", dir);
-        b2nd_storage st = {B2_STORAGE_FILE, path};
-        rc = b2nd_save(a, &st);
+        b2_nd_storage st = {B2_STORAGE_FILE, path};
+        rc = b2_nd_save(a, &st);
         CHECK(rc == 0, "save to file: %d", rc);
-        rc = b2nd_open(path, B2_OPEN_READONLY, &f);
+        rc = b2_nd_open(path, B2_OPEN_READONLY, &f);
         CHECK(rc == 0, "open file: %d", rc);
     }
     size_t nt = sizeof t / sizeof t[0];
     for (size_t r = 0; r < 2 * nt; r++) {
         size_t k = r % nt;
-        b2nd_array *src = r < nt ? a : f;
+        b2_nd_array *src = r < nt ? a : f;
         if (!src)
             break;
         double out[100];
         int64_t start[2] = {t[k].r0, t[k].c0}, stop[2] = {t[k].r0 + 10, t[k].c0 + 10};
-        int64_t before = b2nd_blocks_decoded(src), lazy = src->blocks_read_lazily;
-        rc = b2nd_get_slice_cbuffer(src, start, stop, out, sizeof out);
-        int64_t used = b2nd_blocks_decoded(src) - before;
+        int64_t before = b2_nd_blocks_decoded(src), lazy = src->blocks_read_lazily;
+        rc = b2_nd_get_slice_cbuffer(src, start, stop, out, sizeof out);
+        int64_t used = b2_nd_blocks_decoded(src) - before;
         CHECK(rc == 0, "%s: get_slice %d", t[k].what, rc);
         if (src == f) /* on disk: every block came through the lazy reader */
             CHECK(src->blocks_read_lazily - lazy == t[k].nblocks, "%s: lazy reads", t[k].what);
@@ -248,13 +248,13 @@ static void test_partial_decoding(void)
         printf("partial decoding (%s): %s -> %lld blocks decoded\n", src == a ? "memory" : "file",
                t[k].what, (long long)used);
     }
-    b2nd_free(f);
+    b2_nd_free(f);
     if (f) {
         remove(path);
         rmdir(dir);
     }
     free(data);
-    b2nd_free(a);
+    b2_nd_free(a);
 }
 
 int main(void)

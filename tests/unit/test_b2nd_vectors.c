@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "b2nd.h"
+#include "b2_nd.h"
 #include "sha256.h"
 #include "manifest.h"
 #include "check.h"
@@ -25,8 +25,8 @@ static void check_meta(const char *id, const jnode *arr)
     uint8_t *bin = malloc(n + 1);
     for (size_t i = 0; i < n; i++)
         bin[i] = (uint8_t)(hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
-    b2nd_meta m;
-    int rc = b2nd_meta_decode(bin, n, &m);
+    b2_nd_meta m;
+    int rc = b2_nd_meta_decode(bin, n, &m);
     CHECK(rc == 0, "%s: meta decode %d", id, rc);
     if (rc == 0) {
         CHECK(m.ndim == (int)json_num(arr, "ndim", -1), "%s: ndim", id);
@@ -41,11 +41,11 @@ static void check_meta(const char *id, const jnode *arr)
         CHECK(m.dtype && strcmp(m.dtype, dt) == 0, "%s: dtype %s vs %s", id, m.dtype, dt);
         uint8_t *enc;
         int32_t elen;
-        rc = b2nd_meta_encode(&m, &enc, &elen);
+        rc = b2_nd_meta_encode(&m, &enc, &elen);
         CHECK(rc == 0 && (size_t)elen == n && memcmp(enc, bin, n) == 0, "%s: re-encode", id);
         if (rc == 0)
             free(enc);
-        b2nd_meta_clear(&m);
+        b2_nd_meta_clear(&m);
     }
     free(bin);
 }
@@ -72,28 +72,28 @@ int main(void)
         CHECK(file, "%s: cannot read %s", id, path);
         if (!file)
             continue;
-        b2nd_array *a = NULL;
-        int rc = b2nd_open_buffer(file, flen, 0, &a);
+        b2_nd_array *a = NULL;
+        int rc = b2_nd_open_buffer(file, flen, 0, &a);
         CHECK(rc == 0, "%s: open_buffer %d (%s)", id, rc, b2_strerror(rc));
         if (rc == 0) {
             int64_t explen = (int64_t)json_num(vec, "expected.length", -1);
-            int64_t nbytes = b2nd_nitems(a) * b2nd_typesize(a);
+            int64_t nbytes = b2_nd_nitems(a) * b2_nd_typesize(a);
             CHECK(nbytes == explen, "%s: length %lld vs %lld", id, (long long)nbytes,
                   (long long)explen);
-            CHECK(b2nd_typesize(a) == (int)json_num(vec, "array.typesize", -1), "%s: typesize", id);
+            CHECK(b2_nd_typesize(a) == (int)json_num(vec, "array.typesize", -1), "%s: typesize", id);
             uint8_t *out = malloc((size_t)nbytes + 1);
-            rc = b2nd_to_cbuffer(a, out, (size_t)nbytes);
+            rc = b2_nd_to_cbuffer(a, out, (size_t)nbytes);
             CHECK(rc == 0, "%s: to_cbuffer %d", id, rc);
             char hex[65];
             test_sha256_hex(out, (size_t)nbytes, hex);
             const char *want = json_str(vec, "expected.sha256", "");
             CHECK(strcmp(hex, want) == 0, "%s: sha256 %s vs %s", id, hex, want);
             /* A few sub-boxes against the full read. */
-            int nd = b2nd_ndim(a);
-            const int64_t *shape = b2nd_shape(a);
+            int nd = b2_nd_ndim(a);
+            const int64_t *shape = b2_nd_shape(a);
             uint64_t seed = 12345 + v;
             for (int t = 0; t < 20 && nbytes > 0; t++) {
-                int64_t start[B2ND_MAX_DIM], stop[B2ND_MAX_DIM], ext[B2ND_MAX_DIM], n = 1;
+                int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM], ext[B2_ND_MAX_DIM], n = 1;
                 for (int i = 0; i < nd; i++) {
                     seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
                     int64_t x = (int64_t)((seed >> 33) % (uint64_t)shape[i]);
@@ -104,12 +104,12 @@ int main(void)
                     ext[i] = stop[i] - start[i];
                     n *= ext[i];
                 }
-                size_t ts = (size_t)b2nd_typesize(a);
+                size_t ts = (size_t)b2_nd_typesize(a);
                 uint8_t *sl = malloc(n * ts);
-                rc = b2nd_get_slice_cbuffer(a, start, stop, sl, n * ts);
+                rc = b2_nd_get_slice_cbuffer(a, start, stop, sl, n * ts);
                 CHECK(rc == 0, "%s: get_slice %d", id, rc);
                 /* compare item by item against the full C-order read */
-                int64_t idx[B2ND_MAX_DIM] = {0};
+                int64_t idx[B2_ND_MAX_DIM] = {0};
                 for (int64_t k = 0; k < n && rc == 0; k++) {
                     int64_t off = 0;
                     for (int i = 0; i < nd; i++)
@@ -128,7 +128,7 @@ int main(void)
                 nslices++;
             }
             free(out);
-            b2nd_free(a);
+            b2_nd_free(a);
         }
         free(file);
     }

@@ -9,7 +9,7 @@
 
 #include "b2_chunk.h"
 #include "b2_frame.h"
-#include "b2nd.h"
+#include "b2_nd.h"
 
 /* Exit codes, documented in README.md and `b2 --help`. */
 #define B2CLI_OK 0
@@ -110,7 +110,7 @@ typedef struct b2cli_obj {
     size_t size;
     int64_t file_size; /* contiguous inputs: bytes in the file */
     b2_schunk *schunk; /* frames, sframes and b2nd (then owned by arr) */
-    b2nd_array *arr;   /* b2nd only */
+    b2_nd_array *arr;   /* b2nd only */
     uint8_t hdr[B2CLI_FRAME_FIXED_HEADER]; /* frames: raw start of the header */
     int hdr_len;       /* bytes of hdr actually read */
 } b2cli_obj;
@@ -141,8 +141,8 @@ typedef struct b2cli_container_opts {
     int nmeta, nvlmeta;
     b2cli_meta_arg meta[B2_FRAME_MAX_METALAYERS], vlmeta[B2_FRAME_MAX_VLMETALAYERS];
     int ndim;           /* b2nd geometry */
-    int64_t shape[B2ND_MAX_DIM];
-    int32_t chunks[B2ND_MAX_DIM], blocks[B2ND_MAX_DIM];
+    int64_t shape[B2_ND_MAX_DIM];
+    int32_t chunks[B2_ND_MAX_DIM], blocks[B2_ND_MAX_DIM];
     const char *dtype;  /* NULL: "|S<typesize>" */
     int32_t typesize;
     int verbose;

@@ -166,8 +166,8 @@ static int parse_dims(const char *opt, const char *val, int64_t lo, int64_t hi, 
         return b2cli_usage_error(CMD, "%s: value too long", opt);
     strcpy(buf, val);
     for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (*n == B2ND_MAX_DIM)
-            return b2cli_usage_error(CMD, "%s: at most %d dimensions", opt, B2ND_MAX_DIM);
+        if (*n == B2_ND_MAX_DIM)
+            return b2cli_usage_error(CMD, "%s: at most %d dimensions", opt, B2_ND_MAX_DIM);
         if (b2cli_parse_int(tok, lo, hi, 0, &out[*n]) < 0)
             return b2cli_usage_error(CMD, "%s: '%s' is not a number %lld..%lld", opt, tok,
                                      (long long)lo, (long long)hi);
@@ -303,7 +303,7 @@ static int parse_opts(opts *o, int argc, char **argv)
                 return rc;
             o->shape_given = 1;
         } else if (b2cli_opt_is(a, "--chunks") || b2cli_opt_is(a, "--blocks")) {
-            int64_t tmp[B2ND_MAX_DIM];
+            int64_t tmp[B2_ND_MAX_DIM];
             int is_chunks = b2cli_opt_is(a, "--chunks"), nd;
             VALUE(is_chunks ? "--chunks" : "--blocks");
             if ((rc = parse_dims(is_chunks ? "--chunks" : "--blocks", v, 1, INT32_MAX, tmp, &nd)) != 0)
@@ -435,7 +435,7 @@ static int choose_kind(opts *o)
             return b2cli_usage_error(CMD, "an array has room for %d --meta (b2nd takes one)",
                                      B2_FRAME_MAX_METALAYERS - 1);
         if (c->dtype) {
-            int32_t isz = b2nd_dtype_itemsize(c->dtype);
+            int32_t isz = b2_nd_dtype_itemsize(c->dtype);
             if (isz < 0)
                 return b2cli_usage_error(CMD, "malformed --dtype '%s'", c->dtype);
             if (isz == 0 && !o->typesize_given)

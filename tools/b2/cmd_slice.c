@@ -168,12 +168,12 @@ int b2cli_cmd_slice(int argc, char **argv)
         return B2CLI_EXIT_DATA;
     }
     if (o.arr) {
-        int64_t start[B2ND_MAX_DIM], stop[B2ND_MAX_DIM];
-        if ((rc = parse_spec(pos[1], b2nd_ndim(o.arr), b2nd_shape(o.arr), start, stop)) != 0) {
+        int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
+        if ((rc = parse_spec(pos[1], b2_nd_ndim(o.arr), b2_nd_shape(o.arr), start, stop)) != 0) {
             b2cli_obj_close(&o);
             return rc;
         }
-        b2nd_set_nthreads(o.arr, nthreads);
+        b2_nd_set_nthreads(o.arr, nthreads);
         if (b2cli_out_open(&out, outpath) < 0) {
             b2cli_obj_close(&o);
             return B2CLI_EXIT_DATA;

@@ -192,10 +192,10 @@ static int compress_frame(const b2cli_container_opts *c, const b2_cparams *p, in
 static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int64_t *nbytes,
                          int64_t *cbytes)
 {
-    b2nd_params np;
-    b2nd_user_meta um[B2_FRAME_MAX_METALAYERS];
-    b2nd_storage mem = {B2_STORAGE_MEMORY, NULL}, st;
-    b2nd_array *a = NULL;
+    b2_nd_params np;
+    b2_nd_user_meta um[B2_FRAME_MAX_METALAYERS];
+    b2_nd_storage mem = {B2_STORAGE_MEMORY, NULL}, st;
+    b2_nd_array *a = NULL;
     uint8_t *src = NULL;
     size_t len = 0;
     int64_t nitems = 1, rowbytes;
@@ -222,7 +222,7 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
     }
     np.nmetalayers = c->nmeta;
     np.metalayers = um;
-    if ((rc = b2nd_default_shapes(&np)) < 0)
+    if ((rc = b2_nd_default_shapes(&np)) < 0)
         return b2cli_usage_error("compress", "bad array shape: %s", b2_strerror(rc));
     if (b2cli_read_file(c->in, &src, &len) < 0)
         return B2_ERR_IO;
@@ -233,12 +233,12 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
         free(src);
         return B2_ERR_INVALID_PARAM;
     }
-    if ((rc = b2nd_create(&np, &mem, B2ND_FILL_ZEROS, NULL, &a)) < 0) {
+    if ((rc = b2_nd_create(&np, &mem, B2_ND_FILL_ZEROS, NULL, &a)) < 0) {
         b2cli_data_error(c->out, "cannot create array: %s", b2_strerror(rc));
         free(src);
         return rc;
     }
-    b2nd_set_nthreads(a, p->nthreads);
+    b2_nd_set_nthreads(a, p->nthreads);
     /* One chunk row at a time: the progress bar moves and every chunk is written once. */
     rowbytes = c->typesize;
     for (int d = 1; d < c->ndim; d++)
@@ -247,16 +247,16 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
     if (c->ndim == 0 || nitems == 0) {
         int64_t none[1] = {0};
         if (nitems > 0)
-            rc = b2nd_set_slice_cbuffer(a, none, none, src, len);
+            rc = b2_nd_set_slice_cbuffer(a, none, none, src, len);
     } else {
-        int64_t start[B2ND_MAX_DIM] = {0}, stop[B2ND_MAX_DIM];
-        const int32_t *cs = b2nd_chunkshape(a);
+        int64_t start[B2_ND_MAX_DIM] = {0}, stop[B2_ND_MAX_DIM];
+        const int32_t *cs = b2_nd_chunkshape(a);
         memcpy(stop, c->shape, sizeof(int64_t) * c->ndim);
         for (int64_t r = 0; r < c->shape[0] && rc >= 0;) {
             int64_t next = r + cs[0] < c->shape[0] ? r + cs[0] : c->shape[0];
             start[0] = r;
             stop[0] = next;
-            rc = b2nd_set_slice_cbuffer(a, start, stop, src + r * rowbytes,
+            rc = b2_nd_set_slice_cbuffer(a, start, stop, src + r * rowbytes,
                                         (size_t)((next - r) * rowbytes));
             b2cli_progress_add(&pr, (next - r) * rowbytes);
             r = next;
@@ -268,19 +268,19 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
         b2cli_data_error(c->out, "cannot fill array: %s", b2_strerror(rc));
         goto done;
     }
-    if ((rc = add_vlmetas(b2nd_schunk(a), c, c->out)) < 0)
+    if ((rc = add_vlmetas(b2_nd_schunk(a), c, c->out)) < 0)
         goto done;
     /* Chunks replaced the zero-filled ones one by one: write the array compact,
      * chunks in order, as a frame made from a buffer should be. */
-    if (b2_schunk_dead_bytes(b2nd_schunk(a)) > 0 && (rc = b2_schunk_compact(b2nd_schunk(a))) < 0) {
+    if (b2_schunk_dead_bytes(b2_nd_schunk(a)) > 0 && (rc = b2_schunk_compact(b2_nd_schunk(a))) < 0) {
         b2cli_data_error(c->out, "cannot compact array: %s", b2_strerror(rc));
         goto done;
     }
-    *cbytes = b2_schunk_cbytes(b2nd_schunk(a));
+    *cbytes = b2_schunk_cbytes(b2_nd_schunk(a));
     if (to_stdout) {
         uint8_t *buf;
         size_t blen;
-        if ((rc = b2nd_to_frame_buffer(a, &buf, &blen)) < 0) {
+        if ((rc = b2_nd_to_frame_buffer(a, &buf, &blen)) < 0) {
             b2cli_data_error(c->out, "cannot serialize array: %s", b2_strerror(rc));
         } else {
             if ((rc = b2cli_write_all(stdout, buf, blen)) < 0 || fflush(stdout) != 0)
@@ -295,7 +295,7 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
     }
     st.kind = c->sparse ? B2_STORAGE_SPARSE : B2_STORAGE_FILE;
     st.path = tmp;
-    if ((rc = b2nd_save(a, &st)) < 0) {
+    if ((rc = b2_nd_save(a, &st)) < 0) {
         b2cli_data_error(c->out, "cannot write array: %s", b2_strerror(rc));
         remove_temp(tmp);
     } else {
@@ -303,7 +303,7 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
     }
 done:
     free(tmp);
-    b2nd_free(a);
+    b2_nd_free(a);
     return rc;
 }
 

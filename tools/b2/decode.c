@@ -96,11 +96,11 @@ static int cat_schunk(const b2cli_obj *o, FILE *out)
 
 int b2cli_b2nd_write_box(const b2cli_obj *o, const int64_t *start, const int64_t *stop, FILE *out)
 {
-    b2nd_array *a = o->arr;
-    int nd = b2nd_ndim(a);
-    int32_t ts = b2nd_typesize(a);
-    const int32_t *cs = b2nd_chunkshape(a);
-    int64_t rowbytes = ts, s0[B2ND_MAX_DIM], s1[B2ND_MAX_DIM];
+    b2_nd_array *a = o->arr;
+    int nd = b2_nd_ndim(a);
+    int32_t ts = b2_nd_typesize(a);
+    const int32_t *cs = b2_nd_chunkshape(a);
+    int64_t rowbytes = ts, s0[B2_ND_MAX_DIM], s1[B2_ND_MAX_DIM];
     uint8_t *buf = NULL;
     int rc = B2_OK;
 
@@ -116,7 +116,7 @@ int b2cli_b2nd_write_box(const b2cli_obj *o, const int64_t *start, const int64_t
         if (!p)
             return b2cli_data_error(o->path, "out of memory"), B2_ERR_NOMEM;
         memset(p, 0, (size_t)ts);
-        rc = b2nd_to_cbuffer(a, p, (size_t)ts);
+        rc = b2_nd_to_cbuffer(a, p, (size_t)ts);
         if (rc < 0)
             b2cli_data_error(o->path, "cannot read array: %s", b2_strerror(rc));
         else if ((rc = b2cli_write_all(out, p, (size_t)ts)) < 0)
@@ -142,7 +142,7 @@ int b2cli_b2nd_write_box(const b2cli_obj *o, const int64_t *start, const int64_t
             b2cli_data_error(o->path, "out of memory (%zu bytes)", len);
             break;
         }
-        rc = b2nd_get_slice_cbuffer(a, s0, s1, buf, len);
+        rc = b2_nd_get_slice_cbuffer(a, s0, s1, buf, len);
         if (rc < 0) {
             b2cli_data_error(o->path, "rows %lld..%lld: %s", (long long)r, (long long)next,
                              b2_strerror(rc));
@@ -160,7 +160,7 @@ int b2cli_b2nd_write_box(const b2cli_obj *o, const int64_t *start, const int64_t
 
 int b2cli_decode_obj(const b2cli_obj *o, int nthreads, FILE *out)
 {
-    int64_t start[B2ND_MAX_DIM] = {0};
+    int64_t start[B2_ND_MAX_DIM] = {0};
     switch (o->kind) {
     case B2CLI_KIND_CHUNK:
         return cat_chunk(o, nthreads, out);
@@ -169,8 +169,8 @@ int b2cli_decode_obj(const b2cli_obj *o, int nthreads, FILE *out)
         b2_schunk_set_nthreads(o->schunk, nthreads);
         return cat_schunk(o, out);
     case B2CLI_KIND_B2ND:
-        b2nd_set_nthreads(o->arr, nthreads);
-        return b2cli_b2nd_write_box(o, start, b2nd_shape(o->arr), out);
+        b2_nd_set_nthreads(o->arr, nthreads);
+        return b2cli_b2nd_write_box(o, start, b2_nd_shape(o->arr), out);
     default:
         return b2cli_data_error(o->path, "unknown kind of object"), B2_ERR_FORMAT;
     }

@@ -108,14 +108,14 @@ static void inspect_payload(const uint8_t *p, size_t n, int verify, chunk_sum *c
     cs->ok = 1;
     if (cs->is_b2nd) {
         /* A b2nd payload must also carry a valid array description. */
-        b2nd_array *a;
-        rc = b2nd_from_schunk(s, &a);
+        b2_nd_array *a;
+        rc = b2_nd_from_schunk(s, &a);
         if (rc < 0) {
             snprintf(cs->err, sizeof cs->err, "bad b2nd metalayer: %s", b2_strerror(rc));
             cs->ok = 0;
         } else {
             s = NULL;
-            b2nd_free(a);
+            b2_nd_free(a);
             rc = b2_schunk_open_buffer(p, n, 0, &s);
         }
     }

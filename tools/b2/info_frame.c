@@ -234,20 +234,20 @@ static int frame_text(const b2cli_obj *o, const fhdr *h)
     if (metas_text(o, 1) < 0)
         rc = B2_ERR_CORRUPT;
     if (o->arr) {
-        b2nd_array *a = o->arr;
-        int nd = b2nd_ndim(a);
-        int64_t nitems = b2nd_nitems(a);
+        b2_nd_array *a = o->arr;
+        int nd = b2_nd_ndim(a);
+        int64_t nitems = b2_nd_nitems(a);
         printf("  b2nd array\n");
         printf("    %-14s %d\n", "ndim", nd);
-        print_dims64("shape", b2nd_shape(a), nd);
-        print_dims32("chunkshape", b2nd_chunkshape(a), nd);
-        print_dims32("blockshape", b2nd_blockshape(a), nd);
-        printf("    %-14s %s\n", "dtype", b2nd_dtype(a));
-        printf("    %-14s %d\n", "itemsize", b2nd_typesize(a));
+        print_dims64("shape", b2_nd_shape(a), nd);
+        print_dims32("chunkshape", b2_nd_chunkshape(a), nd);
+        print_dims32("blockshape", b2_nd_blockshape(a), nd);
+        printf("    %-14s %s\n", "dtype", b2_nd_dtype(a));
+        printf("    %-14s %d\n", "itemsize", b2_nd_typesize(a));
         printf("    %-14s %lld\n", "items", (long long)nitems);
         printf("    %-14s %lld (padded chunks hold %lld)\n", "array bytes",
-               (long long)(nitems * b2nd_typesize(a)), (long long)b2_schunk_nbytes(s));
-        printf("    %-14s %.3f\n", "ratio", ratio_of(nitems * b2nd_typesize(a), b2_schunk_cbytes(s)));
+               (long long)(nitems * b2_nd_typesize(a)), (long long)b2_schunk_nbytes(s));
+        printf("    %-14s %.3f\n", "ratio", ratio_of(nitems * b2_nd_typesize(a), b2_schunk_cbytes(s)));
     }
     printf("  chunks\n    %8s %12s %12s  %s\n", "index", "nbytes", "cbytes", "special");
     for (int64_t i = 0; i < n; i++) {
@@ -315,27 +315,27 @@ static int frame_json(const b2cli_obj *o, const fhdr *h)
     if (metas_json(&j, o, 1) < 0)
         rc = B2_ERR_CORRUPT;
     if (o->arr) {
-        b2nd_array *a = o->arr;
-        int nd = b2nd_ndim(a);
+        b2_nd_array *a = o->arr;
+        int nd = b2_nd_ndim(a);
         b2cli_json_object_begin(&j, "b2nd");
         b2cli_json_int(&j, "ndim", nd);
         b2cli_json_array_begin(&j, "shape");
         for (int d = 0; d < nd; d++)
-            b2cli_json_array_int(&j, b2nd_shape(a)[d]);
+            b2cli_json_array_int(&j, b2_nd_shape(a)[d]);
         b2cli_json_array_end(&j);
         b2cli_json_array_begin(&j, "chunkshape");
         for (int d = 0; d < nd; d++)
-            b2cli_json_array_int(&j, b2nd_chunkshape(a)[d]);
+            b2cli_json_array_int(&j, b2_nd_chunkshape(a)[d]);
         b2cli_json_array_end(&j);
         b2cli_json_array_begin(&j, "blockshape");
         for (int d = 0; d < nd; d++)
-            b2cli_json_array_int(&j, b2nd_blockshape(a)[d]);
+            b2cli_json_array_int(&j, b2_nd_blockshape(a)[d]);
         b2cli_json_array_end(&j);
-        b2cli_json_str(&j, "dtype", b2nd_dtype(a));
-        b2cli_json_int(&j, "itemsize", b2nd_typesize(a));
-        b2cli_json_int(&j, "nitems", b2nd_nitems(a));
-        b2cli_json_int(&j, "array_bytes", b2nd_nitems(a) * b2nd_typesize(a));
-        b2cli_json_num(&j, "ratio", ratio_of(b2nd_nitems(a) * b2nd_typesize(a), b2_schunk_cbytes(s)));
+        b2cli_json_str(&j, "dtype", b2_nd_dtype(a));
+        b2cli_json_int(&j, "itemsize", b2_nd_typesize(a));
+        b2cli_json_int(&j, "nitems", b2_nd_nitems(a));
+        b2cli_json_int(&j, "array_bytes", b2_nd_nitems(a) * b2_nd_typesize(a));
+        b2cli_json_num(&j, "ratio", ratio_of(b2_nd_nitems(a) * b2_nd_typesize(a), b2_schunk_cbytes(s)));
         b2cli_json_object_end(&j);
     }
     b2cli_json_array_begin(&j, "chunks");

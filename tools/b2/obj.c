@@ -32,7 +32,7 @@ static int attach_b2nd(b2cli_obj *o)
         b2_schunk_meta_get(o->schunk, "caterva", &m, &mlen) < 0)
         return B2_OK;
     free(m);
-    rc = b2nd_from_schunk(o->schunk, &o->arr);
+    rc = b2_nd_from_schunk(o->schunk, &o->arr);
     if (rc < 0) {
         b2cli_data_error(o->path, "bad b2nd array: %s", b2_strerror(rc));
         return rc;
@@ -125,7 +125,7 @@ int b2cli_obj_open(b2cli_obj *o, const char *path)
 void b2cli_obj_close(b2cli_obj *o)
 {
     if (o->arr)
-        b2nd_free(o->arr); /* owns the super-chunk */
+        b2_nd_free(o->arr); /* owns the super-chunk */
     else
         b2_schunk_free(o->schunk);
     free(o->data);

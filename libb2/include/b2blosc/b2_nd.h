@@ -3,11 +3,11 @@
  * N-d chunk of the array; each Blosc2 block inside it is one padded N-d block.
  *
  * Coordinates are int64 element indices; boxes are half-open [start, stop).
- * Buffers handed in or out are C-order (row-major) with no padding. A b2nd_array
+ * Buffers handed in or out are C-order (row-major) with no padding. A b2_nd_array
  * may be used by one thread at a time. Functions returning int give a value >= 0
  * or a negative B2_ERR_* code (b2_common.h). */
-#ifndef B2ND_H
-#define B2ND_H
+#ifndef B2_ND_H
+#define B2_ND_H
 
 #include "b2_frame.h"
 
@@ -15,166 +15,166 @@
 extern "C" {
 #endif
 
-#define B2ND_MAX_DIM 16          /* c-blosc2 3.x limit (2.x readers stop at 8) */
-#define B2ND_META_NAME "b2nd"
-#define B2ND_META_LEGACY_NAME "caterva"
-#define B2ND_META_VERSION 0      /* format version c-blosc2 writes */
-#define B2ND_DTYPE_NUMPY 0       /* dtype_format: NumPy typestr */
+#define B2_ND_MAX_DIM 16          /* c-blosc2 3.x limit (2.x readers stop at 8) */
+#define B2_ND_META_NAME "b2nd"
+#define B2_ND_META_LEGACY_NAME "caterva"
+#define B2_ND_META_VERSION 0      /* format version c-blosc2 writes */
+#define B2_ND_DTYPE_NUMPY 0       /* dtype_format: NumPy typestr */
 
 /* ---- the "b2nd" metalayer ---- */
 
 /* Decoded metalayer. dtype is malloc'ed and NUL-terminated (dtype_len bytes before
  * the NUL), or NULL for the legacy layouts without dtype (dtype_format is then -1). */
-typedef struct b2nd_meta {
+typedef struct b2_nd_meta {
     int version;
     int ndim;
-    int64_t shape[B2ND_MAX_DIM];
-    int32_t chunkshape[B2ND_MAX_DIM];
-    int32_t blockshape[B2ND_MAX_DIM];
+    int64_t shape[B2_ND_MAX_DIM];
+    int32_t chunkshape[B2_ND_MAX_DIM];
+    int32_t blockshape[B2_ND_MAX_DIM];
     int dtype_format;
     char *dtype;
     int32_t dtype_len;
-} b2nd_meta;
+} b2_nd_meta;
 
 /* Decode and validate metalayer bytes (the 7-element b2nd form, the same without
  * dtype, or the 5-element caterva form). Validates markers, ndim <= 16, no negative
  * sizes, chunk/block > 0 where shape > 0, no product overflow. On success the caller
- * owns m->dtype (b2nd_meta_clear). */
-B2_API int b2nd_meta_decode(const void *buf, size_t len, b2nd_meta *m);
+ * owns m->dtype (b2_nd_meta_clear). */
+B2_API int b2_nd_meta_decode(const void *buf, size_t len, b2_nd_meta *m);
 /* Encode m in the exact fixed-width layout c-blosc2 writes (int64 shape, int32
  * chunk/block shapes, str32 dtype; "|u1" when m->dtype is NULL). *out is malloc'ed. */
-B2_API int b2nd_meta_encode(const b2nd_meta *m, uint8_t **out, int32_t *len);
+B2_API int b2_nd_meta_encode(const b2_nd_meta *m, uint8_t **out, int32_t *len);
 /* Length of the encoded metalayer: 12 + 19*ndim + dtype_len. */
-B2_API int32_t b2nd_meta_encoded_len(int ndim, size_t dtype_len);
+B2_API int32_t b2_nd_meta_encoded_len(int ndim, size_t dtype_len);
 /* Free m->dtype and reset it to NULL (m may be reused). */
-B2_API void b2nd_meta_clear(b2nd_meta *m);
+B2_API void b2_nd_meta_clear(b2_nd_meta *m);
 
 /* ---- NumPy dtype strings ---- */
 
 /* Item size implied by a NumPy typestr ("<i4" -> 4, "|S7" -> 7, "<U3" -> 12, "|V5" -> 5,
  * big-endian ">f8" -> 8); 0 when it cannot be known from the string (structured or
  * other opaque descriptions, kept as labels); B2_ERR_INVALID_PARAM if malformed. */
-B2_API int32_t b2nd_dtype_itemsize(const char *dtype);
+B2_API int32_t b2_nd_dtype_itemsize(const char *dtype);
 /* Write the default dtype c-blosc2 uses for typesize ("|S<typesize>") into buf
  * (capacity cap). Returns its length. */
-B2_API int b2nd_dtype_default(int32_t typesize, char *buf, size_t cap);
+B2_API int b2_nd_dtype_default(int32_t typesize, char *buf, size_t cap);
 
 /* ---- creating arrays ---- */
 
 /* How to create an array. chunkshape/blockshape entries of 0 are filled by the
- * default rule (b2nd_default_shapes); dtype NULL means "|S<typesize>". cparams
+ * default rule (b2_nd_default_shapes); dtype NULL means "|S<typesize>". cparams
  * NULL means defaults; its typesize is replaced by typesize and its blocksize by
  * the block's byte size (a format requirement). */
 /* A user metalayer stored after "b2nd" when an array is created. */
-typedef struct b2nd_user_meta {
+typedef struct b2_nd_user_meta {
     const char *name;
     const void *content;
     int32_t len;
-} b2nd_user_meta;
+} b2_nd_user_meta;
 
-typedef struct b2nd_params {
+typedef struct b2_nd_params {
     int ndim;
-    int64_t shape[B2ND_MAX_DIM];
-    int32_t chunkshape[B2ND_MAX_DIM];
-    int32_t blockshape[B2ND_MAX_DIM];
+    int64_t shape[B2_ND_MAX_DIM];
+    int32_t chunkshape[B2_ND_MAX_DIM];
+    int32_t blockshape[B2_ND_MAX_DIM];
     int32_t typesize;
     const char *dtype;
     const b2_cparams *cparams;
     int nmetalayers;                   /* at most 15 (16 metalayers in all) */
-    const b2nd_user_meta *metalayers;
-} b2nd_params;
+    const b2_nd_user_meta *metalayers;
+} b2_nd_params;
 
 /* Where a new array lives: B2_STORAGE_MEMORY (path ignored), B2_STORAGE_FILE (a
  * contiguous frame file) or B2_STORAGE_SPARSE (a new sframe directory). */
-typedef struct b2nd_storage {
+typedef struct b2_nd_storage {
     int kind;
     const char *path;
-} b2nd_storage;
+} b2_nd_storage;
 
 /* How the chunks of a new array are initialised. */
-enum b2nd_fill {
-    B2ND_FILL_ZEROS = 0,  /* zero-special chunks (also "empty") */
-    B2ND_FILL_UNINIT = 1, /* uninit-special chunks: content unspecified */
-    B2ND_FILL_NANS = 2,   /* NaN-special chunks; typesize 4 or 8 */
-    B2ND_FILL_VALUE = 3,  /* each chunk a repeated-value chunk of the given value */
+enum b2_nd_fill {
+    B2_ND_FILL_ZEROS = 0,  /* zero-special chunks (also "empty") */
+    B2_ND_FILL_UNINIT = 1, /* uninit-special chunks: content unspecified */
+    B2_ND_FILL_NANS = 2,   /* NaN-special chunks; typesize 4 or 8 */
+    B2_ND_FILL_VALUE = 3,  /* each chunk a repeated-value chunk of the given value */
 };
 
-typedef struct b2nd_array b2nd_array;
+typedef struct b2_nd_array b2_nd_array;
 
 /* Complete p's zero chunk/block shape entries with the default rule: fill from
  * the last dimension backwards up to a target size (chunk 4 MiB, block 256 KiB),
  * preferring divisors of the shape. Returns B2_OK or an error for a bad shape. */
-B2_API int b2nd_default_shapes(b2nd_params *p);
-/* New array filled as fill says (value: typesize bytes, only for B2ND_FILL_VALUE). */
-B2_API int b2nd_create(const b2nd_params *p, const b2nd_storage *st, int fill,
-                       const void *value, b2nd_array **out);
+B2_API int b2_nd_default_shapes(b2_nd_params *p);
+/* New array filled as fill says (value: typesize bytes, only for B2_ND_FILL_VALUE). */
+B2_API int b2_nd_create(const b2_nd_params *p, const b2_nd_storage *st, int fill,
+                       const void *value, b2_nd_array **out);
 /* New array holding the C-order buffer src of exactly nitems*typesize bytes. */
-B2_API int b2nd_from_cbuffer(const b2nd_params *p, const b2nd_storage *st,
-                             const void *src, size_t len, b2nd_array **out);
+B2_API int b2_nd_from_cbuffer(const b2_nd_params *p, const b2_nd_storage *st,
+                             const void *src, size_t len, b2_nd_array **out);
 /* Copy of src with new chunk/block shapes (0 entries: default rule) into st. */
-B2_API int b2nd_copy(b2nd_array *src, const int32_t *chunkshape, const int32_t *blockshape,
-                     const b2nd_storage *st, b2nd_array **out);
+B2_API int b2_nd_copy(b2_nd_array *src, const int32_t *chunkshape, const int32_t *blockshape,
+                     const b2_nd_storage *st, b2_nd_array **out);
 
 /* ---- opening and saving ---- */
 
 /* Open a frame file or sframe directory holding a b2nd (or caterva) array. */
-B2_API int b2nd_open(const char *path, int flags, b2nd_array **out);
+B2_API int b2_nd_open(const char *path, int flags, b2_nd_array **out);
 /* Open an array from a contiguous frame in memory (copy: see b2_schunk_open_buffer). */
-B2_API int b2nd_open_buffer(const void *buf, size_t len, int copy, b2nd_array **out);
-/* Wrap an open super-chunk; on success the array owns s (freed by b2nd_free). */
-B2_API int b2nd_from_schunk(b2_schunk *s, b2nd_array **out);
+B2_API int b2_nd_open_buffer(const void *buf, size_t len, int copy, b2_nd_array **out);
+/* Wrap an open super-chunk; on success the array owns s (freed by b2_nd_free). */
+B2_API int b2_nd_from_schunk(b2_schunk *s, b2_nd_array **out);
 /* Serialize the array as one contiguous frame into a malloc'ed buffer. */
-B2_API int b2nd_to_frame_buffer(b2nd_array *a, uint8_t **out, size_t *len);
+B2_API int b2_nd_to_frame_buffer(b2_nd_array *a, uint8_t **out, size_t *len);
 /* Write the array as a new frame file or sframe directory (st->kind FILE or SPARSE). */
-B2_API int b2nd_save(b2nd_array *a, const b2nd_storage *st);
+B2_API int b2_nd_save(b2_nd_array *a, const b2_nd_storage *st);
 /* Free the array and its super-chunk (NULL is fine). */
-B2_API void b2nd_free(b2nd_array *a);
+B2_API void b2_nd_free(b2_nd_array *a);
 
 /* ---- properties ---- */
 
-B2_API int b2nd_ndim(const b2nd_array *a);
-B2_API const int64_t *b2nd_shape(const b2nd_array *a);       /* ndim entries */
-B2_API const int32_t *b2nd_chunkshape(const b2nd_array *a);  /* ndim entries */
-B2_API const int32_t *b2nd_blockshape(const b2nd_array *a);  /* ndim entries */
-B2_API int32_t b2nd_typesize(const b2nd_array *a);   /* element width (from the frame) */
-B2_API const char *b2nd_dtype(const b2nd_array *a);  /* label; never NULL */
-B2_API int64_t b2nd_nitems(const b2nd_array *a);      /* product of shape */
-B2_API b2_schunk *b2nd_schunk(b2nd_array *a);         /* underlying super-chunk */
+B2_API int b2_nd_ndim(const b2_nd_array *a);
+B2_API const int64_t *b2_nd_shape(const b2_nd_array *a);       /* ndim entries */
+B2_API const int32_t *b2_nd_chunkshape(const b2_nd_array *a);  /* ndim entries */
+B2_API const int32_t *b2_nd_blockshape(const b2_nd_array *a);  /* ndim entries */
+B2_API int32_t b2_nd_typesize(const b2_nd_array *a);   /* element width (from the frame) */
+B2_API const char *b2_nd_dtype(const b2_nd_array *a);  /* label; never NULL */
+B2_API int64_t b2_nd_nitems(const b2_nd_array *a);      /* product of shape */
+B2_API b2_schunk *b2_nd_schunk(b2_nd_array *a);         /* underlying super-chunk */
 /* Threads used by later reads and writes of this array (<= 0 means 1); the bytes
  * written do not depend on it. */
-B2_API int b2nd_set_nthreads(b2nd_array *a, int nthreads);
+B2_API int b2_nd_set_nthreads(b2_nd_array *a, int nthreads);
 /* Decode later reads with a caller-owned context (its threads and scratch are
  * reused across arrays); NULL returns to the array's own. The caller keeps it
  * alive while the array uses it and frees it. */
-B2_API int b2nd_set_dctx(b2nd_array *a, b2_dctx *dctx);
+B2_API int b2_nd_set_dctx(b2_nd_array *a, b2_dctx *dctx);
 /* Blocks decoded so far by this array's reads (for partial-decoding checks); on
  * disk, blocks read one by one through the frame's lazy reader count once each. */
-B2_API int64_t b2nd_blocks_decoded(const b2nd_array *a);
+B2_API int64_t b2_nd_blocks_decoded(const b2_nd_array *a);
 
 /* ---- one-chunk frames written in place (what an HDF5 chunk stores) ---- */
-/* Capacity b2nd_encode_frame needs for an array of parameters p. */
-B2_API int64_t b2nd_encode_frame_bound(const b2nd_params *p);
+/* Capacity b2_nd_encode_frame needs for an array of parameters p. */
+B2_API int64_t b2_nd_encode_frame_bound(const b2_nd_params *p);
 /* Compress an array that fits one chunk (p's shape within its chunkshape) from
  * its C-order items at src (len bytes) into a complete in-memory frame written
  * straight into dst: the compressor reads the blocks from src's rows, and the
  * frame is built around the chunk in place. cctx: NULL, or a context made for
  * p's cparams with typesize and blocksize (block bytes) filled in, reused across
- * calls. Same bytes as b2nd_from_cbuffer + b2nd_to_frame_buffer. Returns the
+ * calls. Same bytes as b2_nd_from_cbuffer + b2_nd_to_frame_buffer. Returns the
  * frame length or an error. */
-B2_API int64_t b2nd_encode_frame(const b2nd_params *p, b2_cctx *cctx, const void *src, size_t len,
+B2_API int64_t b2_nd_encode_frame(const b2_nd_params *p, b2_cctx *cctx, const void *src, size_t len,
                                  void *dst, size_t cap);
 
 /* ---- reading and writing ---- */
 
 /* Copy the whole array in C order into dst (capacity cap >= nitems*typesize). */
-B2_API int b2nd_to_cbuffer(b2nd_array *a, void *dst, size_t cap);
+B2_API int b2_nd_to_cbuffer(b2_nd_array *a, void *dst, size_t cap);
 /* Copy the box [start, stop) in C order into dst; only the blocks that intersect
  * the box are decoded. */
-B2_API int b2nd_get_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *stop,
+B2_API int b2_nd_get_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t *stop,
                                   void *dst, size_t cap);
 /* Overwrite the box [start, stop) from the C-order buffer src (len bytes, exactly
  * the box's size); touched chunks are recompressed whole. */
-B2_API int b2nd_set_slice_cbuffer(b2nd_array *a, const int64_t *start, const int64_t *stop,
+B2_API int b2_nd_set_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t *stop,
                                   const void *src, size_t len);
 
 /* ---- changing the shape (c-blosc2 semantics, spec/b2nd.md §7) ---- */
@@ -182,23 +182,23 @@ B2_API int b2nd_set_slice_cbuffer(b2nd_array *a, const int64_t *start, const int
 /* Resize to new_shape; start (NULL: the end of each dimension) says where each
  * dimension grows or shrinks; a start inside a dimension needs start and the
  * change to be multiples of the chunkshape. New items read as zero. */
-B2_API int b2nd_resize(b2nd_array *a, const int64_t *new_shape, const int64_t *start);
+B2_API int b2_nd_resize(b2_nd_array *a, const int64_t *new_shape, const int64_t *start);
 /* Insert the C-order buffer src (whole slabs across the other dimensions) along
  * axis at position pos. */
-B2_API int b2nd_insert(b2nd_array *a, const void *src, size_t len, int axis, int64_t pos);
+B2_API int b2_nd_insert(b2_nd_array *a, const void *src, size_t len, int axis, int64_t pos);
 /* Append src along axis (an insert at shape[axis]). */
-B2_API int b2nd_append(b2nd_array *a, const void *src, size_t len, int axis);
+B2_API int b2_nd_append(b2_nd_array *a, const void *src, size_t len, int axis);
 /* Delete [start, start+n) along axis (start and n multiples of the chunkshape
  * unless the range ends the dimension). */
-B2_API int b2nd_delete(b2nd_array *a, int axis, int64_t start, int64_t n);
+B2_API int b2_nd_delete(b2_nd_array *a, int axis, int64_t start, int64_t n);
 /* New array (in st) holding the box [start, stop) of src, with the given chunk
  * and block shapes (NULL: src's; 0 entries: default rule). */
-B2_API int b2nd_get_slice(b2nd_array *src, const int64_t *start, const int64_t *stop,
+B2_API int b2_nd_get_slice(b2_nd_array *src, const int64_t *start, const int64_t *stop,
                           const int32_t *chunkshape, const int32_t *blockshape,
-                          const b2nd_storage *st, b2nd_array **out);
+                          const b2_nd_storage *st, b2_nd_array **out);
 /* Copy of a without its dimensions of extent 1 (chunk/block extents dropped with
  * them), stored in st. */
-B2_API int b2nd_squeeze(b2nd_array *a, const b2nd_storage *st, b2nd_array **out);
+B2_API int b2_nd_squeeze(b2_nd_array *a, const b2_nd_storage *st, b2_nd_array **out);
 
 #ifdef __cplusplus
 }

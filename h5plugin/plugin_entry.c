@@ -1,0 +1,21 @@
+/* The two functions HDF5 looks up in every library of HDF5_PLUGIN_PATH. They are
+ * built into the plugin module only: the static filter library (b2_h5_register())
+ * must not export unprefixed names a program could link twice. */
+#include <H5PLextern.h>
+
+#include "b2_h5filter.h" /* B2_H5_API */
+#include "h5api.h"
+#include "h5filter.h"
+
+B2_H5_API H5PL_type_t H5PLget_plugin_type(void)
+{
+    return H5PL_TYPE_FILTER;
+}
+
+B2_H5_API const void *H5PLget_plugin_info(void)
+{
+    /* We are called from inside the HDF5 that dlopen'ed us: use that one. */
+    if (!b2_h5_api_get(__builtin_return_address(0)))
+        return NULL;
+    return &b2_h5_filter_class;
+}
