@@ -72,7 +72,8 @@ def exported(path, dynamic):
     syms = []
     for line in out.splitlines():
         f = line.split()
-        if len(f) == 3 and f[1] not in ("U", "w", "v"):
+        # sanitizer builds add their own bookkeeping symbols (__odr_asan.*, __asan_*)
+        if len(f) == 3 and f[1] not in ("U", "w", "v") and not f[2].startswith("__"):
             syms.append(f[2])
     return syms
 
