@@ -6,20 +6,6 @@
 #include "filters.h"
 #include "simd_kernels.h"
 
-/* Transpose the 8x8 bit matrix held in x (bit 8r+c <-> bit 8c+r). Seen as
- * bytes in little-endian order: byte m bit b becomes byte b bit m. */
-static inline uint64_t transpose8x8(uint64_t x)
-{
-    uint64_t t;
-    t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAull;
-    x ^= t ^ (t << 7);
-    t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCull;
-    x ^= t ^ (t << 14);
-    t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ull;
-    x ^= t ^ (t << 28);
-    return x;
-}
-
 void b2_bitshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_t k1,
                           const uint8_t *in, uint8_t *out)
 {
@@ -30,7 +16,7 @@ void b2_bitshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_t k1,
             uint64_t x = 0;
             for (int m = 0; m < 8; m++)  /* byte j of the group's 8 elements */
                 x |= (uint64_t)g[(size_t)m * ts + j] << (8 * m);
-            x = transpose8x8(x);
+            x = b2_transpose8x8(x);
             uint8_t *row = out + (size_t)8 * j * rowlen + k;
             for (int b = 0; b < 8; b++)
                 row[(size_t)b * rowlen] = (uint8_t)(x >> (8 * b));
@@ -49,7 +35,7 @@ void b2_bitunshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_t k1,
             uint64_t x = 0;
             for (int b = 0; b < 8; b++)
                 x |= (uint64_t)row[(size_t)b * rowlen] << (8 * b);
-            x = transpose8x8(x);
+            x = b2_transpose8x8(x);
             for (int m = 0; m < 8; m++)
                 g[(size_t)m * ts + j] = (uint8_t)(x >> (8 * m));
         }
@@ -67,10 +53,24 @@ static int32_t transposed_bytes(int32_t ts, int32_t n, int32_t *e8)
     return *e8 * ts;
 }
 
+/* The portable plane kernels are the SIMD kernels' tails run over every group. */
+static void plane_to_bitrows(const uint8_t *plane, int32_t ngroups, uint8_t *rows, size_t rowlen)
+{
+    b2_plane_to_bitrows_tail(plane, 0, ngroups, rows, rowlen);
+}
+
+static void bitrows_to_plane(const uint8_t *rows, size_t rowlen, int32_t ngroups, uint8_t *plane)
+{
+    b2_bitrows_to_plane_tail(rows, rowlen, 0, ngroups, plane);
+}
+
 void b2_bitshuffle_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst)
 {
     int32_t e8, t = transposed_bytes(ts, n, &e8);
-    b2_bitshuffle_groups(ts, e8, 0, e8 / 8, src, dst);
+    if (ts >= 1 && ts <= B2_BITSTRIP_MAX_TS)
+        b2_bitshuffle_strips(ts, e8, src, dst, b2_shuffle_generic, plane_to_bitrows);
+    else
+        b2_bitshuffle_groups(ts, e8, 0, e8 / 8, src, dst);
     if (n > t)
         memcpy(dst + t, src + t, (size_t)(n - t));
 }
@@ -103,7 +103,10 @@ void b2_bitunshuffle_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t 
         return;
     }
     int32_t e8, t = transposed_bytes(ts, n, &e8);
-    b2_bitunshuffle_groups(ts, e8, 0, e8 / 8, src, dst);
+    if (ts >= 1 && ts <= B2_BITSTRIP_MAX_TS)
+        b2_bitunshuffle_strips(ts, e8, src, dst, b2_unshuffle_generic, bitrows_to_plane);
+    else
+        b2_bitunshuffle_groups(ts, e8, 0, e8 / 8, src, dst);
     if (n > t)
         memcpy(dst + t, src + t, (size_t)(n - t));
     if (legacy_v2)

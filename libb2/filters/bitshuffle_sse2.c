@@ -1,105 +1,90 @@
-/* SSE2 bit shuffle kernels for typesizes 1, 2, 4, 8 and 16 (others use the
- * portable code). Per step, 16 elements are byte-transposed in registers; then
- * movemask of each byte plane yields 16 bits of a row (bit 7 first, the plane
- * being doubled between masks to bring the next bit up). The inverse builds the
- * same movemask trick on the 8 row words of a plane and re-interleaves. */
+/* SSE2 bit shuffle kernels for every typesize up to B2_BITSTRIP_MAX_TS: strips of
+ * elements are byte-(un)shuffled in L1 (simd_kernels.h), and each byte plane's
+ * 8x8 bit blocks are transposed with three delta swaps per 64-bit lane, the
+ * blocks being gathered from (or spread to) the 8 bit rows by byte interleaving. */
 #if defined(__x86_64__) || defined(__i386__)
 #include <emmintrin.h>
 #include <string.h>
 #include "filters.h"
 #include "simd_kernels.h"
 
-static inline uint16_t load16(const uint8_t *p)
+static inline __m128i bits8x8(__m128i x)
 {
-    uint16_t v;
-    memcpy(&v, p, 2);
-    return v;
+    __m128i t;
+    t = _mm_and_si128(_mm_xor_si128(x, _mm_srli_epi64(x, 7)), _mm_set1_epi64x(0x00AA00AA00AA00AALL));
+    x = _mm_xor_si128(x, _mm_xor_si128(t, _mm_slli_epi64(t, 7)));
+    t = _mm_and_si128(_mm_xor_si128(x, _mm_srli_epi64(x, 14)), _mm_set1_epi64x(0x0000CCCC0000CCCCLL));
+    x = _mm_xor_si128(x, _mm_xor_si128(t, _mm_slli_epi64(t, 14)));
+    t = _mm_and_si128(_mm_xor_si128(x, _mm_srli_epi64(x, 28)), _mm_set1_epi64x(0x00000000F0F0F0F0LL));
+    return _mm_xor_si128(x, _mm_xor_si128(t, _mm_slli_epi64(t, 28)));
 }
 
-/* Bit-transpose 16 elements at `in`: row r's 2 bytes go to rows + r*stride. */
-ALWAYS_INLINE void bitshuffle_step(int S, const uint8_t *in, uint8_t *rows, size_t stride)
+/* One round of byte interleaving over 8 vectors (pairs m, m+4): seen as a 7-bit
+ * index (3 bits of vector, 4 of byte), it rotates the index left by one bit. */
+ALWAYS_INLINE void interleave_round(__m128i *v)
 {
-    __m128i v[16];
+    __m128i t[8];
     B2_UNROLL
-    for (int r = 0; r < S; r++)
-        v[r] = _mm_loadu_si128((const __m128i *)(in + 16 * r));
-    transpose128_fwd(v, S);
+    for (int m = 0; m < 4; m++) {
+        t[2 * m] = _mm_unpacklo_epi8(v[m], v[m + 4]);
+        t[2 * m + 1] = _mm_unpackhi_epi8(v[m], v[m + 4]);
+    }
     B2_UNROLL
-    for (int p = 0; p < S; p++) {
-        uint8_t *row = rows + (size_t)8 * plane_of(p, S) * stride;
-        __m128i x = v[p];
-        B2_UNROLL
-        for (int b = 7; b >= 0; b--) {
-            uint16_t m = (uint16_t)_mm_movemask_epi8(x);
-            memcpy(row + (size_t)b * stride, &m, sizeof m);
-            x = _mm_add_epi8(x, x);
-        }
-    }
+    for (int m = 0; m < 8; m++)
+        v[m] = t[m];
 }
 
-/* Elements per batch: each row then gets a whole 64-byte line at once. Storing
- * a few bytes into each of 8*S rows that lie a power of two apart thrashes the
- * L1 sets, so the batch is gathered in a small local buffer first. */
-#define BATCH 512
-
-ALWAYS_INLINE int32_t bitshuffle_vec(int S, int32_t e8, const uint8_t *in, uint8_t *out)
+/* 16 groups per step: 16 bytes of each bit row, three rounds turn (row, group)
+ * into (group, row), i.e. one 64-bit 8x8 bit block per group. */
+static void bitrows_to_plane(const uint8_t *rows, size_t rowlen, int32_t ngroups, uint8_t *plane)
 {
-    size_t rowlen = (size_t)e8 / 8;
-    int32_t i = 0;
-    for (; i + BATCH <= e8; i += BATCH) {
-        uint8_t buf[8 * 16 * (BATCH / 8)] __attribute__((aligned(64)));
-        for (int32_t k = 0; k < BATCH; k += 16)
-            bitshuffle_step(S, in + (size_t)(i + k) * S, buf + k / 8, BATCH / 8);
+    int32_t g = 0;
+    for (; g + 16 <= ngroups; g += 16) {
+        __m128i v[8];
         B2_UNROLL
-        for (int r = 0; r < 8 * S; r++)
-            memcpy(out + (size_t)r * rowlen + i / 8, buf + r * (BATCH / 8), BATCH / 8);
+        for (int b = 0; b < 8; b++)
+            v[b] = _mm_loadu_si128((const __m128i *)(rows + (size_t)b * rowlen + g));
+        interleave_round(v);
+        interleave_round(v);
+        interleave_round(v);
+        B2_UNROLL
+        for (int m = 0; m < 8; m++)
+            _mm_storeu_si128((__m128i *)(plane + (size_t)8 * g + 16 * m), bits8x8(v[m]));
     }
-    for (; i + 16 <= e8; i += 16)
-        bitshuffle_step(S, in + (size_t)i * S, out + i / 8, rowlen);
-    return i;
+    b2_bitrows_to_plane_tail(rows, rowlen, g, ngroups, plane);
 }
 
-/* Rebuild byte plane j of 16 elements from the 16-bit words of its 8 rows. */
-static inline __m128i plane_from_rows(const uint8_t *row, size_t rowlen)
+/* The inverse: four rounds turn (group, row) back into (row, group). */
+static void plane_to_bitrows(const uint8_t *plane, int32_t ngroups, uint8_t *rows, size_t rowlen)
 {
-    const __m128i lo = _mm_set1_epi16(0x00ff);
-    __m128i x = _mm_set_epi16((short)load16(row + 7 * rowlen), (short)load16(row + 6 * rowlen),
-                              (short)load16(row + 5 * rowlen), (short)load16(row + 4 * rowlen),
-                              (short)load16(row + 3 * rowlen), (short)load16(row + 2 * rowlen),
-                              (short)load16(row + rowlen), (short)load16(row));
-    /* bytes 0-7: rows 0-7 for elements 0-7; bytes 8-15: the same for 8-15, so a
-     * movemask gives element 7's byte (low) and element 15's (high). */
-    x = _mm_packus_epi16(_mm_and_si128(x, lo), _mm_srli_epi16(x, 8));
-    int u[8];
-    B2_UNROLL
-    for (int m = 7; m >= 0; m--) {
-        u[m] = _mm_movemask_epi8(x);
-        x = _mm_add_epi8(x, x);
+    int32_t g = 0;
+    for (; g + 16 <= ngroups; g += 16) {
+        __m128i v[8];
+        B2_UNROLL
+        for (int m = 0; m < 8; m++)
+            v[m] = bits8x8(_mm_loadu_si128((const __m128i *)(plane + (size_t)8 * g + 16 * m)));
+        interleave_round(v);
+        interleave_round(v);
+        interleave_round(v);
+        interleave_round(v);
+        B2_UNROLL
+        for (int b = 0; b < 8; b++)
+            _mm_storeu_si128((__m128i *)(rows + (size_t)b * rowlen + g), v[b]);
     }
-    /* word m = (element m, element m+8); unzip into element order. */
-    __m128i w = _mm_set_epi16((short)u[7], (short)u[6], (short)u[5], (short)u[4],
-                              (short)u[3], (short)u[2], (short)u[1], (short)u[0]);
-    return _mm_packus_epi16(_mm_and_si128(w, lo), _mm_srli_epi16(w, 8));
+    b2_plane_to_bitrows_tail(plane, g, ngroups, rows, rowlen);
 }
 
-ALWAYS_INLINE int32_t bitunshuffle_vec(int S, int32_t e8, const uint8_t *in, uint8_t *out)
+static void bitshuffle_any(int32_t ts, int32_t e8, const uint8_t *in, uint8_t *out)
 {
-    size_t rowlen = (size_t)e8 / 8;
-    int32_t i = 0;
-    for (; i + 16 <= e8; i += 16) {
-        __m128i v[16];
-        B2_UNROLL
-        for (int p = 0; p < S; p++)
-            v[p] = plane_from_rows(in + (size_t)8 * plane_of(p, S) * rowlen + i / 8, rowlen);
-        transpose128_inv(v, S);
-        B2_UNROLL
-        for (int r = 0; r < S; r++)
-            _mm_storeu_si128((__m128i *)(out + (size_t)i * S + 16 * r), v[r]);
-    }
-    return i;
+    b2_bitshuffle_strips(ts, e8, in, out, b2_shuffle_sse2, plane_to_bitrows);
 }
 
-B2_DEFINE_BITSHUFFLE_ENTRY(b2_bitshuffle_sse2, bitshuffle_vec, b2_bitshuffle_groups)
+static void bitunshuffle_any(int32_t ts, int32_t e8, const uint8_t *in, uint8_t *out)
+{
+    b2_bitunshuffle_strips(ts, e8, in, out, b2_unshuffle_sse2, bitrows_to_plane);
+}
 
-B2_DEFINE_BITSHUFFLE_ENTRY(b2_bitunshuffle_sse2, bitunshuffle_vec, b2_bitunshuffle_groups)
+B2_DEFINE_BITSHUFFLE_ENTRY(b2_bitshuffle_sse2, bitshuffle_any, b2_bitshuffle_groups)
+
+B2_DEFINE_BITSHUFFLE_ENTRY(b2_bitunshuffle_sse2, bitunshuffle_any, b2_bitunshuffle_groups)
 #endif

@@ -7,6 +7,7 @@
 #define B2_SIMD_KERNELS_H
 
 #include <stdint.h>
+#include <string.h>
 #include "b2_internal.h"
 
 /* Byte shuffle of elements [i0, i1) of a block of q whole units of s bytes:
@@ -48,6 +49,108 @@ B2_HIDDEN void b2_unshuffle_avx2(int32_t unit, int32_t n, const uint8_t *src, ui
 B2_HIDDEN void b2_bitshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 
+
+/* ---- bit shuffle of any typesize through byte-plane strips ----
+ * Row 8j+b of a bit-shuffled block is bit b of byte plane j, so a block is the
+ * byte shuffle followed by a bit transpose of each plane on its own (and the
+ * inverse the other way round). A strip of elements is byte-(un)shuffled in a
+ * buffer that stays in L1, so every typesize runs on vector kernels. */
+#define B2_BITSTRIP_BYTES 16384
+/* Largest typesize the strips handle (at least 8 elements per strip). */
+#define B2_BITSTRIP_MAX_TS (B2_BITSTRIP_BYTES / 8)
+
+/* One plane's bits: rows (8 of them, rowlen apart) <-> ngroups*8 plane bytes. */
+typedef void (*b2_bitrows_to_plane_fn)(const uint8_t *rows, size_t rowlen, int32_t ngroups,
+                                       uint8_t *plane);
+typedef void (*b2_plane_to_bitrows_fn)(const uint8_t *plane, int32_t ngroups, uint8_t *rows,
+                                       size_t rowlen);
+typedef void (*b2_byteshuffle_fn)(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+
+/* Elements per strip for typesize ts (a multiple of 8). */
+static inline int32_t b2_bitstrip_elems(int32_t ts)
+{
+    return (B2_BITSTRIP_BYTES / ts) & ~7;
+}
+
+/* e8 elements (a multiple of 8) of ts <= B2_BITSTRIP_MAX_TS bytes, in -> out. */
+static inline __attribute__((always_inline)) void
+b2_bitshuffle_strips(int32_t ts, int32_t e8, const uint8_t *in, uint8_t *out,
+                     b2_byteshuffle_fn shuf, b2_plane_to_bitrows_fn to_rows)
+{
+    size_t rowlen = (size_t)e8 / 8;
+    if (ts == 1) {
+        to_rows(in, e8 / 8, out, rowlen);
+        return;
+    }
+    uint8_t strip[B2_BITSTRIP_BYTES] __attribute__((aligned(64)));
+    int32_t per = b2_bitstrip_elems(ts);
+    for (int32_t i = 0; i < e8; i += per) {
+        int32_t m = e8 - i < per ? e8 - i : per;
+        shuf(ts, m * ts, in + (size_t)i * ts, strip);
+        for (int32_t j = 0; j < ts; j++)
+            to_rows(strip + (size_t)j * m, m / 8, out + (size_t)8 * j * rowlen + i / 8, rowlen);
+    }
+}
+
+static inline __attribute__((always_inline)) void
+b2_bitunshuffle_strips(int32_t ts, int32_t e8, const uint8_t *in, uint8_t *out,
+                       b2_byteshuffle_fn unshuf, b2_bitrows_to_plane_fn to_plane)
+{
+    size_t rowlen = (size_t)e8 / 8;
+    if (ts == 1) {
+        to_plane(in, rowlen, e8 / 8, out);
+        return;
+    }
+    uint8_t strip[B2_BITSTRIP_BYTES] __attribute__((aligned(64)));
+    int32_t per = b2_bitstrip_elems(ts);
+    for (int32_t i = 0; i < e8; i += per) {
+        int32_t m = e8 - i < per ? e8 - i : per;
+        for (int32_t j = 0; j < ts; j++)
+            to_plane(in + (size_t)8 * j * rowlen + i / 8, rowlen, m / 8, strip + (size_t)j * m);
+        unshuf(ts, m * ts, strip, out + (size_t)i * ts);
+    }
+}
+
+/* Transpose the 8x8 bit matrix held in x (bit 8r+c <-> bit 8c+r). Seen as
+ * bytes in little-endian order: byte m bit b becomes byte b bit m. */
+static inline uint64_t b2_transpose8x8(uint64_t x)
+{
+    uint64_t t;
+    t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAull;
+    x ^= t ^ (t << 7);
+    t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCull;
+    x ^= t ^ (t << 14);
+    t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ull;
+    x ^= t ^ (t << 28);
+    return x;
+}
+
+/* Portable tails of the plane kernels: groups one at a time. */
+static inline void b2_bitrows_to_plane_tail(const uint8_t *rows, size_t rowlen, int32_t g0,
+                                            int32_t g1, uint8_t *plane)
+{
+    for (int32_t g = g0; g < g1; g++) {
+        uint64_t x = 0;
+        for (int b = 0; b < 8; b++)
+            x |= (uint64_t)rows[(size_t)b * rowlen + g] << (8 * b);
+        x = b2_transpose8x8(x);
+        for (int m = 0; m < 8; m++)
+            plane[(size_t)8 * g + m] = (uint8_t)(x >> (8 * m));
+    }
+}
+
+static inline void b2_plane_to_bitrows_tail(const uint8_t *plane, int32_t g0, int32_t g1,
+                                            uint8_t *rows, size_t rowlen)
+{
+    for (int32_t g = g0; g < g1; g++) {
+        uint64_t x = 0;
+        for (int m = 0; m < 8; m++)
+            x |= (uint64_t)plane[(size_t)8 * g + m] << (8 * m);
+        x = b2_transpose8x8(x);
+        for (int b = 0; b < 8; b++)
+            rows[(size_t)b * rowlen + g] = (uint8_t)(x >> (8 * b));
+    }
+}
 
 /* ---- in-register byte transposes shared by the shuffle and bitshuffle kernels.
  * S vectors holding consecutive elements of S bytes (S = 1, 2, 4, 8, 16) are
@@ -97,11 +200,11 @@ B2_HIDDEN void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, u
         memcpy(dst + (size_t)q * unit, src + (size_t)q * unit, (size_t)(n - q * unit));  \
     }
 
-/* Entry point of a bit-shuffle kernel file: VEC(S, e8, src, dst) handles the
- * typesizes 1/2/4/8/16 in whole vector steps, TAIL (b2_bitshuffle_groups or
- * b2_bitunshuffle_groups) the remaining groups of 8 elements, and the bytes past
- * the last group of 8 are copied unchanged. */
-#define B2_DEFINE_BITSHUFFLE_ENTRY(NAME, VEC, TAIL)                                      \
+/* Entry point of a bit-shuffle kernel file: ANY(ts, e8, src, dst) transposes the
+ * e8 = whole groups of 8 elements for typesizes up to B2_BITSTRIP_MAX_TS, GROUPS
+ * (b2_bitshuffle_groups or b2_bitunshuffle_groups) larger ones, and the bytes
+ * past the last group of 8 are copied unchanged. */
+#define B2_DEFINE_BITSHUFFLE_ENTRY(NAME, ANY, GROUPS)                                    \
     void NAME(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst)                  \
     {                                                                                    \
         if (ts < 1 || n <= 0) {                                                          \
@@ -109,16 +212,11 @@ B2_HIDDEN void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, u
                 memcpy(dst, src, (size_t)n);                                             \
             return;                                                                      \
         }                                                                                \
-        int32_t e8 = (n / ts) & ~7, done;                                                \
-        switch (ts) {                                                                    \
-        case 1: done = VEC(1, e8, src, dst); break;                                      \
-        case 2: done = VEC(2, e8, src, dst); break;                                      \
-        case 4: done = VEC(4, e8, src, dst); break;                                      \
-        case 8: done = VEC(8, e8, src, dst); break;                                      \
-        case 16: done = VEC(16, e8, src, dst); break;                                    \
-        default: done = 0; break;                                                        \
-        }                                                                                \
-        TAIL(ts, e8, done / 8, e8 / 8, src, dst);                                        \
+        int32_t e8 = (n / ts) & ~7;                                                      \
+        if (ts <= B2_BITSTRIP_MAX_TS)                                                    \
+            ANY(ts, e8, src, dst);                                                       \
+        else                                                                             \
+            GROUPS(ts, e8, 0, e8 / 8, src, dst);                                         \
         int32_t t = e8 * ts;                                                             \
         memcpy(dst + t, src + t, (size_t)(n - t));                                       \
     }
