@@ -68,6 +68,10 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "liblz4-dev, libzstd-dev, zlib1g-dev, libmsgpac
 # a shlibs file for libb2blosc.so.0 and the ldconfig trigger
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+# ldconfig runs through dpkg's trigger (CPack's postinst/postrm call it directly too)
+file(WRITE ${PROJECT_BINARY_DIR}/deb/triggers "activate-noawait ldconfig\n")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/deb/triggers)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # Boost.Build's program is also /usr/bin/b2 (Debian 12: libboost1.74-tools-dev).
 set(CPACK_DEBIAN_PACKAGE_CONFLICTS "libboost1.74-tools-dev")
 

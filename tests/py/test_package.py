@@ -11,6 +11,8 @@ sources with -DCMAKE_INSTALL_PREFIX=/usr (Release, no tests), build it, run
     and nothing in a non-multiarch libdir;
   * `dpkg-deb -I`: package name and version, Depends naming liblz4, libzstd,
     zlib, msgpack, libhdf5 and libc, every name a package dpkg knows here;
+  * `apt-get install -s ./FILE.deb` (a simulation): apt resolves it, removing
+    nothing;
   * `dpkg -x` into a scratch root: the extracted b2 --version and a round trip,
     the extracted libb2blosc.so.0 through ctypes, a program compiled with the
     extracted b2blosc.pc, and h5py writing and reading a dataset with filter
@@ -234,6 +236,20 @@ def main():
             q = subprocess.run(["dpkg-query", "-W", n], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, env=clean_env())
             check(q.returncode == 0, "dependency %s is a package dpkg knows here" % n)
+
+        for member, want_re in (("shlibs", r"^libb2blosc 0 libb2blosc \(>= %s-" % re.escape(version)),
+                                ("triggers", r"^activate-noawait ldconfig$")):
+            m = subprocess.run(["dpkg-deb", "-I", deb, member], stdout=subprocess.PIPE,
+                               env=clean_env()).stdout.decode()
+            check(re.search(want_re, m, re.M), "control member %s matches %s: %r" % (member, want_re, m))
+
+        # apt accepts the package here: dependencies resolvable, nothing removed.
+        # A simulation only (-s): the package is never installed into this system.
+        if shutil.which("apt-get"):
+            ok, out = run(["apt-get", "install", "-s", "--no-install-recommends", "./" + os.path.basename(deb)],
+                          cwd=out_dir, what="apt-get install -s ./%s" % os.path.basename(deb))
+            check(ok and re.search(r"^Inst libb2blosc ", out, re.M) and re.search(r"\b0 to remove\b", out),
+                  "apt-get -s would install libb2blosc and remove nothing:\n" + out[-1500:])
 
         # ---- extracted into a scratch root ----
         root = os.path.join(tmp, "root")
