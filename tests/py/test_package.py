@@ -18,7 +18,9 @@ sources with -DCMAKE_INSTALL_PREFIX=/usr (Release, no tests), build it, run
     extracted b2blosc.pc, and h5py writing and reading a dataset with filter
     32026 with HDF5_PLUGIN_PATH set to the extracted plugin directory (the
     scratch root cannot be HDF5's default path), checking the plugin that
-    process mapped is the extracted one.
+    process mapped is the extracted one; then, as root, in a private mount
+    namespace with the extracted plugin directory bind-mounted over HDF5's
+    default one, h5py with HDF5_PLUGIN_PATH unset.
 
 The package is never installed into the system. Needs cmake/cpack, dpkg-dev
 (dpkg-shlibdeps, dpkg-architecture) and groff; skips (77) when one is missing.
@@ -320,6 +322,23 @@ print("h5py OK")
                       what="h5py with the extracted plugin")
         print(out.strip())
         check(ok and "h5py OK" in out, "h5py writes and reads filter 32026 through the extracted plugin")
+
+        # Without HDF5_PLUGIN_PATH: in a private mount namespace (root only), the
+        # extracted plugin directory is bind-mounted over HDF5's default one, as if
+        # the package were installed; the system itself never sees it.
+        sysdir = "/" + plugin_dir
+        if os.geteuid() == 0 and shutil.which("unshare") and shutil.which("mount") and os.path.isdir(sysdir) \
+                and subprocess.run(["unshare", "-m", "--propagation", "private", "true"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+            script = 'mount --bind "$1" "$2" && exec "$3" -c "$4" "$5" "$2"'
+            ok, out = run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
+                           pdir, sysdir, PY, code, os.path.join(tmp, "default.h5")], env=clean_env(),
+                          what="h5py with the plugin in HDF5's default directory, HDF5_PLUGIN_PATH unset")
+            print(out.strip())
+            check(ok and "h5py OK" in out,
+                  "h5py finds filter 32026 in %s without HDF5_PLUGIN_PATH" % sysdir)
+        else:
+            print("NOTE: not root or no mount namespaces: the plugin was not tried in %s" % sysdir)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
