@@ -15,12 +15,13 @@ sources with -DCMAKE_INSTALL_PREFIX=/usr (Release, no tests), build it, run
     nothing;
   * `dpkg -x` into a scratch root: the extracted b2 --version and a round trip,
     the extracted libb2blosc.so.0 through ctypes, a program compiled with the
-    extracted b2blosc.pc, and h5py writing and reading a dataset with filter
-    32026 with HDF5_PLUGIN_PATH set to the extracted plugin directory (the
-    scratch root cannot be HDF5's default path), checking the plugin that
-    process mapped is the extracted one; then, as root, in a private mount
-    namespace with the extracted plugin directory bind-mounted over HDF5's
-    default one, h5py with HDF5_PLUGIN_PATH unset.
+    extracted b2blosc.pc (linked to the shared and to the static library), and
+    h5py writing and reading a dataset with filter 32026 with HDF5_PLUGIN_PATH
+    set to the extracted plugin directory (the scratch root cannot be HDF5's
+    default path), checking the plugin that process mapped is the extracted
+    one; then, as root, in a private mount namespace with the extracted plugin
+    directory bind-mounted over HDF5's default one, h5py with HDF5_PLUGIN_PATH
+    unset.
 
 The package is never installed into the system. Needs cmake/cpack, dpkg-dev
 (dpkg-shlibdeps, dpkg-architecture) and groff; skips (77) when one is missing.
@@ -293,6 +294,16 @@ def main():
             if ok and run([cc, src, "-o", exe] + flags.split(), env=penv, what="compile with the extracted b2blosc.pc")[0]:
                 ok, out = run([exe], env=renv, what="program linked to the extracted libb2blosc.so")
                 check(ok and out.strip() == version, "linked program prints %s: %r" % (version, out.strip()))
+                # and with the static library, its dependencies from pkg-config --static
+                ok, sflags = run(["pkg-config", "--static", "--libs", "b2blosc"], env=penv,
+                                 what="pkg-config --static b2blosc")
+                sflags = [f for f in sflags.split() if f != "-lb2blosc"]
+                exe_s = exe + "_static"
+                cflags = [f for f in flags.split() if f.startswith("-I")]
+                if ok and run([cc, src, "-o", exe_s] + cflags + [os.path.join(rlib, "libb2blosc.a")] + sflags,
+                              env=penv, what="link the extracted libb2blosc.a")[0]:
+                    ok, out = run([exe_s], env=clean_env(), what="program linked to the extracted libb2blosc.a")
+                    check(ok and out.strip() == version, "statically linked program prints %s" % version)
 
         # h5py with the extracted plugin
         pdir = os.path.join(root, plugin_dir)
