@@ -23,7 +23,7 @@ usage() {
 ensure_packages() {
     local pkgs=(build-essential cmake pkg-config libhdf5-dev liblz4-dev libzstd-dev zlib1g-dev
                 libmsgpack-dev python3 python3-h5py python3-numpy hdf5-tools netcdf-bin
-                hdf5-filter-plugin-blosc-serial libb2-dev)
+                hdf5-filter-plugin-blosc-serial libb2-dev dpkg-dev groff-base)
     local missing=() p
     # node/npm may come from outside Debian: only ask for Debian's when absent.
     if ! command -v node >/dev/null 2>&1; then
