@@ -183,8 +183,8 @@ static void test_examples(void)
 static const int32_t sizes[] = {0, 1, 2, 3, 5, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100,
                                 127, 128, 129, 255, 256, 257, 511, 512, 777, 1000, 1024, 2048,
                                 4099, 8192, 12345, 65536, 65543};
-static const int32_t units[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 24, 32, 33, 64, 255,
-                                2048, 2049 /* the largest unit bit shuffle strips take, and one more */};
+static const int32_t units[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 24, 32,
+                                33, 64, 255, 2048, 2049 /* the largest unit bit shuffle strips take, and one more */};
 #define NSIZES (int)(sizeof sizes / sizeof sizes[0])
 #define NUNITS (int)(sizeof units / sizeof units[0])
 
