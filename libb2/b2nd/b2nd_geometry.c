@@ -20,20 +20,20 @@ int b2_nd_mul_checked(int64_t a, int64_t b, int64_t limit, int64_t *out)
 int b2_nd_shapes_check(int ndim, const int64_t *shape, const int32_t *cs, const int32_t *bs)
 {
     if (ndim < 0 || ndim > B2_ND_MAX_DIM)
-        return B2_ERR_UNSUPPORTED;
+        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
     int64_t n = 1, cn = 1, bn = 1;
     for (int i = 0; i < ndim; i++) {
         if (shape[i] < 0 || cs[i] < 0 || bs[i] < 0)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         if (shape[i] != 0 && (cs[i] == 0 || bs[i] == 0))
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         /* int64 for nitems, int32 for chunk and block item counts (as c-blosc2) */
         if (b2_nd_mul_checked(n, shape[i], INT64_MAX, &n) < 0)
-            return B2_ERR_DOES_NOT_FIT;
+            return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
         if (b2_nd_mul_checked(cn, cs[i], INT32_MAX, &cn) < 0)
-            return B2_ERR_DOES_NOT_FIT;
+            return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
         if (b2_nd_mul_checked(bn, bs[i], INT32_MAX, &bn) < 0)
-            return B2_ERR_DOES_NOT_FIT;
+            return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     }
     return B2_OK;
 }
@@ -45,7 +45,7 @@ int b2_nd_geom_init(b2_nd_geom *g, int ndim, const int64_t *shape, const int32_t
     if (rc < 0)
         return rc;
     if (typesize <= 0)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     memset(g, 0, sizeof *g);
     g->ndim = ndim;
     g->typesize = typesize;
@@ -59,7 +59,7 @@ int b2_nd_geom_init(b2_nd_geom *g, int ndim, const int64_t *shape, const int32_t
         int64_t nb = b ? (c + b - 1) / b : 0;
         int64_t ec = nb * b;
         if (ec > INT32_MAX)
-            return B2_ERR_DOES_NOT_FIT;
+            return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
         g->extchunkshape[i] = (int32_t)ec;
         g->blocks_in_chunk[i] = (int32_t)nb;
         g->chunks_in_array[i] = c ? s / c + (s % c != 0) : 0;
@@ -68,14 +68,14 @@ int b2_nd_geom_init(b2_nd_geom *g, int ndim, const int64_t *shape, const int32_t
             b2_nd_mul_checked(cn, c, INT32_MAX, &cn) < 0 ||
             b2_nd_mul_checked(bn, b, INT32_MAX, &bn) < 0 ||
             b2_nd_mul_checked(en, ec, INT32_MAX, &en) < 0)
-            return B2_ERR_DOES_NOT_FIT;
+            return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     }
     int64_t chunk_bytes, block_bytes, total_bytes;
     if (b2_nd_mul_checked(nitems, typesize, INT64_MAX, &total_bytes) < 0) /* byte offsets */
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     if (b2_nd_mul_checked(en, typesize, B2_MAX_BUFFERSIZE, &chunk_bytes) < 0 ||
         b2_nd_mul_checked(bn, typesize, B2_MAX_BUFFERSIZE, &block_bytes) < 0)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     g->nitems = nitems;
     g->nchunks = nchunks;
     g->chunknitems = (int32_t)cn;
@@ -134,11 +134,11 @@ static void fill_backwards(int ndim, const int64_t *extent, int64_t target, int3
 int b2_nd_default_shapes(b2_nd_params *p)
 {
     if (!p || p->ndim < 0 || p->ndim > B2_ND_MAX_DIM || p->typesize <= 0)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int need_chunk = 0, need_block = 0;
     for (int i = 0; i < p->ndim; i++) {
         if (p->shape[i] < 0 || p->chunkshape[i] < 0 || p->blockshape[i] < 0)
-            return B2_ERR_INVALID_PARAM;
+            return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
         need_chunk |= p->chunkshape[i] == 0;
         need_block |= p->blockshape[i] == 0;
     }

@@ -16,7 +16,7 @@ int b2_nd_st_chunk_special(b2_nd_array *a, int64_t i)
     if (nb < 0)
         return nb;
     if (nb != a->g.chunk_bytes)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     return b2_schunk_chunk_special(a->sc, i);
 }
 

@@ -19,7 +19,7 @@ int b2_codec_from_name(const char *name)
     for (int i = 0; i < 6; i++)
         if (codec_names[i] && name && !strcmp(name, codec_names[i]))
             return i;
-    return B2_ERR_NOT_FOUND;
+    return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
 }
 
 const char *b2_filter_name(int id) { return id >= 0 && id < 5 ? filter_names[id] : NULL; }
@@ -29,7 +29,7 @@ int b2_filter_from_name(const char *name)
     for (int i = 0; i < 5; i++)
         if (name && !strcmp(name, filter_names[i]))
             return i;
-    return B2_ERR_NOT_FOUND;
+    return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
 }
 
 const char *b2_special_name(int special)
@@ -53,10 +53,10 @@ int b2_chunk_get_info(const void *src, size_t size, b2_chunk_info *info)
 {
     const uint8_t *p = src;
     if (!src || !info)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     memset(info, 0, sizeof *info);
     if (size < B2_MIN_HEADER_LEN)
-        return B2_ERR_TRUNCATED;
+        return B2_FAIL_CODE(B2_ERR_TRUNCATED);
 
     info->version = p[0];
     info->versionlz = p[1];
@@ -69,14 +69,14 @@ int b2_chunk_get_info(const void *src, size_t size, b2_chunk_info *info)
     info->memcpyed = (info->flags & 0x02) != 0;
 
     if (info->nbytes < 0 || info->cbytes < B2_MIN_HEADER_LEN || info->typesize == 0)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
 
     int extended = (info->flags & 0x05) == 0x05;
     if (extended) {
         if (size < B2_HEADER_LEN)
-            return B2_ERR_TRUNCATED;
+            return B2_FAIL_CODE(B2_ERR_TRUNCATED);
         if (info->cbytes < B2_HEADER_LEN)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         info->header_len = B2_HEADER_LEN;
         memcpy(info->filters, p + 16, 6);
         memcpy(info->filters_meta, p + 24, 6);
@@ -93,11 +93,11 @@ int b2_chunk_get_info(const void *src, size_t size, b2_chunk_info *info)
         info->lazy = (info->blosc2_flags & 0x08) != 0;
         info->special = (info->blosc2_flags >> 4) & 7;
         if (info->version > B2_VERSION_FORMAT_VL && (info->blosc2_flags2 & ~0x01))
-            return B2_ERR_UNSUPPORTED;
+            return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
         if (info->special > B2_SPECIAL_UNINIT)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         if (info->vlblocks && (info->memcpyed || info->special))
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         /* Memcpy chunks never carry a dictionary, whatever bit 0 says (§16.5). */
         info->has_dict = !info->memcpyed && !info->special && (info->blosc2_flags & 0x01);
     } else {
@@ -115,30 +115,30 @@ int b2_chunk_get_info(const void *src, size_t size, b2_chunk_info *info)
     if (info->vlblocks) {
         /* blocksize holds the number of blocks. */
         if (info->blocksize <= 0 || info->nbytes == 0)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         info->nblocks = info->blocksize;
         info->split = 0;
         return B2_OK;
     }
     if (info->blocksize <= 0 || info->blocksize > B2_MAX_BLOCKSIZE)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
 
     if (info->special) {
         int32_t ts = info->typesize;
         if (info->special == B2_SPECIAL_VALUE) {
             int32_t v = info->cbytes - B2_HEADER_LEN;
             if (v < 1 || v > info->nbytes || info->nbytes % v)
-                return B2_ERR_INVALID_HEADER;
+                return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         } else if (info->special == B2_SPECIAL_NAN) {
             if ((ts != 4 && ts != 8) || info->nbytes % ts)
-                return B2_ERR_INVALID_HEADER;
+                return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         } else if (info->special == B2_SPECIAL_UNINIT) {
             if (info->nbytes % ts)
-                return B2_ERR_INVALID_HEADER;
+                return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         }
     } else if (info->memcpyed) {
         if ((int64_t)info->cbytes != (int64_t)info->nbytes + info->header_len)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     }
 
     int32_t bs = info->blocksize;

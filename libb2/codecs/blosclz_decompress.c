@@ -84,7 +84,7 @@ int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstc
         if (t < 32) {
             size_t n = (size_t)t + 1;
             if (op + n > cap || ip + n > in_len)
-                return B2_ERR_CORRUPT;
+                return B2_FAIL_CODE(B2_ERR_CORRUPT);
             /* A literal run is at most 32 bytes: copy a fixed 32 when both
              * buffers have the room (fast path), else exactly n. */
             if (ip + 32 <= in_len && op + 32 <= cap)
@@ -105,30 +105,30 @@ int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstc
             unsigned c;
             do {
                 if (ip + 1 >= in_len)
-                    return B2_ERR_CORRUPT;
+                    return B2_FAIL_CODE(B2_ERR_CORRUPT);
                 c = src[ip++];
                 len += c;
                 /* Stop early on absurd lengths: the bound also keeps len from
                  * overflowing however many 255 bytes follow. */
                 if (len > cap)
-                    return B2_ERR_CORRUPT;
+                    return B2_FAIL_CODE(B2_ERR_CORRUPT);
             } while (c == 255);
         } else if (ip + 1 >= in_len) {
-            return B2_ERR_CORRUPT;
+            return B2_FAIL_CODE(B2_ERR_CORRUPT);
         }
         unsigned c = src[ip++];
         size_t dist = ((size_t)(t & 31) << 8) + c + 1;
         if (c == 255 && (t & 31) == 31) {
             if (ip + 1 >= in_len)
-                return B2_ERR_CORRUPT;
+                return B2_FAIL_CODE(B2_ERR_CORRUPT);
             dist = 8192 + ((size_t)src[ip] << 8 | src[ip + 1]);
             ip += 2;
         }
         if (op + len > cap || dist > op)
-            return B2_ERR_CORRUPT;
+            return B2_FAIL_CODE(B2_ERR_CORRUPT);
         /* A stream never ends with a match (blosclz.md §1.4). */
         if (ip >= in_len)
-            return B2_ERR_CORRUPT;
+            return B2_FAIL_CODE(B2_ERR_CORRUPT);
         t = src[ip++];
         match_copy(dst + op, dist, len, cap - op);
         op += len;

@@ -32,7 +32,7 @@ int b2_codec_set_dict(b2_codec_state *st, int compcode, const uint8_t *dict, int
         /* The reference digests the dictionary at level 1 whatever the clevel. */
         st->zstd_cdict = ZSTD_createCDict(dict, (size_t)dict_len, 1);
         if (!st->zstd_cdict)
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     return B2_OK;
 }
@@ -77,14 +77,14 @@ static int compress_lz4(b2_codec_state *st, int hc, int clevel, const uint8_t *s
     /* With a dictionary every stream starts from the dictionary alone. */
     if (hc) {
         if (!st->lz4hc_stream && !(st->lz4hc_stream = LZ4_createStreamHC()))
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         LZ4_resetStreamHC_fast(st->lz4hc_stream, clevel);
         LZ4_loadDictHC(st->lz4hc_stream, (const char *)st->dict, st->dict_len);
         return LZ4_compress_HC_continue(st->lz4hc_stream, (const char *)src, (char *)dst,
                                         srclen, maxout);
     }
     if (!st->lz4_stream && !(st->lz4_stream = LZ4_createStream()))
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     LZ4_resetStream_fast(st->lz4_stream);
     LZ4_loadDict(st->lz4_stream, (const char *)st->dict, st->dict_len);
     return LZ4_compress_fast_continue(st->lz4_stream, (const char *)src, (char *)dst, srclen,
@@ -95,7 +95,7 @@ static int compress_zstd(b2_codec_state *st, int clevel, const uint8_t *src, int
                          uint8_t *dst, int maxout)
 {
     if (!st->zstd_cctx && !(st->zstd_cctx = ZSTD_createCCtx()))
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     size_t r = st->zstd_cdict
         ? ZSTD_compress_usingCDict(st->zstd_cctx, dst, (size_t)maxout, src, (size_t)srclen,
                                    st->zstd_cdict)
@@ -124,7 +124,7 @@ int b2_codec_compress(b2_codec_state *st, int compcode, int clevel, const uint8_
     case B2_CODEC_LZ4HC: r = compress_lz4(st, 1, clevel, src, srclen, dst, maxout); break;
     case B2_CODEC_ZLIB: r = compress_zlib(clevel, src, srclen, dst, maxout); break;
     case B2_CODEC_ZSTD: r = compress_zstd(st, clevel, src, srclen, dst, maxout); break;
-    default: return B2_ERR_UNSUPPORTED;
+    default: return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
     }
     if (r < 0)
         return r == B2_ERR_NOMEM ? r : 0;
@@ -151,7 +151,7 @@ int b2_codec_decompress(b2_codec_state *st, int fmt, const uint8_t *src, int src
     }
     case 4: {
         if (!st->zstd_dctx && !(st->zstd_dctx = ZSTD_createDCtx()))
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         size_t r = st->zstd_ddict
             ? ZSTD_decompress_usingDDict(st->zstd_dctx, dst, (size_t)dstlen, src, (size_t)srclen,
                                          st->zstd_ddict)
@@ -162,6 +162,6 @@ int b2_codec_decompress(b2_codec_state *st, int fmt, const uint8_t *src, int src
         return ZSTD_isError(r) ? B2_ERR_CORRUPT : (int)r;
     }
     default:
-        return B2_ERR_UNSUPPORTED;
+        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
     }
 }

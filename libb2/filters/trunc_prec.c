@@ -14,13 +14,13 @@ static int zero_bits(int8_t meta, int32_t typesize)
     else if (typesize == 8)
         mant = 52;
     else
-        return B2_ERR_FILTER;
+        return B2_FAIL_CODE(B2_ERR_FILTER);
     int p = meta;
     if (p == 0 || p > mant || -p > mant)
-        return B2_ERR_FILTER;
+        return B2_FAIL_CODE(B2_ERR_FILTER);
     int z = p > 0 ? mant - p : -p;
     if (z >= mant)
-        return B2_ERR_FILTER;
+        return B2_FAIL_CODE(B2_ERR_FILTER);
     return z;
 }
 

@@ -25,7 +25,7 @@ static int sink_write(sink *k, int64_t pos, const void *p, size_t n)
         size_t cap = ((size_t)pos + n) * 3 / 2 + 4096;
         uint8_t *b = realloc(k->buf, cap);
         if (!b)
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         k->buf = b;
         k->cap = cap;
     }
@@ -42,7 +42,7 @@ static int rewrite(b2_schunk *s, sink *k)
         return rc0;
     int64_t *ni = malloc((size_t)(n ? n : 1) * sizeof *ni);
     if (!ni)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     int rc = B2_OK;
     for (int64_t i = 0; i < n && rc >= 0; i++) {
         if (s->index[i] < 0) {
@@ -97,10 +97,10 @@ static int rewrite(b2_schunk *s, sink *k)
     return B2_OK;
 }
 
-int b2_schunk_compact(b2_schunk *s)
+static int schunk_compact_body(b2_schunk *s)
 {
     if (!s->writable)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (s->storage == B2_STORAGE_SPARSE)
         return B2_OK;
     sink k = {s, -1, NULL, 0};
@@ -118,17 +118,17 @@ int b2_schunk_compact(b2_schunk *s)
         return B2_OK;
     }
     if (s->file_off != 0)
-        return B2_ERR_UNSUPPORTED; /* a frame inside a larger file stays where it is */
+        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED); /* a frame inside a larger file stays where it is */
     size_t l = strlen(s->path);
     char *tmp = malloc(l + 8);
     if (!tmp)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     memcpy(tmp, s->path, l);
     memcpy(tmp + l, ".b2tmp", 7);
     frame_hdr oh = s->h;
     if (b2_frame_index_materialize(s) < 0) {
         free(tmp);
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     int64_t *oidx = malloc((size_t)(s->nchunks ? s->nchunks : 1) * sizeof *oidx);
     int rc = oidx ? B2_OK : B2_ERR_NOMEM;
@@ -162,7 +162,13 @@ int b2_schunk_compact(b2_schunk *s)
     return rc;
 }
 
-int b2_frame_maybe_compact(b2_schunk *s)
+int b2_schunk_compact(b2_schunk *s)
+{
+    int rc = schunk_compact_body(s);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int frame_maybe_compact_body(b2_schunk *s)
 {
     if (s->storage != B2_STORAGE_FILE || s->file_off != 0 || s->dead_bytes < COMPACT_MIN_DEAD ||
         s->dead_bytes < s->h.frame_len / 2)
@@ -170,10 +176,16 @@ int b2_frame_maybe_compact(b2_schunk *s)
     return b2_schunk_compact(s);
 }
 
+int b2_frame_maybe_compact(b2_schunk *s)
+{
+    int rc = frame_maybe_compact_body(s);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
 int64_t b2_schunk_dead_bytes(b2_schunk *s)
 {
     if (!s)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (s->storage == B2_STORAGE_SPARSE)
         return 0; /* chunk files are removed when no longer referenced */
     int64_t live = 0;

@@ -18,11 +18,11 @@ int b2_frame_header_parse_fixed(const uint8_t *p, frame_hdr *h)
 {
     for (size_t i = 0; i < sizeof hdr_markers / sizeof hdr_markers[0]; i++)
         if (p[hdr_markers[i][0]] != hdr_markers[i][1])
-            return B2_ERR_FORMAT;
+            return B2_FAIL_CODE(B2_ERR_FORMAT);
     if (memcmp(p + 2, FRAME_MAGIC, 8) != 0)
-        return B2_ERR_FORMAT;
+        return B2_FAIL_CODE(B2_ERR_FORMAT);
     if (p[68] != 0xc2 && p[68] != 0xc3)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     memset(h, 0, sizeof *h);
     h->header_len = (int32_t)b2_load_be32(p + 11);
     h->frame_len = (int64_t)b2_load_be64(p + 16);
@@ -44,15 +44,15 @@ int b2_frame_header_parse_fixed(const uint8_t *p, frame_hdr *h)
     memcpy(h->filters_meta, p + 79, 6);
     h->other_flags2 = p[85];
     if ((h->general_flags & 0x0f) > 3 || (h->general_flags & 0x0f) == 0)
-        return B2_ERR_UNSUPPORTED;
+        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
     if (p[70] > 6)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     if (h->header_len < FRAME_HEADER_FIXED || h->frame_len < h->header_len || h->frame_len < 0)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     if (h->typesize <= 0 || h->nbytes < 0 || h->cbytes < 0)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     if (h->chunksize < -1 || h->blocksize < 0)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     return B2_OK;
 }
 
@@ -62,28 +62,28 @@ int b2_frame_header_parse_fixed(const uint8_t *p, frame_hdr *h)
 int b2_frame_check_meta_layout(const uint8_t *p, int64_t len, int maxn)
 {
     if (len < 10 || p[0] != 0x93 || p[1] != 0xcd || p[4] != 0xde)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     int n = p[5] << 8 | p[6];
     if (n > maxn)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     int64_t pos = 7;
     for (int i = 0; i < n; i++) {
         if (pos >= len || (p[pos] & 0xe0) != 0xa0)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         pos += 1 + (p[pos] & 0x1f);
         if (pos + 5 > len || p[pos] != 0xd2)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         pos += 5;
     }
     if (pos + 3 > len || p[pos] != 0xdc || (p[pos + 1] << 8 | p[pos + 2]) != n)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     pos += 3;
     for (int i = 0; i < n; i++) {
         if (pos + 5 > len || p[pos] != 0xc6)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         int64_t l = b2_load_be32(p + pos + 1);
         if (l > len - pos - 5)
-            return B2_ERR_TRUNCATED;
+            return B2_FAIL_CODE(B2_ERR_TRUNCATED);
         pos += 5 + l;
     }
     return n;

@@ -42,6 +42,7 @@ typedef struct frame_meta {
 } frame_meta;
 
 struct b2_schunk {
+    b2_errinfo err; /* last failure of a call on this handle */
     int storage;  /* enum b2_frame_storage */
     int writable;
     int nosync;   /* skip fsync (b2_schunk_set_sync) */

@@ -13,7 +13,7 @@
 int b2_fio_hook(b2_schunk *s)
 {
     if (s->io_fail_at >= 0 && s->io_writes >= s->io_fail_at)
-        return B2_ERR_IO;
+        return B2_FAIL_CODE(B2_ERR_IO);
     s->io_writes++;
     return B2_OK;
 }
@@ -24,7 +24,7 @@ int b2_fio_scratch(b2_schunk *s, size_t n)
         return B2_OK;
     uint8_t *p = realloc(s->scratch, n);
     if (!p)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->scratch = p;
     s->scratch_cap = n;
     return B2_OK;
@@ -38,9 +38,9 @@ static int pread_all(int fd, void *dst, size_t n, int64_t pos)
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0)
-            return B2_ERR_IO;
+            return B2_FAIL_CODE(B2_ERR_IO);
         if (r == 0)
-            return B2_ERR_TRUNCATED;
+            return B2_FAIL_CODE(B2_ERR_TRUNCATED);
         d += r;
         n -= (size_t)r;
         pos += r;
@@ -56,7 +56,7 @@ static int pwrite_all(int fd, const void *src, size_t n, int64_t pos)
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
-            return B2_ERR_IO;
+            return B2_FAIL_CODE(B2_ERR_IO);
         p += r;
         n -= (size_t)r;
         pos += r;
@@ -67,10 +67,10 @@ static int pwrite_all(int fd, const void *src, size_t n, int64_t pos)
 int b2_fio_read(b2_schunk *s, int64_t pos, void *dst, size_t n)
 {
     if (pos < 0)
-        return B2_ERR_RANGE;
+        return B2_FAIL_CODE(B2_ERR_RANGE);
     if (s->storage == B2_STORAGE_MEMORY) {
         if ((uint64_t)pos > s->view_len || n > s->view_len - (size_t)pos)
-            return B2_ERR_TRUNCATED;
+            return B2_FAIL_CODE(B2_ERR_TRUNCATED);
         memcpy(dst, s->view + pos, n);
         return B2_OK;
     }
@@ -92,7 +92,7 @@ int b2_fio_write(b2_schunk *s, int64_t pos, const void *src, size_t n)
 static int fio_write_impl(b2_schunk *s, int64_t pos, const void *src, size_t n)
 {
     if (!s->writable || pos < 0)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int rc = b2_fio_hook(s);
     if (rc < 0) {
         /* Simulated crash in the middle of this write. A write inside one 512-byte
@@ -111,7 +111,7 @@ static int fio_write_impl(b2_schunk *s, int64_t pos, const void *src, size_t n)
                 cap *= 2;
             uint8_t *p = realloc(s->buf, cap);
             if (!p)
-                return B2_ERR_NOMEM;
+                return B2_FAIL_CODE(B2_ERR_NOMEM);
             s->buf = p;
             s->buf_cap = cap;
             s->view = p;
@@ -187,7 +187,7 @@ int b2_fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, siz
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 8);
     if (!tmp)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".b2tmp", 7);
     int rc = b2_fio_hook(s);

@@ -49,7 +49,7 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
     frame_hdr *h = &s->h;
     int sparse = s->storage == B2_STORAGE_SPARSE;
     if (avail < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN)
-        return B2_ERR_TRUNCATED;
+        return B2_FAIL_CODE(B2_ERR_TRUNCATED);
     int rc = b2_fio_read(s, 0, fixed, sizeof fixed);
     if (rc < 0)
         return rc;
@@ -57,11 +57,11 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
     if (rc < 0)
         return rc;
     if ((h->frame_type & 0x0f) != (sparse ? FRAME_TYPE_SPARSE : FRAME_TYPE_CONTIGUOUS))
-        return B2_ERR_FORMAT;
+        return B2_FAIL_CODE(B2_ERR_FORMAT);
     if (s->storage == B2_STORAGE_MEMORY ? h->frame_len != avail : h->frame_len > avail)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     if (h->frame_len < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     rc = b2_fio_read(s, h->frame_len - FRAME_TRAILER_MIN, last, sizeof last);
     if (rc < 0)
         return rc;
@@ -70,12 +70,12 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
         return rc;
     int64_t trailer_start = h->frame_len - s->trailer_len;
     if (h->header_len > trailer_start)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
 
     /* Header with metalayers, then the trailer: both bounded by frame_len <= avail. */
     uint8_t *buf = malloc((size_t)(h->header_len > s->trailer_len ? h->header_len : s->trailer_len));
     if (!buf)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     rc = b2_fio_read(s, 0, buf, (size_t)h->header_len);
     if (rc >= 0)
         rc = b2_frame_meta_parse(buf, h->header_len, s->meta, &s->nmeta);
@@ -94,15 +94,15 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
     if (rc < 0)
         return rc;
     if (!sparse && (h->cbytes > trailer_start - h->header_len))
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     int64_t ipos = h->header_len + (sparse ? 0 : h->cbytes);
     if (h->nbytes > 0) {
         int64_t ilen = trailer_start - ipos;
         if (ilen < B2_HEADER_LEN)
-            return B2_ERR_TRUNCATED;
+            return B2_FAIL_CODE(B2_ERR_TRUNCATED);
         uint8_t *ib = malloc((size_t)ilen);
         if (!ib)
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         rc = b2_fio_read(s, ipos, ib, (size_t)ilen);
         if (rc >= 0)
             rc = b2_frame_index_decode(s->dctx, ib, ilen, n, &s->index, &s->nchunks, &s->index_uniform);
@@ -111,7 +111,7 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
             return rc;
         s->index_cap = s->nchunks;
         if (h->chunksize > 0 && (int64_t)s->nchunks * h->chunksize < h->nbytes)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     }
     for (int64_t i = 0; i < (s->index ? s->nchunks : s->nchunks > 0); i++) {
         int64_t e = frame_entry(s, i);
@@ -119,9 +119,9 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
         if (sp < 0)
             return sp;
         if (sp > 0 && h->chunksize <= 0)
-            return B2_ERR_CORRUPT; /* special entries need a fixed chunk size */
+            return B2_FAIL_CODE(B2_ERR_CORRUPT); /* special entries need a fixed chunk size */
         if (sp == 0 && (sparse ? e > (int64_t)UINT32_MAX : e > h->cbytes - B2_HEADER_LEN))
-            return B2_ERR_CORRUPT;
+            return B2_FAIL_CODE(B2_ERR_CORRUPT);
     }
     cparams_from_header(h, &s->cparams);
     s->cparams.nthreads = s->nthreads;

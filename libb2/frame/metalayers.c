@@ -11,13 +11,13 @@ static int find(const frame_meta *m, int n, const char *name)
     for (int i = 0; i < n; i++)
         if (strcmp(m[i].name, name) == 0)
             return i;
-    return B2_ERR_NOT_FOUND;
+    return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
 }
 
 static int check_name(const char *name)
 {
     if (!name || !*name || strlen(name) > B2_FRAME_MAX_NAME)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     return B2_OK;
 }
 
@@ -43,7 +43,7 @@ int b2_schunk_meta_get(const b2_schunk *s, const char *name, uint8_t **content, 
         return i;
     *content = dup_bytes(s->meta[i].content, s->meta[i].len);
     if (!*content)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     *len = s->meta[i].len;
     return i;
 }
@@ -61,7 +61,7 @@ static int rebuild_empty(b2_schunk *s)
     if (s->storage == B2_STORAGE_SPARSE)
         return b2_sframe_commit(s, 0);
     if (s->file_off != 0)
-        return B2_ERR_UNSUPPORTED;
+        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
     uint8_t *idx, *trl, *buf = NULL;
     int32_t idx_len;
     int64_t trl_len;
@@ -91,23 +91,23 @@ static int rebuild_empty(b2_schunk *s)
     return rc;
 }
 
-int b2_schunk_meta_add(b2_schunk *s, const char *name, const void *content, int32_t len)
+static int schunk_meta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
     int rc = check_name(name);
     if (rc < 0 || len < 0 || (!content && len) || !s->writable)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (find(s->meta, s->nmeta, name) >= 0)
-        return B2_ERR_EXISTS;
+        return B2_FAIL_CODE(B2_ERR_EXISTS);
     if (s->nmeta >= B2_FRAME_MAX_METALAYERS)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     if (s->nchunks > 0 || s->h.nbytes > 0)
-        return B2_ERR_INVALID_PARAM; /* would shift every chunk (the reference refuses too) */
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM); /* would shift every chunk (the reference refuses too) */
     frame_meta *m = &s->meta[s->nmeta];
     memset(m->name, 0, sizeof m->name);
     strcpy(m->name, name);
     m->content = dup_bytes(content, len);
     if (!m->content)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     m->len = len;
     s->nmeta++;
     s->h.header_len = (int32_t)b2_frame_header_size(s->meta, s->nmeta);
@@ -115,15 +115,21 @@ int b2_schunk_meta_add(b2_schunk *s, const char *name, const void *content, int3
     return rc < 0 ? rc : s->nmeta - 1;
 }
 
-int b2_schunk_meta_update(b2_schunk *s, const char *name, const void *content, int32_t len)
+int b2_schunk_meta_add(b2_schunk *s, const char *name, const void *content, int32_t len)
+{
+    int rc = schunk_meta_add_body(s, name, content, len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int schunk_meta_update_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
     if (!name || len < 0 || (!content && len) || !s->writable)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int i = find(s->meta, s->nmeta, name);
     if (i < 0)
         return i;
     if (len > s->meta[i].len)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     /* Position of the content inside the header (frame.md §3). */
     int64_t pos = FRAME_HEADER_FIXED + 7;
     for (int j = 0; j < s->nmeta; j++)
@@ -145,6 +151,12 @@ int b2_schunk_meta_update(b2_schunk *s, const char *name, const void *content, i
     return rc < 0 ? rc : i;
 }
 
+int b2_schunk_meta_update(b2_schunk *s, const char *name, const void *content, int32_t len)
+{
+    int rc = schunk_meta_update_body(s, name, content, len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
 /* ---- vlmetalayers ---- */
 
 int b2_schunk_vlmeta_count(const b2_schunk *s) { return s->nvlmeta; }
@@ -153,7 +165,7 @@ const char *b2_schunk_vlmeta_name(const b2_schunk *s, int i)
     return i >= 0 && i < s->nvlmeta ? s->vlmeta[i].name : NULL;
 }
 
-int b2_schunk_vlmeta_get(b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
+static int schunk_vlmeta_get_body(b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
 {
     *content = NULL;
     int i = name ? find(s->vlmeta, s->nvlmeta, name) : B2_ERR_INVALID_PARAM;
@@ -165,7 +177,7 @@ int b2_schunk_vlmeta_get(b2_schunk *s, const char *name, uint8_t **content, int3
         return rc;
     uint8_t *d = malloc(info.nbytes ? (size_t)info.nbytes : 1);
     if (!d)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     memset(d, 0, (size_t)info.nbytes); /* an uninit chunk decodes to nothing */
     rc = b2_chunk_decompress(s->dctx, s->vlmeta[i].content, (size_t)s->vlmeta[i].len, d,
                              (size_t)info.nbytes);
@@ -178,6 +190,12 @@ int b2_schunk_vlmeta_get(b2_schunk *s, const char *name, uint8_t **content, int3
     return i;
 }
 
+int b2_schunk_vlmeta_get(b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
+{
+    int rc = schunk_vlmeta_get_body(s, name, content, len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
 /* Compress content as the reference does for vlmetalayers (default cparams). */
 static int vl_compress(b2_schunk *s, const void *content, int32_t len, uint8_t **out, int32_t *olen)
 {
@@ -186,7 +204,7 @@ static int vl_compress(b2_schunk *s, const void *content, int32_t len, uint8_t *
     p.nthreads = 1;
     b2_cctx *cctx = b2_cctx_new(&p);
     if (!cctx)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     size_t cap = b2_chunk_compress_bound((size_t)len);
     uint8_t *dst = malloc(cap);
     int rc = dst ? b2_chunk_compress(cctx, content, (size_t)len, dst, cap) : B2_ERR_NOMEM;
@@ -200,20 +218,20 @@ static int vl_compress(b2_schunk *s, const void *content, int32_t len, uint8_t *
     return B2_OK;
 }
 
-int b2_schunk_vlmeta_add(b2_schunk *s, const char *name, const void *content, int32_t len)
+static int schunk_vlmeta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
     int rc = check_name(name);
     if (rc < 0 || len < 0 || (!content && len) || !s->writable)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (find(s->vlmeta, s->nvlmeta, name) >= 0)
-        return B2_ERR_EXISTS;
+        return B2_FAIL_CODE(B2_ERR_EXISTS);
     if (s->nvlmeta >= B2_FRAME_MAX_VLMETALAYERS)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     if (s->nvlmeta >= s->vlmeta_cap) {
         int cap = s->vlmeta_cap ? s->vlmeta_cap * 2 : 4;
         frame_meta *p = realloc(s->vlmeta, (size_t)cap * sizeof *p);
         if (!p)
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         s->vlmeta = p;
         s->vlmeta_cap = cap;
     }
@@ -228,10 +246,16 @@ int b2_schunk_vlmeta_add(b2_schunk *s, const char *name, const void *content, in
     return rc < 0 ? rc : s->nvlmeta - 1;
 }
 
-int b2_schunk_vlmeta_update(b2_schunk *s, const char *name, const void *content, int32_t len)
+int b2_schunk_vlmeta_add(b2_schunk *s, const char *name, const void *content, int32_t len)
+{
+    int rc = schunk_vlmeta_add_body(s, name, content, len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int schunk_vlmeta_update_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
     if (!name || len < 0 || (!content && len) || !s->writable)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int i = find(s->vlmeta, s->nvlmeta, name);
     if (i < 0)
         return i;
@@ -247,10 +271,16 @@ int b2_schunk_vlmeta_update(b2_schunk *s, const char *name, const void *content,
     return rc < 0 ? rc : i;
 }
 
-int b2_schunk_vlmeta_delete(b2_schunk *s, const char *name)
+int b2_schunk_vlmeta_update(b2_schunk *s, const char *name, const void *content, int32_t len)
+{
+    int rc = schunk_vlmeta_update_body(s, name, content, len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int schunk_vlmeta_delete_body(b2_schunk *s, const char *name)
 {
     if (!name || !s->writable)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int i = find(s->vlmeta, s->nvlmeta, name);
     if (i < 0)
         return i;
@@ -259,4 +289,10 @@ int b2_schunk_vlmeta_delete(b2_schunk *s, const char *name)
     s->nvlmeta--;
     int rc = b2_frame_commit(s, 0);
     return rc < 0 ? rc : s->nvlmeta;
+}
+
+int b2_schunk_vlmeta_delete(b2_schunk *s, const char *name)
+{
+    int rc = schunk_vlmeta_delete_body(s, name);
+    return s ? B2_KEEP(&s->err, rc) : rc;
 }

@@ -28,16 +28,16 @@ int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out
 {
     *out = NULL;
     if (!buf && len)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_schunk *s = b2_schunk_alloc(NULL);
     if (!s)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->storage = B2_STORAGE_MEMORY;
     if (copy) {
         s->buf = malloc(len ? len : 1);
         if (!s->buf) {
             b2_schunk_free(s);
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         }
         memcpy(s->buf, buf, len);
         s->buf_cap = len;
@@ -60,10 +60,10 @@ int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk
 {
     *out = NULL;
     if (!path || offset < 0)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_schunk *s = b2_schunk_alloc(NULL);
     if (!s)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->storage = B2_STORAGE_FILE;
     /* Writes go past the frame's end, which would clobber what follows it. */
     s->writable = (flags & B2_OPEN_WRITE) != 0 && offset == 0;
@@ -93,13 +93,13 @@ int b2_schunk_open(const char *path, int flags, b2_schunk **out)
     struct stat st;
     *out = NULL;
     if (!path)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (stat(path, &st) != 0)
-        return B2_ERR_NOT_FOUND;
+        return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
     if (S_ISDIR(st.st_mode)) {
         b2_schunk *s = b2_schunk_alloc(NULL);
         if (!s)
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         s->storage = B2_STORAGE_SPARSE;
         s->writable = (flags & B2_OPEN_WRITE) != 0;
         size_t l = strlen(path);
@@ -120,6 +120,7 @@ int b2_schunk_open(const char *path, int flags, b2_schunk **out)
 /* ---- properties ---- */
 
 int b2_schunk_storage(const b2_schunk *s) { return s->storage; }
+const char *b2_schunk_last_error(const b2_schunk *s) { return s ? b2_err_text(&s->err) : ""; }
 int64_t b2_schunk_nchunks(const b2_schunk *s) { return s->nchunks; }
 int64_t b2_schunk_nbytes(const b2_schunk *s) { return s->h.nbytes; }
 int64_t b2_schunk_cbytes(const b2_schunk *s) { return s->h.cbytes; }
@@ -134,11 +135,17 @@ int b2_schunk_set_sync(b2_schunk *s, int sync)
     return B2_OK;
 }
 
-int b2_schunk_set_nthreads(b2_schunk *s, int nthreads)
+static int schunk_set_nthreads_body(b2_schunk *s, int nthreads)
 {
     s->nthreads = nthreads > 0 ? nthreads : 1;
     s->cparams.nthreads = s->nthreads;
     return b2_dctx_set_nthreads(s->dctx, s->nthreads);
+}
+
+int b2_schunk_set_nthreads(b2_schunk *s, int nthreads)
+{
+    int rc = schunk_set_nthreads_body(s, nthreads);
+    return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
 /* ---- reading chunks ---- */
@@ -147,7 +154,7 @@ int32_t b2_schunk_special_nbytes(const b2_schunk *s, int64_t i)
 {
     int32_t cs = s->h.chunksize;
     if (cs <= 0)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     if (i == s->nchunks - 1 && s->h.nbytes % cs)
         return (int32_t)(s->h.nbytes % cs);
     return cs;
@@ -157,7 +164,7 @@ int32_t b2_schunk_special_nbytes(const b2_schunk *s, int64_t i)
 static int chunk_bounds(const b2_schunk *s, int64_t e, int64_t *pos, int64_t *room)
 {
     if (e < 0 || e > s->h.cbytes - B2_HEADER_LEN)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     *pos = s->h.header_len + e;
     *room = s->h.cbytes - e;
     return B2_OK;
@@ -169,7 +176,7 @@ static int check_chunk(const uint8_t *p, int64_t room, b2_chunk_info *info)
     if (rc < 0)
         return rc;
     if (info->cbytes < B2_MIN_HEADER_LEN || info->cbytes > room || info->lazy)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     return B2_OK;
 }
 
@@ -197,7 +204,7 @@ int b2_schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cby
     if (s->storage == B2_STORAGE_MEMORY) {
         /* the buffer may be shorter than cbytes says after a failed modification */
         if ((uint64_t)pos > s->view_len || (uint64_t)room > s->view_len - (uint64_t)pos)
-            return B2_ERR_CORRUPT;
+            return B2_FAIL_CODE(B2_ERR_CORRUPT);
         rc = check_chunk(s->view + pos, room, &info);
         if (rc < 0)
             return rc;
@@ -223,7 +230,7 @@ int b2_schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cby
 static int chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *special)
 {
     if (i < 0 || i >= s->nchunks)
-        return B2_ERR_RANGE;
+        return B2_FAIL_CODE(B2_ERR_RANGE);
     int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
@@ -244,7 +251,7 @@ static int chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *speci
     return rc < 0 ? rc : b2_chunk_get_info(p, (size_t)cb, info);
 }
 
-int b2_schunk_chunk_nbytes(b2_schunk *s, int64_t i)
+static int schunk_chunk_nbytes_body(b2_schunk *s, int64_t i)
 {
     b2_chunk_info info;
     int sp;
@@ -254,7 +261,13 @@ int b2_schunk_chunk_nbytes(b2_schunk *s, int64_t i)
     return sp ? b2_schunk_special_nbytes(s, i) : info.nbytes;
 }
 
-int b2_schunk_chunk_cbytes(b2_schunk *s, int64_t i)
+int b2_schunk_chunk_nbytes(b2_schunk *s, int64_t i)
+{
+    int rc = schunk_chunk_nbytes_body(s, i);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int schunk_chunk_cbytes_body(b2_schunk *s, int64_t i)
 {
     b2_chunk_info info;
     int sp;
@@ -264,7 +277,13 @@ int b2_schunk_chunk_cbytes(b2_schunk *s, int64_t i)
     return sp ? B2_HEADER_LEN : info.cbytes; /* index entries stand for a bare header */
 }
 
-int b2_schunk_chunk_special(b2_schunk *s, int64_t i)
+int b2_schunk_chunk_cbytes(b2_schunk *s, int64_t i)
+{
+    int rc = schunk_chunk_cbytes_body(s, i);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int schunk_chunk_special_body(b2_schunk *s, int64_t i)
 {
     b2_chunk_info info;
     int sp;
@@ -274,11 +293,17 @@ int b2_schunk_chunk_special(b2_schunk *s, int64_t i)
     return sp ? sp : info.special;
 }
 
-int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes)
+int b2_schunk_chunk_special(b2_schunk *s, int64_t i)
+{
+    int rc = schunk_chunk_special_body(s, i);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int schunk_chunk_view_body(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes)
 {
     *chunk = NULL;
     if (i < 0 || i >= s->nchunks)
-        return B2_ERR_RANGE;
+        return B2_FAIL_CODE(B2_ERR_RANGE);
     int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
@@ -297,7 +322,13 @@ int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t
     return b2_schunk_chunk_ptr(s, i, chunk, cbytes);
 }
 
-int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes)
+int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes)
+{
+    int rc = schunk_chunk_view_body(s, i, chunk, cbytes);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int schunk_get_chunk_body(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes)
 {
     const uint8_t *p;
     int32_t cb;
@@ -306,10 +337,16 @@ int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbyte
     if (rc < 0)
         return rc;
     if (!(*chunk = malloc((size_t)cb)))
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     memcpy(*chunk, p, (size_t)cb);
     *cbytes = cb;
     return B2_OK;
+}
+
+int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes)
+{
+    int rc = schunk_get_chunk_body(s, i, chunk, cbytes);
+    return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
 /* Fill dst with nb bytes of a special index entry's content. */
@@ -322,7 +359,7 @@ static int fill_special(const b2_schunk *s, int sp, void *dst, size_t nb)
         static const uint8_t nan8[8] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
         int32_t ts = s->h.typesize;
         if ((ts != 4 && ts != 8) || nb % (size_t)ts)
-            return B2_ERR_CORRUPT;
+            return B2_FAIL_CODE(B2_ERR_CORRUPT);
         for (size_t o = 0; o < nb; o += (size_t)ts)
             memcpy((uint8_t *)dst + o, ts == 4 ? nan4 : nan8, (size_t)ts);
     }
@@ -330,10 +367,10 @@ static int fill_special(const b2_schunk *s, int sp, void *dst, size_t nb)
     return B2_OK;
 }
 
-int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
+static int schunk_decompress_chunk_body(b2_schunk *s, int64_t i, void *dst, size_t cap)
 {
     if (i < 0 || i >= s->nchunks)
-        return B2_ERR_RANGE;
+        return B2_FAIL_CODE(B2_ERR_RANGE);
     int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
@@ -342,7 +379,7 @@ int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
         if (nb < 0)
             return nb;
         if ((size_t)nb > cap)
-            return B2_ERR_DST_TOO_SMALL;
+            return B2_FAIL_CODE(B2_ERR_DST_TOO_SMALL);
         int rc = fill_special(s, sp, dst, (size_t)nb);
         return rc < 0 ? rc : nb;
     }
@@ -352,6 +389,12 @@ int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
     if (rc < 0)
         return rc;
     return b2_chunk_decompress(s->dctx, p, (size_t)cb, dst, cap);
+}
+
+int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
+{
+    int rc = schunk_decompress_chunk_body(s, i, dst, cap);
+    return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
 /* Copy bytes [off, off+len) of chunk i (nb bytes long) into dst. */
@@ -380,7 +423,7 @@ static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t
     if (rc < 0)
         return rc;
     if (info.nbytes != nb)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     if (!info.vlblocks && off % info.typesize == 0 && len % info.typesize == 0) {
         rc = b2_chunk_getitem(s->dctx, p, (size_t)cb, off / info.typesize, len / info.typesize,
                               dst, (size_t)len);
@@ -388,7 +431,7 @@ static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t
     }
     uint8_t *tmp = malloc((size_t)nb);
     if (!tmp)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     rc = b2_chunk_decompress(s->dctx, p, (size_t)cb, tmp, (size_t)nb);
     if (rc >= 0)
         memcpy(dst, tmp + off, (size_t)len);
@@ -396,14 +439,14 @@ static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t
     return rc < 0 ? rc : B2_OK;
 }
 
-int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap)
+static int64_t schunk_get_items_body(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap)
 {
     int64_t ts = s->h.typesize;
     if (start < 0 || n < 0 || start > s->h.nbytes / ts || n > s->h.nbytes / ts - start)
-        return B2_ERR_RANGE;
+        return B2_FAIL_CODE(B2_ERR_RANGE);
     int64_t first = start * ts, want = n * ts;
     if ((uint64_t)want > cap)
-        return B2_ERR_DST_TOO_SMALL;
+        return B2_FAIL_CODE(B2_ERR_DST_TOO_SMALL);
     uint8_t *d = dst;
     int64_t chunk_start = 0;
     for (int64_t i = 0; i < s->nchunks && want > 0; i++) {
@@ -433,6 +476,12 @@ int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void *dst, s
         chunk_start += nb;
     }
     if (want > 0)
-        return B2_ERR_CORRUPT; /* chunks hold less than nbytes says */
+        return B2_FAIL_CODE(B2_ERR_CORRUPT); /* chunks hold less than nbytes says */
     return n * ts;
+}
+
+int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap)
+{
+    int64_t rc = schunk_get_items_body(s, start, n, dst, cap);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
 }

@@ -17,7 +17,7 @@
 
 #include "frame_internal.h"
 
-int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
+static int frame_build_meta_parts_body(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
                            uint8_t **trl, int64_t *trl_len)
 {
     *idx = NULL;
@@ -26,7 +26,7 @@ int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, 
      * writer with a different size (padding) cannot be rewritten in place. */
     int64_t hl = b2_frame_header_size(s->meta, s->nmeta);
     if (hl != s->h.header_len && s->h.cbytes > 0 && s->storage != B2_STORAGE_SPARSE)
-        return B2_ERR_UNSUPPORTED;
+        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
     int rc = B2_OK;
     if (s->nchunks > 0)
         rc = b2_frame_index_encode(s->index, s->nchunks, s->index_uniform, &s->cparams, runlength_index,
@@ -45,6 +45,13 @@ int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, 
     return B2_OK;
 }
 
+int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
+                           uint8_t **trl, int64_t *trl_len)
+{
+    int rc = frame_build_meta_parts_body(s, runlength_index, idx, idx_len, trl, trl_len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
 /* Where new bytes may go without touching the live frame. */
 static int64_t frame_tail(const b2_schunk *s)
 {
@@ -56,13 +63,19 @@ static int64_t frame_tail(const b2_schunk *s)
 
 static int frame_commit_impl(b2_schunk *s, int runlength_index);
 
-int b2_frame_commit(b2_schunk *s, int runlength_index)
+static int frame_commit_body(b2_schunk *s, int runlength_index)
 {
     int rc = s->storage == B2_STORAGE_SPARSE ? b2_sframe_commit(s, runlength_index)
                                             : frame_commit_impl(s, runlength_index);
     if (rc < 0)
         s->writable = 0; /* the handle's state is ahead of its storage */
     return rc;
+}
+
+int b2_frame_commit(b2_schunk *s, int runlength_index)
+{
+    int rc = frame_commit_body(s, runlength_index);
+    return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
 static int frame_commit_impl(b2_schunk *s, int runlength_index)
@@ -108,7 +121,7 @@ static int check_cparams(const b2_cparams *cp)
     if (!cp)
         return B2_OK;
     if (cp->typesize <= 0)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     return b2_cparams_check(cp);
 }
 
@@ -136,7 +149,7 @@ int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk
         return rc < 0 ? rc : B2_ERR_INVALID_PARAM;
     b2_schunk *s = b2_schunk_alloc(cparams);
     if (!s)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->storage = B2_STORAGE_FILE;
     s->writable = 1;
     s->path = strdup(path);
@@ -155,7 +168,7 @@ int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk
 static int index_reserve(b2_schunk *s, int64_t n)
 {
     if (n > FRAME_MAX_NCHUNKS)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     if (n <= s->index_cap)
         return B2_OK;
     int64_t cap = s->index_cap ? s->index_cap * 2 : 16;
@@ -163,7 +176,7 @@ static int index_reserve(b2_schunk *s, int64_t n)
         cap = n;
     int64_t *p = realloc(s->index, (size_t)cap * sizeof *p);
     if (!p)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->index = p;
     s->index_cap = cap;
     return B2_OK;
@@ -182,16 +195,16 @@ static int64_t max_sparse_id(const b2_schunk *s)
 static int accept_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, b2_chunk_info *info)
 {
     if (!s->writable)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (!chunk || cbytes < B2_MIN_HEADER_LEN)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int rc = b2_chunk_get_info(chunk, (size_t)cbytes, info);
     if (rc < 0)
         return rc;
     if (info->cbytes != cbytes || info->lazy || info->nbytes <= 0)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (s->nchunks > 0 && info->vlblocks != ((s->h.general_flags & 0x80) != 0))
-        return B2_ERR_INVALID_PARAM; /* a frame may not mix VL-block and regular chunks */
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM); /* a frame may not mix VL-block and regular chunks */
     return B2_OK;
 }
 
@@ -201,7 +214,7 @@ static int store_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, int64_t 
     if (s->storage == B2_STORAGE_SPARSE) {
         int64_t id = max_sparse_id(s) + 1;
         if (id > (int64_t)UINT32_MAX)
-            return B2_ERR_DOES_NOT_FIT;
+            return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
         int rc = b2_sframe_write_chunk(s, id, chunk, cbytes);
         if (rc < 0)
             return rc;
@@ -256,14 +269,14 @@ static int materialize_specials(b2_schunk *s)
     return B2_OK;
 }
 
-int64_t b2_schunk_insert_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
+static int64_t schunk_insert_chunk_body(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
 {
     b2_chunk_info info;
     int rc = accept_chunk(s, chunk, cbytes, &info);
     if (rc < 0)
         return rc;
     if (pos < 0 || pos > s->nchunks)
-        return B2_ERR_RANGE;
+        return B2_FAIL_CODE(B2_ERR_RANGE);
     if ((rc = b2_frame_index_materialize(s)) < 0)
         return rc;
     rc = index_reserve(s, s->nchunks + 1);
@@ -296,15 +309,27 @@ int64_t b2_schunk_insert_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
     return rc < 0 ? rc : s->nchunks;
 }
 
-int64_t b2_schunk_append_chunk(b2_schunk *s, const void *chunk, int32_t cbytes)
+int64_t b2_schunk_insert_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
+{
+    int64_t rc = schunk_insert_chunk_body(s, pos, chunk, cbytes);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
+}
+
+static int64_t schunk_append_chunk_body(b2_schunk *s, const void *chunk, int32_t cbytes)
 {
     return b2_schunk_insert_chunk(s, s->nchunks, chunk, cbytes);
 }
 
-int64_t b2_schunk_append_buffer(b2_schunk *s, const void *src, int32_t nbytes)
+int64_t b2_schunk_append_chunk(b2_schunk *s, const void *chunk, int32_t cbytes)
+{
+    int64_t rc = schunk_append_chunk_body(s, chunk, cbytes);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
+}
+
+static int64_t schunk_append_buffer_body(b2_schunk *s, const void *src, int32_t nbytes)
 {
     if (!s->writable || nbytes <= 0 || !src)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_cctx *cctx = b2_cctx_new(&s->cparams);
     if (!cctx) {
         int rc = b2_cparams_check(&s->cparams);
@@ -318,6 +343,12 @@ int64_t b2_schunk_append_buffer(b2_schunk *s, const void *src, int32_t nbytes)
         rc = b2_schunk_append_chunk(s, chunk, (int32_t)rc);
     free(chunk);
     return rc;
+}
+
+int64_t b2_schunk_append_buffer(b2_schunk *s, const void *src, int32_t nbytes)
+{
+    int64_t rc = schunk_append_buffer_body(s, src, nbytes);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
 }
 
 /* Memory frames: move the chunks-section bytes after old chunk [e, e+oldc) by
@@ -339,14 +370,14 @@ static int shift_section(b2_schunk *s, int64_t e, int32_t oldc, int64_t delta)
     return B2_OK;
 }
 
-int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
+static int64_t schunk_update_chunk_body(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
 {
     b2_chunk_info info;
     int rc = accept_chunk(s, chunk, cbytes, &info);
     if (rc < 0)
         return rc;
     if (pos < 0 || pos >= s->nchunks)
-        return B2_ERR_RANGE;
+        return B2_FAIL_CODE(B2_ERR_RANGE);
     if ((rc = b2_frame_index_materialize(s)) < 0)
         return rc;
     int old_nb = b2_schunk_chunk_nbytes(s, pos);
@@ -389,12 +420,18 @@ int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
     return rc < 0 ? rc : s->nchunks;
 }
 
-int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos)
+int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
+{
+    int64_t rc = schunk_update_chunk_body(s, pos, chunk, cbytes);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
+}
+
+static int64_t schunk_delete_chunk_body(b2_schunk *s, int64_t pos)
 {
     if (!s->writable)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (pos < 0 || pos >= s->nchunks)
-        return B2_ERR_RANGE;
+        return B2_FAIL_CODE(B2_ERR_RANGE);
     int nb = b2_frame_index_materialize(s);
     if (nb < 0)
         return nb;
@@ -420,13 +457,19 @@ int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos)
     return rc < 0 ? rc : s->nchunks;
 }
 
-int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order)
+int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos)
+{
+    int64_t rc = schunk_delete_chunk_body(s, pos);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
+}
+
+static int64_t schunk_reorder_body(b2_schunk *s, const int64_t *order)
 {
     if (!s->writable || (!order && s->nchunks))
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int64_t n = s->nchunks;
     if (b2_frame_index_materialize(s) < 0)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
     uint8_t *seen = calloc((size_t)(n ? n : 1), 1);
     int rc = idx && seen ? B2_OK : B2_ERR_NOMEM;
@@ -447,20 +490,26 @@ int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order)
     return rc < 0 ? rc : n;
 }
 
-int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_t chunksize)
+int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order)
+{
+    int64_t rc = schunk_reorder_body(s, order);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
+}
+
+static int64_t schunk_fill_special_body(b2_schunk *s, int64_t nitems, int special, int32_t chunksize)
 {
     if (!s->writable || !is_index_special(special) || nitems < 0 || chunksize <= 0)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (s->nchunks || s->h.nbytes)
-        return B2_ERR_INVALID_PARAM; /* only on an empty super-chunk, like the reference */
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM); /* only on an empty super-chunk, like the reference */
     int64_t ts = s->h.typesize;
     if (nitems > INT64_MAX / ts || chunksize % ts)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (special == B2_SPECIAL_NAN && ts != 4 && ts != 8)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int64_t nbytes = nitems * ts, n = nbytes ? (nbytes - 1) / chunksize + 1 : 0;
     if (n > FRAME_MAX_NCHUNKS)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     /* a uniform index: nothing to expand until a chunk changes */
     free(s->index);
     s->index = NULL;
@@ -477,6 +526,12 @@ int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_
     return rc < 0 ? rc : n;
 }
 
+int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_t chunksize)
+{
+    int64_t rc = schunk_fill_special_body(s, nitems, special, chunksize);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
+}
+
 /* ---- serializing ---- */
 
 /* A contiguous copy of a sparse frame: chunks laid out in index order. */
@@ -488,7 +543,7 @@ static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
     b2_schunk tmp = *s; /* shallow: same metalayers, new index and header */
     tmp.index = malloc((size_t)(s->nchunks ? s->nchunks : 1) * sizeof *tmp.index);
     if (!tmp.index)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     int64_t total = 0;
     int rc = B2_OK;
     for (int64_t i = 0; i < s->nchunks && rc >= 0; i++) {
@@ -536,7 +591,7 @@ static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
     return rc < 0 ? rc : B2_OK;
 }
 
-int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
+static int schunk_to_buffer_body(b2_schunk *s, uint8_t **out, size_t *len)
 {
     *out = NULL;
     *len = 0;
@@ -544,7 +599,7 @@ int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
         return sparse_to_buffer(s, out, len);
     uint8_t *buf = malloc((size_t)s->h.frame_len);
     if (!buf)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     int rc = b2_fio_read(s, 0, buf, (size_t)s->h.frame_len);
     if (rc < 0) {
         free(buf);
@@ -553,4 +608,10 @@ int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
     *out = buf;
     *len = (size_t)s->h.frame_len;
     return B2_OK;
+}
+
+int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
+{
+    int rc = schunk_to_buffer_body(s, out, len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
 }

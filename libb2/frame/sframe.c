@@ -37,11 +37,11 @@ int b2_sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size)
 {
     char *path = chunk_path(s, id);
     if (!path)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     free(path);
     if (fd < 0)
-        return B2_ERR_NOT_FOUND;
+        return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
     struct stat st;
     int rc = B2_OK;
     if (fstat(fd, &st) != 0)
@@ -71,7 +71,7 @@ int b2_sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_
 {
     char *path = chunk_path(s, id);
     if (!path)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     int rc = b2_fio_hook(s);
     int fd = -1;
     if (rc >= 0) {
@@ -102,7 +102,7 @@ int b2_sframe_remove_chunk(b2_schunk *s, int64_t id)
 {
     char *path = chunk_path(s, id);
     if (!path)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     int rc = b2_fio_hook(s);
     if (rc >= 0 && unlink(path) != 0 && errno != ENOENT)
         rc = B2_ERR_IO;
@@ -143,11 +143,11 @@ int b2_sframe_load(b2_schunk *s)
 {
     char *path = join(s->path, "chunks.b2frame");
     if (!path)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->fd = open(path, O_RDONLY | O_CLOEXEC);
     free(path);
     if (s->fd < 0)
-        return B2_ERR_NOT_FOUND;
+        return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
     struct stat st;
     int rc = fstat(s->fd, &st) == 0 ? b2_frame_load(s, (int64_t)st.st_size) : B2_ERR_IO;
     /* Everything needed later is in memory now; chunk files are opened on demand. */
@@ -160,12 +160,12 @@ int b2_schunk_create_sframe(const char *dir, const b2_cparams *cparams, b2_schun
 {
     *out = NULL;
     if (!dir || !*dir)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (cparams && (cparams->typesize <= 0 || b2_cparams_check(cparams) < 0))
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_schunk *s = b2_schunk_alloc(cparams);
     if (!s)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->storage = B2_STORAGE_SPARSE;
     s->writable = 1;
     s->h.frame_type = FRAME_TYPE_SPARSE;
