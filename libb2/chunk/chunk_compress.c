@@ -81,20 +81,26 @@ static void make_pipeline(const b2_cparams *p, b2_pipeline *pl)
 
 int b2_cparams_check(const b2_cparams *p)
 {
-    if (!p || !b2_codec_is_known(p->codec) || p->clevel < 0 || p->clevel > 9)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    if (p->typesize < 1 || p->typesize > B2_MAX_BLOCKSIZE)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    if (p->blocksize < 0 || p->blocksize > B2_MAX_BLOCKSIZE)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    if (p->splitmode < B2_SPLIT_ALWAYS || p->splitmode > B2_SPLIT_FORWARD_COMPAT)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    if (p->use_dict && p->codec != B2_CODEC_LZ4 && p->codec != B2_CODEC_LZ4HC &&
-        p->codec != B2_CODEC_ZSTD)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(!p, B2_ERR_INVALID_PARAM, "cparams is NULL");
+    B2_FAIL_IF(!b2_codec_is_known(p->codec), B2_ERR_BAD_CODEC, "cparams codec %d", p->codec);
+    B2_FAIL_IF(p->clevel < 0 || p->clevel > 9, B2_ERR_INVALID_PARAM,
+               "cparams clevel %d is not 0..9", p->clevel);
+    B2_FAIL_IF(p->typesize < 1 || p->typesize > B2_MAX_BLOCKSIZE, B2_ERR_INVALID_PARAM,
+               "cparams typesize %d is not 1..%d", (int)p->typesize, B2_MAX_BLOCKSIZE);
+    B2_FAIL_IF(p->blocksize < 0 || p->blocksize > B2_MAX_BLOCKSIZE, B2_ERR_INVALID_PARAM,
+               "cparams blocksize %d is not 0..%d", (int)p->blocksize, B2_MAX_BLOCKSIZE);
+    B2_FAIL_IF(p->splitmode < B2_SPLIT_ALWAYS || p->splitmode > B2_SPLIT_FORWARD_COMPAT,
+               B2_ERR_INVALID_PARAM, "cparams splitmode %d is not %d..%d", p->splitmode,
+               B2_SPLIT_ALWAYS, B2_SPLIT_FORWARD_COMPAT);
+    B2_FAIL_IF(p->use_dict && p->codec != B2_CODEC_LZ4 && p->codec != B2_CODEC_LZ4HC &&
+                   p->codec != B2_CODEC_ZSTD,
+               B2_ERR_INVALID_PARAM, "cparams use_dict with codec %s (only lz4, lz4hc, zstd)",
+               b2_codec_name(p->codec));
     b2_pipeline pl;
     make_pipeline(p, &pl);
-    return b2_pipeline_check(&pl) < 0 ? B2_ERR_INVALID_PARAM : B2_OK;
+    if (b2_pipeline_check(&pl) < 0)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "cparams filters: %s", b2_err_detail());
+    return B2_OK;
 }
 
 b2_cctx *b2_cctx_new(const b2_cparams *p)

@@ -124,7 +124,7 @@ int b2_codec_compress(b2_codec_state *st, int compcode, int clevel, const uint8_
     case B2_CODEC_LZ4HC: r = compress_lz4(st, 1, clevel, src, srclen, dst, maxout); break;
     case B2_CODEC_ZLIB: r = compress_zlib(clevel, src, srclen, dst, maxout); break;
     case B2_CODEC_ZSTD: r = compress_zstd(st, clevel, src, srclen, dst, maxout); break;
-    default: return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
+    default: return B2_FAIL(B2_ERR_BAD_CODEC, "codec id %d", compcode);
     }
     if (r < 0)
         return r == B2_ERR_NOMEM ? r : 0;
@@ -142,12 +142,16 @@ int b2_codec_decompress(b2_codec_state *st, int fmt, const uint8_t *src, int src
             ? LZ4_decompress_safe_usingDict((const char *)src, (char *)dst, srclen, dstlen,
                                             (const char *)st->dict, st->dict_len)
             : LZ4_decompress_safe((const char *)src, (char *)dst, srclen, dstlen);
-        return r < 0 ? B2_ERR_CORRUPT : r;
+        return r < 0 ? B2_FAIL(B2_ERR_CORRUPT, "lz4: malformed input at byte %d of %d", -r - 1, srclen)
+                     : r;
     }
     case 3: {
         uLongf len = (uLongf)dstlen;
         int r = uncompress(dst, &len, src, (uLong)srclen);
-        return r == Z_OK ? (int)len : r == Z_MEM_ERROR ? B2_ERR_NOMEM : B2_ERR_CORRUPT;
+        if (r == Z_OK)
+            return (int)len;
+        return B2_FAIL(r == Z_MEM_ERROR ? B2_ERR_NOMEM : B2_ERR_CORRUPT, "zlib: %s (%d)",
+                       zError(r), r);
     }
     case 4: {
         if (!st->zstd_dctx && !(st->zstd_dctx = ZSTD_createDCtx()))
@@ -159,9 +163,11 @@ int b2_codec_decompress(b2_codec_state *st, int fmt, const uint8_t *src, int src
             ? ZSTD_decompress_usingDict(st->zstd_dctx, dst, (size_t)dstlen, src, (size_t)srclen,
                                         st->dict, (size_t)st->dict_len)
             : ZSTD_decompressDCtx(st->zstd_dctx, dst, (size_t)dstlen, src, (size_t)srclen);
-        return ZSTD_isError(r) ? B2_ERR_CORRUPT : (int)r;
+        if (ZSTD_isError(r))
+            return B2_FAIL(B2_ERR_CORRUPT, "zstd: %s", ZSTD_getErrorName(r));
+        return (int)r;
     }
     default:
-        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
+        return B2_FAIL(B2_ERR_UNSUPPORTED, "codec format %d", fmt);
     }
 }

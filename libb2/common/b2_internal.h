@@ -47,6 +47,13 @@ static inline int64_t b2_err_keep_if64(b2_errinfo *e, int64_t rc, const char *fu
     return B2_UNLIKELY(rc < 0) ? b2_err_keep(e, (int)rc, func) : rc;
 }
 #define B2_KEEP64(e, rc) b2_err_keep_if64((e), (rc), __func__)
+/* Put "what: " (a file name, say) in front of the detail of the thread's record
+ * for code (made plain first if the record is about another code). Returns code. */
+B2_HIDDEN int b2_err_prefix(int code, const char *func, const char *what) __attribute__((cold));
+#define B2_PREFIX(code, what) b2_err_prefix((code), __func__, (what))
+/* The detail part of the thread's last record ("" if none), so a caller can add
+ * its own context: B2_FAIL(rc, "block %d: %s", j, b2_err_detail()). */
+B2_HIDDEN const char *b2_err_detail(void);
 /* The message kept in *e, "" if none. */
 B2_HIDDEN const char *b2_err_text(const b2_errinfo *e);
 /* For the worker pool: failures recorded on this thread so far, the record, and

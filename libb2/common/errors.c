@@ -45,8 +45,14 @@ const char *b2_version(void) { return B2_VERSION_STRING; }
 static _Thread_local b2_errinfo tls_err;
 static _Thread_local unsigned tls_count;
 
+static _Thread_local char tls_detail[B2_ERRMSG_LEN]; /* the detail part alone */
+static _Thread_local const char *tls_func;           /* and the function */
+
 static int set_msg(int code, const char *func, const char *detail)
 {
+    tls_func = func;
+    if (detail != tls_detail)
+        snprintf(tls_detail, sizeof tls_detail, "%s", detail);
     tls_err.code = code;
     if (detail[0])
         snprintf(tls_err.msg, sizeof tls_err.msg, "%s: %s (%s)", b2_strerror(code), detail, func);
@@ -58,7 +64,7 @@ static int set_msg(int code, const char *func, const char *detail)
 
 int b2_err_record(int code, const char *func, const char *fmt, ...)
 {
-    char detail[B2_ERRMSG_LEN];
+    char detail[B2_ERRMSG_LEN]; /* the arguments may point into tls_detail */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
@@ -78,6 +84,20 @@ int b2_err_keep(b2_errinfo *e, int code, const char *func)
         *e = tls_err;
     return code;
 }
+
+int b2_err_prefix(int code, const char *func, const char *what)
+{
+    if (tls_err.code != code)
+        b2_err_record_code(code, func);
+    size_t n = strlen(what);
+    if (!strncmp(tls_detail, what, n) && tls_detail[n] == ':')
+        return code; /* already says so */
+    char detail[B2_ERRMSG_LEN];
+    snprintf(detail, sizeof detail, tls_detail[0] ? "%s: %s" : "%s", what, tls_detail);
+    return set_msg(code, tls_func, detail);
+}
+
+const char *b2_err_detail(void) { return tls_err.code ? tls_detail : ""; }
 
 const char *b2_err_text(const b2_errinfo *e) { return e && e->code ? e->msg : ""; }
 

@@ -99,8 +99,7 @@ static int rewrite(b2_schunk *s, sink *k)
 
 static int schunk_compact_body(b2_schunk *s)
 {
-    if (!s->writable)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     if (s->storage == B2_STORAGE_SPARSE)
         return B2_OK;
     sink k = {s, -1, NULL, 0};

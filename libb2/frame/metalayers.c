@@ -11,13 +11,13 @@ static int find(const frame_meta *m, int n, const char *name)
     for (int i = 0; i < n; i++)
         if (strcmp(m[i].name, name) == 0)
             return i;
-    return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
+    return B2_ERR_NOT_FOUND; /* callers record it, with the name, when it is a failure */
 }
 
 static int check_name(const char *name)
 {
-    if (!name || !*name || strlen(name) > B2_FRAME_MAX_NAME)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(!name || !*name || strlen(name) > B2_FRAME_MAX_NAME, B2_ERR_INVALID_PARAM,
+               "metalayer name \"%s\" (1..%d characters)", name ? name : "NULL", B2_FRAME_MAX_NAME);
     return B2_OK;
 }
 
@@ -40,7 +40,7 @@ int b2_schunk_meta_get(const b2_schunk *s, const char *name, uint8_t **content, 
     *content = NULL;
     int i = name ? find(s->meta, s->nmeta, name) : B2_ERR_INVALID_PARAM;
     if (i < 0)
-        return i;
+        return B2_FAIL(i, "metalayer \"%s\"", name ? name : "NULL");
     *content = dup_bytes(s->meta[i].content, s->meta[i].len);
     if (!*content)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
@@ -93,15 +93,18 @@ static int rebuild_empty(b2_schunk *s)
 
 static int schunk_meta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     int rc = check_name(name);
-    if (rc < 0 || len < 0 || (!content && len) || !s->writable)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    if (find(s->meta, s->nmeta, name) >= 0)
-        return B2_FAIL_CODE(B2_ERR_EXISTS);
+    if (rc < 0)
+        return rc;
+    B2_FAIL_IF(len < 0 || (!content && len), B2_ERR_INVALID_PARAM, "content %p of %d bytes",
+               content, (int)len);
+    B2_FAIL_IF(find(s->meta, s->nmeta, name) >= 0, B2_ERR_EXISTS, "metalayer \"%s\"", name);
     if (s->nmeta >= B2_FRAME_MAX_METALAYERS)
         return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
-    if (s->nchunks > 0 || s->h.nbytes > 0)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM); /* would shift every chunk (the reference refuses too) */
+    /* would shift every chunk (the reference refuses too) */
+    B2_FAIL_IF(s->nchunks > 0 || s->h.nbytes > 0, B2_ERR_INVALID_PARAM,
+               "metalayer \"%s\" added after %lld chunks", name, (long long)s->nchunks);
     frame_meta *m = &s->meta[s->nmeta];
     memset(m->name, 0, sizeof m->name);
     strcpy(m->name, name);
@@ -123,11 +126,12 @@ int b2_schunk_meta_add(b2_schunk *s, const char *name, const void *content, int3
 
 static int schunk_meta_update_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
-    if (!name || len < 0 || (!content && len) || !s->writable)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!name || len < 0 || (!content && len), B2_ERR_INVALID_PARAM,
+               "name %s, content %p of %d bytes", name ? name : "NULL", content, (int)len);
     int i = find(s->meta, s->nmeta, name);
     if (i < 0)
-        return i;
+        return B2_FAIL(i, "metalayer \"%s\"", name ? name : "NULL");
     if (len > s->meta[i].len)
         return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     /* Position of the content inside the header (frame.md §3). */
@@ -170,7 +174,7 @@ static int schunk_vlmeta_get_body(b2_schunk *s, const char *name, uint8_t **cont
     *content = NULL;
     int i = name ? find(s->vlmeta, s->nvlmeta, name) : B2_ERR_INVALID_PARAM;
     if (i < 0)
-        return i;
+        return B2_FAIL(i, "vlmetalayer \"%s\"", name ? name : "NULL");
     b2_chunk_info info;
     int rc = b2_chunk_get_info(s->vlmeta[i].content, (size_t)s->vlmeta[i].len, &info);
     if (rc < 0)
@@ -220,11 +224,13 @@ static int vl_compress(b2_schunk *s, const void *content, int32_t len, uint8_t *
 
 static int schunk_vlmeta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     int rc = check_name(name);
-    if (rc < 0 || len < 0 || (!content && len) || !s->writable)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    if (find(s->vlmeta, s->nvlmeta, name) >= 0)
-        return B2_FAIL_CODE(B2_ERR_EXISTS);
+    if (rc < 0)
+        return rc;
+    B2_FAIL_IF(len < 0 || (!content && len), B2_ERR_INVALID_PARAM, "content %p of %d bytes",
+               content, (int)len);
+    B2_FAIL_IF(find(s->vlmeta, s->nvlmeta, name) >= 0, B2_ERR_EXISTS, "vlmetalayer \"%s\"", name);
     if (s->nvlmeta >= B2_FRAME_MAX_VLMETALAYERS)
         return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     if (s->nvlmeta >= s->vlmeta_cap) {
@@ -254,11 +260,12 @@ int b2_schunk_vlmeta_add(b2_schunk *s, const char *name, const void *content, in
 
 static int schunk_vlmeta_update_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
-    if (!name || len < 0 || (!content && len) || !s->writable)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!name || len < 0 || (!content && len), B2_ERR_INVALID_PARAM,
+               "name %s, content %p of %d bytes", name ? name : "NULL", content, (int)len);
     int i = find(s->vlmeta, s->nvlmeta, name);
     if (i < 0)
-        return i;
+        return B2_FAIL(i, "vlmetalayer \"%s\"", name ? name : "NULL");
     uint8_t *c;
     int32_t clen;
     int rc = vl_compress(s, content, len, &c, &clen);
@@ -279,11 +286,11 @@ int b2_schunk_vlmeta_update(b2_schunk *s, const char *name, const void *content,
 
 static int schunk_vlmeta_delete_body(b2_schunk *s, const char *name)
 {
-    if (!name || !s->writable)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!name, B2_ERR_INVALID_PARAM, "name is NULL");
     int i = find(s->vlmeta, s->nvlmeta, name);
     if (i < 0)
-        return i;
+        return B2_FAIL(i, "vlmetalayer \"%s\"", name ? name : "NULL");
     free(s->vlmeta[i].content);
     memmove(s->vlmeta + i, s->vlmeta + i + 1, (size_t)(s->nvlmeta - i - 1) * sizeof *s->vlmeta);
     s->nvlmeta--;

@@ -194,17 +194,19 @@ static int64_t max_sparse_id(const b2_schunk *s)
 /* Check a caller's chunk and learn its header. */
 static int accept_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, b2_chunk_info *info)
 {
-    if (!s->writable)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    if (!chunk || cbytes < B2_MIN_HEADER_LEN)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!chunk || cbytes < B2_MIN_HEADER_LEN, B2_ERR_INVALID_PARAM,
+               "chunk %p of %d bytes", chunk, (int)cbytes);
     int rc = b2_chunk_get_info(chunk, (size_t)cbytes, info);
     if (rc < 0)
         return rc;
-    if (info->cbytes != cbytes || info->lazy || info->nbytes <= 0)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    if (s->nchunks > 0 && info->vlblocks != ((s->h.general_flags & 0x80) != 0))
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM); /* a frame may not mix VL-block and regular chunks */
+    B2_FAIL_IF(info->cbytes != cbytes || info->lazy || info->nbytes <= 0, B2_ERR_INVALID_PARAM,
+               "chunk of %d bytes says cbytes %d, nbytes %d%s", (int)cbytes, (int)info->cbytes,
+               (int)info->nbytes, info->lazy ? ", lazy" : "");
+    /* a frame may not mix VL-block and regular chunks */
+    B2_FAIL_IF(s->nchunks > 0 && info->vlblocks != ((s->h.general_flags & 0x80) != 0),
+               B2_ERR_INVALID_PARAM, "%s chunk into a frame of %s chunks",
+               info->vlblocks ? "VL-block" : "regular", info->vlblocks ? "regular" : "VL-block");
     return B2_OK;
 }
 
@@ -328,8 +330,8 @@ int64_t b2_schunk_append_chunk(b2_schunk *s, const void *chunk, int32_t cbytes)
 
 static int64_t schunk_append_buffer_body(b2_schunk *s, const void *src, int32_t nbytes)
 {
-    if (!s->writable || nbytes <= 0 || !src)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(nbytes <= 0 || !src, B2_ERR_INVALID_PARAM, "buffer %p of %d bytes", src, (int)nbytes);
     b2_cctx *cctx = b2_cctx_new(&s->cparams);
     if (!cctx) {
         int rc = b2_cparams_check(&s->cparams);
@@ -428,10 +430,9 @@ int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
 
 static int64_t schunk_delete_chunk_body(b2_schunk *s, int64_t pos)
 {
-    if (!s->writable)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    if (pos < 0 || pos >= s->nchunks)
-        return B2_FAIL_CODE(B2_ERR_RANGE);
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(pos < 0 || pos >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)pos,
+               (long long)s->nchunks);
     int nb = b2_frame_index_materialize(s);
     if (nb < 0)
         return nb;
@@ -465,8 +466,8 @@ int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos)
 
 static int64_t schunk_reorder_body(b2_schunk *s, const int64_t *order)
 {
-    if (!s->writable || (!order && s->nchunks))
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!order && s->nchunks, B2_ERR_INVALID_PARAM, "order is NULL");
     int64_t n = s->nchunks;
     if (b2_frame_index_materialize(s) < 0)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
@@ -475,7 +476,8 @@ static int64_t schunk_reorder_body(b2_schunk *s, const int64_t *order)
     int rc = idx && seen ? B2_OK : B2_ERR_NOMEM;
     for (int64_t i = 0; rc >= 0 && i < n; i++) {
         if (order[i] < 0 || order[i] >= n || seen[order[i]])
-            rc = B2_ERR_INVALID_PARAM;
+            rc = B2_FAIL(B2_ERR_INVALID_PARAM, "order[%lld] = %lld is not a new index < %lld",
+                         (long long)i, (long long)order[i], (long long)n);
         else {
             seen[order[i]] = 1;
             idx[i] = s->index[order[i]];
@@ -498,15 +500,18 @@ int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order)
 
 static int64_t schunk_fill_special_body(b2_schunk *s, int64_t nitems, int special, int32_t chunksize)
 {
-    if (!s->writable || !is_index_special(special) || nitems < 0 || chunksize <= 0)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    if (s->nchunks || s->h.nbytes)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM); /* only on an empty super-chunk, like the reference */
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!is_index_special(special) || nitems < 0 || chunksize <= 0, B2_ERR_INVALID_PARAM,
+               "special %d, nitems %lld, chunksize %d", special, (long long)nitems, (int)chunksize);
+    /* only on an empty super-chunk, like the reference */
+    B2_FAIL_IF(s->nchunks || s->h.nbytes, B2_ERR_INVALID_PARAM,
+               "super-chunk already holds %lld chunks", (long long)s->nchunks);
     int64_t ts = s->h.typesize;
-    if (nitems > INT64_MAX / ts || chunksize % ts)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    if (special == B2_SPECIAL_NAN && ts != 4 && ts != 8)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(nitems > INT64_MAX / ts || chunksize % ts, B2_ERR_INVALID_PARAM,
+               "chunksize %d for typesize %d (nitems %lld)", (int)chunksize, (int)ts,
+               (long long)nitems);
+    B2_FAIL_IF(special == B2_SPECIAL_NAN && ts != 4 && ts != 8, B2_ERR_INVALID_PARAM,
+               "NaN special with typesize %d", (int)ts);
     int64_t nbytes = nitems * ts, n = nbytes ? (nbytes - 1) / chunksize + 1 : 0;
     if (n > FRAME_MAX_NCHUNKS)
         return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
