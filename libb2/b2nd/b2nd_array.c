@@ -37,8 +37,11 @@ static int wrap(b2_schunk *s, b2_nd_array **out)
         name = B2_ND_META_LEGACY_NAME;
         rc = b2_schunk_meta_get(s, name, &content, &len);
     }
-    if (rc >= 0)
-        rc = b2_nd_meta_decode(content, (size_t)len, &a->meta);
+    if (rc == B2_ERR_NOT_FOUND)
+        rc = B2_FAIL(rc, "no \"%s\" or \"%s\" metalayer: not a b2nd array", B2_ND_META_NAME,
+                     B2_ND_META_LEGACY_NAME);
+    else if (rc >= 0 && (rc = b2_nd_meta_decode(content, (size_t)len, &a->meta)) < 0)
+        rc = B2_PREFIX(rc, name[0] == 'b' ? "b2nd metalayer" : "caterva metalayer");
     free(content);
     if (rc < 0) {
         free(a);
@@ -50,7 +53,8 @@ static int wrap(b2_schunk *s, b2_nd_array **out)
     if ((rc = b2_nd_array_refresh_geom(a)) < 0)
         goto fail;
     if (b2_schunk_nchunks(s) != a->g.nchunks) {
-        rc = B2_ERR_CORRUPT;
+        rc = B2_FAIL(B2_ERR_CORRUPT, "frame has %lld chunks, the shapes need %lld",
+                     (long long)b2_schunk_nchunks(s), (long long)a->g.nchunks);
         goto fail;
     }
     const b2_cparams *cp = b2_schunk_cparams(s);
@@ -84,8 +88,10 @@ int b2_nd_open(const char *path, int flags, b2_nd_array **out)
     int rc = b2_schunk_open(path, flags, &s);
     if (rc < 0)
         return rc;
-    if ((rc = wrap(s, out)) < 0)
+    if ((rc = wrap(s, out)) < 0) {
         b2_schunk_free(s);
+        return B2_PREFIX(rc, path);
+    }
     return rc;
 }
 
@@ -184,30 +190,35 @@ static int new_schunk(const b2_nd_storage *st, const b2_cparams *cp, b2_schunk *
 {
     int kind = st ? st->kind : B2_STORAGE_MEMORY;
     if (kind == B2_STORAGE_MEMORY)
-        return (*out = b2_schunk_new(cp)) ? B2_OK : B2_ERR_INVALID_PARAM;
-    if (!st->path)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+        return (*out = b2_schunk_new(cp)) ? B2_OK : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(!st->path, B2_ERR_INVALID_PARAM, "storage kind %d without a path", kind);
     if (kind == B2_STORAGE_FILE)
         return b2_schunk_create_file(st->path, cp, out);
     if (kind == B2_STORAGE_SPARSE)
         return b2_schunk_create_sframe(st->path, cp, out);
-    return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    return B2_FAIL(B2_ERR_INVALID_PARAM, "storage kind %d", kind);
 }
 
 /* Validate p, fill in defaults, and create an array holding no chunks yet. */
 int b2_nd_create_bare(const b2_nd_params *p0, const b2_nd_storage *st, b2_nd_array **out)
 {
-    if (!p0 || !out || p0->ndim < 0 || p0->ndim > B2_ND_MAX_DIM || p0->typesize <= 0 ||
-        p0->nmetalayers < 0 || p0->nmetalayers >= B2_FRAME_MAX_METALAYERS ||
-        (p0->nmetalayers && !p0->metalayers))
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(!p0 || !out, B2_ERR_INVALID_PARAM, "%s is NULL", !p0 ? "params" : "out");
+    B2_FAIL_IF(p0->ndim < 0 || p0->ndim > B2_ND_MAX_DIM, B2_ERR_INVALID_PARAM,
+               "ndim %d is not 0..%d", p0->ndim, B2_ND_MAX_DIM);
+    B2_FAIL_IF(p0->typesize <= 0, B2_ERR_INVALID_PARAM, "typesize %d", (int)p0->typesize);
+    B2_FAIL_IF(p0->nmetalayers < 0 || p0->nmetalayers >= B2_FRAME_MAX_METALAYERS ||
+                   (p0->nmetalayers && !p0->metalayers),
+               B2_ERR_INVALID_PARAM, "nmetalayers %d (list %p)", p0->nmetalayers,
+               (const void *)p0->metalayers);
     b2_nd_params p = *p0;
     int rc = b2_nd_default_shapes(&p);
     if (rc < 0)
         return rc;
     for (int i = 0; i < p.ndim; i++)
-        if (p.blockshape[i] > p.chunkshape[i]) /* python-blosc2 refuses it; so do we */
-            return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+        /* python-blosc2 refuses it; so do we */
+        B2_FAIL_IF(p.blockshape[i] > p.chunkshape[i], B2_ERR_INVALID_PARAM,
+                   "blockshape[%d] = %d is larger than chunkshape[%d] = %d", i,
+                   (int)p.blockshape[i], i, (int)p.chunkshape[i]);
     char defdt[32];
     const char *dtype = p.dtype;
     if (!dtype) {
@@ -215,8 +226,8 @@ int b2_nd_create_bare(const b2_nd_params *p0, const b2_nd_storage *st, b2_nd_arr
         dtype = defdt;
     }
     int32_t isz = b2_nd_dtype_itemsize(dtype);
-    if (isz < 0 || (isz > 0 && isz != p.typesize))
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(isz < 0 || (isz > 0 && isz != p.typesize), B2_ERR_INVALID_PARAM,
+               "dtype \"%s\" (%d bytes) with typesize %d", dtype, (int)isz, (int)p.typesize);
     b2_nd_array *a = calloc(1, sizeof *a);
     if (!a)
         return B2_FAIL_CODE(B2_ERR_NOMEM);

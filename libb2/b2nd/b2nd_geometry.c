@@ -19,21 +19,21 @@ int b2_nd_mul_checked(int64_t a, int64_t b, int64_t limit, int64_t *out)
 
 int b2_nd_shapes_check(int ndim, const int64_t *shape, const int32_t *cs, const int32_t *bs)
 {
-    if (ndim < 0 || ndim > B2_ND_MAX_DIM)
-        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
+    B2_FAIL_IF(ndim < 0 || ndim > B2_ND_MAX_DIM, B2_ERR_UNSUPPORTED, "ndim %d is not 0..%d", ndim,
+               B2_ND_MAX_DIM);
     int64_t n = 1, cn = 1, bn = 1;
     for (int i = 0; i < ndim; i++) {
-        if (shape[i] < 0 || cs[i] < 0 || bs[i] < 0)
-            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
-        if (shape[i] != 0 && (cs[i] == 0 || bs[i] == 0))
-            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
+        B2_FAIL_IF(shape[i] < 0 || cs[i] < 0 || bs[i] < 0 ||
+                       (shape[i] != 0 && (cs[i] == 0 || bs[i] == 0)),
+                   B2_ERR_INVALID_HEADER, "dimension %d: shape %lld, chunkshape %d, blockshape %d",
+                   i, (long long)shape[i], (int)cs[i], (int)bs[i]);
         /* int64 for nitems, int32 for chunk and block item counts (as c-blosc2) */
-        if (b2_nd_mul_checked(n, shape[i], INT64_MAX, &n) < 0)
-            return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
-        if (b2_nd_mul_checked(cn, cs[i], INT32_MAX, &cn) < 0)
-            return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
-        if (b2_nd_mul_checked(bn, bs[i], INT32_MAX, &bn) < 0)
-            return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
+        B2_FAIL_IF(b2_nd_mul_checked(n, shape[i], INT64_MAX, &n) < 0, B2_ERR_DOES_NOT_FIT,
+                   "shape overflows 64 bits at dimension %d (%lld)", i, (long long)shape[i]);
+        B2_FAIL_IF(b2_nd_mul_checked(cn, cs[i], INT32_MAX, &cn) < 0, B2_ERR_DOES_NOT_FIT,
+                   "chunkshape over 2^31-1 items at dimension %d (%d)", i, (int)cs[i]);
+        B2_FAIL_IF(b2_nd_mul_checked(bn, bs[i], INT32_MAX, &bn) < 0, B2_ERR_DOES_NOT_FIT,
+                   "blockshape over 2^31-1 items at dimension %d (%d)", i, (int)bs[i]);
     }
     return B2_OK;
 }
@@ -44,8 +44,7 @@ int b2_nd_geom_init(b2_nd_geom *g, int ndim, const int64_t *shape, const int32_t
     int rc = b2_nd_shapes_check(ndim, shape, cs, bs);
     if (rc < 0)
         return rc;
-    if (typesize <= 0)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(typesize <= 0, B2_ERR_INVALID_PARAM, "typesize %d", (int)typesize);
     memset(g, 0, sizeof *g);
     g->ndim = ndim;
     g->typesize = typesize;
@@ -133,12 +132,15 @@ static void fill_backwards(int ndim, const int64_t *extent, int64_t target, int3
 
 int b2_nd_default_shapes(b2_nd_params *p)
 {
-    if (!p || p->ndim < 0 || p->ndim > B2_ND_MAX_DIM || p->typesize <= 0)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(!p, B2_ERR_INVALID_PARAM, "params is NULL");
+    B2_FAIL_IF(p->ndim < 0 || p->ndim > B2_ND_MAX_DIM, B2_ERR_INVALID_PARAM, "ndim %d is not 0..%d",
+               p->ndim, B2_ND_MAX_DIM);
+    B2_FAIL_IF(p->typesize <= 0, B2_ERR_INVALID_PARAM, "typesize %d", (int)p->typesize);
     int need_chunk = 0, need_block = 0;
     for (int i = 0; i < p->ndim; i++) {
-        if (p->shape[i] < 0 || p->chunkshape[i] < 0 || p->blockshape[i] < 0)
-            return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+        B2_FAIL_IF(p->shape[i] < 0 || p->chunkshape[i] < 0 || p->blockshape[i] < 0,
+                   B2_ERR_INVALID_PARAM, "dimension %d: shape %lld, chunkshape %d, blockshape %d",
+                   i, (long long)p->shape[i], (int)p->chunkshape[i], (int)p->blockshape[i]);
         need_chunk |= p->chunkshape[i] == 0;
         need_block |= p->blockshape[i] == 0;
     }

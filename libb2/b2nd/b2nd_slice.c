@@ -147,8 +147,10 @@ static int box_check(const b2_nd_geom *g, const int64_t *start, const int64_t *s
 {
     int64_t n = g->typesize;
     for (int i = 0; i < g->ndim; i++) {
-        if (!start || !stop || start[i] < 0 || stop[i] < start[i] || stop[i] > g->shape[i])
-            return B2_FAIL_CODE(B2_ERR_RANGE);
+        B2_FAIL_IF(!start || !stop, B2_ERR_INVALID_PARAM, "%s is NULL", !start ? "start" : "stop");
+        B2_FAIL_IF(start[i] < 0 || stop[i] < start[i] || stop[i] > g->shape[i], B2_ERR_RANGE,
+                   "dimension %d: [%lld, %lld) outside [0, %lld)", i, (long long)start[i],
+                   (long long)stop[i], (long long)g->shape[i]);
         ext[i] = stop[i] - start[i];
         n *= ext[i]; /* at most nitems * typesize, which b2_nd_geom_init bounds */
     }
@@ -410,8 +412,8 @@ static int nd_get_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const
     int rc = box_check(g, start, stop, ext, &nbytes);
     if (rc < 0)
         return rc;
-    if ((uint64_t)nbytes > cap)
-        return B2_FAIL_CODE(B2_ERR_DST_TOO_SMALL);
+    B2_FAIL_IF((uint64_t)nbytes > cap, B2_ERR_DST_TOO_SMALL, "slice of %lld bytes, dst has %zu",
+               (long long)nbytes, cap);
     if (nbytes == 0)
         return 0;
     /* Every item of the box is written by exactly one block of one chunk, or by
@@ -547,8 +549,8 @@ static int nd_set_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const
     int rc = box_check(g, start, stop, ext, &nbytes);
     if (rc < 0)
         return rc;
-    if ((uint64_t)nbytes != len)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF((uint64_t)nbytes != len, B2_ERR_INVALID_PARAM, "slice of %lld bytes, src has %zu",
+               (long long)nbytes, len);
     if (nbytes == 0)
         return B2_OK;
     strides_of(g->ndim, ext, ustr);

@@ -33,7 +33,6 @@ const char *b2_strerror(int code)
     case B2_ERR_READ_ONLY: return "handle is read-only";
     case B2_ERR_BUSY: return "object is busy";
     case B2_ERR_BAD_CODEC: return "unknown codec";
-    case B2_ERR_CHECKSUM: return "stored size or check mismatch";
     default: return code < 0 ? "unknown error" : "not an error code";
     }
 }

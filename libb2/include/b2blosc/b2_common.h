@@ -51,7 +51,6 @@ enum b2_error {
     B2_ERR_READ_ONLY = -17,      /* write on a handle opened read-only */
     B2_ERR_BUSY = -18,           /* object is in use (a run already in progress) */
     B2_ERR_BAD_CODEC = -19,      /* codec id or name this library does not know */
-    B2_ERR_CHECKSUM = -20,       /* stored data disagrees with its recorded size or check */
 };
 
 /* Longest detailed error message, terminating NUL included. */
