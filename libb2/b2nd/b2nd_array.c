@@ -241,7 +241,7 @@ int b2_nd_create_bare(const b2_nd_params *p0, const b2_nd_storage *st, b2_nd_arr
     a->meta.dtype_format = B2_ND_DTYPE_NUMPY;
     size_t dl = strlen(dtype);
     if (dl > INT32_MAX - 1000 || !(a->meta.dtype = malloc(dl + 1))) {
-        rc = B2_ERR_NOMEM;
+        rc = B2_FAIL_CODE(B2_ERR_NOMEM);
         goto fail;
     }
     memcpy(a->meta.dtype, dtype, dl + 1);
@@ -266,7 +266,7 @@ int b2_nd_create_bare(const b2_nd_params *p0, const b2_nd_storage *st, b2_nd_arr
     for (int i = 0; i < p.nmetalayers; i++) {
         const b2_nd_user_meta *um = &p.metalayers[i];
         if (!um->name || (!um->content && um->len) || !strcmp(um->name, B2_ND_META_NAME)) {
-            rc = B2_ERR_INVALID_PARAM;
+            rc = B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
             goto fail;
         }
         if ((rc = b2_schunk_meta_add(a->sc, um->name, um->content, um->len)) < 0)
@@ -303,7 +303,7 @@ int b2_nd_create(const b2_nd_params *p, const b2_nd_storage *st, int fill, const
         size_t cap = B2_MAX_OVERHEAD + (size_t)ts;
         uint8_t *chunk = malloc(cap);
         if (!chunk)
-            rc = B2_ERR_NOMEM;
+            rc = B2_FAIL_CODE(B2_ERR_NOMEM);
         else if ((rc = b2_chunk_make_special(B2_SPECIAL_VALUE, ts, g->chunk_bytes, value, chunk,
                                              cap)) >= 0) {
             int32_t cbytes = rc;

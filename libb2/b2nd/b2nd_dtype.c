@@ -45,17 +45,17 @@ int32_t b2_nd_dtype_itemsize(const char *s)
         return n == 1 || n == 2 || n == 4 || n == 8 ? (int32_t)n : B2_ERR_INVALID_PARAM;
     case 'f':
         return n == 2 || n == 4 || n == 8 || n == 10 || n == 12 || n == 16 ? (int32_t)n
-                                                                            : B2_ERR_INVALID_PARAM;
+                                                                            : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     case 'c':
         return n == 8 || n == 16 || n == 20 || n == 24 || n == 32 ? (int32_t)n
-                                                                  : B2_ERR_INVALID_PARAM;
+                                                                  : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     case 'M':
     case 'm':
         return n == 8 ? 8 : B2_ERR_INVALID_PARAM;
     case 'U':
-        return n >= 1 && n <= INT32_MAX / 4 ? (int32_t)(4 * n) : B2_ERR_INVALID_PARAM;
+        return n >= 1 && n <= INT32_MAX / 4 ? (int32_t)(4 * n) : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     default: /* V, S: n bytes */
-        return n >= 1 ? (int32_t)n : B2_ERR_INVALID_PARAM;
+        return n >= 1 ? (int32_t)n : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     }
 }
 

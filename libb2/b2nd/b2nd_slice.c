@@ -167,7 +167,7 @@ static int view_chunk(b2_nd_array *a, int64_t n, const uint8_t **chunk, int32_t 
     if (rc >= 0)
         rc = b2_chunk_get_info(*chunk, (size_t)*cbytes, info);
     if (rc >= 0 && (info->nbytes != a->g.chunk_bytes || a->g.block_bytes % info->typesize))
-        rc = B2_ERR_CORRUPT;
+        rc = B2_FAIL_CODE(B2_ERR_CORRUPT);
     return rc;
 }
 
@@ -206,14 +206,14 @@ static int fill_part(b2_nd_array *a, const chunk_part *p, const int64_t *start,
         b2_dctx *d = b2_nd_array_dctx(a);
         if (!d || (rc = view_chunk(a, p->nchunk, &chunk, &cbytes, &info)) < 0) {
             free(val);
-            return d ? rc : B2_ERR_NOMEM;
+            return d ? rc : B2_FAIL_CODE(B2_ERR_NOMEM);
         }
         int32_t period = info.special == B2_SPECIAL_VALUE ? info.cbytes - B2_HEADER_LEN : info.typesize;
         if (period <= 0 || g->typesize % period) {
             uint8_t *whole = malloc((size_t)g->chunk_bytes);
             rc = whole ? b2_chunk_decompress(d, chunk, (size_t)cbytes, whole,
                                              (size_t)g->chunk_bytes)
-                       : B2_ERR_NOMEM;
+                       : B2_FAIL_CODE(B2_ERR_NOMEM);
             if (rc >= 0)
                 copy_part_from_chunk(g, p, whole, start, ustr, bstr, dst);
             free(whole);
@@ -221,7 +221,7 @@ static int fill_part(b2_nd_array *a, const chunk_part *p, const int64_t *start,
             return rc < 0 ? rc : B2_OK;
         }
         rc = g->typesize % info.typesize
-                 ? B2_ERR_CORRUPT
+                 ? B2_FAIL_CODE(B2_ERR_CORRUPT)
                  : b2_chunk_getitem(d, chunk, (size_t)cbytes, 0, g->typesize / info.typesize,
                                     val, (size_t)g->typesize);
     }
@@ -494,9 +494,9 @@ int64_t b2_nd_encode_frame(const b2_nd_params *p, b2_cctx *cctx, const void *src
     size_t room = cap > (size_t)hl ? cap - (size_t)hl : 0;
     if (g->nchunks != 1 || !src || !dst || (uint64_t)len != (uint64_t)g->nitems * (uint64_t)g->typesize ||
         (cctx && !cctx_fits(cctx, &a->cparams))) {
-        res = B2_ERR_INVALID_PARAM;
+        res = B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     } else if (room < B2_HEADER_LEN) {
-        res = B2_ERR_DST_TOO_SMALL;
+        res = B2_FAIL_CODE(B2_ERR_DST_TOO_SMALL);
     } else {
         int64_t start[B2_ND_MAX_DIM] = {0}, cc[B2_ND_MAX_DIM] = {0};
         int64_t ustr[B2_ND_MAX_DIM], bstr[B2_ND_MAX_DIM], bext[B2_ND_MAX_DIM];
@@ -591,7 +591,7 @@ static int nd_set_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const
         } else {
             /* A partial write: decode the chunk, copy the box in, recompress. */
             if (!buf && !(buf = malloc((size_t)g->chunk_bytes))) {
-                rc = B2_ERR_NOMEM;
+                rc = B2_FAIL_CODE(B2_ERR_NOMEM);
                 break;
             }
             const uint8_t *stored;
@@ -601,7 +601,7 @@ static int nd_set_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const
             memset(buf, 0, (size_t)g->chunk_bytes); /* uninit chunks leave it as is */
             b2_dctx *d = b2_nd_array_dctx(a);
             rc = d ? b2_chunk_decompress(d, stored, (size_t)cbytes, buf, (size_t)g->chunk_bytes)
-                   : B2_ERR_NOMEM;
+                   : B2_FAIL_CODE(B2_ERR_NOMEM);
             if (rc < 0)
                 break;
             int64_t bc[B2_ND_MAX_DIM];

@@ -157,7 +157,7 @@ static int reserve(uint8_t **buf, size_t *cap, size_t n)
     free(*buf);
     *buf = malloc(n ? n : 1);
     *cap = *buf ? n : 0;
-    return *buf ? B2_OK : B2_ERR_NOMEM;
+    return *buf ? B2_OK : B2_FAIL_CODE(B2_ERR_NOMEM);
 }
 
 static int reserve_workers(b2_cctx *c, int nw, size_t n, int gather)

@@ -1,6 +1,7 @@
 /* Compaction of contiguous frames: copy the live chunks in logical order into a
  * fresh frame (memory: a new buffer; file: a temporary file renamed into place,
  * so that a crash leaves the old or the new frame). */
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -74,7 +75,7 @@ static int rewrite(b2_schunk *s, sink *k)
         int64_t ipos = s->h.header_len + pos;
         s->h.frame_len = ipos + idx_len + trl_len;
         hdr = malloc((size_t)s->h.header_len);
-        rc = hdr ? b2_frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_ERR_NOMEM;
+        rc = hdr ? b2_frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_FAIL_CODE(B2_ERR_NOMEM);
         if (rc >= 0 && idx_len)
             rc = sink_write(k, ipos, idx, (size_t)idx_len);
         if (rc >= 0)
@@ -130,17 +131,17 @@ static int schunk_compact_body(b2_schunk *s)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     int64_t *oidx = malloc((size_t)(s->nchunks ? s->nchunks : 1) * sizeof *oidx);
-    int rc = oidx ? B2_OK : B2_ERR_NOMEM;
+    int rc = oidx ? B2_OK : B2_FAIL_CODE(B2_ERR_NOMEM);
     if (oidx && s->nchunks) /* an empty frame has no index array at all */
         memcpy(oidx, s->index, (size_t)s->nchunks * sizeof *oidx);
     k.fd = rc >= 0 ? open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
     if (rc >= 0 && k.fd < 0)
-        rc = B2_ERR_IO;
+        rc = B2_FAIL(B2_ERR_IO, "creating %s: %s", tmp, strerror(errno));
     int rewritten = 0;
     if (rc >= 0)
         rewritten = (rc = rewrite(s, &k)) >= 0;
     if (rc >= 0 && !s->nosync && fsync(k.fd) != 0)
-        rc = B2_ERR_IO;
+        rc = B2_FAIL(B2_ERR_IO, "fsync %s: %s", tmp, strerror(errno));
     if (rc >= 0)
         rc = b2_fio_rename(s, tmp, s->path);
     if (rc >= 0) { /* the temporary file is now the frame */

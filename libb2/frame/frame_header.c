@@ -134,7 +134,7 @@ int b2_frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t li
         meta[i].len = (int32_t)clen;
         meta[i].content = malloc(clen ? (size_t)clen : 1);
         if (!meta[i].content) {
-            rc = B2_ERR_NOMEM;
+            rc = B2_FAIL_CODE(B2_ERR_NOMEM);
             goto done;
         }
         filled = i + 1;
@@ -142,6 +142,8 @@ int b2_frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t li
     }
     rc = (int)off;
 done:
+    if (rc == B2_ERR_INVALID_HEADER)
+        rc = B2_FAIL(rc, "metalayer entry %d does not decode as its layout says", filled);
     if (rc < 0)
         b2_frame_meta_free_all(meta, filled);
     msgpack_unpacked_destroy(&u);
@@ -176,7 +178,7 @@ int b2_frame_meta_parse(const uint8_t *p, int32_t header_len, frame_meta *meta, 
     }
     msgpack_unpacked_destroy(&u);
     if (rc < 0)
-        return rc;
+        return B2_FAIL(rc, "header of %d bytes is not the 14-element msgpack array", (int)header_len);
     rc = b2_frame_decode_meta(m, mlen, FRAME_HEADER_FIXED, header_len, n, meta);
     if (rc < 0)
         return rc;
@@ -260,7 +262,7 @@ int b2_frame_pack_meta(msgpack_sbuffer *sb, const frame_meta *m, int n, int64_t 
         if (m[i].len)
             rc |= msgpack_sbuffer_write(sb, (const char *)m[i].content, (size_t)m[i].len);
     }
-    return rc ? B2_ERR_NOMEM : B2_OK;
+    return rc ? B2_FAIL_CODE(B2_ERR_NOMEM) : B2_OK;
 }
 
 int b2_frame_header_write(const frame_hdr *h, const frame_meta *meta, int nmeta, uint8_t *out)
@@ -295,9 +297,9 @@ int b2_frame_header_write(const frame_hdr *h, const frame_meta *meta, int nmeta,
     if (!rc)
         rc = b2_frame_pack_meta(&sb, meta, nmeta, 0, 0);
     if (!rc && (int64_t)sb.size != h->header_len)
-        rc = B2_ERR_INVALID_PARAM;
+        rc = B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (!rc)
         memcpy(out, sb.data, sb.size);
     msgpack_sbuffer_destroy(&sb);
-    return rc ? (rc < 0 ? rc : B2_ERR_NOMEM) : B2_OK;
+    return rc ? (rc < 0 ? rc : B2_FAIL_CODE(B2_ERR_NOMEM)) : B2_OK;
 }

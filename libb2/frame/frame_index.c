@@ -84,7 +84,10 @@ int b2_frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_
     if (n > 0) {
         rc = b2_chunk_decompress(dctx, p, (size_t)info.cbytes, raw, (size_t)n * 8);
         if (rc >= 0 && rc != n * 8)
-            rc = B2_ERR_CORRUPT;
+            rc = B2_FAIL(B2_ERR_CORRUPT, "index chunk holds %d bytes, %lld chunks need %lld", rc,
+                         (long long)n, (long long)n * 8);
+        else if (rc < 0)
+            rc = B2_PREFIX(rc, "index chunk");
         if (rc < 0) {
             free(raw);
             return rc;
@@ -152,7 +155,7 @@ int b2_frame_index_encode(const int64_t *idx, int64_t n, int64_t uniform, const 
     if (!cctx) {
         rc = b2_cparams_check(&p);
         if (rc >= 0)
-            rc = B2_ERR_NOMEM;
+            rc = B2_FAIL_CODE(B2_ERR_NOMEM);
     } else {
         rc = b2_chunk_compress(cctx, raw, raw_len, dst, cap);
         b2_cctx_free(cctx);

@@ -29,7 +29,7 @@ static int src_read(chunk_src *c, int64_t off, void *dst, int64_t n)
     while (n > 0) {
         ssize_t r = pread(c->fd, d, (size_t)n, (off_t)off);
         if (r <= 0)
-            return r < 0 ? B2_ERR_IO : B2_ERR_TRUNCATED;
+            return r < 0 ? B2_FAIL_CODE(B2_ERR_IO) : B2_FAIL_CODE(B2_ERR_TRUNCATED);
         d += r;
         off += r;
         n -= r;
@@ -127,13 +127,13 @@ int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint
     if (rc >= 0)
         rc = b2_chunk_get_info(hdr, sizeof hdr, &info);
     if (rc >= 0 && (info.cbytes > c.room || info.cbytes < B2_HEADER_LEN))
-        rc = B2_ERR_CORRUPT;
+        rc = B2_FAIL_CODE(B2_ERR_CORRUPT);
     /* Shapes handled here; anything else is read whole by the caller. */
     if (rc >= 0 && (info.special || info.vlblocks || info.lazy || info.header_len != B2_HEADER_LEN ||
                     off % info.typesize || len % info.typesize || len <= 0))
         rc = B2_ERR_UNSUPPORTED;
     if (rc >= 0 && !(buf = malloc((size_t)info.cbytes)))
-        rc = B2_ERR_NOMEM;
+        rc = B2_FAIL_CODE(B2_ERR_NOMEM);
     if (rc < 0)
         goto done;
     memcpy(buf, hdr, B2_HEADER_LEN);
@@ -145,17 +145,17 @@ int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint
     } else {
         int64_t tab = B2_HEADER_LEN + 4 * (int64_t)nb;
         if (tab > info.cbytes) {
-            rc = B2_ERR_CORRUPT;
+            rc = B2_FAIL_CODE(B2_ERR_CORRUPT);
             goto done;
         }
         bst = malloc(2 * (size_t)nb * sizeof *bst);
         rc = bst ? src_read(&c, B2_HEADER_LEN, buf + B2_HEADER_LEN, tab - B2_HEADER_LEN)
-                 : B2_ERR_NOMEM;
+                 : B2_FAIL_CODE(B2_ERR_NOMEM);
         if (rc >= 0 && info.has_dict) {
             rc = src_read(&c, tab, buf + tab, 4);
             int64_t dl = rc >= 0 ? b2_load_le32s(buf + tab) : 0;
             if (rc >= 0)
-                rc = dl < 0 || dl > info.cbytes - tab - 4 ? B2_ERR_CORRUPT
+                rc = dl < 0 || dl > info.cbytes - tab - 4 ? B2_FAIL_CODE(B2_ERR_CORRUPT)
                                                           : src_read(&c, tab + 4, buf + tab + 4, dl);
         }
         if (rc < 0)

@@ -9,7 +9,7 @@
 
 int64_t b2_schunk_header_len(const b2_schunk *s)
 {
-    return s ? b2_frame_header_size(s->meta, s->nmeta) : B2_ERR_INVALID_PARAM;
+    return s ? b2_frame_header_size(s->meta, s->nmeta) : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
 }
 
 int64_t b2_schunk_frame_around_chunk(const b2_schunk *s, void *dstv, size_t cap, int32_t cbytes)

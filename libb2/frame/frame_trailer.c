@@ -61,7 +61,7 @@ int b2_frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int 
     }
     msgpack_unpacked_destroy(&u);
     if (rc < 0)
-        return rc;
+        return B2_FAIL(rc, "trailer of %lld bytes is not the 4-element msgpack array", (long long)tlen);
     frame_meta *m = calloc(n ? (size_t)n : 1, sizeof *m);
     if (!m)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
@@ -77,7 +77,7 @@ int b2_frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int 
             info.cbytes != m[i].len) {
             b2_frame_meta_free_all(m, n);
             free(m);
-            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
+            return B2_FAIL(B2_ERR_INVALID_HEADER, "vlmetalayer %d is not one whole chunk", i);
         }
     }
     *vl = m;

@@ -1,5 +1,6 @@
 /* Metalayers (uncompressed, fixed size, in the header) and vlmetalayers
  * (compressed chunks in the trailer). */
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,7 +39,7 @@ const char *b2_schunk_meta_name(const b2_schunk *s, int i)
 int b2_schunk_meta_get(const b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
 {
     *content = NULL;
-    int i = name ? find(s->meta, s->nmeta, name) : B2_ERR_INVALID_PARAM;
+    int i = name ? find(s->meta, s->nmeta, name) : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (i < 0)
         return B2_FAIL(i, "metalayer \"%s\"", name ? name : "NULL");
     *content = dup_bytes(s->meta[i].content, s->meta[i].len);
@@ -70,7 +71,7 @@ static int rebuild_empty(b2_schunk *s)
         return rc;
     s->h.frame_len = s->h.header_len + trl_len;
     buf = malloc((size_t)s->h.frame_len);
-    rc = buf ? b2_frame_header_write(&s->h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
+    rc = buf ? b2_frame_header_write(&s->h, s->meta, s->nmeta, buf) : B2_FAIL_CODE(B2_ERR_NOMEM);
     if (rc >= 0) {
         memcpy(buf + s->h.header_len, trl, (size_t)trl_len);
         rc = b2_fio_replace_file(s, s->path, buf, (size_t)s->h.frame_len);
@@ -78,7 +79,7 @@ static int rebuild_empty(b2_schunk *s)
     if (rc >= 0) { /* the old descriptor still names the replaced file */
         int fd = open(s->path, O_RDWR | O_CLOEXEC);
         if (fd < 0)
-            rc = B2_ERR_IO;
+            rc = B2_FAIL(B2_ERR_IO, "reopening %s: %s", s->path, strerror(errno));
         else {
             close(s->fd);
             s->fd = fd;
@@ -172,7 +173,7 @@ const char *b2_schunk_vlmeta_name(const b2_schunk *s, int i)
 static int schunk_vlmeta_get_body(b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
 {
     *content = NULL;
-    int i = name ? find(s->vlmeta, s->nvlmeta, name) : B2_ERR_INVALID_PARAM;
+    int i = name ? find(s->vlmeta, s->nvlmeta, name) : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (i < 0)
         return B2_FAIL(i, "vlmetalayer \"%s\"", name ? name : "NULL");
     b2_chunk_info info;
@@ -211,7 +212,7 @@ static int vl_compress(b2_schunk *s, const void *content, int32_t len, uint8_t *
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     size_t cap = b2_chunk_compress_bound((size_t)len);
     uint8_t *dst = malloc(cap);
-    int rc = dst ? b2_chunk_compress(cctx, content, (size_t)len, dst, cap) : B2_ERR_NOMEM;
+    int rc = dst ? b2_chunk_compress(cctx, content, (size_t)len, dst, cap) : B2_FAIL_CODE(B2_ERR_NOMEM);
     b2_cctx_free(cctx);
     if (rc < 0) {
         free(dst);

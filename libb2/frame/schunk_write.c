@@ -11,6 +11,7 @@
  * which the format allows (frame_compact.c reclaims it once it dominates). Sparse
  * frames write new chunk files under fresh ids and replace chunks.b2frame
  * atomically (sframe.c). */
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -93,7 +94,7 @@ static int frame_commit_impl(b2_schunk *s, int runlength_index)
     int64_t ipos = s->h.header_len + s->h.cbytes;
     s->h.frame_len = ipos + idx_len + trl_len;
     hdr = malloc((size_t)s->h.header_len);
-    rc = hdr ? b2_frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_ERR_NOMEM;
+    rc = hdr ? b2_frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_FAIL_CODE(B2_ERR_NOMEM);
     if (rc >= 0 && idx_len)
         rc = b2_fio_write(s, ipos, idx, (size_t)idx_len);
     if (rc >= 0)
@@ -120,9 +121,7 @@ static int check_cparams(const b2_cparams *cp)
 {
     if (!cp)
         return B2_OK;
-    if (cp->typesize <= 0)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    return b2_cparams_check(cp);
+    return b2_cparams_check(cp); /* typesize 1.. included */
 }
 
 b2_schunk *b2_schunk_new(const b2_cparams *cparams)
@@ -145,8 +144,9 @@ int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk
 {
     *out = NULL;
     int rc = check_cparams(cparams);
-    if (rc < 0 || !path)
-        return rc < 0 ? rc : B2_ERR_INVALID_PARAM;
+    if (rc < 0)
+        return rc;
+    B2_FAIL_IF(!path, B2_ERR_INVALID_PARAM, "path is NULL");
     b2_schunk *s = b2_schunk_alloc(cparams);
     if (!s)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
@@ -154,7 +154,9 @@ int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk
     s->writable = 1;
     s->path = strdup(path);
     s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    rc = !s->path ? B2_ERR_NOMEM : s->fd < 0 ? B2_ERR_IO : b2_frame_commit(s, 0);
+    rc = !s->path ? B2_FAIL(B2_ERR_NOMEM, "copying the path %s", path)
+         : s->fd < 0 ? B2_FAIL(B2_ERR_IO, "creating %s: %s", path, strerror(errno))
+                     : b2_frame_commit(s, 0);
     if (rc < 0) {
         b2_schunk_free(s);
         return rc;
@@ -335,11 +337,11 @@ static int64_t schunk_append_buffer_body(b2_schunk *s, const void *src, int32_t 
     b2_cctx *cctx = b2_cctx_new(&s->cparams);
     if (!cctx) {
         int rc = b2_cparams_check(&s->cparams);
-        return rc < 0 ? rc : B2_ERR_NOMEM;
+        return rc < 0 ? rc : B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     size_t cap = b2_chunk_compress_bound((size_t)nbytes);
     uint8_t *chunk = malloc(cap);
-    int64_t rc = chunk ? b2_chunk_compress(cctx, src, (size_t)nbytes, chunk, cap) : B2_ERR_NOMEM;
+    int64_t rc = chunk ? b2_chunk_compress(cctx, src, (size_t)nbytes, chunk, cap) : B2_FAIL_CODE(B2_ERR_NOMEM);
     b2_cctx_free(cctx);
     if (rc >= 0)
         rc = b2_schunk_append_chunk(s, chunk, (int32_t)rc);
@@ -473,7 +475,7 @@ static int64_t schunk_reorder_body(b2_schunk *s, const int64_t *order)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
     uint8_t *seen = calloc((size_t)(n ? n : 1), 1);
-    int rc = idx && seen ? B2_OK : B2_ERR_NOMEM;
+    int rc = idx && seen ? B2_OK : B2_FAIL_CODE(B2_ERR_NOMEM);
     for (int64_t i = 0; rc >= 0 && i < n; i++) {
         if (order[i] < 0 || order[i] >= n || seen[order[i]])
             rc = B2_FAIL(B2_ERR_INVALID_PARAM, "order[%lld] = %lld is not a new index < %lld",
@@ -570,7 +572,7 @@ static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
         tmp.h.cbytes = total;
         tmp.h.frame_len = tmp.h.header_len + total + idx_len + trl_len;
         buf = malloc((size_t)tmp.h.frame_len);
-        rc = buf ? b2_frame_header_write(&tmp.h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
+        rc = buf ? b2_frame_header_write(&tmp.h, s->meta, s->nmeta, buf) : B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     for (int64_t i = 0; i < s->nchunks && rc >= 0; i++) {
         const uint8_t *p;
