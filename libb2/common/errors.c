@@ -31,7 +31,6 @@ const char *b2_strerror(int code)
     case B2_ERR_FORMAT: return "unrecognised format";
     case B2_ERR_DOES_NOT_FIT: return "data does not fit the format limits";
     case B2_ERR_READ_ONLY: return "handle is read-only";
-    case B2_ERR_BUSY: return "object is busy";
     case B2_ERR_BAD_CODEC: return "unknown codec";
     default: return code < 0 ? "unknown error" : "not an error code";
     }

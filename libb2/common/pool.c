@@ -134,7 +134,7 @@ int b2_pool_run(b2_pool *p, int n, void (*fn)(void *arg, int worker), void *arg)
     pthread_mutex_lock(&p->mu);
     if (p->busy) {
         pthread_mutex_unlock(&p->mu);
-        return B2_FAIL(B2_ERR_BUSY, "context already running a call (nested or concurrent use)");
+        return B2_ERR_INVALID_PARAM; /* callers then run fn themselves: not a failure */
     }
     /* Start missing helpers. Each one begins with seen = the current generation, which
      * is bumped below, so it serves this run. After a failure we carry on with the

@@ -49,8 +49,7 @@ enum b2_error {
     B2_ERR_FORMAT = -15,         /* input is not in any format libb2 recognises */
     B2_ERR_DOES_NOT_FIT = -16,   /* data would not fit the size limits of the format */
     B2_ERR_READ_ONLY = -17,      /* write on a handle opened read-only */
-    B2_ERR_BUSY = -18,           /* object is in use (a run already in progress) */
-    B2_ERR_BAD_CODEC = -19,      /* codec id or name this library does not know */
+    B2_ERR_BAD_CODEC = -18,      /* codec id this library does not know */
 };
 
 /* Longest detailed error message, terminating NUL included. */
