@@ -11,15 +11,33 @@
 #include "h5context.h"
 #include "h5params.h"
 
+/* Write "what (why)" into err. lib: code comes from a failing libb2 call, whose
+ * detailed message (values included) is then the why. */
+static int vfail(int lib, int code, char *err, size_t cap, const char *fmt, va_list ap)
+{
+    int k = vsnprintf(err, cap, fmt, ap);
+    if (code < 0 && k >= 0 && (size_t)k < cap)
+        snprintf(err + k, cap - (size_t)k, " (%s)",
+                 lib && b2_last_error_code() == code ? b2_last_error_message() : b2_strerror(code));
+    return code < 0 ? code : B2_ERR_INVALID_PARAM;
+}
+
 static int fail(int code, char *err, size_t cap, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int k = vsnprintf(err, cap, fmt, ap);
+    int rc = vfail(0, code, err, cap, fmt, ap);
     va_end(ap);
-    if (code < 0 && k >= 0 && (size_t)k < cap)
-        snprintf(err + k, cap - (size_t)k, " (%s)", b2_strerror(code));
-    return code < 0 ? code : B2_ERR_INVALID_PARAM;
+    return rc;
+}
+
+static int lib_fail(int code, char *err, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vfail(1, code, err, cap, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 /* The reference's cparams: c-blosc2 defaults plus the cd_values. */
@@ -135,7 +153,7 @@ static int encode_b2nd(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, s
     np.cparams = &cp;
     int64_t bound = b2_nd_encode_frame_bound(&np);
     if (bound < 0)
-        return fail((int)bound, err, errcap, "cannot build the b2nd array for a rank-%d chunk",
+        return lib_fail((int)bound, err, errcap, "cannot build the b2nd array for a rank-%d chunk",
                     p->rank);
     /* The compression context (threads, scratch) is this thread's, kept between
      * chunks; b2nd wants it made for the array's typesize and block bytes. */
@@ -155,7 +173,7 @@ static int encode_b2nd(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, s
         al->release(buf, al->ud);
         if (flen == B2_ERR_DST_TOO_SMALL && limit)
             return B2_ERR_DST_TOO_SMALL;
-        return fail((int)flen, err, errcap, "cannot compress the rank-%d chunk as a b2nd frame",
+        return lib_fail((int)flen, err, errcap, "cannot compress the rank-%d chunk as a b2nd frame",
                     p->rank);
     }
     patch_copy_path_header(buf, (size_t)flen, 0);
@@ -176,7 +194,7 @@ static int encode_plain(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, 
     cp.blocksize = p->blocksize > nbytes ? (int32_t)nbytes : (int32_t)p->blocksize;
     int rc = b2_cparams_check(&cp);
     if (rc < 0)
-        return fail(rc, err, errcap, "invalid compression parameters (codec %d, clevel %d, "
+        return lib_fail(rc, err, errcap, "invalid compression parameters (codec %d, clevel %d, "
                     "filter %d, typesize %u, blocksize %u)", p->codec, p->clevel, p->filter,
                     p->typesize, p->blocksize);
     /* The empty super-chunk gives the frame's header; the chunk is compressed
@@ -207,7 +225,7 @@ static int encode_plain(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, 
             al->release(buf, al->ud);
         if (flen == B2_ERR_DST_TOO_SMALL && limit)
             return B2_ERR_DST_TOO_SMALL;
-        return fail((int)flen, err, errcap, "cannot compress the %zu-byte chunk as a frame",
+        return lib_fail((int)flen, err, errcap, "cannot compress the %zu-byte chunk as a frame",
                     nbytes);
     }
     patch_copy_path_header(buf, (size_t)flen, b2_chunk_blocksize_for(&cp, (int32_t)nbytes));
@@ -237,7 +255,7 @@ static int decode_b2nd(const b2_h5_params *p, b2_schunk *s, b2_dctx *dctx, const
     int rc = b2_nd_from_schunk(s, &a);
     if (rc < 0) {
         b2_schunk_free(s);
-        return fail(rc, err, errcap, "the frame's b2nd metalayer is invalid");
+        return lib_fail(rc, err, errcap, "the frame's b2nd metalayer is invalid");
     }
     int nd = b2_nd_ndim(a);
     const int64_t *shape = b2_nd_shape(a);
@@ -284,7 +302,7 @@ static int decode_b2nd(const b2_h5_params *p, b2_schunk *s, b2_dctx *dctx, const
     b2_nd_free(a);
     if (rc < 0) {
         al->release(buf, al->ud);
-        return fail(rc, err, errcap, "cannot decompress the b2nd array");
+        return lib_fail(rc, err, errcap, "cannot decompress the b2nd array");
     }
     *out = buf;
     *outsize = *outlen = len;
@@ -302,7 +320,7 @@ static int decode_plain(const b2_h5_params *p, b2_schunk *s, b2_dctx *dctx, cons
     int nb = b2_schunk_chunk_nbytes(s, 0);
     if (nb <= 0) {
         b2_schunk_free(s);
-        return fail(nb < 0 ? nb : B2_ERR_FORMAT, err, errcap, "the frame's first chunk "
+        return lib_fail(nb < 0 ? nb : B2_ERR_FORMAT, err, errcap, "the frame's first chunk "
                     "is unreadable or empty");
     }
     b2_schunk_set_nthreads(s, p->nthreads);
@@ -325,7 +343,7 @@ static int decode_plain(const b2_h5_params *p, b2_schunk *s, b2_dctx *dctx, cons
     b2_schunk_free(s);
     if (rc < 0 || rc != nb) {
         al->release(buf, al->ud);
-        return fail(rc < 0 ? rc : B2_ERR_CORRUPT, err, errcap, "cannot decompress the "
+        return lib_fail(rc < 0 ? rc : B2_ERR_CORRUPT, err, errcap, "cannot decompress the "
                     "frame's chunk");
     }
     *out = buf;
@@ -342,7 +360,7 @@ int b2_h5_payload_decode(const b2_h5_params *p, b2_dctx *dctx, const void *src, 
     b2_schunk *s = NULL;
     int rc = b2_schunk_open_buffer(src, len, 0, &s);
     if (rc < 0)
-        return fail(rc, err, errcap, "the %zu stored bytes are not a Blosc2 frame", len);
+        return lib_fail(rc, err, errcap, "the %zu stored bytes are not a Blosc2 frame", len);
     int32_t mlen = 0;
     uint8_t *meta = NULL;
     int is_nd = b2_schunk_meta_get(s, B2_ND_META_NAME, &meta, &mlen) >= 0 ||

@@ -28,7 +28,7 @@ static int wrap(b2_schunk *s, b2_nd_array **out)
 {
     b2_nd_array *a = calloc(1, sizeof *a);
     if (!a)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     uint8_t *content = NULL;
     int32_t len = 0;
     const char *name = B2_ND_META_NAME;
@@ -37,8 +37,11 @@ static int wrap(b2_schunk *s, b2_nd_array **out)
         name = B2_ND_META_LEGACY_NAME;
         rc = b2_schunk_meta_get(s, name, &content, &len);
     }
-    if (rc >= 0)
-        rc = b2_nd_meta_decode(content, (size_t)len, &a->meta);
+    if (rc == B2_ERR_NOT_FOUND)
+        rc = B2_FAIL(rc, "no \"%s\" or \"%s\" metalayer: not a b2nd array", B2_ND_META_NAME,
+                     B2_ND_META_LEGACY_NAME);
+    else if (rc >= 0 && (rc = b2_nd_meta_decode(content, (size_t)len, &a->meta)) < 0)
+        rc = B2_PREFIX(rc, name[0] == 'b' ? "b2nd metalayer" : "caterva metalayer");
     free(content);
     if (rc < 0) {
         free(a);
@@ -50,7 +53,8 @@ static int wrap(b2_schunk *s, b2_nd_array **out)
     if ((rc = b2_nd_array_refresh_geom(a)) < 0)
         goto fail;
     if (b2_schunk_nchunks(s) != a->g.nchunks) {
-        rc = B2_ERR_CORRUPT;
+        rc = B2_FAIL(B2_ERR_CORRUPT, "frame has %lld chunks, the shapes need %lld",
+                     (long long)b2_schunk_nchunks(s), (long long)a->g.nchunks);
         goto fail;
     }
     const b2_cparams *cp = b2_schunk_cparams(s);
@@ -72,27 +76,29 @@ fail:
 int b2_nd_from_schunk(b2_schunk *s, b2_nd_array **out)
 {
     if (!s || !out)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     return wrap(s, out);
 }
 
 int b2_nd_open(const char *path, int flags, b2_nd_array **out)
 {
     if (!path || !out)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_schunk *s;
     int rc = b2_schunk_open(path, flags, &s);
     if (rc < 0)
         return rc;
-    if ((rc = wrap(s, out)) < 0)
+    if ((rc = wrap(s, out)) < 0) {
         b2_schunk_free(s);
+        return B2_PREFIX(rc, path);
+    }
     return rc;
 }
 
 int b2_nd_open_buffer(const void *buf, size_t len, int copy, b2_nd_array **out)
 {
     if (!buf || !out)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_schunk *s;
     int rc = b2_schunk_open_buffer(buf, len, copy, &s);
     if (rc < 0)
@@ -102,14 +108,21 @@ int b2_nd_open_buffer(const void *buf, size_t len, int copy, b2_nd_array **out)
     return rc;
 }
 
-int b2_nd_to_frame_buffer(b2_nd_array *a, uint8_t **out, size_t *len)
+static int nd_to_frame_buffer_body(b2_nd_array *a, uint8_t **out, size_t *len)
 {
     if (!a || !out || !len)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     return b2_schunk_to_buffer(a->sc, out, len);
 }
 
+int b2_nd_to_frame_buffer(b2_nd_array *a, uint8_t **out, size_t *len)
+{
+    int rc = nd_to_frame_buffer_body(a, out, len);
+    return a ? B2_KEEP(&a->err, rc) : rc;
+}
+
 int b2_nd_ndim(const b2_nd_array *a) { return a->g.ndim; }
+const char *b2_nd_last_error(const b2_nd_array *a) { return a ? b2_err_text(&a->err) : ""; }
 const int64_t *b2_nd_shape(const b2_nd_array *a) { return a->g.shape; }
 const int32_t *b2_nd_chunkshape(const b2_nd_array *a) { return a->g.chunkshape; }
 const int32_t *b2_nd_blockshape(const b2_nd_array *a) { return a->g.blockshape; }
@@ -117,10 +130,10 @@ int32_t b2_nd_typesize(const b2_nd_array *a) { return a->g.typesize; }
 const char *b2_nd_dtype(const b2_nd_array *a) { return a->meta.dtype ? a->meta.dtype : "|u1"; }
 int64_t b2_nd_nitems(const b2_nd_array *a) { return a->g.nitems; }
 b2_schunk *b2_nd_schunk(b2_nd_array *a) { return a->sc; }
-int b2_nd_set_nthreads(b2_nd_array *a, int nthreads)
+static int nd_set_nthreads_body(b2_nd_array *a, int nthreads)
 {
     if (!a)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (nthreads <= 0)
         nthreads = 1;
     int rc = a->dctx ? b2_dctx_set_nthreads(a->dctx, nthreads) : B2_OK;
@@ -136,6 +149,12 @@ int b2_nd_set_nthreads(b2_nd_array *a, int nthreads)
     return rc < 0 ? rc : B2_OK;
 }
 
+int b2_nd_set_nthreads(b2_nd_array *a, int nthreads)
+{
+    int rc = nd_set_nthreads_body(a, nthreads);
+    return a ? B2_KEEP(&a->err, rc) : rc;
+}
+
 b2_dctx *b2_nd_array_dctx(b2_nd_array *a)
 {
     if (!a->dctx) {
@@ -146,12 +165,18 @@ b2_dctx *b2_nd_array_dctx(b2_nd_array *a)
     return a->dctx;
 }
 
-int b2_nd_set_dctx(b2_nd_array *a, b2_dctx *dctx)
+static int nd_set_dctx_body(b2_nd_array *a, b2_dctx *dctx)
 {
     if (!a)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     a->dctx = dctx ? dctx : a->own_dctx;
     return B2_OK;
+}
+
+int b2_nd_set_dctx(b2_nd_array *a, b2_dctx *dctx)
+{
+    int rc = nd_set_dctx_body(a, dctx);
+    return a ? B2_KEEP(&a->err, rc) : rc;
 }
 
 int64_t b2_nd_blocks_decoded(const b2_nd_array *a)
@@ -165,30 +190,35 @@ static int new_schunk(const b2_nd_storage *st, const b2_cparams *cp, b2_schunk *
 {
     int kind = st ? st->kind : B2_STORAGE_MEMORY;
     if (kind == B2_STORAGE_MEMORY)
-        return (*out = b2_schunk_new(cp)) ? B2_OK : B2_ERR_INVALID_PARAM;
-    if (!st->path)
-        return B2_ERR_INVALID_PARAM;
+        return (*out = b2_schunk_new(cp)) ? B2_OK : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    B2_FAIL_IF(!st->path, B2_ERR_INVALID_PARAM, "storage kind %d without a path", kind);
     if (kind == B2_STORAGE_FILE)
         return b2_schunk_create_file(st->path, cp, out);
     if (kind == B2_STORAGE_SPARSE)
         return b2_schunk_create_sframe(st->path, cp, out);
-    return B2_ERR_INVALID_PARAM;
+    return B2_FAIL(B2_ERR_INVALID_PARAM, "storage kind %d", kind);
 }
 
 /* Validate p, fill in defaults, and create an array holding no chunks yet. */
 int b2_nd_create_bare(const b2_nd_params *p0, const b2_nd_storage *st, b2_nd_array **out)
 {
-    if (!p0 || !out || p0->ndim < 0 || p0->ndim > B2_ND_MAX_DIM || p0->typesize <= 0 ||
-        p0->nmetalayers < 0 || p0->nmetalayers >= B2_FRAME_MAX_METALAYERS ||
-        (p0->nmetalayers && !p0->metalayers))
-        return B2_ERR_INVALID_PARAM;
+    B2_FAIL_IF(!p0 || !out, B2_ERR_INVALID_PARAM, "%s is NULL", !p0 ? "params" : "out");
+    B2_FAIL_IF(p0->ndim < 0 || p0->ndim > B2_ND_MAX_DIM, B2_ERR_INVALID_PARAM,
+               "ndim %d is not 0..%d", p0->ndim, B2_ND_MAX_DIM);
+    B2_FAIL_IF(p0->typesize <= 0, B2_ERR_INVALID_PARAM, "typesize %d", (int)p0->typesize);
+    B2_FAIL_IF(p0->nmetalayers < 0 || p0->nmetalayers >= B2_FRAME_MAX_METALAYERS ||
+                   (p0->nmetalayers && !p0->metalayers),
+               B2_ERR_INVALID_PARAM, "nmetalayers %d (list %p)", p0->nmetalayers,
+               (const void *)p0->metalayers);
     b2_nd_params p = *p0;
     int rc = b2_nd_default_shapes(&p);
     if (rc < 0)
         return rc;
     for (int i = 0; i < p.ndim; i++)
-        if (p.blockshape[i] > p.chunkshape[i]) /* python-blosc2 refuses it; so do we */
-            return B2_ERR_INVALID_PARAM;
+        /* python-blosc2 refuses it; so do we */
+        B2_FAIL_IF(p.blockshape[i] > p.chunkshape[i], B2_ERR_INVALID_PARAM,
+                   "blockshape[%d] = %d is larger than chunkshape[%d] = %d", i,
+                   (int)p.blockshape[i], i, (int)p.chunkshape[i]);
     char defdt[32];
     const char *dtype = p.dtype;
     if (!dtype) {
@@ -196,11 +226,11 @@ int b2_nd_create_bare(const b2_nd_params *p0, const b2_nd_storage *st, b2_nd_arr
         dtype = defdt;
     }
     int32_t isz = b2_nd_dtype_itemsize(dtype);
-    if (isz < 0 || (isz > 0 && isz != p.typesize))
-        return B2_ERR_INVALID_PARAM;
+    B2_FAIL_IF(isz < 0 || (isz > 0 && isz != p.typesize), B2_ERR_INVALID_PARAM,
+               "dtype \"%s\" (%d bytes) with typesize %d", dtype, (int)isz, (int)p.typesize);
     b2_nd_array *a = calloc(1, sizeof *a);
     if (!a)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     if ((rc = b2_nd_geom_init(&a->g, p.ndim, p.shape, p.chunkshape, p.blockshape, p.typesize)) < 0)
         goto fail;
     a->meta.version = B2_ND_META_VERSION;
@@ -211,7 +241,7 @@ int b2_nd_create_bare(const b2_nd_params *p0, const b2_nd_storage *st, b2_nd_arr
     a->meta.dtype_format = B2_ND_DTYPE_NUMPY;
     size_t dl = strlen(dtype);
     if (dl > INT32_MAX - 1000 || !(a->meta.dtype = malloc(dl + 1))) {
-        rc = B2_ERR_NOMEM;
+        rc = B2_FAIL_CODE(B2_ERR_NOMEM);
         goto fail;
     }
     memcpy(a->meta.dtype, dtype, dl + 1);
@@ -236,7 +266,7 @@ int b2_nd_create_bare(const b2_nd_params *p0, const b2_nd_storage *st, b2_nd_arr
     for (int i = 0; i < p.nmetalayers; i++) {
         const b2_nd_user_meta *um = &p.metalayers[i];
         if (!um->name || (!um->content && um->len) || !strcmp(um->name, B2_ND_META_NAME)) {
-            rc = B2_ERR_INVALID_PARAM;
+            rc = B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
             goto fail;
         }
         if ((rc = b2_schunk_meta_add(a->sc, um->name, um->content, um->len)) < 0)
@@ -254,9 +284,9 @@ int b2_nd_create(const b2_nd_params *p, const b2_nd_storage *st, int fill, const
 {
     b2_nd_array *a;
     if (fill < B2_ND_FILL_ZEROS || fill > B2_ND_FILL_VALUE || (fill == B2_ND_FILL_VALUE && !value))
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (fill == B2_ND_FILL_NANS && p && p->typesize != 4 && p->typesize != 8)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int rc = b2_nd_create_bare(p, st, &a);
     if (rc < 0)
         return rc;
@@ -273,7 +303,7 @@ int b2_nd_create(const b2_nd_params *p, const b2_nd_storage *st, int fill, const
         size_t cap = B2_MAX_OVERHEAD + (size_t)ts;
         uint8_t *chunk = malloc(cap);
         if (!chunk)
-            rc = B2_ERR_NOMEM;
+            rc = B2_FAIL_CODE(B2_ERR_NOMEM);
         else if ((rc = b2_chunk_make_special(B2_SPECIAL_VALUE, ts, g->chunk_bytes, value, chunk,
                                              cap)) >= 0) {
             int32_t cbytes = rc;
@@ -304,7 +334,7 @@ int b2_nd_from_cbuffer(const b2_nd_params *p, const b2_nd_storage *st, const voi
         return rc;
     if ((uint64_t)len != (uint64_t)a->g.nitems * (uint64_t)a->g.typesize) {
         b2_nd_free(a);
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     }
     int64_t start[B2_ND_MAX_DIM] = {0};
     /* One whole-chunk write per chunk in C order, as c-blosc2 does; then the
@@ -329,7 +359,7 @@ static int copy_data(b2_nd_array *src, b2_nd_array *dst, const int *drop, const 
     size_t cap = (size_t)g->chunknitems * (size_t)g->typesize;
     uint8_t *buf = malloc(cap ? cap : 1);
     if (!buf)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     int64_t cc[B2_ND_MAX_DIM] = {0}, lo[B2_ND_MAX_DIM] = {0}, hi[B2_ND_MAX_DIM];
     for (int i = 0; i < g->ndim; i++)
         hi[i] = g->chunks_in_array[i] - 1;
@@ -397,11 +427,11 @@ static void params_like(const b2_nd_array *a, b2_nd_params *p)
     p->cparams = &a->cparams;
 }
 
-int b2_nd_copy(b2_nd_array *src, const int32_t *chunkshape, const int32_t *blockshape,
+static int nd_copy_body(b2_nd_array *src, const int32_t *chunkshape, const int32_t *blockshape,
               const b2_nd_storage *st, b2_nd_array **out)
 {
     if (!src || !out)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_nd_params p;
     params_like(src, &p);
     for (int i = 0; i < p.ndim; i++) {
@@ -411,10 +441,17 @@ int b2_nd_copy(b2_nd_array *src, const int32_t *chunkshape, const int32_t *block
     return create_copy(src, &p, st, NULL, NULL, out);
 }
 
-int b2_nd_squeeze(b2_nd_array *src, const b2_nd_storage *st, b2_nd_array **out)
+int b2_nd_copy(b2_nd_array *src, const int32_t *chunkshape, const int32_t *blockshape,
+              const b2_nd_storage *st, b2_nd_array **out)
+{
+    int rc = nd_copy_body(src, chunkshape, blockshape, st, out);
+    return src ? B2_KEEP(&src->err, rc) : rc;
+}
+
+static int nd_squeeze_body(b2_nd_array *src, const b2_nd_storage *st, b2_nd_array **out)
 {
     if (!src || !out)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_nd_params p;
     params_like(src, &p);
     int drop[B2_ND_MAX_DIM] = {0}, nd = 0;
@@ -432,10 +469,16 @@ int b2_nd_squeeze(b2_nd_array *src, const b2_nd_storage *st, b2_nd_array **out)
     return create_copy(src, &p, st, drop, NULL, out);
 }
 
-int b2_nd_save(b2_nd_array *a, const b2_nd_storage *st)
+int b2_nd_squeeze(b2_nd_array *src, const b2_nd_storage *st, b2_nd_array **out)
+{
+    int rc = nd_squeeze_body(src, st, out);
+    return src ? B2_KEEP(&src->err, rc) : rc;
+}
+
+static int nd_save_body(b2_nd_array *a, const b2_nd_storage *st)
 {
     if (!a || !st || st->kind == B2_STORAGE_MEMORY)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_schunk *s;
     int rc = new_schunk(st, &a->cparams, &s);
     if (rc < 0)
@@ -477,20 +520,34 @@ int b2_nd_save(b2_nd_array *a, const b2_nd_storage *st)
     return rc < 0 ? rc : B2_OK;
 }
 
-int b2_nd_get_slice(b2_nd_array *src, const int64_t *start, const int64_t *stop,
+int b2_nd_save(b2_nd_array *a, const b2_nd_storage *st)
+{
+    int rc = nd_save_body(a, st);
+    return a ? B2_KEEP(&a->err, rc) : rc;
+}
+
+static int nd_get_slice_body(b2_nd_array *src, const int64_t *start, const int64_t *stop,
                    const int32_t *chunkshape, const int32_t *blockshape, const b2_nd_storage *st,
                    b2_nd_array **out)
 {
     if (!src || !out || (src->g.ndim && (!start || !stop)))
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_nd_params p;
     params_like(src, &p);
     for (int i = 0; i < p.ndim; i++) {
         if (start[i] < 0 || stop[i] < start[i] || stop[i] > src->g.shape[i])
-            return B2_ERR_RANGE;
+            return B2_FAIL_CODE(B2_ERR_RANGE);
         p.shape[i] = stop[i] - start[i];
         p.chunkshape[i] = chunkshape ? chunkshape[i] : src->g.chunkshape[i];
         p.blockshape[i] = blockshape ? blockshape[i] : src->g.blockshape[i];
     }
     return create_copy(src, &p, st, NULL, start, out);
+}
+
+int b2_nd_get_slice(b2_nd_array *src, const int64_t *start, const int64_t *stop,
+                   const int32_t *chunkshape, const int32_t *blockshape, const b2_nd_storage *st,
+                   b2_nd_array **out)
+{
+    int rc = nd_get_slice_body(src, start, stop, chunkshape, blockshape, st, out);
+    return src ? B2_KEEP(&src->err, rc) : rc;
 }

@@ -19,21 +19,21 @@ int b2_nd_mul_checked(int64_t a, int64_t b, int64_t limit, int64_t *out)
 
 int b2_nd_shapes_check(int ndim, const int64_t *shape, const int32_t *cs, const int32_t *bs)
 {
-    if (ndim < 0 || ndim > B2_ND_MAX_DIM)
-        return B2_ERR_UNSUPPORTED;
+    B2_FAIL_IF(ndim < 0 || ndim > B2_ND_MAX_DIM, B2_ERR_UNSUPPORTED, "ndim %d is not 0..%d", ndim,
+               B2_ND_MAX_DIM);
     int64_t n = 1, cn = 1, bn = 1;
     for (int i = 0; i < ndim; i++) {
-        if (shape[i] < 0 || cs[i] < 0 || bs[i] < 0)
-            return B2_ERR_INVALID_HEADER;
-        if (shape[i] != 0 && (cs[i] == 0 || bs[i] == 0))
-            return B2_ERR_INVALID_HEADER;
+        B2_FAIL_IF(shape[i] < 0 || cs[i] < 0 || bs[i] < 0 ||
+                       (shape[i] != 0 && (cs[i] == 0 || bs[i] == 0)),
+                   B2_ERR_INVALID_HEADER, "dimension %d: shape %lld, chunkshape %d, blockshape %d",
+                   i, (long long)shape[i], (int)cs[i], (int)bs[i]);
         /* int64 for nitems, int32 for chunk and block item counts (as c-blosc2) */
-        if (b2_nd_mul_checked(n, shape[i], INT64_MAX, &n) < 0)
-            return B2_ERR_DOES_NOT_FIT;
-        if (b2_nd_mul_checked(cn, cs[i], INT32_MAX, &cn) < 0)
-            return B2_ERR_DOES_NOT_FIT;
-        if (b2_nd_mul_checked(bn, bs[i], INT32_MAX, &bn) < 0)
-            return B2_ERR_DOES_NOT_FIT;
+        B2_FAIL_IF(b2_nd_mul_checked(n, shape[i], INT64_MAX, &n) < 0, B2_ERR_DOES_NOT_FIT,
+                   "shape overflows 64 bits at dimension %d (%lld)", i, (long long)shape[i]);
+        B2_FAIL_IF(b2_nd_mul_checked(cn, cs[i], INT32_MAX, &cn) < 0, B2_ERR_DOES_NOT_FIT,
+                   "chunkshape over 2^31-1 items at dimension %d (%d)", i, (int)cs[i]);
+        B2_FAIL_IF(b2_nd_mul_checked(bn, bs[i], INT32_MAX, &bn) < 0, B2_ERR_DOES_NOT_FIT,
+                   "blockshape over 2^31-1 items at dimension %d (%d)", i, (int)bs[i]);
     }
     return B2_OK;
 }
@@ -44,8 +44,7 @@ int b2_nd_geom_init(b2_nd_geom *g, int ndim, const int64_t *shape, const int32_t
     int rc = b2_nd_shapes_check(ndim, shape, cs, bs);
     if (rc < 0)
         return rc;
-    if (typesize <= 0)
-        return B2_ERR_INVALID_PARAM;
+    B2_FAIL_IF(typesize <= 0, B2_ERR_INVALID_PARAM, "typesize %d", (int)typesize);
     memset(g, 0, sizeof *g);
     g->ndim = ndim;
     g->typesize = typesize;
@@ -59,7 +58,7 @@ int b2_nd_geom_init(b2_nd_geom *g, int ndim, const int64_t *shape, const int32_t
         int64_t nb = b ? (c + b - 1) / b : 0;
         int64_t ec = nb * b;
         if (ec > INT32_MAX)
-            return B2_ERR_DOES_NOT_FIT;
+            return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
         g->extchunkshape[i] = (int32_t)ec;
         g->blocks_in_chunk[i] = (int32_t)nb;
         g->chunks_in_array[i] = c ? s / c + (s % c != 0) : 0;
@@ -68,14 +67,14 @@ int b2_nd_geom_init(b2_nd_geom *g, int ndim, const int64_t *shape, const int32_t
             b2_nd_mul_checked(cn, c, INT32_MAX, &cn) < 0 ||
             b2_nd_mul_checked(bn, b, INT32_MAX, &bn) < 0 ||
             b2_nd_mul_checked(en, ec, INT32_MAX, &en) < 0)
-            return B2_ERR_DOES_NOT_FIT;
+            return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     }
     int64_t chunk_bytes, block_bytes, total_bytes;
     if (b2_nd_mul_checked(nitems, typesize, INT64_MAX, &total_bytes) < 0) /* byte offsets */
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     if (b2_nd_mul_checked(en, typesize, B2_MAX_BUFFERSIZE, &chunk_bytes) < 0 ||
         b2_nd_mul_checked(bn, typesize, B2_MAX_BUFFERSIZE, &block_bytes) < 0)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     g->nitems = nitems;
     g->nchunks = nchunks;
     g->chunknitems = (int32_t)cn;
@@ -133,12 +132,15 @@ static void fill_backwards(int ndim, const int64_t *extent, int64_t target, int3
 
 int b2_nd_default_shapes(b2_nd_params *p)
 {
-    if (!p || p->ndim < 0 || p->ndim > B2_ND_MAX_DIM || p->typesize <= 0)
-        return B2_ERR_INVALID_PARAM;
+    B2_FAIL_IF(!p, B2_ERR_INVALID_PARAM, "params is NULL");
+    B2_FAIL_IF(p->ndim < 0 || p->ndim > B2_ND_MAX_DIM, B2_ERR_INVALID_PARAM, "ndim %d is not 0..%d",
+               p->ndim, B2_ND_MAX_DIM);
+    B2_FAIL_IF(p->typesize <= 0, B2_ERR_INVALID_PARAM, "typesize %d", (int)p->typesize);
     int need_chunk = 0, need_block = 0;
     for (int i = 0; i < p->ndim; i++) {
-        if (p->shape[i] < 0 || p->chunkshape[i] < 0 || p->blockshape[i] < 0)
-            return B2_ERR_INVALID_PARAM;
+        B2_FAIL_IF(p->shape[i] < 0 || p->chunkshape[i] < 0 || p->blockshape[i] < 0,
+                   B2_ERR_INVALID_PARAM, "dimension %d: shape %lld, chunkshape %d, blockshape %d",
+                   i, (long long)p->shape[i], (int)p->chunkshape[i], (int)p->blockshape[i]);
         need_chunk |= p->chunkshape[i] == 0;
         need_block |= p->blockshape[i] == 0;
     }

@@ -58,6 +58,7 @@ B2_HIDDEN int b2_nd_st_write_meta(b2_nd_array *a);
 
 /* ---- the array object ---- */
 struct b2_nd_array {
+    b2_errinfo err;    /* last failure of a call on this array */
     b2_nd_meta meta;
     b2_nd_geom g;
     char meta_name[8]; /* "b2nd" or "caterva": where the shape lives */

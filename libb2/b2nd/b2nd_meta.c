@@ -17,7 +17,7 @@
 int32_t b2_nd_meta_encoded_len(int ndim, size_t dtype_len)
 {
     if (ndim < 0 || ndim > B2_ND_MAX_DIM || dtype_len > (size_t)INT32_MAX - 12 - 19 * B2_ND_MAX_DIM)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     return (int32_t)(12 + 19 * ndim + dtype_len);
 }
 
@@ -37,7 +37,7 @@ static int unpack_scalar(const uint8_t *buf, size_t len, size_t *off, msgpack_ob
     size_t pos = *off;
     int rc = msgpack_unpack_next(u, (const char *)buf, len, &pos);
     if (rc == MSGPACK_UNPACK_CONTINUE)
-        return B2_ERR_TRUNCATED;
+        return B2_FAIL_CODE(B2_ERR_TRUNCATED);
     if (rc != MSGPACK_UNPACK_SUCCESS && rc != MSGPACK_UNPACK_EXTRA_BYTES)
         return rc == MSGPACK_UNPACK_NOMEM_ERROR ? B2_ERR_NOMEM : B2_ERR_INVALID_HEADER;
     *obj = u->data;
@@ -50,22 +50,22 @@ static int read_int(const uint8_t *buf, size_t len, size_t *off, int marker, int
                     msgpack_unpacked *u)
 {
     if (*off >= len)
-        return B2_ERR_TRUNCATED;
+        return B2_FAIL_CODE(B2_ERR_TRUNCATED);
     uint8_t m = buf[*off];
     if (marker == 0 ? m > 0x7f : m != marker)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     msgpack_object o;
     int rc = unpack_scalar(buf, len, off, &o, u);
     if (rc < 0)
         return rc;
     if (o.type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
         if (o.via.u64 > INT64_MAX)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         *val = (int64_t)o.via.u64;
     } else if (o.type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
         *val = o.via.i64;
     } else {
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     }
     return B2_OK;
 }
@@ -75,9 +75,9 @@ static int read_dims(const uint8_t *buf, size_t len, size_t *off, int ndim, int 
                      int64_t *vals, msgpack_unpacked *u)
 {
     if (*off >= len)
-        return B2_ERR_TRUNCATED;
+        return B2_FAIL_CODE(B2_ERR_TRUNCATED);
     if (buf[*off] != 0x90 + ndim)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     (*off)++;
     for (int i = 0; i < ndim; i++) {
         int rc = read_int(buf, len, off, marker, &vals[i], u);
@@ -90,10 +90,10 @@ static int read_dims(const uint8_t *buf, size_t len, size_t *off, int ndim, int 
 static int decode_body(const uint8_t *p, size_t len, b2_nd_meta *m, msgpack_unpacked *u)
 {
     if (len < 1)
-        return B2_ERR_TRUNCATED;
+        return B2_FAIL_CODE(B2_ERR_TRUNCATED);
     int legacy = p[0] == 0x95;
     if (p[0] != 0x97 && !legacy)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     size_t off = 1;
     int64_t v, vals[B2_ND_MAX_DIM];
     int rc;
@@ -103,7 +103,7 @@ static int decode_body(const uint8_t *p, size_t len, b2_nd_meta *m, msgpack_unpa
     if ((rc = read_int(p, len, &off, 0, &v, u)) < 0)
         return rc;
     if (v > B2_ND_MAX_DIM)
-        return B2_ERR_UNSUPPORTED;
+        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
     m->ndim = (int)v;
     if ((rc = read_dims(p, len, &off, m->ndim, 0xd3, m->shape, u)) < 0)
         return rc;
@@ -111,14 +111,14 @@ static int decode_body(const uint8_t *p, size_t len, b2_nd_meta *m, msgpack_unpa
         return rc;
     for (int i = 0; i < m->ndim; i++) {
         if (vals[i] < INT32_MIN || vals[i] > INT32_MAX)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         m->chunkshape[i] = (int32_t)vals[i];
     }
     if ((rc = read_dims(p, len, &off, m->ndim, 0xd2, vals, u)) < 0)
         return rc;
     for (int i = 0; i < m->ndim; i++) {
         if (vals[i] < INT32_MIN || vals[i] > INT32_MAX)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         m->blockshape[i] = (int32_t)vals[i];
     }
     if ((rc = b2_nd_shapes_check(m->ndim, m->shape, m->chunkshape, m->blockshape)) < 0)
@@ -130,17 +130,17 @@ static int decode_body(const uint8_t *p, size_t len, b2_nd_meta *m, msgpack_unpa
         return rc;
     m->dtype_format = (int)v;
     if (off >= len)
-        return B2_ERR_TRUNCATED;
+        return B2_FAIL_CODE(B2_ERR_TRUNCATED);
     if (p[off] != 0xdb)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     msgpack_object o;
     if ((rc = unpack_scalar(p, len, &off, &o, u)) < 0)
         return rc;
     if (o.type != MSGPACK_OBJECT_STR || o.via.str.size > (uint32_t)INT32_MAX - 1)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     m->dtype = malloc((size_t)o.via.str.size + 1);
     if (!m->dtype)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     memcpy(m->dtype, o.via.str.ptr, o.via.str.size);
     m->dtype[o.via.str.size] = 0;
     m->dtype_len = (int32_t)o.via.str.size;
@@ -151,7 +151,7 @@ static int decode_body(const uint8_t *p, size_t len, b2_nd_meta *m, msgpack_unpa
 int b2_nd_meta_decode(const void *buf, size_t len, b2_nd_meta *m)
 {
     if (!buf || !m)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     memset(m, 0, sizeof *m);
     msgpack_unpacked u;
     msgpack_unpacked_init(&u);
@@ -181,7 +181,7 @@ static int fixed_write(void *data, const char *src, size_t n)
 int b2_nd_meta_encode(const b2_nd_meta *m, uint8_t **out, int32_t *outlen)
 {
     if (!m || !out || !outlen || m->ndim < 0 || m->ndim > B2_ND_MAX_DIM)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int rc = b2_nd_shapes_check(m->ndim, m->shape, m->chunkshape, m->blockshape);
     if (rc < 0)
         return rc;
@@ -189,13 +189,13 @@ int b2_nd_meta_encode(const b2_nd_meta *m, uint8_t **out, int32_t *outlen)
     size_t dlen = m->dtype ? (size_t)m->dtype_len : 3;
     int fmt = m->dtype_format < 0 ? B2_ND_DTYPE_NUMPY : m->dtype_format;
     if (m->version < 0 || m->version > 127 || fmt > 127)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int32_t total = b2_nd_meta_encoded_len(m->ndim, dlen);
     if (total < 0)
         return total;
     fixed_buf b = {malloc((size_t)total), 0, (size_t)total};
     if (!b.p)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     msgpack_packer pk;
     msgpack_packer_init(&pk, &b, fixed_write);
     /* c-blosc2 writes a 7-element fixarray and "0x90 + ndim" array markers; the
@@ -221,7 +221,7 @@ int b2_nd_meta_encode(const b2_nd_meta *m, uint8_t **out, int32_t *outlen)
     bad |= msgpack_pack_str_body(&pk, dtype, dlen);
     if (bad || b.len != (size_t)total) {
         free(b.p);
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     }
     *out = b.p;
     *outlen = total;

@@ -118,7 +118,7 @@ static int extend(b2_nd_array *a, const int64_t *to, const int64_t *start)
         size_t bytes = (size_t)items * (size_t)old.typesize;
         uint8_t *zeros = calloc(bytes ? bytes : 1, 1);
         if (!zeros)
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         rc = b2_nd_set_slice_cbuffer(a, bstart, bstop, zeros, bytes);
         free(zeros);
         if (rc < 0)
@@ -127,10 +127,10 @@ static int extend(b2_nd_array *a, const int64_t *to, const int64_t *start)
     return B2_OK;
 }
 
-int b2_nd_resize(b2_nd_array *a, const int64_t *new_shape, const int64_t *start)
+static int nd_resize_body(b2_nd_array *a, const int64_t *new_shape, const int64_t *start)
 {
     if (!a || (!new_shape && a->g.ndim))
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     const b2_nd_geom *g = &a->g;
     int64_t target[B2_ND_MAX_DIM] = {0}; /* callers pass ndim entries only */
     for (int i = 0; i < g->ndim; i++)
@@ -140,18 +140,18 @@ int b2_nd_resize(b2_nd_array *a, const int64_t *new_shape, const int64_t *start)
     int any_shrink = 0, any_extend = 0;
     for (int i = 0; i < g->ndim; i++) {
         int64_t old = g->shape[i], neu = new_shape[i];
-        if (neu < 0)
-            return B2_ERR_INVALID_PARAM;
-        if (neu != old && g->chunkshape[i] == 0)
-            return B2_ERR_INVALID_PARAM; /* an empty dimension without a chunk size */
+        B2_FAIL_IF(neu < 0, B2_ERR_INVALID_PARAM, "new_shape[%d] = %lld", i, (long long)neu);
+        B2_FAIL_IF(neu != old && g->chunkshape[i] == 0, B2_ERR_INVALID_PARAM,
+                   "dimension %d has no chunk size (empty when created)", i);
         int64_t c = g->chunkshape[i];
         mid[i] = neu < old ? neu : old;
         if (neu < old) {
             int64_t s = start ? start[i] : neu, d = old - neu;
-            if (s < 0 || s > neu)
-                return B2_ERR_RANGE;
-            if (s + d != old && (s % c || d % c))
-                return B2_ERR_INVALID_PARAM;
+            B2_FAIL_IF(s < 0 || s > neu, B2_ERR_RANGE, "dimension %d: start %lld outside 0..%lld", i,
+                       (long long)s, (long long)neu);
+            B2_FAIL_IF(s + d != old && (s % c || d % c), B2_ERR_INVALID_PARAM,
+                       "dimension %d: removing %lld at %lld inside the array needs multiples "
+                       "of chunkshape %lld", i, (long long)d, (long long)s, (long long)c);
             st_shrink[i] = s;
             any_shrink = 1;
         } else {
@@ -159,10 +159,11 @@ int b2_nd_resize(b2_nd_array *a, const int64_t *new_shape, const int64_t *start)
         }
         if (neu > old) {
             int64_t s = start ? start[i] : old, d = neu - old;
-            if (s < 0 || s > old)
-                return B2_ERR_RANGE;
-            if (s != old && (s % c || d % c))
-                return B2_ERR_INVALID_PARAM;
+            B2_FAIL_IF(s < 0 || s > old, B2_ERR_RANGE, "dimension %d: start %lld outside 0..%lld", i,
+                       (long long)s, (long long)old);
+            B2_FAIL_IF(s != old && (s % c || d % c), B2_ERR_INVALID_PARAM,
+                       "dimension %d: inserting %lld at %lld inside the array needs multiples "
+                       "of chunkshape %lld", i, (long long)d, (long long)s, (long long)c);
             st_extend[i] = s;
             any_extend = 1;
         } else {
@@ -181,10 +182,17 @@ int b2_nd_resize(b2_nd_array *a, const int64_t *new_shape, const int64_t *start)
     return B2_OK;
 }
 
-int b2_nd_insert(b2_nd_array *a, const void *src, size_t len, int axis, int64_t pos)
+int b2_nd_resize(b2_nd_array *a, const int64_t *new_shape, const int64_t *start)
 {
-    if (!a || axis < 0 || axis >= a->g.ndim || (!src && len))
-        return B2_ERR_INVALID_PARAM;
+    int rc = nd_resize_body(a, new_shape, start);
+    return a ? B2_KEEP(&a->err, rc) : rc;
+}
+
+static int nd_insert_body(b2_nd_array *a, const void *src, size_t len, int axis, int64_t pos)
+{
+    B2_FAIL_IF(!a || (!src && len), B2_ERR_INVALID_PARAM, "%s is NULL", !a ? "array" : "src");
+    B2_FAIL_IF(axis < 0 || axis >= a->g.ndim, B2_ERR_INVALID_PARAM, "axis %d of %d dimensions",
+               axis, a->g.ndim);
     const b2_nd_geom *g = &a->g;
     int64_t slab = g->typesize;
     for (int j = 0; j < g->ndim; j++)
@@ -192,11 +200,13 @@ int b2_nd_insert(b2_nd_array *a, const void *src, size_t len, int axis, int64_t 
             slab *= g->shape[j];
     if (len == 0)
         return B2_OK;
-    if (slab == 0 || len % (uint64_t)slab)
-        return B2_ERR_INVALID_PARAM;
+    B2_FAIL_IF(slab == 0 || len % (uint64_t)slab, B2_ERR_INVALID_PARAM,
+               "%zu bytes are not whole slabs of %lld bytes along axis %d", len, (long long)slab,
+               axis);
     int64_t n = (int64_t)(len / (uint64_t)slab);
-    if (pos < 0 || pos > g->shape[axis] || n > INT64_MAX - g->shape[axis])
-        return B2_ERR_RANGE;
+    B2_FAIL_IF(pos < 0 || pos > g->shape[axis] || n > INT64_MAX - g->shape[axis], B2_ERR_RANGE,
+               "position %lld on axis %d of extent %lld", (long long)pos, axis,
+               (long long)g->shape[axis]);
     int64_t shape[B2_ND_MAX_DIM], start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
     for (int j = 0; j < g->ndim; j++) {
         shape[j] = g->shape[j];
@@ -211,19 +221,34 @@ int b2_nd_insert(b2_nd_array *a, const void *src, size_t len, int axis, int64_t 
     return b2_nd_set_slice_cbuffer(a, start, stop, src, len);
 }
 
-int b2_nd_append(b2_nd_array *a, const void *src, size_t len, int axis)
+int b2_nd_insert(b2_nd_array *a, const void *src, size_t len, int axis, int64_t pos)
 {
-    if (!a || axis < 0 || axis >= a->g.ndim)
-        return B2_ERR_INVALID_PARAM;
+    int rc = nd_insert_body(a, src, len, axis, pos);
+    return a ? B2_KEEP(&a->err, rc) : rc;
+}
+
+static int nd_append_body(b2_nd_array *a, const void *src, size_t len, int axis)
+{
+    B2_FAIL_IF(!a, B2_ERR_INVALID_PARAM, "array is NULL");
+    B2_FAIL_IF(axis < 0 || axis >= a->g.ndim, B2_ERR_INVALID_PARAM, "axis %d of %d dimensions",
+               axis, a->g.ndim);
     return b2_nd_insert(a, src, len, axis, a->g.shape[axis]);
 }
 
-int b2_nd_delete(b2_nd_array *a, int axis, int64_t start, int64_t n)
+int b2_nd_append(b2_nd_array *a, const void *src, size_t len, int axis)
 {
-    if (!a || axis < 0 || axis >= a->g.ndim)
-        return B2_ERR_INVALID_PARAM;
-    if (start < 0 || n < 0 || start > a->g.shape[axis] || n > a->g.shape[axis] - start)
-        return B2_ERR_RANGE;
+    int rc = nd_append_body(a, src, len, axis);
+    return a ? B2_KEEP(&a->err, rc) : rc;
+}
+
+static int nd_delete_body(b2_nd_array *a, int axis, int64_t start, int64_t n)
+{
+    B2_FAIL_IF(!a, B2_ERR_INVALID_PARAM, "array is NULL");
+    B2_FAIL_IF(axis < 0 || axis >= a->g.ndim, B2_ERR_INVALID_PARAM, "axis %d of %d dimensions",
+               axis, a->g.ndim);
+    B2_FAIL_IF(start < 0 || n < 0 || start > a->g.shape[axis] || n > a->g.shape[axis] - start,
+               B2_ERR_RANGE, "deleting %lld at %lld on axis %d of extent %lld", (long long)n,
+               (long long)start, axis, (long long)a->g.shape[axis]);
     int64_t shape[B2_ND_MAX_DIM], st[B2_ND_MAX_DIM];
     for (int j = 0; j < a->g.ndim; j++) {
         shape[j] = a->g.shape[j];
@@ -231,4 +256,10 @@ int b2_nd_delete(b2_nd_array *a, int axis, int64_t start, int64_t n)
     }
     shape[axis] -= n;
     return b2_nd_resize(a, shape, st);
+}
+
+int b2_nd_delete(b2_nd_array *a, int axis, int64_t start, int64_t n)
+{
+    int rc = nd_delete_body(a, axis, start, n);
+    return a ? B2_KEEP(&a->err, rc) : rc;
 }

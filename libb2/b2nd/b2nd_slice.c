@@ -147,8 +147,10 @@ static int box_check(const b2_nd_geom *g, const int64_t *start, const int64_t *s
 {
     int64_t n = g->typesize;
     for (int i = 0; i < g->ndim; i++) {
-        if (!start || !stop || start[i] < 0 || stop[i] < start[i] || stop[i] > g->shape[i])
-            return B2_ERR_RANGE;
+        B2_FAIL_IF(!start || !stop, B2_ERR_INVALID_PARAM, "%s is NULL", !start ? "start" : "stop");
+        B2_FAIL_IF(start[i] < 0 || stop[i] < start[i] || stop[i] > g->shape[i], B2_ERR_RANGE,
+                   "dimension %d: [%lld, %lld) outside [0, %lld)", i, (long long)start[i],
+                   (long long)stop[i], (long long)g->shape[i]);
         ext[i] = stop[i] - start[i];
         n *= ext[i]; /* at most nitems * typesize, which b2_nd_geom_init bounds */
     }
@@ -165,7 +167,7 @@ static int view_chunk(b2_nd_array *a, int64_t n, const uint8_t **chunk, int32_t 
     if (rc >= 0)
         rc = b2_chunk_get_info(*chunk, (size_t)*cbytes, info);
     if (rc >= 0 && (info->nbytes != a->g.chunk_bytes || a->g.block_bytes % info->typesize))
-        rc = B2_ERR_CORRUPT;
+        rc = B2_FAIL_CODE(B2_ERR_CORRUPT);
     return rc;
 }
 
@@ -195,7 +197,7 @@ static int fill_part(b2_nd_array *a, const chunk_part *p, const int64_t *start,
     const b2_nd_geom *g = &a->g;
     uint8_t *val = calloc(1, (size_t)g->typesize);
     if (!val)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     int rc = B2_OK;
     if (with_value) {
         const uint8_t *chunk;
@@ -204,14 +206,14 @@ static int fill_part(b2_nd_array *a, const chunk_part *p, const int64_t *start,
         b2_dctx *d = b2_nd_array_dctx(a);
         if (!d || (rc = view_chunk(a, p->nchunk, &chunk, &cbytes, &info)) < 0) {
             free(val);
-            return d ? rc : B2_ERR_NOMEM;
+            return d ? rc : B2_FAIL_CODE(B2_ERR_NOMEM);
         }
         int32_t period = info.special == B2_SPECIAL_VALUE ? info.cbytes - B2_HEADER_LEN : info.typesize;
         if (period <= 0 || g->typesize % period) {
             uint8_t *whole = malloc((size_t)g->chunk_bytes);
             rc = whole ? b2_chunk_decompress(d, chunk, (size_t)cbytes, whole,
                                              (size_t)g->chunk_bytes)
-                       : B2_ERR_NOMEM;
+                       : B2_FAIL_CODE(B2_ERR_NOMEM);
             if (rc >= 0)
                 copy_part_from_chunk(g, p, whole, start, ustr, bstr, dst);
             free(whole);
@@ -219,7 +221,7 @@ static int fill_part(b2_nd_array *a, const chunk_part *p, const int64_t *start,
             return rc < 0 ? rc : B2_OK;
         }
         rc = g->typesize % info.typesize
-                 ? B2_ERR_CORRUPT
+                 ? B2_FAIL_CODE(B2_ERR_CORRUPT)
                  : b2_chunk_getitem(d, chunk, (size_t)cbytes, 0, g->typesize / info.typesize,
                                     val, (size_t)g->typesize);
     }
@@ -248,7 +250,7 @@ static int read_blocks_lazily(b2_nd_array *a, const chunk_part *p, const int64_t
         return B2_ERR_UNSUPPORTED;
     uint8_t *buf = malloc((size_t)g->block_bytes);
     if (!buf)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     int64_t bc[B2_ND_MAX_DIM];
     for (int i = 0; i < g->ndim; i++)
         bc[i] = p->blo[i];
@@ -340,7 +342,7 @@ static int compress_into(b2_nd_array *a, b2_cctx *cctx, const uint8_t *buf, plac
                                      a->g.typesize > B2_MAX_TYPESIZE ? 1 : a->g.typesize,
                                      (int32_t)n, NULL, out, cap);
     if (!cctx && !(cctx = a->cctx) && !(cctx = a->cctx = b2_cctx_new(&a->cparams)))
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     return buf ? b2_chunk_compress(cctx, buf, n, out, cap)
                : b2_chunk_compress_rows(cctx, n, place_block, c, out, cap);
 }
@@ -352,7 +354,7 @@ static int compress_alloc(b2_nd_array *a, const uint8_t *buf, place_ctx *c, int 
     size_t cap = b2_chunk_compress_bound((size_t)a->g.chunk_bytes);
     uint8_t *out = malloc(cap);
     if (!out)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     int rc = compress_into(a, NULL, buf, c, zero, out, cap);
     if (rc < 0) {
         free(out);
@@ -376,12 +378,12 @@ static int read_part(b2_nd_array *a, const chunk_part *p, place_ctx *c, int32_t 
         return rc;
     /* Block k of the array must be block k of the chunk. */
     if (info.eff_blocksize != g->block_bytes || info.vlblocks)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     if (p->need < g->nblocks) {
         if (p->need > *listcap) {
             int32_t *nl = realloc(*list, (size_t)p->need * sizeof *nl);
             if (!nl)
-                return B2_ERR_NOMEM;
+                return B2_FAIL_CODE(B2_ERR_NOMEM);
             *list = nl;
             *listcap = (int32_t)p->need;
         }
@@ -395,23 +397,23 @@ static int read_part(b2_nd_array *a, const chunk_part *p, place_ctx *c, int32_t 
     c->p = p;
     b2_dctx *d = b2_nd_array_dctx(a);
     if (!d)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     return b2_chunk_decompress_rows(d, chunk, (size_t)cbytes, n ? *list : NULL, n,
                                     place_block, c);
 }
 
-int b2_nd_get_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t *stop, void *dst,
+static int nd_get_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const int64_t *stop, void *dst,
                            size_t cap)
 {
     if (!a || (!dst && cap))
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     const b2_nd_geom *g = &a->g;
     int64_t ext[B2_ND_MAX_DIM], ustr[B2_ND_MAX_DIM], nbytes;
     int rc = box_check(g, start, stop, ext, &nbytes);
     if (rc < 0)
         return rc;
-    if ((uint64_t)nbytes > cap)
-        return B2_ERR_DST_TOO_SMALL;
+    B2_FAIL_IF((uint64_t)nbytes > cap, B2_ERR_DST_TOO_SMALL, "slice of %lld bytes, dst has %zu",
+               (long long)nbytes, cap);
     if (nbytes == 0)
         return 0;
     /* Every item of the box is written by exactly one block of one chunk, or by
@@ -452,6 +454,13 @@ int b2_nd_get_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t 
     return rc < 0 ? rc : B2_OK;
 }
 
+int b2_nd_get_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t *stop, void *dst,
+                           size_t cap)
+{
+    int rc = nd_get_slice_cbuffer_body(a, start, stop, dst, cap);
+    return a ? B2_KEEP(&a->err, rc) : rc;
+}
+
 /* Whether the compression context cc was made for the array's parameters
  * (the thread count aside). */
 static int cctx_fits(const b2_cctx *cc, const b2_cparams *want)
@@ -485,9 +494,9 @@ int64_t b2_nd_encode_frame(const b2_nd_params *p, b2_cctx *cctx, const void *src
     size_t room = cap > (size_t)hl ? cap - (size_t)hl : 0;
     if (g->nchunks != 1 || !src || !dst || (uint64_t)len != (uint64_t)g->nitems * (uint64_t)g->typesize ||
         (cctx && !cctx_fits(cctx, &a->cparams))) {
-        res = B2_ERR_INVALID_PARAM;
+        res = B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     } else if (room < B2_HEADER_LEN) {
-        res = B2_ERR_DST_TOO_SMALL;
+        res = B2_FAIL_CODE(B2_ERR_DST_TOO_SMALL);
     } else {
         int64_t start[B2_ND_MAX_DIM] = {0}, cc[B2_ND_MAX_DIM] = {0};
         int64_t ustr[B2_ND_MAX_DIM], bstr[B2_ND_MAX_DIM], bext[B2_ND_MAX_DIM];
@@ -508,12 +517,18 @@ int64_t b2_nd_encode_frame(const b2_nd_params *p, b2_cctx *cctx, const void *src
     return res;
 }
 
-int b2_nd_to_cbuffer(b2_nd_array *a, void *dst, size_t cap)
+static int nd_to_cbuffer_body(b2_nd_array *a, void *dst, size_t cap)
 {
     if (!a)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int64_t start[B2_ND_MAX_DIM] = {0};
     return b2_nd_get_slice_cbuffer(a, start, a->g.shape, dst, cap);
+}
+
+int b2_nd_to_cbuffer(b2_nd_array *a, void *dst, size_t cap)
+{
+    int rc = nd_to_cbuffer_body(a, dst, cap);
+    return a ? B2_KEEP(&a->err, rc) : rc;
 }
 
 int b2_nd_compress_chunk(b2_nd_array *a, const uint8_t *buf, uint8_t **chunk, int32_t *cbytes)
@@ -524,18 +539,18 @@ int b2_nd_compress_chunk(b2_nd_array *a, const uint8_t *buf, uint8_t **chunk, in
     return compress_alloc(a, buf, NULL, i == n, chunk, cbytes);
 }
 
-int b2_nd_set_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t *stop,
+static int nd_set_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const int64_t *stop,
                            const void *src, size_t len)
 {
     if (!a || (!src && len))
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     const b2_nd_geom *g = &a->g;
     int64_t ext[B2_ND_MAX_DIM], ustr[B2_ND_MAX_DIM], nbytes;
     int rc = box_check(g, start, stop, ext, &nbytes);
     if (rc < 0)
         return rc;
-    if ((uint64_t)nbytes != len)
-        return B2_ERR_INVALID_PARAM;
+    B2_FAIL_IF((uint64_t)nbytes != len, B2_ERR_INVALID_PARAM, "slice of %lld bytes, src has %zu",
+               (long long)nbytes, len);
     if (nbytes == 0)
         return B2_OK;
     strides_of(g->ndim, ext, ustr);
@@ -576,7 +591,7 @@ int b2_nd_set_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t 
         } else {
             /* A partial write: decode the chunk, copy the box in, recompress. */
             if (!buf && !(buf = malloc((size_t)g->chunk_bytes))) {
-                rc = B2_ERR_NOMEM;
+                rc = B2_FAIL_CODE(B2_ERR_NOMEM);
                 break;
             }
             const uint8_t *stored;
@@ -586,7 +601,7 @@ int b2_nd_set_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t 
             memset(buf, 0, (size_t)g->chunk_bytes); /* uninit chunks leave it as is */
             b2_dctx *d = b2_nd_array_dctx(a);
             rc = d ? b2_chunk_decompress(d, stored, (size_t)cbytes, buf, (size_t)g->chunk_bytes)
-                   : B2_ERR_NOMEM;
+                   : B2_FAIL_CODE(B2_ERR_NOMEM);
             if (rc < 0)
                 break;
             int64_t bc[B2_ND_MAX_DIM];
@@ -607,4 +622,11 @@ int b2_nd_set_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t 
     } while (rc >= 0 && next_index(g->ndim, cc, clo, chi));
     free(buf);
     return rc < 0 ? rc : B2_OK;
+}
+
+int b2_nd_set_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t *stop,
+                           const void *src, size_t len)
+{
+    int rc = nd_set_slice_cbuffer_body(a, start, stop, src, len);
+    return a ? B2_KEEP(&a->err, rc) : rc;
 }

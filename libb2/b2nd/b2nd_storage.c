@@ -16,7 +16,7 @@ int b2_nd_st_chunk_special(b2_nd_array *a, int64_t i)
     if (nb < 0)
         return nb;
     if (nb != a->g.chunk_bytes)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     return b2_schunk_chunk_special(a->sc, i);
 }
 
@@ -29,7 +29,7 @@ int b2_nd_st_get_chunk(b2_nd_array *a, int64_t i, uint8_t **chunk, int32_t *cbyt
         *chunk = NULL;
         return rc;
     }
-    return *chunk ? B2_OK : B2_ERR_CORRUPT;
+    return *chunk ? B2_OK : B2_FAIL_CODE(B2_ERR_CORRUPT);
 }
 
 int b2_nd_st_chunk_view(b2_nd_array *a, int64_t i, const uint8_t **chunk, int32_t *cbytes)

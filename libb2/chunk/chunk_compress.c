@@ -38,6 +38,7 @@ struct b2_cctx {
     size_t samplecap;
     uint8_t dict[B2_MAX_DICT_SIZE];
     b2_pool *pool;     /* threads kept between calls (created on first use) */
+    b2_errinfo err;    /* last failure of a call on this context */
 };
 
 /* Everything one compression call needs, shared read-only by the workers. */
@@ -80,20 +81,26 @@ static void make_pipeline(const b2_cparams *p, b2_pipeline *pl)
 
 int b2_cparams_check(const b2_cparams *p)
 {
-    if (!p || !b2_codec_is_known(p->codec) || p->clevel < 0 || p->clevel > 9)
-        return B2_ERR_INVALID_PARAM;
-    if (p->typesize < 1 || p->typesize > B2_MAX_BLOCKSIZE)
-        return B2_ERR_INVALID_PARAM;
-    if (p->blocksize < 0 || p->blocksize > B2_MAX_BLOCKSIZE)
-        return B2_ERR_INVALID_PARAM;
-    if (p->splitmode < B2_SPLIT_ALWAYS || p->splitmode > B2_SPLIT_FORWARD_COMPAT)
-        return B2_ERR_INVALID_PARAM;
-    if (p->use_dict && p->codec != B2_CODEC_LZ4 && p->codec != B2_CODEC_LZ4HC &&
-        p->codec != B2_CODEC_ZSTD)
-        return B2_ERR_INVALID_PARAM;
+    B2_FAIL_IF(!p, B2_ERR_INVALID_PARAM, "cparams is NULL");
+    B2_FAIL_IF(!b2_codec_is_known(p->codec), B2_ERR_BAD_CODEC, "cparams codec %d", p->codec);
+    B2_FAIL_IF(p->clevel < 0 || p->clevel > 9, B2_ERR_INVALID_PARAM,
+               "cparams clevel %d is not 0..9", p->clevel);
+    B2_FAIL_IF(p->typesize < 1 || p->typesize > B2_MAX_BLOCKSIZE, B2_ERR_INVALID_PARAM,
+               "cparams typesize %d is not 1..%d", (int)p->typesize, B2_MAX_BLOCKSIZE);
+    B2_FAIL_IF(p->blocksize < 0 || p->blocksize > B2_MAX_BLOCKSIZE, B2_ERR_INVALID_PARAM,
+               "cparams blocksize %d is not 0..%d", (int)p->blocksize, B2_MAX_BLOCKSIZE);
+    B2_FAIL_IF(p->splitmode < B2_SPLIT_ALWAYS || p->splitmode > B2_SPLIT_FORWARD_COMPAT,
+               B2_ERR_INVALID_PARAM, "cparams splitmode %d is not %d..%d", p->splitmode,
+               B2_SPLIT_ALWAYS, B2_SPLIT_FORWARD_COMPAT);
+    B2_FAIL_IF(p->use_dict && p->codec != B2_CODEC_LZ4 && p->codec != B2_CODEC_LZ4HC &&
+                   p->codec != B2_CODEC_ZSTD,
+               B2_ERR_INVALID_PARAM, "cparams use_dict with codec %s (only lz4, lz4hc, zstd)",
+               b2_codec_name(p->codec));
     b2_pipeline pl;
     make_pipeline(p, &pl);
-    return b2_pipeline_check(&pl) < 0 ? B2_ERR_INVALID_PARAM : B2_OK;
+    if (b2_pipeline_check(&pl) < 0)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "cparams filters: %s", b2_err_detail());
+    return B2_OK;
 }
 
 b2_cctx *b2_cctx_new(const b2_cparams *p)
@@ -138,6 +145,8 @@ void b2_cctx_free(b2_cctx *c)
 
 const b2_cparams *b2_cctx_params(const b2_cctx *c) { return c ? &c->p : NULL; }
 
+const char *b2_cctx_last_error(const b2_cctx *c) { return c ? b2_err_text(&c->err) : ""; }
+
 size_t b2_chunk_compress_bound(size_t nbytes) { return nbytes + B2_MAX_OVERHEAD; }
 
 /* Grow *buf to at least n bytes (contents not kept). */
@@ -148,7 +157,7 @@ static int reserve(uint8_t **buf, size_t *cap, size_t n)
     free(*buf);
     *buf = malloc(n ? n : 1);
     *cap = *buf ? n : 0;
-    return *buf ? B2_OK : B2_ERR_NOMEM;
+    return *buf ? B2_OK : B2_FAIL_CODE(B2_ERR_NOMEM);
 }
 
 static int reserve_workers(b2_cctx *c, int nw, size_t n, int gather)
@@ -170,7 +179,7 @@ static int reserve_workers(b2_cctx *c, int nw, size_t n, int gather)
         if (gather && !c->w[i].tmp_c)
             c->w[i].tmp_c = malloc(c->tmpcap ? c->tmpcap : 1);
         if (!c->w[i].tmp_a || !c->w[i].tmp_b || (gather && !c->w[i].tmp_c))
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     return B2_OK;
 }
@@ -511,9 +520,9 @@ static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, v
                          size_t nbytes, void *dstv, size_t dstcap)
 {
     if (nbytes > B2_MAX_BUFFERSIZE)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     if (dstcap < B2_HEADER_LEN)
-        return B2_ERR_DST_TOO_SMALL;
+        return B2_FAIL_CODE(B2_ERR_DST_TOO_SMALL);
     const b2_cparams *p = &c->p;
     uint8_t *dst = dstv;
     /* Like the reference, the capacity takes part in the memcpy decision (§13.5). */
@@ -602,7 +611,7 @@ static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, v
 
     /* memcpy chunk: header + raw data (no dictionary, whatever was tried) */
     if ((int64_t)nbytes + B2_HEADER_LEN > destsize)
-        return B2_ERR_DST_TOO_SMALL;
+        return B2_FAIL_CODE(B2_ERR_DST_TOO_SMALL);
     h[2] |= 0x02;
     h[31] &= (uint8_t)~0x01;
     b2_store_le32(h + 12, (uint32_t)(nbytes + B2_HEADER_LEN));
@@ -623,14 +632,16 @@ static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, v
 int b2_chunk_compress(b2_cctx *c, const void *src, size_t nbytes, void *dst, size_t dstcap)
 {
     if (!c || !dst || (!src && nbytes))
-        return B2_ERR_INVALID_PARAM;
-    return compress_impl(c, src, NULL, NULL, nbytes, dst, dstcap);
+        return c ? B2_KEEP(&c->err, B2_FAIL(B2_ERR_INVALID_PARAM, "%s is NULL", !dst ? "dst" : "src"))
+                 : B2_FAIL(B2_ERR_INVALID_PARAM, "cctx is NULL");
+    return B2_KEEP(&c->err, compress_impl(c, src, NULL, NULL, nbytes, dst, dstcap));
 }
 
 int b2_chunk_compress_rows(b2_cctx *c, size_t nbytes, b2_block_rows_fn fn, void *ud, void *dst,
                            size_t dstcap)
 {
     if (!c || !dst || !fn)
-        return B2_ERR_INVALID_PARAM;
-    return compress_impl(c, NULL, fn, ud, nbytes, dst, dstcap);
+        return c ? B2_KEEP(&c->err, B2_FAIL(B2_ERR_INVALID_PARAM, "%s is NULL", !dst ? "dst" : "fn"))
+                 : B2_FAIL(B2_ERR_INVALID_PARAM, "cctx is NULL");
+    return B2_KEEP(&c->err, compress_impl(c, NULL, fn, ud, nbytes, dst, dstcap));
 }

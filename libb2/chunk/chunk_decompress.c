@@ -20,6 +20,7 @@ struct b2_dctx {
     uint8_t *ref;           /* decoded block 0 of a delta chunk (rows decoding) */
     size_t refcap;
     b2_pool *pool;          /* threads kept between calls (created on first use) */
+    b2_errinfo err;         /* last failure of a call on this context */
 };
 
 /* A validated chunk being decoded (read-only while blocks decode in parallel). */
@@ -71,17 +72,17 @@ void b2_dctx_free(b2_dctx *d)
 int b2_dctx_set_nthreads(b2_dctx *d, int nthreads)
 {
     if (!d)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (nthreads <= 0)
         nthreads = 1;
     if (nthreads > 256)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_dworker *w = calloc((size_t)nthreads, sizeof *w);
     b2_pool *pool = b2_pool_new(nthreads);
     if (!w || !pool) {
         free(w);
         b2_pool_free(pool);
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     for (int i = 0; i < nthreads; i++)
         b2_codec_state_init(&w[i].cs);
@@ -94,6 +95,8 @@ int b2_dctx_set_nthreads(b2_dctx *d, int nthreads)
 }
 
 int b2_dctx_nthreads(const b2_dctx *d) { return d ? d->nthreads : B2_ERR_INVALID_PARAM; }
+
+const char *b2_dctx_last_error(const b2_dctx *d) { return d ? b2_err_text(&d->err) : ""; }
 
 int64_t b2_dctx_blocks_decoded(const b2_dctx *d)
 {
@@ -120,10 +123,10 @@ static int open_view(const uint8_t *src, size_t size, chunk_view *v)
     if (rc < 0)
         return rc;
     const b2_chunk_info *in = &v->info;
-    if (in->lazy)
-        return B2_ERR_UNSUPPORTED; /* lazy chunks are resolved by the frame layer */
-    if ((size_t)in->cbytes > size)
-        return B2_ERR_TRUNCATED;
+    /* lazy chunks are resolved by the frame layer */
+    B2_FAIL_IF(in->lazy, B2_ERR_UNSUPPORTED, "lazy chunk given to the chunk decoder");
+    B2_FAIL_IF((size_t)in->cbytes > size, B2_ERR_TRUNCATED,
+               "chunk cbytes %d but only %zu bytes given", (int)in->cbytes, size);
     v->src = src;
     v->bound = in->cbytes;
     b2_info_pipeline(in, &v->pipe);
@@ -136,19 +139,23 @@ static int open_view(const uint8_t *src, size_t size, chunk_view *v)
     /* codec format 2 (Snappy), 5, 6 (plugins) and 7 cannot be decoded here. */
     switch (in->codec_format) {
     case 0: case 1: case 3: case 4: break;
-    default: return B2_ERR_UNSUPPORTED;
+    default:
+        return B2_FAIL(B2_ERR_UNSUPPORTED, "codec format %d (flags 0x%02x) has no decoder here",
+                       in->codec_format, in->flags);
     }
     int64_t pos = (int64_t)in->header_len + 4 * (int64_t)in->nblocks;
-    if (pos > v->bound)
-        return B2_ERR_TRUNCATED;
+    B2_FAIL_IF(pos > v->bound, B2_ERR_TRUNCATED,
+               "block offsets of %d blocks end at byte %lld, after cbytes %d", (int)in->nblocks,
+               (long long)pos, (int)v->bound);
     if (in->has_dict) {
-        if (pos + 4 > v->bound)
-            return B2_ERR_TRUNCATED;
+        B2_FAIL_IF(pos + 4 > v->bound, B2_ERR_TRUNCATED,
+                   "dictionary size at byte %lld is past cbytes %d", (long long)pos, (int)v->bound);
         int32_t dsize = b2_load_le32s(src + pos);
-        if (dsize <= 0 || dsize > B2_MAX_DICT_SIZE)
-            return B2_ERR_INVALID_HEADER;
-        if (pos + 4 + dsize > v->bound)
-            return B2_ERR_TRUNCATED;
+        B2_FAIL_IF(dsize <= 0 || dsize > B2_MAX_DICT_SIZE, B2_ERR_INVALID_HEADER,
+                   "dictionary size %d is not 1..%d", (int)dsize, B2_MAX_DICT_SIZE);
+        B2_FAIL_IF(pos + 4 + dsize > v->bound, B2_ERR_TRUNCATED,
+                   "dictionary of %d bytes at byte %lld runs past cbytes %d", (int)dsize,
+                   (long long)pos + 4, (int)v->bound);
         v->dict = src + pos + 4;
         v->dict_len = dsize;
         v->ddict = b2_codec_ddict_new(in->codec_format, v->dict, dsize);
@@ -164,7 +171,9 @@ static void close_view(chunk_view *v) { b2_codec_ddict_free(v->ddict); }
 static int open_block_view(const uint8_t *src, size_t size, chunk_view *v)
 {
     int rc = open_view(src, size, v);
-    return rc >= 0 && v->info.vlblocks ? B2_ERR_UNSUPPORTED : rc;
+    if (rc >= 0 && v->info.vlblocks)
+        return B2_FAIL(B2_ERR_UNSUPPORTED, "VL-block chunk: decode it whole or by block number");
+    return rc;
 }
 
 /* Point a worker's codec state at the chunk's dictionary (or at none). */
@@ -188,36 +197,46 @@ static int decode_streams(const chunk_view *v, b2_dworker *w, int32_t j, int32_t
     const b2_chunk_info *in = &v->info;
     int leftover_block = (j == in->nblocks - 1 && in->leftover);
     int32_t nstreams = (in->split && !leftover_block) ? in->typesize : 1;
-    if (bsize % nstreams)
-        return B2_ERR_INVALID_HEADER; /* would silently lose bytes */
+    /* would silently lose bytes */
+    B2_FAIL_IF(bsize % nstreams, B2_ERR_INVALID_HEADER,
+               "block %d of %d bytes does not split into %d streams", (int)j, (int)bsize,
+               (int)nstreams);
     int32_t neblock = bsize / nstreams;
     int64_t pos = b2_load_le32s(v->src + in->header_len + 4 * (int64_t)j);
-    if (pos < v->data_start || pos >= v->bound)
-        return B2_ERR_CORRUPT;
+    B2_FAIL_IF(pos < v->data_start || pos >= v->bound, B2_ERR_CORRUPT,
+               "block %d starts at byte %lld, outside %d..%d", (int)j, (long long)pos,
+               (int)v->data_start, (int)v->bound - 1);
     for (int32_t s = 0; s < nstreams; s++, out += neblock) {
-        if (pos + 4 > v->bound)
-            return B2_ERR_TRUNCATED;
+        B2_FAIL_IF(pos + 4 > v->bound, B2_ERR_TRUNCATED,
+                   "block %d stream %d: size at byte %lld is past cbytes %d", (int)j, (int)s,
+                   (long long)pos, (int)v->bound);
         int32_t csize = b2_load_le32s(v->src + pos);
         pos += 4;
         if (csize == 0) {
             memset(out, 0, (size_t)neblock);
         } else if (csize < 0) {
-            if (pos + 1 > v->bound)
-                return B2_ERR_TRUNCATED;
-            if (csize < -255 || !(v->src[pos] & 0x01))
-                return B2_ERR_CORRUPT;
+            B2_FAIL_IF(pos + 1 > v->bound, B2_ERR_TRUNCATED,
+                       "block %d stream %d: run byte is past cbytes %d", (int)j, (int)s,
+                       (int)v->bound);
+            B2_FAIL_IF(csize < -255 || !(v->src[pos] & 0x01), B2_ERR_CORRUPT,
+                       "block %d stream %d: bad run size %d (token 0x%02x)", (int)j, (int)s,
+                       (int)csize, v->src[pos]);
             memset(out, (-csize) & 0xFF, (size_t)neblock);
             pos += 1;
         } else {
-            if (csize > v->bound - pos)
-                return B2_ERR_TRUNCATED;
+            B2_FAIL_IF(csize > v->bound - pos, B2_ERR_TRUNCATED,
+                       "block %d stream %d: %d bytes at byte %lld run past cbytes %d", (int)j,
+                       (int)s, (int)csize, (long long)pos, (int)v->bound);
             if (csize == neblock) {
                 memcpy(out, v->src + pos, (size_t)neblock);
             } else {
                 int r = b2_codec_decompress(&w->cs, in->codec_format, v->src + pos, csize, out,
                                             neblock);
                 if (r != neblock)
-                    return r < 0 ? r : B2_ERR_CORRUPT;
+                    return r < 0 ? B2_FAIL(r, "block %d stream %d (%d bytes at %lld): %s", (int)j,
+                                           (int)s, (int)csize, (long long)pos, b2_err_detail())
+                                 : B2_FAIL(B2_ERR_CORRUPT, "block %d stream %d decodes to %d bytes, not %d",
+                                           (int)j, (int)s, r, (int)neblock);
             }
             pos += csize;
         }
@@ -241,7 +260,7 @@ static int decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32_t 
         return decode_streams(v, w, j, bsize, out);
     uint8_t *tmp = worker_scratch(w, 2 * (size_t)in->eff_blocksize);
     if (!tmp)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     int rc = decode_streams(v, w, j, bsize, tmp);
     if (rc < 0)
         return rc;
@@ -294,20 +313,23 @@ static int vl_layout(const chunk_view *v, int64_t *offs)
     for (int32_t j = 0; j < in->nblocks; j++) {
         int64_t pos = b2_load_le32s(bst + 4 * (int64_t)j);
         int64_t next = j + 1 < in->nblocks ? b2_load_le32s(bst + 4 * (int64_t)j + 4) : v->bound;
-        if (pos < v->data_start || pos <= prev || pos > v->bound - 4 || next - pos - 4 <= 0 ||
-            next > v->bound)
-            return B2_ERR_CORRUPT;
+        B2_FAIL_IF(pos < v->data_start || pos <= prev || pos > v->bound - 4 ||
+                       next - pos - 4 <= 0 || next > v->bound,
+                   B2_ERR_CORRUPT, "VL block %d spans bytes %lld..%lld of a %d-byte chunk", (int)j,
+                   (long long)pos, (long long)next, (int)v->bound);
         int32_t neblock = b2_load_le32s(v->src + pos);
-        if (neblock <= 0)
-            return B2_ERR_CORRUPT;
+        B2_FAIL_IF(neblock <= 0, B2_ERR_CORRUPT, "VL block %d has size %d", (int)j, (int)neblock);
         offs[j] = total;
         total += neblock;
-        if (total > in->nbytes)
-            return B2_ERR_CORRUPT;
+        B2_FAIL_IF(total > in->nbytes, B2_ERR_CORRUPT,
+                   "VL blocks 0..%d hold %lld bytes, more than nbytes %d", (int)j,
+                   (long long)total, (int)in->nbytes);
         prev = pos;
     }
     offs[in->nblocks] = total;
-    return total == in->nbytes ? B2_OK : B2_ERR_CORRUPT;
+    B2_FAIL_IF(total != in->nbytes, B2_ERR_CORRUPT, "VL blocks hold %lld bytes, not nbytes %d",
+               (long long)total, (int)in->nbytes);
+    return B2_OK;
 }
 
 static int vl_decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32_t j,
@@ -323,7 +345,7 @@ static int vl_decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32
     uint8_t *tmp = out;
     if (v->filtered) {
         if (!(tmp = worker_scratch(w, 2 * (size_t)neblock)))
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     if (span == neblock) {
         memcpy(tmp, v->src + pos + 4, (size_t)neblock);
@@ -331,7 +353,9 @@ static int vl_decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32
         use_dict(w, v);
         int r = b2_codec_decompress(&w->cs, in->codec_format, v->src + pos + 4, span, tmp, neblock);
         if (r != neblock)
-            return r < 0 ? r : B2_ERR_CORRUPT;
+            return r < 0 ? B2_FAIL(r, "VL block %d (%d bytes): %s", (int)j, (int)span, b2_err_detail())
+                         : B2_FAIL(B2_ERR_CORRUPT, "VL block %d decodes to %d bytes, not %d",
+                                   (int)j, r, (int)neblock);
     }
     /* Every VL block is its own delta reference (filters.md §4). */
     return v->filtered ? b2_pipeline_backward(&v->pipe, tmp, neblock, NULL, tmp + neblock, out)
@@ -401,7 +425,7 @@ static int decode_block_rows(const chunk_view *v, b2_dctx *d, b2_dworker *w, int
     size_t eb = (size_t)in->eff_blocksize;
     uint8_t *scr = worker_scratch(w, 3 * eb);
     if (!scr)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     int32_t unit = v->unshuffle_unit;
     row_fn fn = row_copy;
     if (unit && bsize % unit == 0 && b2_rows_aligned(r, unit)) {
@@ -539,13 +563,13 @@ static int decompress_impl(chunk_view *v, b2_dctx *d, const void *src, size_t sr
                            void *dst, size_t dstcap)
 {
     if (!d || !src || (!dst && dstcap))
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "%s is NULL", !d ? "dctx" : !src ? "src" : "dst");
     int rc = open_view(src, srcsize, v);
     if (rc < 0)
         return rc;
     const b2_chunk_info *in = &v->info;
-    if ((size_t)in->nbytes > dstcap)
-        return B2_ERR_DST_TOO_SMALL;
+    B2_FAIL_IF((size_t)in->nbytes > dstcap, B2_ERR_DST_TOO_SMALL,
+               "chunk holds %d bytes, dst has room for %zu", (int)in->nbytes, dstcap);
     if (in->nbytes == 0)
         return 0;
     if (in->special) {
@@ -561,9 +585,9 @@ static int decompress_impl(chunk_view *v, b2_dctx *d, const void *src, size_t sr
     int64_t *offs = NULL;
     if (in->vlblocks) {
         if ((int64_t)B2_HEADER_LEN + 4 * (int64_t)in->nblocks > v->bound)
-            return B2_ERR_TRUNCATED;
+            return B2_FAIL_CODE(B2_ERR_TRUNCATED);
         if (!(offs = malloc(((size_t)in->nblocks + 1) * sizeof *offs)))
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         if ((rc = vl_layout(v, offs)) < 0) {
             free(offs);
             return rc;
@@ -586,33 +610,33 @@ int b2_chunk_decompress(b2_dctx *d, const void *src, size_t srcsize, void *dst, 
     chunk_view v = {0}; /* close_view is safe even if open_view never ran */
     int rc = decompress_impl(&v, d, src, srcsize, dst, dstcap);
     close_view(&v);
-    return rc;
+    return d ? B2_KEEP(&d->err, rc) : rc;
 }
 
 static int vl_get_block_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsize,
                              int32_t nblock, void *dst, size_t dstcap)
 {
     if (!d || !src)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int rc = open_view(src, srcsize, v);
     if (rc < 0)
         return rc;
-    if (!v->info.vlblocks)
-        return B2_ERR_INVALID_PARAM;
-    if (nblock < 0 || nblock >= v->info.nblocks)
-        return B2_ERR_RANGE;
+    B2_FAIL_IF(!v->info.vlblocks, B2_ERR_INVALID_PARAM, "not a VL-block chunk");
+    B2_FAIL_IF(nblock < 0 || nblock >= v->info.nblocks, B2_ERR_RANGE,
+               "block %d of a chunk of %d blocks", (int)nblock, (int)v->info.nblocks);
     if ((int64_t)B2_HEADER_LEN + 4 * (int64_t)v->info.nblocks > v->bound)
-        return B2_ERR_TRUNCATED;
+        return B2_FAIL_CODE(B2_ERR_TRUNCATED);
     int64_t *offs = malloc(((size_t)v->info.nblocks + 1) * sizeof *offs);
     if (!offs)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     rc = vl_layout(v, offs);
     int64_t size = offs[nblock + 1] - offs[nblock];
     free(offs);
     if (rc < 0)
         return rc;
-    if ((size_t)size > dstcap)
-        return B2_ERR_DST_TOO_SMALL;
+    B2_FAIL_IF((size_t)size > dstcap, B2_ERR_DST_TOO_SMALL,
+               "VL block %d holds %lld bytes, dst has room for %zu", (int)nblock, (long long)size,
+               dstcap);
     rc = vl_decode_block(v, d, &d->workers[0], nblock, dst);
     return rc < 0 ? rc : (int)size;
 }
@@ -623,7 +647,7 @@ int b2_chunk_vl_get_block(b2_dctx *d, const void *src, size_t srcsize, int32_t n
     chunk_view v = {0}; /* close_view is safe even if open_view never ran */
     int rc = vl_get_block_impl(&v, d, src, srcsize, nblock, dst, dstcap);
     close_view(&v);
-    return rc;
+    return d ? B2_KEEP(&d->err, rc) : rc;
 }
 
 /* Block 0 of a delta chunk, every other block's reference, decoded once into the
@@ -634,7 +658,7 @@ static int decode_ref(const chunk_view *v, b2_dctx *d, const uint8_t **ref)
     if (d->refcap < eb) {
         uint8_t *p = realloc(d->ref, eb);
         if (!p)
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         d->ref = p;
         d->refcap = eb;
     }
@@ -646,19 +670,19 @@ static int getitem_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsi
                         int64_t start, int64_t nitems, void *dst, size_t dstcap)
 {
     if (!d || !src || (!dst && dstcap))
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int rc = open_block_view(src, srcsize, v);
     if (rc < 0)
         return rc;
     const b2_chunk_info *in = &v->info;
     int64_t ts = in->typesize;
-    if (start < 0 || nitems < 0 || start > in->nbytes / ts || nitems > in->nbytes / ts)
-        return B2_ERR_RANGE;
+    B2_FAIL_IF(start < 0 || nitems < 0 || start > in->nbytes / ts || nitems > in->nbytes / ts ||
+                   (start + nitems) * ts > in->nbytes,
+               B2_ERR_RANGE, "items %lld..+%lld outside the chunk's %lld items of %d bytes",
+               (long long)start, (long long)nitems, (long long)(in->nbytes / ts), (int)ts);
     int64_t first = start * ts, stop = (start + nitems) * ts;
-    if (stop > in->nbytes)
-        return B2_ERR_RANGE;
-    if ((uint64_t)(stop - first) > dstcap)
-        return B2_ERR_DST_TOO_SMALL;
+    B2_FAIL_IF((uint64_t)(stop - first) > dstcap, B2_ERR_DST_TOO_SMALL,
+               "%lld bytes wanted, dst has room for %zu", (long long)(stop - first), dstcap);
     uint8_t *out = dst;
     if (stop == first)
         return 0;
@@ -676,7 +700,7 @@ static int getitem_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsi
     /* A block buffer of our own: decode_block's scratch is the worker's. */
     uint8_t *mine = malloc((size_t)bs);
     if (!mine)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     uint8_t *blockbuf = mine;
     const uint8_t *ref = NULL;
     /* getitem must decode the delta reference too (the reference forgets: §10). */
@@ -712,14 +736,14 @@ int b2_chunk_getitem(b2_dctx *d, const void *src, size_t srcsize, int64_t start,
     chunk_view v = {0}; /* close_view is safe even if open_view never ran */
     int rc = getitem_impl(&v, d, src, srcsize, start, nitems, dst, dstcap);
     close_view(&v);
-    return rc;
+    return d ? B2_KEEP(&d->err, rc) : rc;
 }
 
 static int rows_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsize,
                      const int32_t *blocks, int32_t nblocks, b2_block_rows_fn fn, void *ud)
 {
     if (!d || !src || !fn || (blocks && nblocks < 0))
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int rc = open_block_view(src, srcsize, v);
     if (rc < 0)
         return rc;
@@ -744,5 +768,5 @@ int b2_chunk_decompress_rows(b2_dctx *d, const void *src, size_t srcsize, const 
     chunk_view v = {0}; /* close_view is safe even if open_view never ran */
     int rc = rows_impl(&v, d, src, srcsize, blocks, nblocks, fn, ud);
     close_view(&v);
-    return rc;
+    return d ? B2_KEEP(&d->err, rc) : rc;
 }

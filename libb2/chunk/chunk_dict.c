@@ -23,7 +23,7 @@ int b2_dict_build(int codec, const uint8_t *samples, int32_t nbytes, int32_t nbl
     if (codec == B2_CODEC_ZSTD) {
         size_t *sizes = malloc((size_t)n * sizeof *sizes);
         if (!sizes)
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         for (int64_t i = 0; i < n; i++)
             sizes[i] = (size_t)sample_size;
         size_t r = ZDICT_trainFromBuffer(dict, (size_t)dict_max, samples, sizes, (unsigned)n);

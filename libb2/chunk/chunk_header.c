@@ -19,7 +19,7 @@ int b2_codec_from_name(const char *name)
     for (int i = 0; i < 6; i++)
         if (codec_names[i] && name && !strcmp(name, codec_names[i]))
             return i;
-    return B2_ERR_NOT_FOUND;
+    return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
 }
 
 const char *b2_filter_name(int id) { return id >= 0 && id < 5 ? filter_names[id] : NULL; }
@@ -29,7 +29,7 @@ int b2_filter_from_name(const char *name)
     for (int i = 0; i < 5; i++)
         if (name && !strcmp(name, filter_names[i]))
             return i;
-    return B2_ERR_NOT_FOUND;
+    return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
 }
 
 const char *b2_special_name(int special)
@@ -53,10 +53,11 @@ int b2_chunk_get_info(const void *src, size_t size, b2_chunk_info *info)
 {
     const uint8_t *p = src;
     if (!src || !info)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "%s is NULL", !src ? "src" : "info");
     memset(info, 0, sizeof *info);
     if (size < B2_MIN_HEADER_LEN)
-        return B2_ERR_TRUNCATED;
+        return B2_FAIL(B2_ERR_TRUNCATED, "chunk of %zu bytes, a header needs %d", size,
+                       B2_MIN_HEADER_LEN);
 
     info->version = p[0];
     info->versionlz = p[1];
@@ -68,15 +69,20 @@ int b2_chunk_get_info(const void *src, size_t size, b2_chunk_info *info)
     info->codec_format = info->flags >> 5;
     info->memcpyed = (info->flags & 0x02) != 0;
 
-    if (info->nbytes < 0 || info->cbytes < B2_MIN_HEADER_LEN || info->typesize == 0)
-        return B2_ERR_INVALID_HEADER;
+    B2_FAIL_IF(info->nbytes < 0, B2_ERR_INVALID_HEADER, "chunk nbytes %d is negative",
+               (int)info->nbytes);
+    B2_FAIL_IF(info->cbytes < B2_MIN_HEADER_LEN, B2_ERR_INVALID_HEADER,
+               "chunk cbytes %d is less than the %d-byte header", (int)info->cbytes,
+               B2_MIN_HEADER_LEN);
+    B2_FAIL_IF(info->typesize == 0, B2_ERR_INVALID_HEADER, "chunk typesize is 0");
 
     int extended = (info->flags & 0x05) == 0x05;
     if (extended) {
-        if (size < B2_HEADER_LEN)
-            return B2_ERR_TRUNCATED;
-        if (info->cbytes < B2_HEADER_LEN)
-            return B2_ERR_INVALID_HEADER;
+        B2_FAIL_IF(size < B2_HEADER_LEN, B2_ERR_TRUNCATED,
+                   "chunk of %zu bytes, its extended header needs %d", size, B2_HEADER_LEN);
+        B2_FAIL_IF(info->cbytes < B2_HEADER_LEN, B2_ERR_INVALID_HEADER,
+                   "chunk cbytes %d is less than the %d-byte extended header",
+                   (int)info->cbytes, B2_HEADER_LEN);
         info->header_len = B2_HEADER_LEN;
         memcpy(info->filters, p + 16, 6);
         memcpy(info->filters_meta, p + 24, 6);
@@ -92,12 +98,14 @@ int b2_chunk_get_info(const void *src, size_t size, b2_chunk_info *info)
         info->vlblocks = info->blosc2_flags2 & 0x01;
         info->lazy = (info->blosc2_flags & 0x08) != 0;
         info->special = (info->blosc2_flags >> 4) & 7;
-        if (info->version > B2_VERSION_FORMAT_VL && (info->blosc2_flags2 & ~0x01))
-            return B2_ERR_UNSUPPORTED;
-        if (info->special > B2_SPECIAL_UNINIT)
-            return B2_ERR_INVALID_HEADER;
-        if (info->vlblocks && (info->memcpyed || info->special))
-            return B2_ERR_INVALID_HEADER;
+        B2_FAIL_IF(info->version > B2_VERSION_FORMAT_VL && (info->blosc2_flags2 & ~0x01),
+                   B2_ERR_UNSUPPORTED, "chunk version %d sets unknown flags2 bits 0x%02x",
+                   info->version, info->blosc2_flags2 & ~0x01);
+        B2_FAIL_IF(info->special > B2_SPECIAL_UNINIT, B2_ERR_INVALID_HEADER,
+                   "chunk special kind %d (flags 0x%02x) is not 0..%d", info->special,
+                   info->blosc2_flags, B2_SPECIAL_UNINIT);
+        B2_FAIL_IF(info->vlblocks && (info->memcpyed || info->special), B2_ERR_INVALID_HEADER,
+                   "VL-block chunk is also %s", info->memcpyed ? "memcpyed" : "special");
         /* Memcpy chunks never carry a dictionary, whatever bit 0 says (§16.5). */
         info->has_dict = !info->memcpyed && !info->special && (info->blosc2_flags & 0x01);
     } else {
@@ -114,31 +122,35 @@ int b2_chunk_get_info(const void *src, size_t size, b2_chunk_info *info)
     }
     if (info->vlblocks) {
         /* blocksize holds the number of blocks. */
-        if (info->blocksize <= 0 || info->nbytes == 0)
-            return B2_ERR_INVALID_HEADER;
+        B2_FAIL_IF(info->blocksize <= 0 || info->nbytes == 0, B2_ERR_INVALID_HEADER,
+                   "VL-block chunk with %d blocks and nbytes %d", (int)info->blocksize,
+                   (int)info->nbytes);
         info->nblocks = info->blocksize;
         info->split = 0;
         return B2_OK;
     }
-    if (info->blocksize <= 0 || info->blocksize > B2_MAX_BLOCKSIZE)
-        return B2_ERR_INVALID_HEADER;
+    B2_FAIL_IF(info->blocksize <= 0 || info->blocksize > B2_MAX_BLOCKSIZE, B2_ERR_INVALID_HEADER,
+               "chunk blocksize %d is not 1..%d", (int)info->blocksize, B2_MAX_BLOCKSIZE);
 
     if (info->special) {
         int32_t ts = info->typesize;
         if (info->special == B2_SPECIAL_VALUE) {
             int32_t v = info->cbytes - B2_HEADER_LEN;
-            if (v < 1 || v > info->nbytes || info->nbytes % v)
-                return B2_ERR_INVALID_HEADER;
+            B2_FAIL_IF(v < 1 || v > info->nbytes || info->nbytes % v, B2_ERR_INVALID_HEADER,
+                       "repeated-value chunk: value of %d bytes for nbytes %d", (int)v,
+                       (int)info->nbytes);
         } else if (info->special == B2_SPECIAL_NAN) {
-            if ((ts != 4 && ts != 8) || info->nbytes % ts)
-                return B2_ERR_INVALID_HEADER;
+            B2_FAIL_IF((ts != 4 && ts != 8) || info->nbytes % ts, B2_ERR_INVALID_HEADER,
+                       "NaN chunk with typesize %d and nbytes %d", (int)ts, (int)info->nbytes);
         } else if (info->special == B2_SPECIAL_UNINIT) {
-            if (info->nbytes % ts)
-                return B2_ERR_INVALID_HEADER;
+            B2_FAIL_IF(info->nbytes % ts, B2_ERR_INVALID_HEADER,
+                       "uninit chunk nbytes %d is not a multiple of typesize %d",
+                       (int)info->nbytes, (int)ts);
         }
     } else if (info->memcpyed) {
-        if ((int64_t)info->cbytes != (int64_t)info->nbytes + info->header_len)
-            return B2_ERR_INVALID_HEADER;
+        B2_FAIL_IF((int64_t)info->cbytes != (int64_t)info->nbytes + info->header_len,
+                   B2_ERR_INVALID_HEADER, "memcpyed chunk cbytes %d is not nbytes %d + header %d",
+                   (int)info->cbytes, (int)info->nbytes, info->header_len);
     }
 
     int32_t bs = info->blocksize;

@@ -8,7 +8,7 @@
 int b2_rows_normalize(b2_block_rows *r, int32_t bsize)
 {
     if (r->nd < 0 || r->nd > B2_ROWS_MAXDIM || r->run < 0 || r->soff < 0 || r->soff > bsize)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int64_t end = r->soff + r->run;
     int k = 0;
     for (int d = 0; d < r->nd; d++) {
@@ -20,7 +20,7 @@ int b2_rows_normalize(b2_block_rows *r, int32_t bsize)
         if (r->cnt[d] == 1)
             continue;
         if (r->sstr[d] < 0 || r->sstr[d] > bsize || r->cnt[d] > bsize)
-            return B2_ERR_INVALID_PARAM;
+            return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
         end += (r->cnt[d] - 1) * r->sstr[d]; /* < 2^58 each: no overflow */
         r->cnt[k] = r->cnt[d];
         r->sstr[k] = r->sstr[d];
@@ -29,7 +29,7 @@ int b2_rows_normalize(b2_block_rows *r, int32_t bsize)
     }
     r->nd = k;
     if (end > bsize || (r->run && !r->user))
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     while (r->nd > 0 && r->sstr[r->nd - 1] == r->run && r->dstr[r->nd - 1] == r->run) {
         r->run *= r->cnt[r->nd - 1];
         r->nd--;

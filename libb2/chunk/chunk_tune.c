@@ -78,6 +78,6 @@ int32_t b2_tune_blocksize(const b2_cparams *p, int32_t nbytes)
 int32_t b2_chunk_blocksize_for(const b2_cparams *p, int32_t nbytes)
 {
     if (!p || nbytes < 0 || b2_cparams_check(p) != B2_OK)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     return b2_tune_blocksize(p, nbytes);
 }

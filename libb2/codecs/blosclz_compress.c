@@ -245,7 +245,7 @@ int b2_blosclz_compress(int clevel, const uint8_t *in, int srclen, uint8_t *out,
     uint32_t table[1u << BLZ_HASH_LOG_MAX];
 
     if (!in || !out || srclen < 0 || clevel < 1 || clevel > 9)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     const size_t n = (size_t)srclen;
 
     /* §5.1 parameters. */

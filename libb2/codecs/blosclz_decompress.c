@@ -73,7 +73,8 @@ static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
 int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstcap)
 {
     if (!src || !dst || srclen <= 0 || dstcap < 0)
-        return srclen == 0 ? B2_ERR_CORRUPT : B2_ERR_INVALID_PARAM;
+        return srclen == 0 ? B2_FAIL(B2_ERR_CORRUPT, "blosclz: empty stream")
+                           : B2_FAIL(B2_ERR_INVALID_PARAM, "blosclz: srclen %d, dstcap %d", srclen, dstcap);
 
     const size_t in_len = (size_t)srclen;
     const size_t cap = (size_t)dstcap;
@@ -84,7 +85,7 @@ int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstc
         if (t < 32) {
             size_t n = (size_t)t + 1;
             if (op + n > cap || ip + n > in_len)
-                return B2_ERR_CORRUPT;
+                return B2_FAIL(B2_ERR_CORRUPT, "blosclz: literal run of %zu at input byte %zu overflows", n, ip);
             /* A literal run is at most 32 bytes: copy a fixed 32 when both
              * buffers have the room (fast path), else exactly n. */
             if (ip + 32 <= in_len && op + 32 <= cap)
@@ -105,30 +106,31 @@ int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstc
             unsigned c;
             do {
                 if (ip + 1 >= in_len)
-                    return B2_ERR_CORRUPT;
+                    return B2_FAIL(B2_ERR_CORRUPT, "blosclz: stream ends inside an item at byte %zu", ip);
                 c = src[ip++];
                 len += c;
                 /* Stop early on absurd lengths: the bound also keeps len from
                  * overflowing however many 255 bytes follow. */
                 if (len > cap)
-                    return B2_ERR_CORRUPT;
+                    return B2_FAIL(B2_ERR_CORRUPT, "blosclz: match length %zu exceeds output %zu", len, cap);
             } while (c == 255);
         } else if (ip + 1 >= in_len) {
-            return B2_ERR_CORRUPT;
+            return B2_FAIL(B2_ERR_CORRUPT, "blosclz: stream ends inside an item at byte %zu", ip);
         }
         unsigned c = src[ip++];
         size_t dist = ((size_t)(t & 31) << 8) + c + 1;
         if (c == 255 && (t & 31) == 31) {
             if (ip + 1 >= in_len)
-                return B2_ERR_CORRUPT;
+                return B2_FAIL(B2_ERR_CORRUPT, "blosclz: stream ends inside an item at byte %zu", ip);
             dist = 8192 + ((size_t)src[ip] << 8 | src[ip + 1]);
             ip += 2;
         }
         if (op + len > cap || dist > op)
-            return B2_ERR_CORRUPT;
+            return B2_FAIL(B2_ERR_CORRUPT, "blosclz: match of %zu at distance %zu, output byte %zu of %zu",
+                           len, dist, op, cap);
         /* A stream never ends with a match (blosclz.md §1.4). */
         if (ip >= in_len)
-            return B2_ERR_CORRUPT;
+            return B2_FAIL(B2_ERR_CORRUPT, "blosclz: stream ends inside an item at byte %zu", ip);
         t = src[ip++];
         match_copy(dst + op, dist, len, cap - op);
         op += len;

@@ -32,7 +32,7 @@ int b2_codec_set_dict(b2_codec_state *st, int compcode, const uint8_t *dict, int
         /* The reference digests the dictionary at level 1 whatever the clevel. */
         st->zstd_cdict = ZSTD_createCDict(dict, (size_t)dict_len, 1);
         if (!st->zstd_cdict)
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     return B2_OK;
 }
@@ -77,14 +77,14 @@ static int compress_lz4(b2_codec_state *st, int hc, int clevel, const uint8_t *s
     /* With a dictionary every stream starts from the dictionary alone. */
     if (hc) {
         if (!st->lz4hc_stream && !(st->lz4hc_stream = LZ4_createStreamHC()))
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         LZ4_resetStreamHC_fast(st->lz4hc_stream, clevel);
         LZ4_loadDictHC(st->lz4hc_stream, (const char *)st->dict, st->dict_len);
         return LZ4_compress_HC_continue(st->lz4hc_stream, (const char *)src, (char *)dst,
                                         srclen, maxout);
     }
     if (!st->lz4_stream && !(st->lz4_stream = LZ4_createStream()))
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     LZ4_resetStream_fast(st->lz4_stream);
     LZ4_loadDict(st->lz4_stream, (const char *)st->dict, st->dict_len);
     return LZ4_compress_fast_continue(st->lz4_stream, (const char *)src, (char *)dst, srclen,
@@ -95,7 +95,7 @@ static int compress_zstd(b2_codec_state *st, int clevel, const uint8_t *src, int
                          uint8_t *dst, int maxout)
 {
     if (!st->zstd_cctx && !(st->zstd_cctx = ZSTD_createCCtx()))
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     size_t r = st->zstd_cdict
         ? ZSTD_compress_usingCDict(st->zstd_cctx, dst, (size_t)maxout, src, (size_t)srclen,
                                    st->zstd_cdict)
@@ -124,7 +124,7 @@ int b2_codec_compress(b2_codec_state *st, int compcode, int clevel, const uint8_
     case B2_CODEC_LZ4HC: r = compress_lz4(st, 1, clevel, src, srclen, dst, maxout); break;
     case B2_CODEC_ZLIB: r = compress_zlib(clevel, src, srclen, dst, maxout); break;
     case B2_CODEC_ZSTD: r = compress_zstd(st, clevel, src, srclen, dst, maxout); break;
-    default: return B2_ERR_UNSUPPORTED;
+    default: return B2_FAIL(B2_ERR_BAD_CODEC, "codec id %d", compcode);
     }
     if (r < 0)
         return r == B2_ERR_NOMEM ? r : 0;
@@ -142,16 +142,20 @@ int b2_codec_decompress(b2_codec_state *st, int fmt, const uint8_t *src, int src
             ? LZ4_decompress_safe_usingDict((const char *)src, (char *)dst, srclen, dstlen,
                                             (const char *)st->dict, st->dict_len)
             : LZ4_decompress_safe((const char *)src, (char *)dst, srclen, dstlen);
-        return r < 0 ? B2_ERR_CORRUPT : r;
+        return r < 0 ? B2_FAIL(B2_ERR_CORRUPT, "lz4: malformed input at byte %d of %d", -r - 1, srclen)
+                     : r;
     }
     case 3: {
         uLongf len = (uLongf)dstlen;
         int r = uncompress(dst, &len, src, (uLong)srclen);
-        return r == Z_OK ? (int)len : r == Z_MEM_ERROR ? B2_ERR_NOMEM : B2_ERR_CORRUPT;
+        if (r == Z_OK)
+            return (int)len;
+        return B2_FAIL(r == Z_MEM_ERROR ? B2_ERR_NOMEM : B2_ERR_CORRUPT, "zlib: %s (%d)",
+                       zError(r), r);
     }
     case 4: {
         if (!st->zstd_dctx && !(st->zstd_dctx = ZSTD_createDCtx()))
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         size_t r = st->zstd_ddict
             ? ZSTD_decompress_usingDDict(st->zstd_dctx, dst, (size_t)dstlen, src, (size_t)srclen,
                                          st->zstd_ddict)
@@ -159,9 +163,11 @@ int b2_codec_decompress(b2_codec_state *st, int fmt, const uint8_t *src, int src
             ? ZSTD_decompress_usingDict(st->zstd_dctx, dst, (size_t)dstlen, src, (size_t)srclen,
                                         st->dict, (size_t)st->dict_len)
             : ZSTD_decompressDCtx(st->zstd_dctx, dst, (size_t)dstlen, src, (size_t)srclen);
-        return ZSTD_isError(r) ? B2_ERR_CORRUPT : (int)r;
+        if (ZSTD_isError(r))
+            return B2_FAIL(B2_ERR_CORRUPT, "zstd: %s", ZSTD_getErrorName(r));
+        return (int)r;
     }
     default:
-        return B2_ERR_UNSUPPORTED;
+        return B2_FAIL(B2_ERR_UNSUPPORTED, "codec format %d", fmt);
     }
 }

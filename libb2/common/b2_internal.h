@@ -4,8 +4,63 @@
 
 #include <stdint.h>
 #include <string.h>
+#include "b2_common.h"
 
 #define B2_HIDDEN __attribute__((visibility("hidden")))
+#define B2_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- errors with detail (errors.c) ----
+ * Every failure originates in B2_FAIL / B2_FAIL_CODE / B2_FAIL_IF: they record
+ * "<strerror>: <detail> (<function>)" for the calling thread and yield the code.
+ * Formatting happens only on failure; success paths pay nothing. Do not use
+ * them for codes that are internal signals a caller recovers from (e.g. "no lazy
+ * path here, read the whole chunk"): those stay plain returns. */
+typedef struct b2_errinfo {
+    int code;
+    char msg[B2_ERRMSG_LEN];
+} b2_errinfo;
+
+B2_HIDDEN int b2_err_record(int code, const char *func, const char *fmt, ...)
+    __attribute__((cold, format(printf, 3, 4)));
+B2_HIDDEN int b2_err_record_code(int code, const char *func) __attribute__((cold));
+/* They yield `code` itself (evaluated twice: pass a constant or a plain variable)
+ * so the compiler still sees which constant a path returns. */
+#define B2_FAIL(code, ...) (b2_err_record((code), __func__, __VA_ARGS__), (code))
+#define B2_FAIL_CODE(code) (b2_err_record_code((code), __func__), (code))
+#define B2_FAIL_IF(cond, code, ...)                  \
+    do {                                             \
+        if (B2_UNLIKELY(cond))                       \
+            return B2_FAIL((code), __VA_ARGS__);     \
+    } while (0)
+
+/* A public entry point on a context failed with code: copy the thread's record
+ * into *e (making a plain one if the record is not about code). Returns code. */
+B2_HIDDEN int b2_err_keep(b2_errinfo *e, int code, const char *func) __attribute__((cold));
+/* Pass rc through, keeping the message in *e when it is an error. */
+#define B2_KEEP(e, rc) b2_err_keep_if((e), (rc), __func__)
+static inline int b2_err_keep_if(b2_errinfo *e, int rc, const char *func)
+{
+    return B2_UNLIKELY(rc < 0) ? b2_err_keep(e, rc, func) : rc;
+}
+static inline int64_t b2_err_keep_if64(b2_errinfo *e, int64_t rc, const char *func)
+{
+    return B2_UNLIKELY(rc < 0) ? b2_err_keep(e, (int)rc, func) : rc;
+}
+#define B2_KEEP64(e, rc) b2_err_keep_if64((e), (rc), __func__)
+/* Put "what: " (a file name, say) in front of the detail of the thread's record
+ * for code (made plain first if the record is about another code). Returns code. */
+B2_HIDDEN int b2_err_prefix(int code, const char *func, const char *what) __attribute__((cold));
+#define B2_PREFIX(code, what) b2_err_prefix((code), __func__, (what))
+/* The detail part of the thread's last record ("" if none), so a caller can add
+ * its own context: B2_FAIL(rc, "block %d: %s", j, b2_err_detail()). */
+B2_HIDDEN const char *b2_err_detail(void);
+/* The message kept in *e, "" if none. */
+B2_HIDDEN const char *b2_err_text(const b2_errinfo *e);
+/* For the worker pool: failures recorded on this thread so far, the record, and
+ * replacing the record (moving a helper thread's failure to the caller). */
+B2_HIDDEN unsigned b2_err_count(void);
+B2_HIDDEN const b2_errinfo *b2_err_thread(void);
+B2_HIDDEN void b2_err_set_thread(const b2_errinfo *e);
 
 /* Little-endian loads and stores; memcpy keeps them alignment-safe. */
 static inline uint32_t b2_load_le32(const uint8_t *p)

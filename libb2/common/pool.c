@@ -38,6 +38,8 @@ struct b2_pool {
     void (*fn)(void *, int);
     void *arg;
     helper *h;      /* h[i] for helper i (h[0] unused) */
+    int has_err;    /* a helper recorded a failure in this run: */
+    b2_errinfo err; /* its message, handed to the caller (records are per thread) */
 };
 
 static void *helper_main(void *a)
@@ -55,8 +57,13 @@ static void *helper_main(void *a)
         void (*fn)(void *, int) = p->fn;
         void *arg = p->arg;
         pthread_mutex_unlock(&p->mu);
+        unsigned nerr = b2_err_count();
         fn(arg, h->index);
         pthread_mutex_lock(&p->mu);
+        if (b2_err_count() != nerr && !p->has_err) {
+            p->err = *b2_err_thread();
+            p->has_err = 1;
+        }
         if (--p->pending == 0) {
             /* Signal outside the mutex too. The pool cannot be freed under us:
              * b2_pool_free joins this thread before destroying anything. */
@@ -122,12 +129,12 @@ int b2_pool_nthreads(const b2_pool *p)
 
 int b2_pool_run(b2_pool *p, int n, void (*fn)(void *arg, int worker), void *arg)
 {
-    if (!p || !fn || n < 1 || n > p->nthreads)
-        return B2_ERR_INVALID_PARAM;
+    if (!p || !fn || n < 1 || n > (p ? p->nthreads : 0))
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "pool run on %d workers of %d", n, p ? p->nthreads : 0);
     pthread_mutex_lock(&p->mu);
     if (p->busy) {
         pthread_mutex_unlock(&p->mu);
-        return B2_ERR_INVALID_PARAM;
+        return B2_ERR_INVALID_PARAM; /* callers then run fn themselves: not a failure */
     }
     /* Start missing helpers. Each one begins with seen = the current generation, which
      * is bumped below, so it serves this run. After a failure we carry on with the
@@ -145,6 +152,7 @@ int b2_pool_run(b2_pool *p, int n, void (*fn)(void *arg, int worker), void *arg)
     p->fn = fn;
     p->arg = arg;
     p->pending = helpers;
+    p->has_err = 0;
     p->gen++;
     pthread_mutex_unlock(&p->mu);
     /* Wake after unlocking, so the helpers do not wake into a held mutex (measured
@@ -153,12 +161,17 @@ int b2_pool_run(b2_pool *p, int n, void (*fn)(void *arg, int worker), void *arg)
     if (helpers)
         pthread_cond_broadcast(&p->cv_start);
 
+    unsigned nerr = b2_err_count();
     fn(arg, 0);
 
     pthread_mutex_lock(&p->mu);
     while (p->pending > 0)
         pthread_cond_wait(&p->cv_done, &p->mu);
     p->busy = 0;
+    /* The caller reports the run's failure: give it a helper's message unless it
+     * recorded its own. */
+    if (p->has_err && b2_err_count() == nerr)
+        b2_err_set_thread(&p->err);
     pthread_mutex_unlock(&p->mu);
     return helpers + 1;
 }

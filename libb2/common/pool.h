@@ -26,7 +26,10 @@ B2_HIDDEN int b2_pool_nthreads(const b2_pool *p);
  * atomic counter) that does not rely on every index running. Everything fn wrote
  * is visible to the caller when b2_pool_run returns.
  * Not reentrant: one run at a time per pool (a nested or concurrent call returns
- * B2_ERR_INVALID_PARAM without calling fn, as do p or fn NULL and n out of range).
+ * B2_ERR_INVALID_PARAM without calling fn, unrecorded, as callers then run fn
+ * themselves; p or fn NULL and n out of range give a recorded B2_ERR_INVALID_PARAM).
+ * A failure a helper records (B2_FAIL) is handed to the
+ * calling thread's record unless the caller recorded one itself.
  * Returns the number of workers that ran fn (1..n). */
 B2_HIDDEN int b2_pool_run(b2_pool *p, int n, void (*fn)(void *arg, int worker), void *arg);
 

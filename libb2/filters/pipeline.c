@@ -51,11 +51,10 @@ int32_t b2_pipeline_single_shuffle(const b2_pipeline *p, int forward)
 /* Every id must be one we implement (plugins and reserved ids are refused). */
 static int check_ids(const b2_pipeline *p)
 {
-    if (p->typesize < 1)
-        return B2_ERR_INVALID_PARAM;
+    B2_FAIL_IF(p->typesize < 1, B2_ERR_INVALID_PARAM, "typesize %d", (int)p->typesize);
     for (int s = 0; s < 6; s++)
-        if (slot_filter(p, s) > F_TRUNC_PREC)
-            return B2_ERR_UNSUPPORTED;
+        B2_FAIL_IF(slot_filter(p, s) > F_TRUNC_PREC, B2_ERR_UNSUPPORTED,
+                   "filter id %d in slot %d", slot_filter(p, s), s);
     return 0;
 }
 
@@ -83,7 +82,7 @@ int b2_pipeline_forward(const b2_pipeline *p, const uint8_t *src, int32_t n,
     if (rc < 0)
         return rc;
     if (n < 0)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     const uint8_t *cur = src;
     for (int s = 0; s < 6; s++) {
         uint8_t f = slot_filter(p, s);
@@ -120,7 +119,7 @@ int b2_pipeline_backward(const b2_pipeline *p, uint8_t *src, int32_t n,
     if (rc < 0)
         return rc;
     if (n < 0)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int slots[6], count = 0;
     for (int s = 5; s >= 0; s--) {
         uint8_t f = slot_filter(p, s);

@@ -14,13 +14,11 @@ static int zero_bits(int8_t meta, int32_t typesize)
     else if (typesize == 8)
         mant = 52;
     else
-        return B2_ERR_FILTER;
+        return B2_FAIL(B2_ERR_FILTER, "trunc_prec on typesize %d (needs 4 or 8)", (int)typesize);
     int p = meta;
-    if (p == 0 || p > mant || -p > mant)
-        return B2_ERR_FILTER;
     int z = p > 0 ? mant - p : -p;
-    if (z >= mant)
-        return B2_ERR_FILTER;
+    B2_FAIL_IF(p == 0 || p > mant || -p > mant || z >= mant, B2_ERR_FILTER,
+               "trunc_prec meta %d for a %d-bit mantissa", p, mant);
     return z;
 }
 

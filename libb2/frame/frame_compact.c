@@ -1,6 +1,7 @@
 /* Compaction of contiguous frames: copy the live chunks in logical order into a
  * fresh frame (memory: a new buffer; file: a temporary file renamed into place,
  * so that a crash leaves the old or the new frame). */
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,7 +26,7 @@ static int sink_write(sink *k, int64_t pos, const void *p, size_t n)
         size_t cap = ((size_t)pos + n) * 3 / 2 + 4096;
         uint8_t *b = realloc(k->buf, cap);
         if (!b)
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         k->buf = b;
         k->cap = cap;
     }
@@ -42,7 +43,7 @@ static int rewrite(b2_schunk *s, sink *k)
         return rc0;
     int64_t *ni = malloc((size_t)(n ? n : 1) * sizeof *ni);
     if (!ni)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     int rc = B2_OK;
     for (int64_t i = 0; i < n && rc >= 0; i++) {
         if (s->index[i] < 0) {
@@ -74,7 +75,7 @@ static int rewrite(b2_schunk *s, sink *k)
         int64_t ipos = s->h.header_len + pos;
         s->h.frame_len = ipos + idx_len + trl_len;
         hdr = malloc((size_t)s->h.header_len);
-        rc = hdr ? b2_frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_ERR_NOMEM;
+        rc = hdr ? b2_frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_FAIL_CODE(B2_ERR_NOMEM);
         if (rc >= 0 && idx_len)
             rc = sink_write(k, ipos, idx, (size_t)idx_len);
         if (rc >= 0)
@@ -97,10 +98,9 @@ static int rewrite(b2_schunk *s, sink *k)
     return B2_OK;
 }
 
-int b2_schunk_compact(b2_schunk *s)
+static int schunk_compact_body(b2_schunk *s)
 {
-    if (!s->writable)
-        return B2_ERR_INVALID_PARAM;
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     if (s->storage == B2_STORAGE_SPARSE)
         return B2_OK;
     sink k = {s, -1, NULL, 0};
@@ -118,30 +118,30 @@ int b2_schunk_compact(b2_schunk *s)
         return B2_OK;
     }
     if (s->file_off != 0)
-        return B2_ERR_UNSUPPORTED; /* a frame inside a larger file stays where it is */
+        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED); /* a frame inside a larger file stays where it is */
     size_t l = strlen(s->path);
     char *tmp = malloc(l + 8);
     if (!tmp)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     memcpy(tmp, s->path, l);
     memcpy(tmp + l, ".b2tmp", 7);
     frame_hdr oh = s->h;
     if (b2_frame_index_materialize(s) < 0) {
         free(tmp);
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     int64_t *oidx = malloc((size_t)(s->nchunks ? s->nchunks : 1) * sizeof *oidx);
-    int rc = oidx ? B2_OK : B2_ERR_NOMEM;
+    int rc = oidx ? B2_OK : B2_FAIL_CODE(B2_ERR_NOMEM);
     if (oidx && s->nchunks) /* an empty frame has no index array at all */
         memcpy(oidx, s->index, (size_t)s->nchunks * sizeof *oidx);
     k.fd = rc >= 0 ? open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
     if (rc >= 0 && k.fd < 0)
-        rc = B2_ERR_IO;
+        rc = B2_FAIL(B2_ERR_IO, "creating %s: %s", tmp, strerror(errno));
     int rewritten = 0;
     if (rc >= 0)
         rewritten = (rc = rewrite(s, &k)) >= 0;
     if (rc >= 0 && !s->nosync && fsync(k.fd) != 0)
-        rc = B2_ERR_IO;
+        rc = B2_FAIL(B2_ERR_IO, "fsync %s: %s", tmp, strerror(errno));
     if (rc >= 0)
         rc = b2_fio_rename(s, tmp, s->path);
     if (rc >= 0) { /* the temporary file is now the frame */
@@ -162,7 +162,13 @@ int b2_schunk_compact(b2_schunk *s)
     return rc;
 }
 
-int b2_frame_maybe_compact(b2_schunk *s)
+int b2_schunk_compact(b2_schunk *s)
+{
+    int rc = schunk_compact_body(s);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int frame_maybe_compact_body(b2_schunk *s)
 {
     if (s->storage != B2_STORAGE_FILE || s->file_off != 0 || s->dead_bytes < COMPACT_MIN_DEAD ||
         s->dead_bytes < s->h.frame_len / 2)
@@ -170,10 +176,16 @@ int b2_frame_maybe_compact(b2_schunk *s)
     return b2_schunk_compact(s);
 }
 
+int b2_frame_maybe_compact(b2_schunk *s)
+{
+    int rc = frame_maybe_compact_body(s);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
 int64_t b2_schunk_dead_bytes(b2_schunk *s)
 {
     if (!s)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (s->storage == B2_STORAGE_SPARSE)
         return 0; /* chunk files are removed when no longer referenced */
     int64_t live = 0;

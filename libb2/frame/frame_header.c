@@ -17,12 +17,12 @@ static const uint8_t hdr_markers[][2] = {
 int b2_frame_header_parse_fixed(const uint8_t *p, frame_hdr *h)
 {
     for (size_t i = 0; i < sizeof hdr_markers / sizeof hdr_markers[0]; i++)
-        if (p[hdr_markers[i][0]] != hdr_markers[i][1])
-            return B2_ERR_FORMAT;
-    if (memcmp(p + 2, FRAME_MAGIC, 8) != 0)
-        return B2_ERR_FORMAT;
-    if (p[68] != 0xc2 && p[68] != 0xc3)
-        return B2_ERR_INVALID_HEADER;
+        B2_FAIL_IF(p[hdr_markers[i][0]] != hdr_markers[i][1], B2_ERR_FORMAT,
+                   "frame header byte %d is 0x%02x, not 0x%02x", hdr_markers[i][0],
+                   p[hdr_markers[i][0]], hdr_markers[i][1]);
+    B2_FAIL_IF(memcmp(p + 2, FRAME_MAGIC, 8) != 0, B2_ERR_FORMAT, "no frame magic at byte 2");
+    B2_FAIL_IF(p[68] != 0xc2 && p[68] != 0xc3, B2_ERR_INVALID_HEADER,
+               "frame header byte 68 (has vlmeta) is 0x%02x", p[68]);
     memset(h, 0, sizeof *h);
     h->header_len = (int32_t)b2_load_be32(p + 11);
     h->frame_len = (int64_t)b2_load_be64(p + 16);
@@ -43,16 +43,19 @@ int b2_frame_header_parse_fixed(const uint8_t *p, frame_hdr *h)
     h->compcode_meta = p[78];
     memcpy(h->filters_meta, p + 79, 6);
     h->other_flags2 = p[85];
-    if ((h->general_flags & 0x0f) > 3 || (h->general_flags & 0x0f) == 0)
-        return B2_ERR_UNSUPPORTED;
-    if (p[70] > 6)
-        return B2_ERR_INVALID_HEADER;
-    if (h->header_len < FRAME_HEADER_FIXED || h->frame_len < h->header_len || h->frame_len < 0)
-        return B2_ERR_INVALID_HEADER;
-    if (h->typesize <= 0 || h->nbytes < 0 || h->cbytes < 0)
-        return B2_ERR_INVALID_HEADER;
-    if (h->chunksize < -1 || h->blocksize < 0)
-        return B2_ERR_INVALID_HEADER;
+    B2_FAIL_IF((h->general_flags & 0x0f) > 3 || (h->general_flags & 0x0f) == 0, B2_ERR_UNSUPPORTED,
+               "frame format version %d (general flags 0x%02x)", h->general_flags & 0x0f,
+               h->general_flags);
+    B2_FAIL_IF(p[70] > 6, B2_ERR_INVALID_HEADER, "frame filter count %d is over 6", p[70]);
+    B2_FAIL_IF(h->header_len < FRAME_HEADER_FIXED || h->frame_len < h->header_len ||
+                   h->frame_len < 0,
+               B2_ERR_INVALID_HEADER, "frame header_len %d with frame_len %lld",
+               (int)h->header_len, (long long)h->frame_len);
+    B2_FAIL_IF(h->typesize <= 0 || h->nbytes < 0 || h->cbytes < 0, B2_ERR_INVALID_HEADER,
+               "frame typesize %d, nbytes %lld, cbytes %lld", (int)h->typesize,
+               (long long)h->nbytes, (long long)h->cbytes);
+    B2_FAIL_IF(h->chunksize < -1 || h->blocksize < 0, B2_ERR_INVALID_HEADER,
+               "frame chunksize %d, blocksize %d", (int)h->chunksize, (int)h->blocksize);
     return B2_OK;
 }
 
@@ -61,29 +64,29 @@ int b2_frame_header_parse_fixed(const uint8_t *p, frame_hdr *h)
  * (the array marker). Returns the number of entries, or an error. */
 int b2_frame_check_meta_layout(const uint8_t *p, int64_t len, int maxn)
 {
-    if (len < 10 || p[0] != 0x93 || p[1] != 0xcd || p[4] != 0xde)
-        return B2_ERR_INVALID_HEADER;
+    B2_FAIL_IF(len < 10 || p[0] != 0x93 || p[1] != 0xcd || p[4] != 0xde, B2_ERR_INVALID_HEADER,
+               "metalayer section of %lld bytes has a bad layout", (long long)len);
     int n = p[5] << 8 | p[6];
-    if (n > maxn)
-        return B2_ERR_INVALID_HEADER;
+    B2_FAIL_IF(n > maxn, B2_ERR_INVALID_HEADER, "%d metalayers, at most %d", n, maxn);
     int64_t pos = 7;
     for (int i = 0; i < n; i++) {
         if (pos >= len || (p[pos] & 0xe0) != 0xa0)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL(B2_ERR_INVALID_HEADER, "metalayer %d name marker at %lld", i, (long long)pos);
         pos += 1 + (p[pos] & 0x1f);
         if (pos + 5 > len || p[pos] != 0xd2)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         pos += 5;
     }
     if (pos + 3 > len || p[pos] != 0xdc || (p[pos + 1] << 8 | p[pos + 2]) != n)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     pos += 3;
     for (int i = 0; i < n; i++) {
         if (pos + 5 > len || p[pos] != 0xc6)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         int64_t l = b2_load_be32(p + pos + 1);
-        if (l > len - pos - 5)
-            return B2_ERR_TRUNCATED;
+        B2_FAIL_IF(l > len - pos - 5, B2_ERR_TRUNCATED,
+                   "metalayer %d content of %lld bytes at %lld runs past %lld", i, (long long)l,
+                   (long long)pos + 5, (long long)len);
         pos += 5 + l;
     }
     return n;
@@ -131,7 +134,7 @@ int b2_frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t li
         meta[i].len = (int32_t)clen;
         meta[i].content = malloc(clen ? (size_t)clen : 1);
         if (!meta[i].content) {
-            rc = B2_ERR_NOMEM;
+            rc = B2_FAIL_CODE(B2_ERR_NOMEM);
             goto done;
         }
         filled = i + 1;
@@ -139,6 +142,8 @@ int b2_frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t li
     }
     rc = (int)off;
 done:
+    if (rc == B2_ERR_INVALID_HEADER)
+        rc = B2_FAIL(rc, "metalayer entry %d does not decode as its layout says", filled);
     if (rc < 0)
         b2_frame_meta_free_all(meta, filled);
     msgpack_unpacked_destroy(&u);
@@ -173,7 +178,7 @@ int b2_frame_meta_parse(const uint8_t *p, int32_t header_len, frame_meta *meta, 
     }
     msgpack_unpacked_destroy(&u);
     if (rc < 0)
-        return rc;
+        return B2_FAIL(rc, "header of %d bytes is not the 14-element msgpack array", (int)header_len);
     rc = b2_frame_decode_meta(m, mlen, FRAME_HEADER_FIXED, header_len, n, meta);
     if (rc < 0)
         return rc;
@@ -257,7 +262,7 @@ int b2_frame_pack_meta(msgpack_sbuffer *sb, const frame_meta *m, int n, int64_t 
         if (m[i].len)
             rc |= msgpack_sbuffer_write(sb, (const char *)m[i].content, (size_t)m[i].len);
     }
-    return rc ? B2_ERR_NOMEM : B2_OK;
+    return rc ? B2_FAIL_CODE(B2_ERR_NOMEM) : B2_OK;
 }
 
 int b2_frame_header_write(const frame_hdr *h, const frame_meta *meta, int nmeta, uint8_t *out)
@@ -292,9 +297,9 @@ int b2_frame_header_write(const frame_hdr *h, const frame_meta *meta, int nmeta,
     if (!rc)
         rc = b2_frame_pack_meta(&sb, meta, nmeta, 0, 0);
     if (!rc && (int64_t)sb.size != h->header_len)
-        rc = B2_ERR_INVALID_PARAM;
+        rc = B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (!rc)
         memcpy(out, sb.data, sb.size);
     msgpack_sbuffer_destroy(&sb);
-    return rc ? (rc < 0 ? rc : B2_ERR_NOMEM) : B2_OK;
+    return rc ? (rc < 0 ? rc : B2_FAIL_CODE(B2_ERR_NOMEM)) : B2_OK;
 }

@@ -11,7 +11,7 @@ int b2_frame_index_special(int64_t entry)
     for (int code = 1; code <= 4; code <<= 1)
         if (entry == FRAME_IDX_SPECIAL(code))
             return code;
-    return B2_ERR_CORRUPT;
+    return B2_FAIL_CODE(B2_ERR_CORRUPT);
 }
 
 int b2_frame_nchunks_from_header(const frame_hdr *h, int64_t *n)
@@ -23,7 +23,7 @@ int b2_frame_nchunks_from_header(const frame_hdr *h, int64_t *n)
     if (h->chunksize > 0) {
         int64_t c = (h->nbytes - 1) / h->chunksize + 1;
         if (c > FRAME_MAX_NCHUNKS)
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
         *n = c;
         return B2_OK;
     }
@@ -31,7 +31,7 @@ int b2_frame_nchunks_from_header(const frame_hdr *h, int64_t *n)
         *n = -1; /* only the index knows */
         return B2_OK;
     }
-    return B2_ERR_INVALID_HEADER;
+    return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
 }
 
 int b2_frame_index_materialize(b2_schunk *s)
@@ -40,7 +40,7 @@ int b2_frame_index_materialize(b2_schunk *s)
         return B2_OK;
     int64_t *p = malloc((size_t)s->nchunks * sizeof *p);
     if (!p)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     for (int64_t i = 0; i < s->nchunks; i++)
         p[i] = s->index_uniform;
     s->index = p;
@@ -55,18 +55,18 @@ int b2_frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_
     *out = NULL;
     *nout = 0;
     if (avail < B2_HEADER_LEN)
-        return B2_ERR_TRUNCATED;
+        return B2_FAIL_CODE(B2_ERR_TRUNCATED);
     int rc = b2_chunk_get_info(p, (size_t)avail, &info);
     if (rc < 0)
         return rc;
     if (info.cbytes > avail)
-        return B2_ERR_TRUNCATED;
+        return B2_FAIL_CODE(B2_ERR_TRUNCATED);
     if (info.special == B2_SPECIAL_UNINIT || info.vlblocks || info.nbytes % 8 != 0)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     if (n < 0)
         n = info.nbytes / 8;
     if (n > FRAME_MAX_NCHUNKS || (int64_t)info.nbytes != n * 8)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     if (info.special == B2_SPECIAL_VALUE && info.cbytes == B2_HEADER_LEN + 8) {
         /* run-length: one value for every chunk; no need to expand it */
         *uniform = (int64_t)b2_load_le64(p + B2_HEADER_LEN);
@@ -80,11 +80,14 @@ int b2_frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_
     }
     uint8_t *raw = malloc(n ? (size_t)n * 8 : 1);
     if (!raw)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     if (n > 0) {
         rc = b2_chunk_decompress(dctx, p, (size_t)info.cbytes, raw, (size_t)n * 8);
         if (rc >= 0 && rc != n * 8)
-            rc = B2_ERR_CORRUPT;
+            rc = B2_FAIL(B2_ERR_CORRUPT, "index chunk holds %d bytes, %lld chunks need %lld", rc,
+                         (long long)n, (long long)n * 8);
+        else if (rc < 0)
+            rc = B2_PREFIX(rc, "index chunk");
         if (rc < 0) {
             free(raw);
             return rc;
@@ -105,7 +108,7 @@ int b2_frame_index_encode(const int64_t *idx, int64_t n, int64_t uniform, const 
                        int runlength, uint8_t **out, int32_t *len)
 {
     if (n > FRAME_MAX_NCHUNKS)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     size_t raw_len = (size_t)n * 8;
     int all_equal = n > 0;
     for (int64_t i = 1; idx && i < n && all_equal; i++)
@@ -115,7 +118,7 @@ int b2_frame_index_encode(const int64_t *idx, int64_t n, int64_t uniform, const 
         b2_store_le64(v, (uint64_t)(idx ? idx[0] : uniform));
         uint8_t *dst = malloc(B2_HEADER_LEN + 8);
         if (!dst)
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         int rc = b2_chunk_make_special(B2_SPECIAL_VALUE, 8, (int32_t)raw_len, v, dst,
                                        B2_HEADER_LEN + 8);
         if (rc < 0) {
@@ -132,7 +135,7 @@ int b2_frame_index_encode(const int64_t *idx, int64_t n, int64_t uniform, const 
     if (!raw || !dst) {
         free(raw);
         free(dst);
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     for (int64_t i = 0; i < n; i++)
         b2_store_le64(raw + 8 * i, (uint64_t)idx[i]);
@@ -152,7 +155,7 @@ int b2_frame_index_encode(const int64_t *idx, int64_t n, int64_t uniform, const 
     if (!cctx) {
         rc = b2_cparams_check(&p);
         if (rc >= 0)
-            rc = B2_ERR_NOMEM;
+            rc = B2_FAIL_CODE(B2_ERR_NOMEM);
     } else {
         rc = b2_chunk_compress(cctx, raw, raw_len, dst, cap);
         b2_cctx_free(cctx);

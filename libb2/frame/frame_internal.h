@@ -41,7 +41,12 @@ typedef struct frame_meta {
     int32_t len;
 } frame_meta;
 
+/* Detail of B2_ERR_READ_ONLY: the handle cannot tell which reason applies. */
+#define B2_READ_ONLY_WHY \
+    "opened without B2_OPEN_WRITE, a frame inside a larger file, or after a failed write"
+
 struct b2_schunk {
+    b2_errinfo err; /* last failure of a call on this handle */
     int storage;  /* enum b2_frame_storage */
     int writable;
     int nosync;   /* skip fsync (b2_schunk_set_sync) */

@@ -12,8 +12,8 @@
 
 int b2_fio_hook(b2_schunk *s)
 {
-    if (s->io_fail_at >= 0 && s->io_writes >= s->io_fail_at)
-        return B2_ERR_IO;
+    B2_FAIL_IF(s->io_fail_at >= 0 && s->io_writes >= s->io_fail_at, B2_ERR_IO,
+               "simulated crash at write %lld", (long long)s->io_writes);
     s->io_writes++;
     return B2_OK;
 }
@@ -24,7 +24,7 @@ int b2_fio_scratch(b2_schunk *s, size_t n)
         return B2_OK;
     uint8_t *p = realloc(s->scratch, n);
     if (!p)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->scratch = p;
     s->scratch_cap = n;
     return B2_OK;
@@ -38,9 +38,11 @@ static int pread_all(int fd, void *dst, size_t n, int64_t pos)
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0)
-            return B2_ERR_IO;
+            return B2_FAIL(B2_ERR_IO, "reading %zu bytes at %lld: %s", n, (long long)pos,
+                           strerror(errno));
         if (r == 0)
-            return B2_ERR_TRUNCATED;
+            return B2_FAIL(B2_ERR_TRUNCATED, "file ends before byte %lld (%zu more wanted)",
+                           (long long)pos, n);
         d += r;
         n -= (size_t)r;
         pos += r;
@@ -56,7 +58,8 @@ static int pwrite_all(int fd, const void *src, size_t n, int64_t pos)
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
-            return B2_ERR_IO;
+            return B2_FAIL(B2_ERR_IO, "writing %zu bytes at %lld: %s", n, (long long)pos,
+                           r < 0 ? strerror(errno) : "nothing written");
         p += r;
         n -= (size_t)r;
         pos += r;
@@ -66,15 +69,17 @@ static int pwrite_all(int fd, const void *src, size_t n, int64_t pos)
 
 int b2_fio_read(b2_schunk *s, int64_t pos, void *dst, size_t n)
 {
-    if (pos < 0)
-        return B2_ERR_RANGE;
+    B2_FAIL_IF(pos < 0, B2_ERR_RANGE, "read at frame offset %lld", (long long)pos);
     if (s->storage == B2_STORAGE_MEMORY) {
-        if ((uint64_t)pos > s->view_len || n > s->view_len - (size_t)pos)
-            return B2_ERR_TRUNCATED;
+        B2_FAIL_IF((uint64_t)pos > s->view_len || n > s->view_len - (size_t)pos, B2_ERR_TRUNCATED,
+                   "%zu bytes at offset %lld of a %zu-byte frame", n, (long long)pos, s->view_len);
         memcpy(dst, s->view + pos, n);
         return B2_OK;
     }
-    return pread_all(s->fd, dst, n, s->file_off + pos);
+    int rc = pread_all(s->fd, dst, n, s->file_off + pos);
+    if (rc < 0 && s->path)
+        return B2_FAIL(rc, "%s: %s", s->path, b2_err_detail());
+    return rc;
 }
 
 static int fio_write_impl(b2_schunk *s, int64_t pos, const void *src, size_t n);
@@ -91,8 +96,8 @@ int b2_fio_write(b2_schunk *s, int64_t pos, const void *src, size_t n)
 
 static int fio_write_impl(b2_schunk *s, int64_t pos, const void *src, size_t n)
 {
-    if (!s->writable || pos < 0)
-        return B2_ERR_INVALID_PARAM;
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(pos < 0, B2_ERR_INVALID_PARAM, "write at frame offset %lld", (long long)pos);
     int rc = b2_fio_hook(s);
     if (rc < 0) {
         /* Simulated crash in the middle of this write. A write inside one 512-byte
@@ -111,7 +116,7 @@ static int fio_write_impl(b2_schunk *s, int64_t pos, const void *src, size_t n)
                 cap *= 2;
             uint8_t *p = realloc(s->buf, cap);
             if (!p)
-                return B2_ERR_NOMEM;
+                return B2_FAIL_CODE(B2_ERR_NOMEM);
             s->buf = p;
             s->buf_cap = cap;
             s->view = p;
@@ -121,14 +126,19 @@ static int fio_write_impl(b2_schunk *s, int64_t pos, const void *src, size_t n)
             s->view_len = end;
         return B2_OK;
     }
-    return pwrite_all(s->fd, src, n, s->file_off + pos);
+    rc = pwrite_all(s->fd, src, n, s->file_off + pos);
+    if (rc < 0 && s->path)
+        return B2_FAIL(rc, "%s: %s", s->path, b2_err_detail());
+    return rc;
 }
 
 int b2_fio_sync(b2_schunk *s)
 {
     if (s->storage == B2_STORAGE_MEMORY || s->nosync)
         return B2_OK;
-    return fsync(s->fd) == 0 ? B2_OK : B2_ERR_IO;
+    if (fsync(s->fd) != 0)
+        return B2_FAIL(B2_ERR_IO, "fsync %s: %s", s->path ? s->path : "frame", strerror(errno));
+    return B2_OK;
 }
 
 int b2_fio_truncate(b2_schunk *s, int64_t len)
@@ -143,7 +153,10 @@ int b2_fio_truncate(b2_schunk *s, int64_t len)
             s->view_len = (size_t)len;
         return B2_OK;
     }
-    return ftruncate(s->fd, (off_t)(s->file_off + len)) == 0 ? B2_OK : B2_ERR_IO;
+    if (ftruncate(s->fd, (off_t)(s->file_off + len)) != 0)
+        return B2_FAIL(B2_ERR_IO, "truncating %s to %lld bytes: %s", s->path ? s->path : "frame",
+                       (long long)(s->file_off + len), strerror(errno));
+    return B2_OK;
 }
 
 static void sync_parent_dir(const char *path)
@@ -176,7 +189,7 @@ int b2_fio_rename(b2_schunk *s, const char *tmp, const char *path)
 {
     int rc = b2_fio_hook(s);
     if (rc >= 0 && rename(tmp, path) != 0)
-        rc = B2_ERR_IO;
+        rc = B2_FAIL(B2_ERR_IO, "renaming %s to %s: %s", tmp, path, strerror(errno));
     if (rc >= 0 && !s->nosync)
         sync_parent_dir(path);
     return rc;
@@ -187,24 +200,25 @@ int b2_fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, siz
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 8);
     if (!tmp)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".b2tmp", 7);
     int rc = b2_fio_hook(s);
     int fd = -1;
     if (rc >= 0) {
         fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        rc = fd < 0 ? B2_ERR_IO : pwrite_all(fd, data, n, 0);
+        rc = fd < 0 ? B2_FAIL(B2_ERR_IO, "creating %s: %s", tmp, strerror(errno))
+                    : pwrite_all(fd, data, n, 0);
     }
     if (rc >= 0 && !s->nosync && fsync(fd) != 0)
-        rc = B2_ERR_IO;
+        rc = B2_FAIL(B2_ERR_IO, "fsync %s: %s", tmp, strerror(errno));
     if (fd >= 0)
         close(fd);
     /* The rename is the commit point: before it the old file is intact. */
     if (rc >= 0)
         rc = b2_fio_hook(s);
     if (rc >= 0 && rename(tmp, path) != 0)
-        rc = B2_ERR_IO;
+        rc = B2_FAIL(B2_ERR_IO, "renaming %s to %s: %s", tmp, path, strerror(errno));
     if (rc < 0) {
         unlink(tmp);
         s->writable = 0;

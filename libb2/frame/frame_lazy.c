@@ -21,7 +21,7 @@ typedef struct chunk_src {
 static int src_read(chunk_src *c, int64_t off, void *dst, int64_t n)
 {
     if (off < 0 || n < 0 || off > c->room || n > c->room - off)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     c->s->io_bytes_read += n;
     if (c->fd < 0)
         return b2_fio_read(c->s, c->base + off, dst, (size_t)n);
@@ -29,7 +29,7 @@ static int src_read(chunk_src *c, int64_t off, void *dst, int64_t n)
     while (n > 0) {
         ssize_t r = pread(c->fd, d, (size_t)n, (off_t)off);
         if (r <= 0)
-            return r < 0 ? B2_ERR_IO : B2_ERR_TRUNCATED;
+            return r < 0 ? B2_FAIL_CODE(B2_ERR_IO) : B2_FAIL_CODE(B2_ERR_TRUNCATED);
         d += r;
         off += r;
         n -= r;
@@ -64,7 +64,7 @@ static int read_block(chunk_src *c, const b2_chunk_info *info, const int32_t *bs
     if (lo < nblocks)
         end = sorted[lo];
     if (start < B2_HEADER_LEN || start > cbytes || end > cbytes)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     int rc = src_read(c, start, buf + start, end - start);
     int leftover = j == nblocks - 1 && info->leftover;
     int32_t ns = info->split && !leftover ? info->typesize : 1;
@@ -96,7 +96,7 @@ int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint
     int64_t e = frame_entry(s, i);
     if (s->storage == B2_STORAGE_FILE) {
         if (e < 0 || e > s->h.cbytes - B2_HEADER_LEN)
-            return B2_ERR_CORRUPT;
+            return B2_FAIL_CODE(B2_ERR_CORRUPT);
         c.base = s->h.header_len + e;
         c.room = s->h.cbytes - e;
     } else if (s->storage == B2_STORAGE_SPARSE) {
@@ -104,7 +104,7 @@ int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint
         snprintf(name, sizeof name, "/%08X.chunk", (unsigned)e);
         size_t l = strlen(s->path);
         if (e < 0 || e > (int64_t)UINT32_MAX || !(path = malloc(l + sizeof name)))
-            return B2_ERR_CORRUPT;
+            return B2_FAIL_CODE(B2_ERR_CORRUPT);
         memcpy(path, s->path, l);
         strcpy(path + l, name);
         c.fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -113,7 +113,7 @@ int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint
         if (c.fd < 0 || fstat(c.fd, &st) != 0) {
             if (c.fd >= 0)
                 close(c.fd);
-            return B2_ERR_NOT_FOUND;
+            return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
         }
         c.room = st.st_size;
     } else {
@@ -127,13 +127,13 @@ int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint
     if (rc >= 0)
         rc = b2_chunk_get_info(hdr, sizeof hdr, &info);
     if (rc >= 0 && (info.cbytes > c.room || info.cbytes < B2_HEADER_LEN))
-        rc = B2_ERR_CORRUPT;
+        rc = B2_FAIL_CODE(B2_ERR_CORRUPT);
     /* Shapes handled here; anything else is read whole by the caller. */
     if (rc >= 0 && (info.special || info.vlblocks || info.lazy || info.header_len != B2_HEADER_LEN ||
                     off % info.typesize || len % info.typesize || len <= 0))
         rc = B2_ERR_UNSUPPORTED;
     if (rc >= 0 && !(buf = malloc((size_t)info.cbytes)))
-        rc = B2_ERR_NOMEM;
+        rc = B2_FAIL_CODE(B2_ERR_NOMEM);
     if (rc < 0)
         goto done;
     memcpy(buf, hdr, B2_HEADER_LEN);
@@ -145,17 +145,17 @@ int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint
     } else {
         int64_t tab = B2_HEADER_LEN + 4 * (int64_t)nb;
         if (tab > info.cbytes) {
-            rc = B2_ERR_CORRUPT;
+            rc = B2_FAIL_CODE(B2_ERR_CORRUPT);
             goto done;
         }
         bst = malloc(2 * (size_t)nb * sizeof *bst);
         rc = bst ? src_read(&c, B2_HEADER_LEN, buf + B2_HEADER_LEN, tab - B2_HEADER_LEN)
-                 : B2_ERR_NOMEM;
+                 : B2_FAIL_CODE(B2_ERR_NOMEM);
         if (rc >= 0 && info.has_dict) {
             rc = src_read(&c, tab, buf + tab, 4);
             int64_t dl = rc >= 0 ? b2_load_le32s(buf + tab) : 0;
             if (rc >= 0)
-                rc = dl < 0 || dl > info.cbytes - tab - 4 ? B2_ERR_CORRUPT
+                rc = dl < 0 || dl > info.cbytes - tab - 4 ? B2_FAIL_CODE(B2_ERR_CORRUPT)
                                                           : src_read(&c, tab + 4, buf + tab + 4, dl);
         }
         if (rc < 0)

@@ -48,20 +48,24 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
     uint8_t fixed[FRAME_HEADER_FIXED], last[FRAME_TRAILER_MIN];
     frame_hdr *h = &s->h;
     int sparse = s->storage == B2_STORAGE_SPARSE;
-    if (avail < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN)
-        return B2_ERR_TRUNCATED;
+    B2_FAIL_IF(avail < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN, B2_ERR_TRUNCATED,
+               "%lld bytes, a frame needs at least %d", (long long)avail,
+               FRAME_HEADER_FIXED + FRAME_TRAILER_MIN);
     int rc = b2_fio_read(s, 0, fixed, sizeof fixed);
     if (rc < 0)
         return rc;
     rc = b2_frame_header_parse_fixed(fixed, h);
     if (rc < 0)
         return rc;
-    if ((h->frame_type & 0x0f) != (sparse ? FRAME_TYPE_SPARSE : FRAME_TYPE_CONTIGUOUS))
-        return B2_ERR_FORMAT;
-    if (s->storage == B2_STORAGE_MEMORY ? h->frame_len != avail : h->frame_len > avail)
-        return B2_ERR_INVALID_HEADER;
-    if (h->frame_len < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN)
-        return B2_ERR_INVALID_HEADER;
+    B2_FAIL_IF((h->frame_type & 0x0f) != (sparse ? FRAME_TYPE_SPARSE : FRAME_TYPE_CONTIGUOUS),
+               B2_ERR_FORMAT, "frame type %d where a %s frame is expected", h->frame_type & 0x0f,
+               sparse ? "sparse" : "contiguous");
+    B2_FAIL_IF(s->storage == B2_STORAGE_MEMORY ? h->frame_len != avail : h->frame_len > avail,
+               B2_ERR_INVALID_HEADER, "frame_len %lld but %lld bytes available",
+               (long long)h->frame_len, (long long)avail);
+    B2_FAIL_IF(h->frame_len < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN, B2_ERR_INVALID_HEADER,
+               "frame_len %lld is below the minimum %d", (long long)h->frame_len,
+               FRAME_HEADER_FIXED + FRAME_TRAILER_MIN);
     rc = b2_fio_read(s, h->frame_len - FRAME_TRAILER_MIN, last, sizeof last);
     if (rc < 0)
         return rc;
@@ -69,13 +73,14 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
     if (rc < 0)
         return rc;
     int64_t trailer_start = h->frame_len - s->trailer_len;
-    if (h->header_len > trailer_start)
-        return B2_ERR_INVALID_HEADER;
+    B2_FAIL_IF(h->header_len > trailer_start, B2_ERR_INVALID_HEADER,
+               "header_len %d overlaps the trailer at %lld", (int)h->header_len,
+               (long long)trailer_start);
 
     /* Header with metalayers, then the trailer: both bounded by frame_len <= avail. */
     uint8_t *buf = malloc((size_t)(h->header_len > s->trailer_len ? h->header_len : s->trailer_len));
     if (!buf)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     rc = b2_fio_read(s, 0, buf, (size_t)h->header_len);
     if (rc >= 0)
         rc = b2_frame_meta_parse(buf, h->header_len, s->meta, &s->nmeta);
@@ -93,16 +98,17 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
     rc = b2_frame_nchunks_from_header(h, &n);
     if (rc < 0)
         return rc;
-    if (!sparse && (h->cbytes > trailer_start - h->header_len))
-        return B2_ERR_INVALID_HEADER;
+    B2_FAIL_IF(!sparse && (h->cbytes > trailer_start - h->header_len), B2_ERR_INVALID_HEADER,
+               "cbytes %lld runs past the trailer at %lld", (long long)h->cbytes,
+               (long long)trailer_start);
     int64_t ipos = h->header_len + (sparse ? 0 : h->cbytes);
     if (h->nbytes > 0) {
         int64_t ilen = trailer_start - ipos;
-        if (ilen < B2_HEADER_LEN)
-            return B2_ERR_TRUNCATED;
+        B2_FAIL_IF(ilen < B2_HEADER_LEN, B2_ERR_TRUNCATED,
+                   "index chunk of %lld bytes at %lld", (long long)ilen, (long long)ipos);
         uint8_t *ib = malloc((size_t)ilen);
         if (!ib)
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         rc = b2_fio_read(s, ipos, ib, (size_t)ilen);
         if (rc >= 0)
             rc = b2_frame_index_decode(s->dctx, ib, ilen, n, &s->index, &s->nchunks, &s->index_uniform);
@@ -110,18 +116,21 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
         if (rc < 0)
             return rc;
         s->index_cap = s->nchunks;
-        if (h->chunksize > 0 && (int64_t)s->nchunks * h->chunksize < h->nbytes)
-            return B2_ERR_INVALID_HEADER;
+        B2_FAIL_IF(h->chunksize > 0 && (int64_t)s->nchunks * h->chunksize < h->nbytes,
+                   B2_ERR_INVALID_HEADER, "%lld chunks of %d bytes cannot hold nbytes %lld",
+                   (long long)s->nchunks, (int)h->chunksize, (long long)h->nbytes);
     }
     for (int64_t i = 0; i < (s->index ? s->nchunks : s->nchunks > 0); i++) {
         int64_t e = frame_entry(s, i);
         int sp = b2_frame_index_special(e);
         if (sp < 0)
             return sp;
-        if (sp > 0 && h->chunksize <= 0)
-            return B2_ERR_CORRUPT; /* special entries need a fixed chunk size */
-        if (sp == 0 && (sparse ? e > (int64_t)UINT32_MAX : e > h->cbytes - B2_HEADER_LEN))
-            return B2_ERR_CORRUPT;
+        /* special entries need a fixed chunk size */
+        B2_FAIL_IF(sp > 0 && h->chunksize <= 0, B2_ERR_CORRUPT,
+                   "index entry %lld is special but chunksize is %d", (long long)i, (int)h->chunksize);
+        B2_FAIL_IF(sp == 0 && (sparse ? e > (int64_t)UINT32_MAX : e > h->cbytes - B2_HEADER_LEN),
+                   B2_ERR_CORRUPT, "index entry %lld: offset %lld is past cbytes %lld",
+                   (long long)i, (long long)e, (long long)h->cbytes);
     }
     cparams_from_header(h, &s->cparams);
     s->cparams.nthreads = s->nthreads;

@@ -9,25 +9,25 @@
 
 int64_t b2_schunk_header_len(const b2_schunk *s)
 {
-    return s ? b2_frame_header_size(s->meta, s->nmeta) : B2_ERR_INVALID_PARAM;
+    return s ? b2_frame_header_size(s->meta, s->nmeta) : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
 }
 
 int64_t b2_schunk_frame_around_chunk(const b2_schunk *s, void *dstv, size_t cap, int32_t cbytes)
 {
     uint8_t *dst = dstv;
     if (!s || !dst || s->nchunks != 0 || s->storage != B2_STORAGE_MEMORY)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int64_t hl = b2_frame_header_size(s->meta, s->nmeta);
     if (hl < 0)
         return hl;
     if (cbytes < B2_MIN_HEADER_LEN || (uint64_t)hl + (uint64_t)cbytes > cap)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_chunk_info info;
     int rc = b2_chunk_get_info(dst + hl, (size_t)cbytes, &info);
     if (rc < 0)
         return rc;
     if (info.cbytes != cbytes || info.lazy || info.nbytes <= 0)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     /* A shallow copy holding the one index entry; it owns nothing. As the first
      * chunk sets the chunksize, zeros/NaN/uninit chunks become index entries
      * with no stored bytes (b2_schunk_insert_chunk's rule). */

@@ -20,10 +20,10 @@ int b2_frame_trailer_locate(const uint8_t *last, int64_t frame_len, int64_t *tra
     /* last = the frame's final FRAME_TRAILER_MIN bytes; CE sits 23 bytes from the end. */
     const uint8_t *ce = last + FRAME_TRAILER_MIN - TRAILER_TAIL;
     if (ce[0] != 0xce)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     int64_t tl = b2_load_be32(ce + 1);
     if (tl < FRAME_TRAILER_MIN || tl > frame_len - FRAME_HEADER_FIXED)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     *trailer_len = tl;
     return B2_OK;
 }
@@ -33,11 +33,11 @@ int b2_frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int 
     *vl = NULL;
     *nvl = 0;
     if (tlen < TRAILER_TAIL + 2 + 10 || t[0] != 0x94 || t[1] > 0x7f)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     const uint8_t *tail = t + tlen - TRAILER_TAIL;
     if (tail[0] != 0xce || b2_load_be32(tail + 1) != (uint64_t)tlen || tail[5] != 0xd8 ||
         tail[6] > 3)
-        return B2_ERR_INVALID_HEADER;
+        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     int64_t mlen = tlen - 2 - TRAILER_TAIL;
     int n = b2_frame_check_meta_layout(t + 2, mlen, FRAME_MAX_VLMETA_READ);
     if (n < 0)
@@ -61,10 +61,10 @@ int b2_frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int 
     }
     msgpack_unpacked_destroy(&u);
     if (rc < 0)
-        return rc;
+        return B2_FAIL(rc, "trailer of %lld bytes is not the 4-element msgpack array", (long long)tlen);
     frame_meta *m = calloc(n ? (size_t)n : 1, sizeof *m);
     if (!m)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     rc = b2_frame_decode_meta(t + 2, mlen, 2, tlen, n, m);
     if (rc < 0) {
         free(m);
@@ -77,7 +77,7 @@ int b2_frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int 
             info.cbytes != m[i].len) {
             b2_frame_meta_free_all(m, n);
             free(m);
-            return B2_ERR_INVALID_HEADER;
+            return B2_FAIL(B2_ERR_INVALID_HEADER, "vlmetalayer %d is not one whole chunk", i);
         }
     }
     *vl = m;
@@ -103,7 +103,7 @@ int b2_frame_trailer_write(const frame_meta *vl, int nvl, uint8_t **out, int64_t
     }
     if (rc || (int64_t)sb.size != total) {
         msgpack_sbuffer_destroy(&sb);
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     *out = (uint8_t *)msgpack_sbuffer_release(&sb);
     *len = total;

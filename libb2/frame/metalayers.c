@@ -1,5 +1,6 @@
 /* Metalayers (uncompressed, fixed size, in the header) and vlmetalayers
  * (compressed chunks in the trailer). */
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,13 +12,13 @@ static int find(const frame_meta *m, int n, const char *name)
     for (int i = 0; i < n; i++)
         if (strcmp(m[i].name, name) == 0)
             return i;
-    return B2_ERR_NOT_FOUND;
+    return B2_ERR_NOT_FOUND; /* callers record it, with the name, when it is a failure */
 }
 
 static int check_name(const char *name)
 {
-    if (!name || !*name || strlen(name) > B2_FRAME_MAX_NAME)
-        return B2_ERR_INVALID_PARAM;
+    B2_FAIL_IF(!name || !*name || strlen(name) > B2_FRAME_MAX_NAME, B2_ERR_INVALID_PARAM,
+               "metalayer name \"%s\" (1..%d characters)", name ? name : "NULL", B2_FRAME_MAX_NAME);
     return B2_OK;
 }
 
@@ -38,12 +39,12 @@ const char *b2_schunk_meta_name(const b2_schunk *s, int i)
 int b2_schunk_meta_get(const b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
 {
     *content = NULL;
-    int i = name ? find(s->meta, s->nmeta, name) : B2_ERR_INVALID_PARAM;
+    int i = name ? find(s->meta, s->nmeta, name) : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (i < 0)
-        return i;
+        return B2_FAIL(i, "metalayer \"%s\"", name ? name : "NULL");
     *content = dup_bytes(s->meta[i].content, s->meta[i].len);
     if (!*content)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     *len = s->meta[i].len;
     return i;
 }
@@ -61,7 +62,7 @@ static int rebuild_empty(b2_schunk *s)
     if (s->storage == B2_STORAGE_SPARSE)
         return b2_sframe_commit(s, 0);
     if (s->file_off != 0)
-        return B2_ERR_UNSUPPORTED;
+        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
     uint8_t *idx, *trl, *buf = NULL;
     int32_t idx_len;
     int64_t trl_len;
@@ -70,7 +71,7 @@ static int rebuild_empty(b2_schunk *s)
         return rc;
     s->h.frame_len = s->h.header_len + trl_len;
     buf = malloc((size_t)s->h.frame_len);
-    rc = buf ? b2_frame_header_write(&s->h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
+    rc = buf ? b2_frame_header_write(&s->h, s->meta, s->nmeta, buf) : B2_FAIL_CODE(B2_ERR_NOMEM);
     if (rc >= 0) {
         memcpy(buf + s->h.header_len, trl, (size_t)trl_len);
         rc = b2_fio_replace_file(s, s->path, buf, (size_t)s->h.frame_len);
@@ -78,7 +79,7 @@ static int rebuild_empty(b2_schunk *s)
     if (rc >= 0) { /* the old descriptor still names the replaced file */
         int fd = open(s->path, O_RDWR | O_CLOEXEC);
         if (fd < 0)
-            rc = B2_ERR_IO;
+            rc = B2_FAIL(B2_ERR_IO, "reopening %s: %s", s->path, strerror(errno));
         else {
             close(s->fd);
             s->fd = fd;
@@ -91,23 +92,26 @@ static int rebuild_empty(b2_schunk *s)
     return rc;
 }
 
-int b2_schunk_meta_add(b2_schunk *s, const char *name, const void *content, int32_t len)
+static int schunk_meta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     int rc = check_name(name);
-    if (rc < 0 || len < 0 || (!content && len) || !s->writable)
-        return B2_ERR_INVALID_PARAM;
-    if (find(s->meta, s->nmeta, name) >= 0)
-        return B2_ERR_EXISTS;
+    if (rc < 0)
+        return rc;
+    B2_FAIL_IF(len < 0 || (!content && len), B2_ERR_INVALID_PARAM, "content %p of %d bytes",
+               content, (int)len);
+    B2_FAIL_IF(find(s->meta, s->nmeta, name) >= 0, B2_ERR_EXISTS, "metalayer \"%s\"", name);
     if (s->nmeta >= B2_FRAME_MAX_METALAYERS)
-        return B2_ERR_DOES_NOT_FIT;
-    if (s->nchunks > 0 || s->h.nbytes > 0)
-        return B2_ERR_INVALID_PARAM; /* would shift every chunk (the reference refuses too) */
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
+    /* would shift every chunk (the reference refuses too) */
+    B2_FAIL_IF(s->nchunks > 0 || s->h.nbytes > 0, B2_ERR_INVALID_PARAM,
+               "metalayer \"%s\" added after %lld chunks", name, (long long)s->nchunks);
     frame_meta *m = &s->meta[s->nmeta];
     memset(m->name, 0, sizeof m->name);
     strcpy(m->name, name);
     m->content = dup_bytes(content, len);
     if (!m->content)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     m->len = len;
     s->nmeta++;
     s->h.header_len = (int32_t)b2_frame_header_size(s->meta, s->nmeta);
@@ -115,15 +119,22 @@ int b2_schunk_meta_add(b2_schunk *s, const char *name, const void *content, int3
     return rc < 0 ? rc : s->nmeta - 1;
 }
 
-int b2_schunk_meta_update(b2_schunk *s, const char *name, const void *content, int32_t len)
+int b2_schunk_meta_add(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
-    if (!name || len < 0 || (!content && len) || !s->writable)
-        return B2_ERR_INVALID_PARAM;
+    int rc = schunk_meta_add_body(s, name, content, len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int schunk_meta_update_body(b2_schunk *s, const char *name, const void *content, int32_t len)
+{
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!name || len < 0 || (!content && len), B2_ERR_INVALID_PARAM,
+               "name %s, content %p of %d bytes", name ? name : "NULL", content, (int)len);
     int i = find(s->meta, s->nmeta, name);
     if (i < 0)
-        return i;
+        return B2_FAIL(i, "metalayer \"%s\"", name ? name : "NULL");
     if (len > s->meta[i].len)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     /* Position of the content inside the header (frame.md §3). */
     int64_t pos = FRAME_HEADER_FIXED + 7;
     for (int j = 0; j < s->nmeta; j++)
@@ -145,6 +156,12 @@ int b2_schunk_meta_update(b2_schunk *s, const char *name, const void *content, i
     return rc < 0 ? rc : i;
 }
 
+int b2_schunk_meta_update(b2_schunk *s, const char *name, const void *content, int32_t len)
+{
+    int rc = schunk_meta_update_body(s, name, content, len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
 /* ---- vlmetalayers ---- */
 
 int b2_schunk_vlmeta_count(const b2_schunk *s) { return s->nvlmeta; }
@@ -153,19 +170,19 @@ const char *b2_schunk_vlmeta_name(const b2_schunk *s, int i)
     return i >= 0 && i < s->nvlmeta ? s->vlmeta[i].name : NULL;
 }
 
-int b2_schunk_vlmeta_get(b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
+static int schunk_vlmeta_get_body(b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
 {
     *content = NULL;
-    int i = name ? find(s->vlmeta, s->nvlmeta, name) : B2_ERR_INVALID_PARAM;
+    int i = name ? find(s->vlmeta, s->nvlmeta, name) : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (i < 0)
-        return i;
+        return B2_FAIL(i, "vlmetalayer \"%s\"", name ? name : "NULL");
     b2_chunk_info info;
     int rc = b2_chunk_get_info(s->vlmeta[i].content, (size_t)s->vlmeta[i].len, &info);
     if (rc < 0)
         return rc;
     uint8_t *d = malloc(info.nbytes ? (size_t)info.nbytes : 1);
     if (!d)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     memset(d, 0, (size_t)info.nbytes); /* an uninit chunk decodes to nothing */
     rc = b2_chunk_decompress(s->dctx, s->vlmeta[i].content, (size_t)s->vlmeta[i].len, d,
                              (size_t)info.nbytes);
@@ -178,6 +195,12 @@ int b2_schunk_vlmeta_get(b2_schunk *s, const char *name, uint8_t **content, int3
     return i;
 }
 
+int b2_schunk_vlmeta_get(b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
+{
+    int rc = schunk_vlmeta_get_body(s, name, content, len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
 /* Compress content as the reference does for vlmetalayers (default cparams). */
 static int vl_compress(b2_schunk *s, const void *content, int32_t len, uint8_t **out, int32_t *olen)
 {
@@ -186,10 +209,10 @@ static int vl_compress(b2_schunk *s, const void *content, int32_t len, uint8_t *
     p.nthreads = 1;
     b2_cctx *cctx = b2_cctx_new(&p);
     if (!cctx)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     size_t cap = b2_chunk_compress_bound((size_t)len);
     uint8_t *dst = malloc(cap);
-    int rc = dst ? b2_chunk_compress(cctx, content, (size_t)len, dst, cap) : B2_ERR_NOMEM;
+    int rc = dst ? b2_chunk_compress(cctx, content, (size_t)len, dst, cap) : B2_FAIL_CODE(B2_ERR_NOMEM);
     b2_cctx_free(cctx);
     if (rc < 0) {
         free(dst);
@@ -200,20 +223,22 @@ static int vl_compress(b2_schunk *s, const void *content, int32_t len, uint8_t *
     return B2_OK;
 }
 
-int b2_schunk_vlmeta_add(b2_schunk *s, const char *name, const void *content, int32_t len)
+static int schunk_vlmeta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     int rc = check_name(name);
-    if (rc < 0 || len < 0 || (!content && len) || !s->writable)
-        return B2_ERR_INVALID_PARAM;
-    if (find(s->vlmeta, s->nvlmeta, name) >= 0)
-        return B2_ERR_EXISTS;
+    if (rc < 0)
+        return rc;
+    B2_FAIL_IF(len < 0 || (!content && len), B2_ERR_INVALID_PARAM, "content %p of %d bytes",
+               content, (int)len);
+    B2_FAIL_IF(find(s->vlmeta, s->nvlmeta, name) >= 0, B2_ERR_EXISTS, "vlmetalayer \"%s\"", name);
     if (s->nvlmeta >= B2_FRAME_MAX_VLMETALAYERS)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     if (s->nvlmeta >= s->vlmeta_cap) {
         int cap = s->vlmeta_cap ? s->vlmeta_cap * 2 : 4;
         frame_meta *p = realloc(s->vlmeta, (size_t)cap * sizeof *p);
         if (!p)
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         s->vlmeta = p;
         s->vlmeta_cap = cap;
     }
@@ -228,13 +253,20 @@ int b2_schunk_vlmeta_add(b2_schunk *s, const char *name, const void *content, in
     return rc < 0 ? rc : s->nvlmeta - 1;
 }
 
-int b2_schunk_vlmeta_update(b2_schunk *s, const char *name, const void *content, int32_t len)
+int b2_schunk_vlmeta_add(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
-    if (!name || len < 0 || (!content && len) || !s->writable)
-        return B2_ERR_INVALID_PARAM;
+    int rc = schunk_vlmeta_add_body(s, name, content, len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int schunk_vlmeta_update_body(b2_schunk *s, const char *name, const void *content, int32_t len)
+{
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!name || len < 0 || (!content && len), B2_ERR_INVALID_PARAM,
+               "name %s, content %p of %d bytes", name ? name : "NULL", content, (int)len);
     int i = find(s->vlmeta, s->nvlmeta, name);
     if (i < 0)
-        return i;
+        return B2_FAIL(i, "vlmetalayer \"%s\"", name ? name : "NULL");
     uint8_t *c;
     int32_t clen;
     int rc = vl_compress(s, content, len, &c, &clen);
@@ -247,16 +279,28 @@ int b2_schunk_vlmeta_update(b2_schunk *s, const char *name, const void *content,
     return rc < 0 ? rc : i;
 }
 
-int b2_schunk_vlmeta_delete(b2_schunk *s, const char *name)
+int b2_schunk_vlmeta_update(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
-    if (!name || !s->writable)
-        return B2_ERR_INVALID_PARAM;
+    int rc = schunk_vlmeta_update_body(s, name, content, len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int schunk_vlmeta_delete_body(b2_schunk *s, const char *name)
+{
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!name, B2_ERR_INVALID_PARAM, "name is NULL");
     int i = find(s->vlmeta, s->nvlmeta, name);
     if (i < 0)
-        return i;
+        return B2_FAIL(i, "vlmetalayer \"%s\"", name ? name : "NULL");
     free(s->vlmeta[i].content);
     memmove(s->vlmeta + i, s->vlmeta + i + 1, (size_t)(s->nvlmeta - i - 1) * sizeof *s->vlmeta);
     s->nvlmeta--;
     int rc = b2_frame_commit(s, 0);
     return rc < 0 ? rc : s->nvlmeta;
+}
+
+int b2_schunk_vlmeta_delete(b2_schunk *s, const char *name)
+{
+    int rc = schunk_vlmeta_delete_body(s, name);
+    return s ? B2_KEEP(&s->err, rc) : rc;
 }

@@ -1,6 +1,8 @@
 /* Super-chunk objects: opening from memory or files, properties, and reading
  * chunks (regular chunks from storage, special index entries synthesised). */
+#include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,16 +30,16 @@ int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out
 {
     *out = NULL;
     if (!buf && len)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_schunk *s = b2_schunk_alloc(NULL);
     if (!s)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->storage = B2_STORAGE_MEMORY;
     if (copy) {
         s->buf = malloc(len ? len : 1);
         if (!s->buf) {
             b2_schunk_free(s);
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         }
         memcpy(s->buf, buf, len);
         s->buf_cap = len;
@@ -49,6 +51,7 @@ int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out
     s->view_len = len;
     int rc = b2_frame_load(s, (int64_t)len);
     if (rc < 0) {
+        B2_PREFIX(rc, "frame buffer");
         b2_schunk_free(s);
         return rc;
     }
@@ -60,10 +63,10 @@ int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk
 {
     *out = NULL;
     if (!path || offset < 0)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_schunk *s = b2_schunk_alloc(NULL);
     if (!s)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->storage = B2_STORAGE_FILE;
     /* Writes go past the frame's end, which would clobber what follows it. */
     s->writable = (flags & B2_OPEN_WRITE) != 0 && offset == 0;
@@ -73,13 +76,15 @@ int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk
     struct stat st;
     int rc = B2_OK;
     if (!s->path)
-        rc = B2_ERR_NOMEM;
+        rc = B2_FAIL(B2_ERR_NOMEM, "copying the path %s", path);
     else if (s->fd < 0 || fstat(s->fd, &st) != 0)
-        rc = B2_ERR_IO;
+        rc = B2_FAIL(B2_ERR_IO, "opening %s%s: %s", path, s->writable ? " for writing" : "",
+                     strerror(errno));
     else if (!S_ISREG(st.st_mode) || st.st_size < offset)
-        rc = B2_ERR_FORMAT;
-    if (rc >= 0)
-        rc = b2_frame_load(s, (int64_t)st.st_size - offset);
+        rc = B2_FAIL(B2_ERR_FORMAT, "%s is not a regular file of at least %lld bytes", path,
+                     (long long)offset);
+    else if ((rc = b2_frame_load(s, (int64_t)st.st_size - offset)) < 0)
+        rc = B2_PREFIX(rc, path);
     if (rc < 0) {
         b2_schunk_free(s);
         return rc;
@@ -93,21 +98,23 @@ int b2_schunk_open(const char *path, int flags, b2_schunk **out)
     struct stat st;
     *out = NULL;
     if (!path)
-        return B2_ERR_INVALID_PARAM;
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "path is NULL");
     if (stat(path, &st) != 0)
-        return B2_ERR_NOT_FOUND;
+        return B2_FAIL(errno == ENOENT ? B2_ERR_NOT_FOUND : B2_ERR_IO, "%s: %s", path,
+                       strerror(errno));
     if (S_ISDIR(st.st_mode)) {
         b2_schunk *s = b2_schunk_alloc(NULL);
         if (!s)
-            return B2_ERR_NOMEM;
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
         s->storage = B2_STORAGE_SPARSE;
         s->writable = (flags & B2_OPEN_WRITE) != 0;
         size_t l = strlen(path);
         s->path = strdup(path);
         if (s->path && l > 1 && s->path[l - 1] == '/')
             s->path[l - 1] = 0;
-        int rc = s->path ? b2_sframe_load(s) : B2_ERR_NOMEM;
+        int rc = s->path ? b2_sframe_load(s) : B2_FAIL_CODE(B2_ERR_NOMEM);
         if (rc < 0) {
+            rc = B2_PREFIX(rc, path);
             b2_schunk_free(s);
             return rc;
         }
@@ -120,6 +127,7 @@ int b2_schunk_open(const char *path, int flags, b2_schunk **out)
 /* ---- properties ---- */
 
 int b2_schunk_storage(const b2_schunk *s) { return s->storage; }
+const char *b2_schunk_last_error(const b2_schunk *s) { return s ? b2_err_text(&s->err) : ""; }
 int64_t b2_schunk_nchunks(const b2_schunk *s) { return s->nchunks; }
 int64_t b2_schunk_nbytes(const b2_schunk *s) { return s->h.nbytes; }
 int64_t b2_schunk_cbytes(const b2_schunk *s) { return s->h.cbytes; }
@@ -134,20 +142,34 @@ int b2_schunk_set_sync(b2_schunk *s, int sync)
     return B2_OK;
 }
 
-int b2_schunk_set_nthreads(b2_schunk *s, int nthreads)
+static int schunk_set_nthreads_body(b2_schunk *s, int nthreads)
 {
     s->nthreads = nthreads > 0 ? nthreads : 1;
     s->cparams.nthreads = s->nthreads;
     return b2_dctx_set_nthreads(s->dctx, s->nthreads);
 }
 
+int b2_schunk_set_nthreads(b2_schunk *s, int nthreads)
+{
+    int rc = schunk_set_nthreads_body(s, nthreads);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
 /* ---- reading chunks ---- */
+
+/* Say which chunk a failure is about. */
+__attribute__((cold)) static int chunk_fail(int rc, int64_t i)
+{
+    char what[40];
+    snprintf(what, sizeof what, "chunk %lld", (long long)i);
+    return B2_PREFIX(rc, what);
+}
 
 int32_t b2_schunk_special_nbytes(const b2_schunk *s, int64_t i)
 {
     int32_t cs = s->h.chunksize;
-    if (cs <= 0)
-        return B2_ERR_CORRUPT;
+    B2_FAIL_IF(cs <= 0, B2_ERR_CORRUPT, "special chunk %lld in a frame of chunksize %d",
+               (long long)i, (int)cs);
     if (i == s->nchunks - 1 && s->h.nbytes % cs)
         return (int32_t)(s->h.nbytes % cs);
     return cs;
@@ -156,8 +178,9 @@ int32_t b2_schunk_special_nbytes(const b2_schunk *s, int64_t i)
 /* Offset and size limit of regular chunk e in a contiguous frame. */
 static int chunk_bounds(const b2_schunk *s, int64_t e, int64_t *pos, int64_t *room)
 {
-    if (e < 0 || e > s->h.cbytes - B2_HEADER_LEN)
-        return B2_ERR_CORRUPT;
+    B2_FAIL_IF(e < 0 || e > s->h.cbytes - B2_HEADER_LEN, B2_ERR_CORRUPT,
+               "index offset %lld outside the chunks section of %lld bytes", (long long)e,
+               (long long)s->h.cbytes);
     *pos = s->h.header_len + e;
     *room = s->h.cbytes - e;
     return B2_OK;
@@ -168,8 +191,9 @@ static int check_chunk(const uint8_t *p, int64_t room, b2_chunk_info *info)
     int rc = b2_chunk_get_info(p, (size_t)(room < B2_HEADER_LEN ? room : B2_HEADER_LEN), info);
     if (rc < 0)
         return rc;
-    if (info->cbytes < B2_MIN_HEADER_LEN || info->cbytes > room || info->lazy)
-        return B2_ERR_CORRUPT;
+    B2_FAIL_IF(info->cbytes < B2_MIN_HEADER_LEN || info->cbytes > room || info->lazy,
+               B2_ERR_CORRUPT, "chunk cbytes %d%s with %lld bytes left in the frame",
+               (int)info->cbytes, info->lazy ? " (lazy)" : "", (long long)room);
     return B2_OK;
 }
 
@@ -196,8 +220,9 @@ int b2_schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cby
         return rc;
     if (s->storage == B2_STORAGE_MEMORY) {
         /* the buffer may be shorter than cbytes says after a failed modification */
-        if ((uint64_t)pos > s->view_len || (uint64_t)room > s->view_len - (uint64_t)pos)
-            return B2_ERR_CORRUPT;
+        B2_FAIL_IF((uint64_t)pos > s->view_len || (uint64_t)room > s->view_len - (uint64_t)pos,
+                   B2_ERR_CORRUPT, "chunk at %lld (%lld bytes) past the %zu-byte buffer",
+                   (long long)pos, (long long)room, s->view_len);
         rc = check_chunk(s->view + pos, room, &info);
         if (rc < 0)
             return rc;
@@ -222,8 +247,8 @@ int b2_schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cby
 /* Header of chunk i without reading its body; *special gets the index kind. */
 static int chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *special)
 {
-    if (i < 0 || i >= s->nchunks)
-        return B2_ERR_RANGE;
+    B2_FAIL_IF(i < 0 || i >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
+               (long long)s->nchunks);
     int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
@@ -244,7 +269,7 @@ static int chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *speci
     return rc < 0 ? rc : b2_chunk_get_info(p, (size_t)cb, info);
 }
 
-int b2_schunk_chunk_nbytes(b2_schunk *s, int64_t i)
+static int schunk_chunk_nbytes_body(b2_schunk *s, int64_t i)
 {
     b2_chunk_info info;
     int sp;
@@ -254,7 +279,13 @@ int b2_schunk_chunk_nbytes(b2_schunk *s, int64_t i)
     return sp ? b2_schunk_special_nbytes(s, i) : info.nbytes;
 }
 
-int b2_schunk_chunk_cbytes(b2_schunk *s, int64_t i)
+int b2_schunk_chunk_nbytes(b2_schunk *s, int64_t i)
+{
+    int rc = schunk_chunk_nbytes_body(s, i);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int schunk_chunk_cbytes_body(b2_schunk *s, int64_t i)
 {
     b2_chunk_info info;
     int sp;
@@ -264,7 +295,13 @@ int b2_schunk_chunk_cbytes(b2_schunk *s, int64_t i)
     return sp ? B2_HEADER_LEN : info.cbytes; /* index entries stand for a bare header */
 }
 
-int b2_schunk_chunk_special(b2_schunk *s, int64_t i)
+int b2_schunk_chunk_cbytes(b2_schunk *s, int64_t i)
+{
+    int rc = schunk_chunk_cbytes_body(s, i);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int schunk_chunk_special_body(b2_schunk *s, int64_t i)
 {
     b2_chunk_info info;
     int sp;
@@ -274,11 +311,17 @@ int b2_schunk_chunk_special(b2_schunk *s, int64_t i)
     return sp ? sp : info.special;
 }
 
-int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes)
+int b2_schunk_chunk_special(b2_schunk *s, int64_t i)
+{
+    int rc = schunk_chunk_special_body(s, i);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int schunk_chunk_view_body(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes)
 {
     *chunk = NULL;
-    if (i < 0 || i >= s->nchunks)
-        return B2_ERR_RANGE;
+    B2_FAIL_IF(i < 0 || i >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
+               (long long)s->nchunks);
     int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
@@ -297,7 +340,13 @@ int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t
     return b2_schunk_chunk_ptr(s, i, chunk, cbytes);
 }
 
-int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes)
+int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes)
+{
+    int rc = schunk_chunk_view_body(s, i, chunk, cbytes);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+static int schunk_get_chunk_body(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes)
 {
     const uint8_t *p;
     int32_t cb;
@@ -306,10 +355,16 @@ int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbyte
     if (rc < 0)
         return rc;
     if (!(*chunk = malloc((size_t)cb)))
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     memcpy(*chunk, p, (size_t)cb);
     *cbytes = cb;
     return B2_OK;
+}
+
+int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes)
+{
+    int rc = schunk_get_chunk_body(s, i, chunk, cbytes);
+    return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
 /* Fill dst with nb bytes of a special index entry's content. */
@@ -322,7 +377,7 @@ static int fill_special(const b2_schunk *s, int sp, void *dst, size_t nb)
         static const uint8_t nan8[8] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
         int32_t ts = s->h.typesize;
         if ((ts != 4 && ts != 8) || nb % (size_t)ts)
-            return B2_ERR_CORRUPT;
+            return B2_FAIL(B2_ERR_CORRUPT, "NaN chunk of %zu bytes with typesize %d", nb, (int)ts);
         for (size_t o = 0; o < nb; o += (size_t)ts)
             memcpy((uint8_t *)dst + o, ts == 4 ? nan4 : nan8, (size_t)ts);
     }
@@ -330,10 +385,10 @@ static int fill_special(const b2_schunk *s, int sp, void *dst, size_t nb)
     return B2_OK;
 }
 
-int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
+static int schunk_decompress_chunk_body(b2_schunk *s, int64_t i, void *dst, size_t cap)
 {
-    if (i < 0 || i >= s->nchunks)
-        return B2_ERR_RANGE;
+    B2_FAIL_IF(i < 0 || i >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
+               (long long)s->nchunks);
     int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
@@ -342,16 +397,22 @@ int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
         if (nb < 0)
             return nb;
         if ((size_t)nb > cap)
-            return B2_ERR_DST_TOO_SMALL;
+            return B2_FAIL_CODE(B2_ERR_DST_TOO_SMALL);
         int rc = fill_special(s, sp, dst, (size_t)nb);
         return rc < 0 ? rc : nb;
     }
     const uint8_t *p;
     int32_t cb;
     int rc = b2_schunk_chunk_ptr(s, i, &p, &cb);
-    if (rc < 0)
-        return rc;
-    return b2_chunk_decompress(s->dctx, p, (size_t)cb, dst, cap);
+    if (rc >= 0)
+        rc = b2_chunk_decompress(s->dctx, p, (size_t)cb, dst, cap);
+    return rc < 0 ? chunk_fail(rc, i) : rc;
+}
+
+int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
+{
+    int rc = schunk_decompress_chunk_body(s, i, dst, cap);
+    return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
 /* Copy bytes [off, off+len) of chunk i (nb bytes long) into dst. */
@@ -380,7 +441,7 @@ static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t
     if (rc < 0)
         return rc;
     if (info.nbytes != nb)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     if (!info.vlblocks && off % info.typesize == 0 && len % info.typesize == 0) {
         rc = b2_chunk_getitem(s->dctx, p, (size_t)cb, off / info.typesize, len / info.typesize,
                               dst, (size_t)len);
@@ -388,7 +449,7 @@ static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t
     }
     uint8_t *tmp = malloc((size_t)nb);
     if (!tmp)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     rc = b2_chunk_decompress(s->dctx, p, (size_t)cb, tmp, (size_t)nb);
     if (rc >= 0)
         memcpy(dst, tmp + off, (size_t)len);
@@ -396,14 +457,15 @@ static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t
     return rc < 0 ? rc : B2_OK;
 }
 
-int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap)
+static int64_t schunk_get_items_body(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap)
 {
     int64_t ts = s->h.typesize;
-    if (start < 0 || n < 0 || start > s->h.nbytes / ts || n > s->h.nbytes / ts - start)
-        return B2_ERR_RANGE;
+    B2_FAIL_IF(start < 0 || n < 0 || start > s->h.nbytes / ts || n > s->h.nbytes / ts - start,
+               B2_ERR_RANGE, "items %lld..+%lld of %lld", (long long)start, (long long)n,
+               (long long)(s->h.nbytes / ts));
     int64_t first = start * ts, want = n * ts;
-    if ((uint64_t)want > cap)
-        return B2_ERR_DST_TOO_SMALL;
+    B2_FAIL_IF((uint64_t)want > cap, B2_ERR_DST_TOO_SMALL, "%lld bytes wanted, dst has %zu",
+               (long long)want, cap);
     uint8_t *d = dst;
     int64_t chunk_start = 0;
     for (int64_t i = 0; i < s->nchunks && want > 0; i++) {
@@ -425,14 +487,20 @@ int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void *dst, s
             int64_t off = first - chunk_start, len = nb - off < want ? nb - off : want;
             int rc = chunk_range(s, i, (int32_t)nb, off, len, d);
             if (rc < 0)
-                return rc;
+                return chunk_fail(rc, i);
             d += len;
             first += len;
             want -= len;
         }
         chunk_start += nb;
     }
-    if (want > 0)
-        return B2_ERR_CORRUPT; /* chunks hold less than nbytes says */
+    B2_FAIL_IF(want > 0, B2_ERR_CORRUPT, "chunks hold %lld bytes less than nbytes %lld says",
+               (long long)want, (long long)s->h.nbytes);
     return n * ts;
+}
+
+int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap)
+{
+    int64_t rc = schunk_get_items_body(s, start, n, dst, cap);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
 }

@@ -11,13 +11,14 @@
  * which the format allows (frame_compact.c reclaims it once it dominates). Sparse
  * frames write new chunk files under fresh ids and replace chunks.b2frame
  * atomically (sframe.c). */
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "frame_internal.h"
 
-int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
+static int frame_build_meta_parts_body(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
                            uint8_t **trl, int64_t *trl_len)
 {
     *idx = NULL;
@@ -26,7 +27,7 @@ int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, 
      * writer with a different size (padding) cannot be rewritten in place. */
     int64_t hl = b2_frame_header_size(s->meta, s->nmeta);
     if (hl != s->h.header_len && s->h.cbytes > 0 && s->storage != B2_STORAGE_SPARSE)
-        return B2_ERR_UNSUPPORTED;
+        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
     int rc = B2_OK;
     if (s->nchunks > 0)
         rc = b2_frame_index_encode(s->index, s->nchunks, s->index_uniform, &s->cparams, runlength_index,
@@ -45,6 +46,13 @@ int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, 
     return B2_OK;
 }
 
+int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
+                           uint8_t **trl, int64_t *trl_len)
+{
+    int rc = frame_build_meta_parts_body(s, runlength_index, idx, idx_len, trl, trl_len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
 /* Where new bytes may go without touching the live frame. */
 static int64_t frame_tail(const b2_schunk *s)
 {
@@ -56,13 +64,19 @@ static int64_t frame_tail(const b2_schunk *s)
 
 static int frame_commit_impl(b2_schunk *s, int runlength_index);
 
-int b2_frame_commit(b2_schunk *s, int runlength_index)
+static int frame_commit_body(b2_schunk *s, int runlength_index)
 {
     int rc = s->storage == B2_STORAGE_SPARSE ? b2_sframe_commit(s, runlength_index)
                                             : frame_commit_impl(s, runlength_index);
     if (rc < 0)
         s->writable = 0; /* the handle's state is ahead of its storage */
     return rc;
+}
+
+int b2_frame_commit(b2_schunk *s, int runlength_index)
+{
+    int rc = frame_commit_body(s, runlength_index);
+    return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
 static int frame_commit_impl(b2_schunk *s, int runlength_index)
@@ -80,7 +94,7 @@ static int frame_commit_impl(b2_schunk *s, int runlength_index)
     int64_t ipos = s->h.header_len + s->h.cbytes;
     s->h.frame_len = ipos + idx_len + trl_len;
     hdr = malloc((size_t)s->h.header_len);
-    rc = hdr ? b2_frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_ERR_NOMEM;
+    rc = hdr ? b2_frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_FAIL_CODE(B2_ERR_NOMEM);
     if (rc >= 0 && idx_len)
         rc = b2_fio_write(s, ipos, idx, (size_t)idx_len);
     if (rc >= 0)
@@ -107,9 +121,7 @@ static int check_cparams(const b2_cparams *cp)
 {
     if (!cp)
         return B2_OK;
-    if (cp->typesize <= 0)
-        return B2_ERR_INVALID_PARAM;
-    return b2_cparams_check(cp);
+    return b2_cparams_check(cp); /* typesize 1.. included */
 }
 
 b2_schunk *b2_schunk_new(const b2_cparams *cparams)
@@ -132,16 +144,19 @@ int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk
 {
     *out = NULL;
     int rc = check_cparams(cparams);
-    if (rc < 0 || !path)
-        return rc < 0 ? rc : B2_ERR_INVALID_PARAM;
+    if (rc < 0)
+        return rc;
+    B2_FAIL_IF(!path, B2_ERR_INVALID_PARAM, "path is NULL");
     b2_schunk *s = b2_schunk_alloc(cparams);
     if (!s)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->storage = B2_STORAGE_FILE;
     s->writable = 1;
     s->path = strdup(path);
     s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    rc = !s->path ? B2_ERR_NOMEM : s->fd < 0 ? B2_ERR_IO : b2_frame_commit(s, 0);
+    rc = !s->path ? B2_FAIL(B2_ERR_NOMEM, "copying the path %s", path)
+         : s->fd < 0 ? B2_FAIL(B2_ERR_IO, "creating %s: %s", path, strerror(errno))
+                     : b2_frame_commit(s, 0);
     if (rc < 0) {
         b2_schunk_free(s);
         return rc;
@@ -155,7 +170,7 @@ int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk
 static int index_reserve(b2_schunk *s, int64_t n)
 {
     if (n > FRAME_MAX_NCHUNKS)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     if (n <= s->index_cap)
         return B2_OK;
     int64_t cap = s->index_cap ? s->index_cap * 2 : 16;
@@ -163,7 +178,7 @@ static int index_reserve(b2_schunk *s, int64_t n)
         cap = n;
     int64_t *p = realloc(s->index, (size_t)cap * sizeof *p);
     if (!p)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->index = p;
     s->index_cap = cap;
     return B2_OK;
@@ -181,17 +196,19 @@ static int64_t max_sparse_id(const b2_schunk *s)
 /* Check a caller's chunk and learn its header. */
 static int accept_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, b2_chunk_info *info)
 {
-    if (!s->writable)
-        return B2_ERR_INVALID_PARAM;
-    if (!chunk || cbytes < B2_MIN_HEADER_LEN)
-        return B2_ERR_INVALID_PARAM;
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!chunk || cbytes < B2_MIN_HEADER_LEN, B2_ERR_INVALID_PARAM,
+               "chunk %p of %d bytes", chunk, (int)cbytes);
     int rc = b2_chunk_get_info(chunk, (size_t)cbytes, info);
     if (rc < 0)
         return rc;
-    if (info->cbytes != cbytes || info->lazy || info->nbytes <= 0)
-        return B2_ERR_INVALID_PARAM;
-    if (s->nchunks > 0 && info->vlblocks != ((s->h.general_flags & 0x80) != 0))
-        return B2_ERR_INVALID_PARAM; /* a frame may not mix VL-block and regular chunks */
+    B2_FAIL_IF(info->cbytes != cbytes || info->lazy || info->nbytes <= 0, B2_ERR_INVALID_PARAM,
+               "chunk of %d bytes says cbytes %d, nbytes %d%s", (int)cbytes, (int)info->cbytes,
+               (int)info->nbytes, info->lazy ? ", lazy" : "");
+    /* a frame may not mix VL-block and regular chunks */
+    B2_FAIL_IF(s->nchunks > 0 && info->vlblocks != ((s->h.general_flags & 0x80) != 0),
+               B2_ERR_INVALID_PARAM, "%s chunk into a frame of %s chunks",
+               info->vlblocks ? "VL-block" : "regular", info->vlblocks ? "regular" : "VL-block");
     return B2_OK;
 }
 
@@ -201,7 +218,7 @@ static int store_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, int64_t 
     if (s->storage == B2_STORAGE_SPARSE) {
         int64_t id = max_sparse_id(s) + 1;
         if (id > (int64_t)UINT32_MAX)
-            return B2_ERR_DOES_NOT_FIT;
+            return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
         int rc = b2_sframe_write_chunk(s, id, chunk, cbytes);
         if (rc < 0)
             return rc;
@@ -256,14 +273,14 @@ static int materialize_specials(b2_schunk *s)
     return B2_OK;
 }
 
-int64_t b2_schunk_insert_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
+static int64_t schunk_insert_chunk_body(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
 {
     b2_chunk_info info;
     int rc = accept_chunk(s, chunk, cbytes, &info);
     if (rc < 0)
         return rc;
     if (pos < 0 || pos > s->nchunks)
-        return B2_ERR_RANGE;
+        return B2_FAIL_CODE(B2_ERR_RANGE);
     if ((rc = b2_frame_index_materialize(s)) < 0)
         return rc;
     rc = index_reserve(s, s->nchunks + 1);
@@ -296,28 +313,46 @@ int64_t b2_schunk_insert_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
     return rc < 0 ? rc : s->nchunks;
 }
 
-int64_t b2_schunk_append_chunk(b2_schunk *s, const void *chunk, int32_t cbytes)
+int64_t b2_schunk_insert_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
+{
+    int64_t rc = schunk_insert_chunk_body(s, pos, chunk, cbytes);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
+}
+
+static int64_t schunk_append_chunk_body(b2_schunk *s, const void *chunk, int32_t cbytes)
 {
     return b2_schunk_insert_chunk(s, s->nchunks, chunk, cbytes);
 }
 
-int64_t b2_schunk_append_buffer(b2_schunk *s, const void *src, int32_t nbytes)
+int64_t b2_schunk_append_chunk(b2_schunk *s, const void *chunk, int32_t cbytes)
 {
-    if (!s->writable || nbytes <= 0 || !src)
-        return B2_ERR_INVALID_PARAM;
+    int64_t rc = schunk_append_chunk_body(s, chunk, cbytes);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
+}
+
+static int64_t schunk_append_buffer_body(b2_schunk *s, const void *src, int32_t nbytes)
+{
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(nbytes <= 0 || !src, B2_ERR_INVALID_PARAM, "buffer %p of %d bytes", src, (int)nbytes);
     b2_cctx *cctx = b2_cctx_new(&s->cparams);
     if (!cctx) {
         int rc = b2_cparams_check(&s->cparams);
-        return rc < 0 ? rc : B2_ERR_NOMEM;
+        return rc < 0 ? rc : B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     size_t cap = b2_chunk_compress_bound((size_t)nbytes);
     uint8_t *chunk = malloc(cap);
-    int64_t rc = chunk ? b2_chunk_compress(cctx, src, (size_t)nbytes, chunk, cap) : B2_ERR_NOMEM;
+    int64_t rc = chunk ? b2_chunk_compress(cctx, src, (size_t)nbytes, chunk, cap) : B2_FAIL_CODE(B2_ERR_NOMEM);
     b2_cctx_free(cctx);
     if (rc >= 0)
         rc = b2_schunk_append_chunk(s, chunk, (int32_t)rc);
     free(chunk);
     return rc;
+}
+
+int64_t b2_schunk_append_buffer(b2_schunk *s, const void *src, int32_t nbytes)
+{
+    int64_t rc = schunk_append_buffer_body(s, src, nbytes);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
 }
 
 /* Memory frames: move the chunks-section bytes after old chunk [e, e+oldc) by
@@ -339,14 +374,14 @@ static int shift_section(b2_schunk *s, int64_t e, int32_t oldc, int64_t delta)
     return B2_OK;
 }
 
-int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
+static int64_t schunk_update_chunk_body(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
 {
     b2_chunk_info info;
     int rc = accept_chunk(s, chunk, cbytes, &info);
     if (rc < 0)
         return rc;
     if (pos < 0 || pos >= s->nchunks)
-        return B2_ERR_RANGE;
+        return B2_FAIL_CODE(B2_ERR_RANGE);
     if ((rc = b2_frame_index_materialize(s)) < 0)
         return rc;
     int old_nb = b2_schunk_chunk_nbytes(s, pos);
@@ -389,12 +424,17 @@ int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int
     return rc < 0 ? rc : s->nchunks;
 }
 
-int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos)
+int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
 {
-    if (!s->writable)
-        return B2_ERR_INVALID_PARAM;
-    if (pos < 0 || pos >= s->nchunks)
-        return B2_ERR_RANGE;
+    int64_t rc = schunk_update_chunk_body(s, pos, chunk, cbytes);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
+}
+
+static int64_t schunk_delete_chunk_body(b2_schunk *s, int64_t pos)
+{
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(pos < 0 || pos >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)pos,
+               (long long)s->nchunks);
     int nb = b2_frame_index_materialize(s);
     if (nb < 0)
         return nb;
@@ -420,19 +460,26 @@ int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos)
     return rc < 0 ? rc : s->nchunks;
 }
 
-int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order)
+int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos)
 {
-    if (!s->writable || (!order && s->nchunks))
-        return B2_ERR_INVALID_PARAM;
+    int64_t rc = schunk_delete_chunk_body(s, pos);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
+}
+
+static int64_t schunk_reorder_body(b2_schunk *s, const int64_t *order)
+{
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!order && s->nchunks, B2_ERR_INVALID_PARAM, "order is NULL");
     int64_t n = s->nchunks;
     if (b2_frame_index_materialize(s) < 0)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
     uint8_t *seen = calloc((size_t)(n ? n : 1), 1);
-    int rc = idx && seen ? B2_OK : B2_ERR_NOMEM;
+    int rc = idx && seen ? B2_OK : B2_FAIL_CODE(B2_ERR_NOMEM);
     for (int64_t i = 0; rc >= 0 && i < n; i++) {
         if (order[i] < 0 || order[i] >= n || seen[order[i]])
-            rc = B2_ERR_INVALID_PARAM;
+            rc = B2_FAIL(B2_ERR_INVALID_PARAM, "order[%lld] = %lld is not a new index < %lld",
+                         (long long)i, (long long)order[i], (long long)n);
         else {
             seen[order[i]] = 1;
             idx[i] = s->index[order[i]];
@@ -447,20 +494,29 @@ int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order)
     return rc < 0 ? rc : n;
 }
 
-int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_t chunksize)
+int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order)
 {
-    if (!s->writable || !is_index_special(special) || nitems < 0 || chunksize <= 0)
-        return B2_ERR_INVALID_PARAM;
-    if (s->nchunks || s->h.nbytes)
-        return B2_ERR_INVALID_PARAM; /* only on an empty super-chunk, like the reference */
+    int64_t rc = schunk_reorder_body(s, order);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
+}
+
+static int64_t schunk_fill_special_body(b2_schunk *s, int64_t nitems, int special, int32_t chunksize)
+{
+    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!is_index_special(special) || nitems < 0 || chunksize <= 0, B2_ERR_INVALID_PARAM,
+               "special %d, nitems %lld, chunksize %d", special, (long long)nitems, (int)chunksize);
+    /* only on an empty super-chunk, like the reference */
+    B2_FAIL_IF(s->nchunks || s->h.nbytes, B2_ERR_INVALID_PARAM,
+               "super-chunk already holds %lld chunks", (long long)s->nchunks);
     int64_t ts = s->h.typesize;
-    if (nitems > INT64_MAX / ts || chunksize % ts)
-        return B2_ERR_INVALID_PARAM;
-    if (special == B2_SPECIAL_NAN && ts != 4 && ts != 8)
-        return B2_ERR_INVALID_PARAM;
+    B2_FAIL_IF(nitems > INT64_MAX / ts || chunksize % ts, B2_ERR_INVALID_PARAM,
+               "chunksize %d for typesize %d (nitems %lld)", (int)chunksize, (int)ts,
+               (long long)nitems);
+    B2_FAIL_IF(special == B2_SPECIAL_NAN && ts != 4 && ts != 8, B2_ERR_INVALID_PARAM,
+               "NaN special with typesize %d", (int)ts);
     int64_t nbytes = nitems * ts, n = nbytes ? (nbytes - 1) / chunksize + 1 : 0;
     if (n > FRAME_MAX_NCHUNKS)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     /* a uniform index: nothing to expand until a chunk changes */
     free(s->index);
     s->index = NULL;
@@ -477,6 +533,12 @@ int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_
     return rc < 0 ? rc : n;
 }
 
+int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_t chunksize)
+{
+    int64_t rc = schunk_fill_special_body(s, nitems, special, chunksize);
+    return s ? B2_KEEP64(&s->err, rc) : rc;
+}
+
 /* ---- serializing ---- */
 
 /* A contiguous copy of a sparse frame: chunks laid out in index order. */
@@ -488,7 +550,7 @@ static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
     b2_schunk tmp = *s; /* shallow: same metalayers, new index and header */
     tmp.index = malloc((size_t)(s->nchunks ? s->nchunks : 1) * sizeof *tmp.index);
     if (!tmp.index)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     int64_t total = 0;
     int rc = B2_OK;
     for (int64_t i = 0; i < s->nchunks && rc >= 0; i++) {
@@ -510,7 +572,7 @@ static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
         tmp.h.cbytes = total;
         tmp.h.frame_len = tmp.h.header_len + total + idx_len + trl_len;
         buf = malloc((size_t)tmp.h.frame_len);
-        rc = buf ? b2_frame_header_write(&tmp.h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
+        rc = buf ? b2_frame_header_write(&tmp.h, s->meta, s->nmeta, buf) : B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     for (int64_t i = 0; i < s->nchunks && rc >= 0; i++) {
         const uint8_t *p;
@@ -536,7 +598,7 @@ static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
     return rc < 0 ? rc : B2_OK;
 }
 
-int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
+static int schunk_to_buffer_body(b2_schunk *s, uint8_t **out, size_t *len)
 {
     *out = NULL;
     *len = 0;
@@ -544,7 +606,7 @@ int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
         return sparse_to_buffer(s, out, len);
     uint8_t *buf = malloc((size_t)s->h.frame_len);
     if (!buf)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     int rc = b2_fio_read(s, 0, buf, (size_t)s->h.frame_len);
     if (rc < 0) {
         free(buf);
@@ -553,4 +615,10 @@ int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
     *out = buf;
     *len = (size_t)s->h.frame_len;
     return B2_OK;
+}
+
+int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
+{
+    int rc = schunk_to_buffer_body(s, out, len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
 }

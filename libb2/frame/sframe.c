@@ -36,18 +36,19 @@ static char *chunk_path(const b2_schunk *s, int64_t id)
 int b2_sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size)
 {
     char *path = chunk_path(s, id);
-    if (!path)
-        return B2_ERR_CORRUPT;
+    B2_FAIL_IF(!path, B2_ERR_CORRUPT, "index entry %lld names no chunk file", (long long)id);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    free(path);
-    if (fd < 0)
-        return B2_ERR_NOT_FOUND;
+    if (fd < 0) {
+        int rc = B2_FAIL(B2_ERR_NOT_FOUND, "%s: %s", path, strerror(errno));
+        free(path);
+        return rc;
+    }
     struct stat st;
     int rc = B2_OK;
     if (fstat(fd, &st) != 0)
-        rc = B2_ERR_IO;
+        rc = B2_FAIL(B2_ERR_IO, "%s: %s", path, strerror(errno));
     else if (st.st_size < B2_MIN_HEADER_LEN || st.st_size > INT32_MAX)
-        rc = B2_ERR_CORRUPT;
+        rc = B2_FAIL(B2_ERR_CORRUPT, "%s: %lld bytes is no chunk", path, (long long)st.st_size);
     else
         rc = b2_fio_scratch(s, (size_t)st.st_size);
     size_t done = 0;
@@ -56,11 +57,13 @@ int b2_sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size)
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
-            rc = r < 0 ? B2_ERR_IO : B2_ERR_TRUNCATED;
+            rc = r < 0 ? B2_FAIL(B2_ERR_IO, "reading %s: %s", path, strerror(errno))
+                       : B2_FAIL(B2_ERR_TRUNCATED, "%s shrank while read", path);
         else
             done += (size_t)r;
     }
     close(fd);
+    free(path);
     if (rc < 0)
         return rc;
     *size = (int32_t)st.st_size;
@@ -71,12 +74,12 @@ int b2_sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_
 {
     char *path = chunk_path(s, id);
     if (!path)
-        return B2_ERR_DOES_NOT_FIT;
+        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     int rc = b2_fio_hook(s);
     int fd = -1;
     if (rc >= 0) {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        rc = fd < 0 ? B2_ERR_IO : B2_OK;
+        rc = fd < 0 ? B2_FAIL(B2_ERR_IO, "creating %s: %s", path, strerror(errno)) : B2_OK;
     }
     size_t done = 0;
     while (rc >= 0 && done < (size_t)len) {
@@ -84,12 +87,12 @@ int b2_sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
-            rc = B2_ERR_IO;
+            rc = B2_FAIL(B2_ERR_IO, "writing %s: %s", path, r < 0 ? strerror(errno) : "nothing written");
         else
             done += (size_t)r;
     }
     if (rc >= 0 && !s->nosync && fsync(fd) != 0)
-        rc = B2_ERR_IO;
+        rc = B2_FAIL(B2_ERR_IO, "fsync %s: %s", path, strerror(errno));
     if (fd >= 0)
         close(fd);
     free(path);
@@ -102,10 +105,10 @@ int b2_sframe_remove_chunk(b2_schunk *s, int64_t id)
 {
     char *path = chunk_path(s, id);
     if (!path)
-        return B2_ERR_CORRUPT;
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
     int rc = b2_fio_hook(s);
     if (rc >= 0 && unlink(path) != 0 && errno != ENOENT)
-        rc = B2_ERR_IO;
+        rc = B2_FAIL(B2_ERR_IO, "removing %s: %s", path, strerror(errno));
     free(path);
     if (rc < 0)
         s->writable = 0;
@@ -124,7 +127,8 @@ int b2_sframe_commit(b2_schunk *s, int runlength_index)
     s->h.frame_len = s->h.header_len + idx_len + trl_len;
     char *path = join(s->path, "chunks.b2frame");
     buf = malloc((size_t)s->h.frame_len);
-    rc = buf && path ? b2_frame_header_write(&s->h, s->meta, s->nmeta, buf) : B2_ERR_NOMEM;
+    rc = buf && path ? b2_frame_header_write(&s->h, s->meta, s->nmeta, buf)
+                     : B2_FAIL(B2_ERR_NOMEM, "frame of %lld bytes", (long long)s->h.frame_len);
     if (rc >= 0) {
         if (idx_len)
             memcpy(buf + s->h.header_len, idx, (size_t)idx_len);
@@ -143,13 +147,17 @@ int b2_sframe_load(b2_schunk *s)
 {
     char *path = join(s->path, "chunks.b2frame");
     if (!path)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s->fd < 0) {
+        int rc = B2_FAIL(B2_ERR_NOT_FOUND, "%s: %s", path, strerror(errno));
+        free(path);
+        return rc;
+    }
     free(path);
-    if (s->fd < 0)
-        return B2_ERR_NOT_FOUND;
     struct stat st;
-    int rc = fstat(s->fd, &st) == 0 ? b2_frame_load(s, (int64_t)st.st_size) : B2_ERR_IO;
+    int rc = fstat(s->fd, &st) == 0 ? b2_frame_load(s, (int64_t)st.st_size)
+                                    : B2_FAIL(B2_ERR_IO, "fstat: %s", strerror(errno));
     /* Everything needed later is in memory now; chunk files are opened on demand. */
     close(s->fd);
     s->fd = -1;
@@ -159,13 +167,12 @@ int b2_sframe_load(b2_schunk *s)
 int b2_schunk_create_sframe(const char *dir, const b2_cparams *cparams, b2_schunk **out)
 {
     *out = NULL;
-    if (!dir || !*dir)
-        return B2_ERR_INVALID_PARAM;
-    if (cparams && (cparams->typesize <= 0 || b2_cparams_check(cparams) < 0))
-        return B2_ERR_INVALID_PARAM;
+    B2_FAIL_IF(!dir || !*dir, B2_ERR_INVALID_PARAM, "no directory name");
+    if (cparams && b2_cparams_check(cparams) < 0)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "%s", b2_err_detail());
     b2_schunk *s = b2_schunk_alloc(cparams);
     if (!s)
-        return B2_ERR_NOMEM;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->storage = B2_STORAGE_SPARSE;
     s->writable = 1;
     s->h.frame_type = FRAME_TYPE_SPARSE;
@@ -175,9 +182,10 @@ int b2_schunk_create_sframe(const char *dir, const b2_cparams *cparams, b2_schun
         s->path[l - 1] = 0;
     int rc = B2_OK;
     if (!s->path)
-        rc = B2_ERR_NOMEM;
+        rc = B2_FAIL(B2_ERR_NOMEM, "copying the path %s", dir);
     else if (mkdir(s->path, 0755) != 0)
-        rc = errno == EEXIST ? B2_ERR_EXISTS : B2_ERR_IO;
+        rc = B2_FAIL(errno == EEXIST ? B2_ERR_EXISTS : B2_ERR_IO, "creating directory %s: %s",
+                     s->path, strerror(errno));
     if (rc >= 0)
         rc = b2_sframe_commit(s, 0);
     if (rc < 0) {

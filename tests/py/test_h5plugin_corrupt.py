@@ -3,7 +3,9 @@ mask 0, so HDF5 hands them to our filter on read) and read them back. Every read
 must either fail with an HDF5 error (OSError in h5py) or return data; the process
 must never crash or hang. The mutations run in a child process so that a crash is
 reported with the mutation that caused it. Also checks that a frame of the wrong
-shape is refused with a message naming the mismatch (hdf5-filter.md §7)."""
+shape is refused with a message naming the mismatch (hdf5-filter.md §7), and
+that a damaged chunk header inside the frame reaches the HDF5 error stack with
+libb2's detail (the offending value and the check that failed)."""
 import os
 import subprocess
 import sys
@@ -109,6 +111,26 @@ def main():
         except OSError as e:
             C.ok("blosc2" in str(e) and "shape" in str(e),
                  "wrong-shape error does not name the mismatch: %s" % e)
+    # libb2's detailed message reaches the HDF5 error stack (and h5py's OSError)
+    make_file(path)
+    with h5py.File(path, "a") as f:
+        for name in ("plain", "b2nd2"):
+            ds = f[name]
+            off = (0,) * ds.ndim
+            _, raw = ds.id.read_direct_chunk(off)
+            hl = int.from_bytes(raw[11:15], "big")  # the frame's first chunk follows the header
+            for at, val, want in ((3, b"\0", "chunk typesize is 0 (b2_chunk_get_info)"),
+                                  (12, (0x7fff0000).to_bytes(4, "little"), "cbytes 2147418112")):
+                bad = bytearray(raw)
+                bad[hl + at:hl + at + len(val)] = val
+                ds.id.write_direct_chunk(off, bytes(bad), 0)
+                try:
+                    ds[()]
+                    C.ok(False, "%s: damaged chunk header byte %d was accepted" % (name, at))
+                except OSError as e:
+                    C.ok("blosc2 filter" in str(e) and want in str(e),
+                         "%s: error does not carry %r: %s" % (name, want, e))
+            ds.id.write_direct_chunk(off, raw, 0)
     make_file(path)
     r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", path],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600,

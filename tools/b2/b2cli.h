@@ -45,6 +45,9 @@ int b2cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Print "b2: FILE: message" on stderr; returns B2CLI_EXIT_DATA. */
 int b2cli_data_error(const char *file, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Text for a libb2 failure rc: the library's detailed message of the failing call
+ * ("<b2_strerror>: <detail> (<function>)") when it is about rc, else b2_strerror(rc). */
+const char *b2cli_err(int rc);
 /* True when arg is "-h" or "--help". */
 int b2cli_is_help(const char *arg);
 

@@ -165,7 +165,7 @@ static int measure(const char *file, const uint8_t *src, size_t n, const b2_cpar
         double t3 = b2cli_now();
         if (cb < 0 || db != (int)n || memcmp(out, src, n)) {
             rc = b2cli_data_error(file, "round trip failed (%s)",
-                                  b2_strerror(cb < 0 ? cb : db < 0 ? db : B2_ERR_CORRUPT));
+                                  b2cli_err(cb < 0 ? cb : db < 0 ? db : B2_ERR_CORRUPT));
             goto done;
         }
         r->cbytes = cb;

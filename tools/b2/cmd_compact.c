@@ -24,7 +24,7 @@ static int compact_one(const char *path, int quiet)
     b2_schunk *s = NULL;
     int rc = b2_schunk_open(path, B2_OPEN_WRITE, &s);
     if (rc < 0) {
-        b2cli_data_error(path, "cannot open for writing: %s", b2_strerror(rc));
+        b2cli_data_error(path, "cannot open for writing: %s", b2cli_err(rc));
         return -1;
     }
     int64_t before = b2_schunk_frame_len(s), dead = b2_schunk_dead_bytes(s);
@@ -43,7 +43,7 @@ static int compact_one(const char *path, int quiet)
     }
     b2_schunk_free(s);
     if (rc < 0) {
-        b2cli_data_error(path, "cannot compact: %s", b2_strerror(rc));
+        b2cli_data_error(path, "cannot compact: %s", b2cli_err(rc));
         return -1;
     }
     return 0;

@@ -479,7 +479,7 @@ int b2cli_cmd_compress(int argc, char **argv)
     if (rc == 0)
         rc = choose_kind(&o);
     if (rc == 0 && (rc = b2_cparams_check(&o.p)) < 0)
-        rc = b2cli_usage_error(CMD, "invalid parameters: %s", b2_strerror(rc));
+        rc = b2cli_usage_error(CMD, "invalid parameters: %s", b2cli_err(rc));
     if (rc == 0) {
         if (o.c.kind == B2CLI_KIND_CHUNK)
             rc = run_compress(&o);
@@ -519,7 +519,7 @@ static int run_compress(opts *op)
     rc = b2_chunk_compress(cctx, src, nbytes, dst, cap);
     t1 = now_seconds();
     if (rc < 0) {
-        b2cli_data_error(o.in, "compression failed: %s", b2_strerror(rc));
+        b2cli_data_error(o.in, "compression failed: %s", b2cli_err(rc));
         goto done;
     }
     if (b2cli_out_open(&out, o.out) < 0)

@@ -114,7 +114,7 @@ static int slice_frame(const b2cli_obj *o, const char *spec, FILE *out)
             if (got < 0) {
                 rc = (int)got;
                 b2cli_data_error(o->path, "items %lld..%lld: %s", (long long)i, (long long)(i + n),
-                                 b2_strerror(rc));
+                                 b2cli_err(rc));
             } else if ((rc = b2cli_write_all(out, buf, (size_t)got)) < 0) {
                 b2cli_data_error(o->path, "write error on output");
             }

@@ -36,7 +36,7 @@ static int verify_metas(const b2cli_obj *o)
             free(c);
             if (rc < 0) {
                 b2cli_data_error(o->path, "%s '%s': %s", vl ? "vlmetalayer" : "metalayer",
-                                 name ? name : "?", b2_strerror(rc));
+                                 name ? name : "?", b2cli_err(rc));
                 bad++;
             }
         }
@@ -58,7 +58,7 @@ static int verify_schunk(const b2cli_obj *o, int nthreads, int quiet)
         int got = b2cli_schunk_decode(s, i, &buf, &cap);
         if (got < 0) {
             b2cli_progress_end(&pr);
-            b2cli_data_error(o->path, "chunk %lld: %s", (long long)i, b2_strerror(got));
+            b2cli_data_error(o->path, "chunk %lld: %s", (long long)i, b2cli_err(got));
             b2cli_progress_start(&pr, "verify", pr.total);
             pr.done = total;
             bad++;
@@ -92,7 +92,7 @@ static int verify_chunk(const b2cli_obj *o, int nthreads, int quiet)
     uint8_t *buf;
     int rc = b2_chunk_get_info(o->data, o->size, &info);
     if (rc < 0)
-        return b2cli_data_error(o->path, "chunk header: %s", b2_strerror(rc)), rc;
+        return b2cli_data_error(o->path, "chunk header: %s", b2cli_err(rc)), rc;
     buf = malloc(info.nbytes > 0 ? (size_t)info.nbytes : 1);
     d = b2_dctx_new(nthreads);
     if (!buf || !d)
@@ -104,7 +104,7 @@ static int verify_chunk(const b2cli_obj *o, int nthreads, int quiet)
     if (rc >= 0 && rc != info.nbytes)
         rc = B2_ERR_CORRUPT;
     if (rc < 0)
-        return b2cli_data_error(o->path, "chunk 0: %s", b2_strerror(rc)), rc;
+        return b2cli_data_error(o->path, "chunk 0: %s", b2cli_err(rc)), rc;
     if (!quiet)
         printf("%s: ok (chunk, %d bytes)\n", o->path, info.nbytes);
     return B2_OK;

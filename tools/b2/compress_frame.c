@@ -76,7 +76,7 @@ static int add_metas(b2_schunk *s, const b2cli_container_opts *c, const char *ou
         int rc = b2_schunk_meta_add(s, c->meta[i].name, c->meta[i].content, c->meta[i].len);
         if (rc < 0)
             return b2cli_data_error(out, "cannot add metalayer '%s': %s", c->meta[i].name,
-                                    b2_strerror(rc)), rc;
+                                    b2cli_err(rc)), rc;
     }
     return B2_OK;
 }
@@ -87,7 +87,7 @@ static int add_vlmetas(b2_schunk *s, const b2cli_container_opts *c, const char *
         int rc = b2_schunk_vlmeta_add(s, c->vlmeta[i].name, c->vlmeta[i].content, c->vlmeta[i].len);
         if (rc < 0)
             return b2cli_data_error(out, "cannot add vlmetalayer '%s': %s", c->vlmeta[i].name,
-                                    b2_strerror(rc)), rc;
+                                    b2cli_err(rc)), rc;
     }
     return B2_OK;
 }
@@ -115,7 +115,7 @@ static int fill_frame(b2_schunk *s, const b2cli_container_opts *c, int64_t *nbyt
             if (r < 0) {
                 rc = (int)r;
                 b2cli_data_error(c->out, "cannot append chunk %lld: %s",
-                                 (long long)b2_schunk_nchunks(s), b2_strerror(rc));
+                                 (long long)b2_schunk_nchunks(s), b2cli_err(rc));
                 break;
             }
             *nbytes += (int64_t)got;
@@ -153,7 +153,7 @@ static int compress_frame(const b2cli_container_opts *c, const b2_cparams *p, in
     else
         rc = b2_schunk_create_file(tmp, p, &s);
     if (rc < 0) {
-        b2cli_data_error(c->out, "cannot create output: %s", b2_strerror(rc));
+        b2cli_data_error(c->out, "cannot create output: %s", b2cli_err(rc));
         free(tmp);
         return rc;
     }
@@ -165,13 +165,13 @@ static int compress_frame(const b2cli_container_opts *c, const b2_cparams *p, in
      * compact, chunks in order, as the reference lays it out. */
     if (rc == B2_OK && !to_stdout && c->kind == B2CLI_KIND_CFRAME && b2_schunk_nchunks(s) > 0 &&
         (rc = b2_schunk_compact(s)) < 0)
-        b2cli_data_error(c->out, "cannot compact frame: %s", b2_strerror(rc));
+        b2cli_data_error(c->out, "cannot compact frame: %s", b2cli_err(rc));
     *cbytes = rc == B2_OK ? b2_schunk_cbytes(s) : 0;
     if (rc == B2_OK && to_stdout) {
         uint8_t *buf;
         size_t len;
         if ((rc = b2_schunk_to_buffer(s, &buf, &len)) < 0) {
-            b2cli_data_error(c->out, "cannot serialize frame: %s", b2_strerror(rc));
+            b2cli_data_error(c->out, "cannot serialize frame: %s", b2cli_err(rc));
         } else {
             if ((rc = b2cli_write_all(stdout, buf, len)) < 0 || fflush(stdout) != 0)
                 b2cli_data_error(c->out, "write error on stdout"), rc = B2_ERR_IO;
@@ -223,7 +223,7 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
     np.nmetalayers = c->nmeta;
     np.metalayers = um;
     if ((rc = b2_nd_default_shapes(&np)) < 0)
-        return b2cli_usage_error("compress", "bad array shape: %s", b2_strerror(rc));
+        return b2cli_usage_error("compress", "bad array shape: %s", b2cli_err(rc));
     if (b2cli_read_file(c->in, &src, &len) < 0)
         return B2_ERR_IO;
     *nbytes = (int64_t)len;
@@ -234,7 +234,7 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
         return B2_ERR_INVALID_PARAM;
     }
     if ((rc = b2_nd_create(&np, &mem, B2_ND_FILL_ZEROS, NULL, &a)) < 0) {
-        b2cli_data_error(c->out, "cannot create array: %s", b2_strerror(rc));
+        b2cli_data_error(c->out, "cannot create array: %s", b2cli_err(rc));
         free(src);
         return rc;
     }
@@ -265,7 +265,7 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
     b2cli_progress_end(&pr);
     free(src);
     if (rc < 0) {
-        b2cli_data_error(c->out, "cannot fill array: %s", b2_strerror(rc));
+        b2cli_data_error(c->out, "cannot fill array: %s", b2cli_err(rc));
         goto done;
     }
     if ((rc = add_vlmetas(b2_nd_schunk(a), c, c->out)) < 0)
@@ -273,7 +273,7 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
     /* Chunks replaced the zero-filled ones one by one: write the array compact,
      * chunks in order, as a frame made from a buffer should be. */
     if (b2_schunk_dead_bytes(b2_nd_schunk(a)) > 0 && (rc = b2_schunk_compact(b2_nd_schunk(a))) < 0) {
-        b2cli_data_error(c->out, "cannot compact array: %s", b2_strerror(rc));
+        b2cli_data_error(c->out, "cannot compact array: %s", b2cli_err(rc));
         goto done;
     }
     *cbytes = b2_schunk_cbytes(b2_nd_schunk(a));
@@ -281,7 +281,7 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
         uint8_t *buf;
         size_t blen;
         if ((rc = b2_nd_to_frame_buffer(a, &buf, &blen)) < 0) {
-            b2cli_data_error(c->out, "cannot serialize array: %s", b2_strerror(rc));
+            b2cli_data_error(c->out, "cannot serialize array: %s", b2cli_err(rc));
         } else {
             if ((rc = b2cli_write_all(stdout, buf, blen)) < 0 || fflush(stdout) != 0)
                 b2cli_data_error(c->out, "write error on stdout"), rc = B2_ERR_IO;
@@ -296,7 +296,7 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
     st.kind = c->sparse ? B2_STORAGE_SPARSE : B2_STORAGE_FILE;
     st.path = tmp;
     if ((rc = b2_nd_save(a, &st)) < 0) {
-        b2cli_data_error(c->out, "cannot write array: %s", b2_strerror(rc));
+        b2cli_data_error(c->out, "cannot write array: %s", b2cli_err(rc));
         remove_temp(tmp);
     } else {
         rc = commit_temp(tmp, c->out);

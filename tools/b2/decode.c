@@ -14,7 +14,7 @@ static int cat_chunk(const b2cli_obj *o, int nthreads, FILE *out)
     uint8_t *buf;
     int rc = b2_chunk_get_info(o->data, o->size, &info);
     if (rc < 0)
-        return b2cli_data_error(o->path, "bad chunk header: %s", b2_strerror(rc)), rc;
+        return b2cli_data_error(o->path, "bad chunk header: %s", b2cli_err(rc)), rc;
     if (info.special == B2_SPECIAL_UNINIT) {
         rc = b2cli_write_zeros(out, (size_t)info.nbytes);
         if (rc < 0)
@@ -32,7 +32,7 @@ static int cat_chunk(const b2cli_obj *o, int nthreads, FILE *out)
     rc = b2_chunk_decompress(dctx, o->data, o->size, buf, (size_t)info.nbytes);
     b2_dctx_free(dctx);
     if (rc < 0) {
-        b2cli_data_error(o->path, "cannot decompress chunk: %s", b2_strerror(rc));
+        b2cli_data_error(o->path, "cannot decompress chunk: %s", b2cli_err(rc));
     } else if (rc != info.nbytes) {
         b2cli_data_error(o->path, "decompressed %d bytes, header says %ld", rc, (long)info.nbytes);
         rc = B2_ERR_CORRUPT;
@@ -82,7 +82,7 @@ static int cat_schunk(const b2cli_obj *o, FILE *out)
         int got = b2cli_schunk_decode(o->schunk, i, &buf, &cap);
         if (got < 0) {
             rc = got;
-            b2cli_data_error(o->path, "chunk %lld: %s", (long long)i, b2_strerror(got));
+            b2cli_data_error(o->path, "chunk %lld: %s", (long long)i, b2cli_err(got));
             break;
         }
         if ((rc = b2cli_write_all(out, buf, (size_t)got)) < 0) {
@@ -118,7 +118,7 @@ int b2cli_b2nd_write_box(const b2cli_obj *o, const int64_t *start, const int64_t
         memset(p, 0, (size_t)ts);
         rc = b2_nd_to_cbuffer(a, p, (size_t)ts);
         if (rc < 0)
-            b2cli_data_error(o->path, "cannot read array: %s", b2_strerror(rc));
+            b2cli_data_error(o->path, "cannot read array: %s", b2cli_err(rc));
         else if ((rc = b2cli_write_all(out, p, (size_t)ts)) < 0)
             b2cli_data_error(o->path, "write error on output");
         if (p != item)
@@ -145,7 +145,7 @@ int b2cli_b2nd_write_box(const b2cli_obj *o, const int64_t *start, const int64_t
         rc = b2_nd_get_slice_cbuffer(a, s0, s1, buf, len);
         if (rc < 0) {
             b2cli_data_error(o->path, "rows %lld..%lld: %s", (long long)r, (long long)next,
-                             b2_strerror(rc));
+                             b2cli_err(rc));
             break;
         }
         if ((rc = b2cli_write_all(out, buf, len)) < 0) {

@@ -97,7 +97,7 @@ static void inspect_payload(const uint8_t *p, size_t n, int verify, chunk_sum *c
     size_t cap = 0;
     int rc = b2_schunk_open_buffer(p, n, 0, &s);
     if (rc < 0) {
-        snprintf(cs->err, sizeof cs->err, "not a Blosc2 frame: %s", b2_strerror(rc));
+        snprintf(cs->err, sizeof cs->err, "not a Blosc2 frame: %s", b2cli_err(rc));
         return;
     }
     cs->is_b2nd = b2_schunk_meta_get(s, "b2nd", &m, &mlen) >= 0;
@@ -111,7 +111,7 @@ static void inspect_payload(const uint8_t *p, size_t n, int verify, chunk_sum *c
         b2_nd_array *a;
         rc = b2_nd_from_schunk(s, &a);
         if (rc < 0) {
-            snprintf(cs->err, sizeof cs->err, "bad b2nd metalayer: %s", b2_strerror(rc));
+            snprintf(cs->err, sizeof cs->err, "bad b2nd metalayer: %s", b2cli_err(rc));
             cs->ok = 0;
         } else {
             s = NULL;
@@ -122,7 +122,7 @@ static void inspect_payload(const uint8_t *p, size_t n, int verify, chunk_sum *c
     for (int64_t i = 0; verify && cs->ok && s && i < cs->nchunks; i++) {
         int got = b2cli_schunk_decode(s, i, &buf, &cap);
         if (got < 0) {
-            snprintf(cs->err, sizeof cs->err, "frame chunk %lld: %s", (long long)i, b2_strerror(got));
+            snprintf(cs->err, sizeof cs->err, "frame chunk %lld: %s", (long long)i, b2cli_err(got));
             cs->ok = 0;
         }
     }

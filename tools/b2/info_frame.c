@@ -101,9 +101,9 @@ static int metas_text(const b2cli_obj *o, int vl)
         int e = vl ? b2_schunk_vlmeta_get(o->schunk, name, &c, &len)
                    : meta_get_fixed(o->schunk, name, &c, &len);
         if (e < 0) {
-            printf("    %-14s (unreadable: %s)\n", name, b2_strerror(e));
+            printf("    %-14s (unreadable: %s)\n", name, b2cli_err(e));
             b2cli_data_error(o->path, "%s '%s': %s", vl ? "vlmetalayer" : "metalayer", name,
-                             b2_strerror(e));
+                             b2cli_err(e));
             rc = e;
             continue;
         }
@@ -129,7 +129,7 @@ static int metas_json(b2cli_json *j, const b2cli_obj *o, int vl)
         b2cli_json_object_begin(j, NULL);
         b2cli_json_str(j, "name", name);
         if (e < 0) {
-            b2cli_json_str(j, "error", b2_strerror(e));
+            b2cli_json_str(j, "error", b2cli_err(e));
             rc = e;
         } else {
             FILE *f;
@@ -255,8 +255,8 @@ static int frame_text(const b2cli_obj *o, const fhdr *h)
         int32_t cb = 0;
         int e = chunk_facts(s, i, &nb, &cb, &sp);
         if (e < 0) {
-            printf("    %8lld  unreadable: %s\n", (long long)i, b2_strerror(e));
-            b2cli_data_error(o->path, "chunk %lld: %s", (long long)i, b2_strerror(e));
+            printf("    %8lld  unreadable: %s\n", (long long)i, b2cli_err(e));
+            b2cli_data_error(o->path, "chunk %lld: %s", (long long)i, b2cli_err(e));
             rc = e;
             continue;
         }
@@ -346,8 +346,8 @@ static int frame_json(const b2cli_obj *o, const fhdr *h)
         b2cli_json_object_begin(&j, NULL);
         b2cli_json_int(&j, "index", i);
         if (e < 0) {
-            b2cli_json_str(&j, "error", b2_strerror(e));
-            b2cli_data_error(o->path, "chunk %lld: %s", (long long)i, b2_strerror(e));
+            b2cli_json_str(&j, "error", b2cli_err(e));
+            b2cli_data_error(o->path, "chunk %lld: %s", (long long)i, b2cli_err(e));
             rc = e;
         } else {
             b2cli_json_int(&j, "nbytes", nb);

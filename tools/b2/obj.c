@@ -34,7 +34,7 @@ static int attach_b2nd(b2cli_obj *o)
     free(m);
     rc = b2_nd_from_schunk(o->schunk, &o->arr);
     if (rc < 0) {
-        b2cli_data_error(o->path, "bad b2nd array: %s", b2_strerror(rc));
+        b2cli_data_error(o->path, "bad b2nd array: %s", b2cli_err(rc));
         return rc;
     }
     o->kind = B2CLI_KIND_B2ND;
@@ -46,7 +46,7 @@ static int open_frame_path(b2cli_obj *o, const char *fpath)
     int rc = b2_schunk_open(fpath, B2_OPEN_READONLY, &o->schunk);
     if (rc < 0) {
         b2cli_data_error(o->path, "cannot open %s: %s",
-                         o->kind == B2CLI_KIND_SFRAME ? "sparse frame" : "frame", b2_strerror(rc));
+                         o->kind == B2CLI_KIND_SFRAME ? "sparse frame" : "frame", b2cli_err(rc));
         o->schunk = NULL;
     }
     return rc;
@@ -103,7 +103,7 @@ int b2cli_obj_open(b2cli_obj *o, const char *path)
         rc = b2_schunk_open_buffer(o->data, o->size, 0, &o->schunk);
         if (rc < 0) {
             o->schunk = NULL;
-            return b2cli_data_error(path, "cannot open frame: %s", b2_strerror(rc)), rc;
+            return b2cli_data_error(path, "cannot open frame: %s", b2cli_err(rc)), rc;
         }
         return attach_b2nd(o);
     }
@@ -114,7 +114,7 @@ int b2cli_obj_open(b2cli_obj *o, const char *path)
         b2_chunk_info info;
         int e = b2_chunk_get_info(o->data, o->size, &info);
         if (e < 0)
-            b2cli_data_error(path, "not a Blosc2 object (chunk header: %s)", b2_strerror(e));
+            b2cli_data_error(path, "not a Blosc2 object (chunk header: %s)", b2cli_err(e));
         else
             b2cli_data_error(path, "not a Blosc2 object (chunk header says %ld bytes, file has %zu)",
                              (long)info.cbytes, o->size);

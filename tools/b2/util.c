@@ -31,6 +31,11 @@ int b2cli_data_error(const char *file, const char *fmt, ...)
     return B2CLI_EXIT_DATA;
 }
 
+const char *b2cli_err(int rc)
+{
+    return rc < 0 && b2_last_error_code() == rc ? b2_last_error_message() : b2_strerror(rc);
+}
+
 int b2cli_is_help(const char *arg)
 {
     return !strcmp(arg, "-h") || !strcmp(arg, "--help");
@@ -132,7 +137,7 @@ int b2cli_read_file(const char *path, uint8_t **data, size_t *size)
     if (!strcmp(path, "-")) {
         rc = read_stream(stdin, data, size);
         if (rc < 0)
-            b2cli_data_error(path, "cannot read: %s", b2_strerror(rc));
+            b2cli_data_error(path, "cannot read: %s", b2cli_err(rc));
         return rc;
     }
     f = fopen(path, "rb");
@@ -165,7 +170,7 @@ int b2cli_read_file(const char *path, uint8_t **data, size_t *size)
     } else {
         rc = read_stream(f, data, size);
         if (rc < 0)
-            b2cli_data_error(path, "cannot read: %s", b2_strerror(rc));
+            b2cli_data_error(path, "cannot read: %s", b2cli_err(rc));
     }
     fclose(f);
     return rc;

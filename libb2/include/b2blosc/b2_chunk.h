@@ -101,6 +101,8 @@ B2_API void b2_dctx_free(b2_dctx *dctx);
 B2_API int b2_dctx_set_nthreads(b2_dctx *dctx, int nthreads);
 /* Number of threads later calls use. */
 B2_API int b2_dctx_nthreads(const b2_dctx *dctx);
+/* Message of the last failing call on this context ("" if none; see b2_common.h). */
+B2_API const char *b2_dctx_last_error(const b2_dctx *dctx);
 /* Number of blocks decoded by this context since creation (for partial-decoding checks). */
 B2_API int64_t b2_dctx_blocks_decoded(const b2_dctx *dctx);
 
@@ -170,12 +172,14 @@ B2_API void b2_cparams_init(b2_cparams *p);
 typedef struct b2_cctx b2_cctx;
 
 /* New compression context for the given parameters (validated; NULL on bad
- * parameters or no memory; use b2_cparams_check() to learn why). */
+ * parameters or no memory; b2_last_error_message() says why). */
 B2_API b2_cctx *b2_cctx_new(const b2_cparams *p);
 /* Free a context (NULL is fine). */
 B2_API void b2_cctx_free(b2_cctx *cctx);
 /* Check parameters; returns B2_OK or the error b2_cctx_new would hit. */
 B2_API int b2_cparams_check(const b2_cparams *p);
+/* Message of the last failing call on this context ("" if none; see b2_common.h). */
+B2_API const char *b2_cctx_last_error(const b2_cctx *cctx);
 /* The parameters a context was created with. */
 B2_API const b2_cparams *b2_cctx_params(const b2_cctx *cctx);
 

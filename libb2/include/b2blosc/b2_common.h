@@ -1,8 +1,11 @@
 /* libb2 — common definitions shared by every layer: version, error codes,
- * codec and filter ids.
+ * error messages, codec and filter ids.
  *
  * Every libb2 function that can fail returns a negative B2_ERR_* code;
- * b2_strerror() turns it into a short English sentence. */
+ * b2_strerror() turns it into a short English sentence. The failure also leaves
+ * a detailed message (what failed, the offending value, the function) on the
+ * calling thread, and calls on a context keep it in the context too:
+ * b2_last_error_message() and b2_{cctx,dctx,schunk,nd}_last_error(). */
 #ifndef B2_COMMON_H
 #define B2_COMMON_H
 
@@ -45,7 +48,19 @@ enum b2_error {
     B2_ERR_EXISTS = -14,         /* item already exists */
     B2_ERR_FORMAT = -15,         /* input is not in any format libb2 recognises */
     B2_ERR_DOES_NOT_FIT = -16,   /* data would not fit the size limits of the format */
+    B2_ERR_READ_ONLY = -17,      /* write on a handle opened read-only */
+    B2_ERR_BAD_CODEC = -18,      /* codec id this library does not know */
 };
+
+/* Longest detailed error message, terminating NUL included. */
+#define B2_ERRMSG_LEN 200
+
+/* Detailed message of the last error recorded on the calling thread, as
+ * "<b2_strerror text>: <detail> (<function>)"; "" if none. Per thread, like errno:
+ * valid until the thread's next failing libb2 call. */
+B2_API const char *b2_last_error_message(void);
+/* Code matching b2_last_error_message() (B2_OK if none). */
+B2_API int b2_last_error_code(void);
 
 /* Codec ids (chunk header byte 22, "compcode"). Shared by every layer: chunk and
  * frame headers and the HDF5 filter's cd_values all use them. */

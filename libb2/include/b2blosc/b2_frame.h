@@ -80,6 +80,10 @@ B2_API int64_t b2_schunk_frame_around_chunk(const b2_schunk *s, void *dst, size_
 
 /* ---- properties ---- */
 
+/* Message of the last failing call on this handle ("" if none; see b2_common.h).
+ * Calls that fail before a handle exists (b2_schunk_open...) leave theirs in
+ * b2_last_error_message(). */
+B2_API const char *b2_schunk_last_error(const b2_schunk *s);
 /* Where the super-chunk lives (enum b2_frame_storage). */
 B2_API int b2_schunk_storage(const b2_schunk *s);
 /* Number of chunks. */
