@@ -33,6 +33,8 @@ int b2cli_cmd_compact(int argc, char **argv);
 int b2cli_cmd_bench(int argc, char **argv);
 /* `b2 bench --hdf5`: HDF5 filters 32026 vs 32001 vs gzip (bench_h5.c). */
 int b2cli_bench_h5(int argc, char **argv);
+/* `b2 bench --frame`: frames and b2nd, the reference's ref_bench_frame lines (bench_frame.c). */
+int b2cli_bench_frame(int argc, char **argv);
 /* Benchmark helpers (cmd_bench.c): monotonic seconds; median of v (sorts v). */
 double b2cli_now(void);
 double b2cli_median(double *v, int n);

@@ -3,7 +3,8 @@
  * round times a memcpy of the buffer, a compression and a decompression (the
  * round trip is checked). Speeds are medians in decimal MB/s. Several values per
  * option (comma-separated) run every combination. `--hdf5` selects the HDF5
- * filter benchmark instead (bench_h5.c). */
+ * filter benchmark instead (bench_h5.c), `--frame` the frame and b2nd one
+ * (bench_frame.c). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,27 @@ static const char bench_help[] =
     "                      of this program when present, else HDF5_PLUGIN_PATH)\n"
     "The table gives write MB/s, read MB/s and ratio per filter, then ours over Blosc1's\n"
     "speed (> 1: ours faster). Our plugin is searched first, system plugin directories\n"
-    "last (for Blosc1).\n";
+    "last (for Blosc1).\n"
+    "\n"
+    "usage: b2 bench --frame [--reps N] [--json] [--dir DIR] [--chunks N] [--only PART]\n"
+    "Time super-chunks, frames and b2nd arrays with the scenarios and line names of\n"
+    "the reference program ref_bench_frame (c-blosc2), lz4 clevel 5 + shuffle, typesize\n"
+    "8, 1 thread: N x 1 MiB appends (float64 1000 sin) to memory, file and sparse\n"
+    "frames; open + read one random chunk; 10x10 slices of a 2000x2000 float64 b2nd\n"
+    "array (chunks 500x500) per blockshape, in memory and file-backed, against\n"
+    "decoding a whole chunk; to_cbuffer of the whole array. Every result is checked.\n"
+    "Appends: a warm-up, then REPS runs; short operations: 5 x REPS samples of at\n"
+    "least 20 ms each. The table gives median/min/max ms, MB/s and the load the rest\n"
+    "of the machine put on it (ext load, in cores). Compare with the reference with\n"
+    "tools/bench_frame_compare.py.\n"
+    "  --reps N            runs per append line; other lines take 5 x N samples\n"
+    "                      (default 7)\n"
+    "  --json              one JSON object per line: name, median_ms, min_ms, max_ms, n,\n"
+    "                      mbps (when bytes are moved), cratio, ext_load\n"
+    "  --dir DIR           where the temporary files go (default $TMPDIR, else /tmp); a\n"
+    "                      private directory is made there and removed afterwards\n"
+    "  --chunks N          number of 1 MiB appends (default 100)\n"
+    "  --only PART         frame or b2nd: run one part only\n";
 
 #define CMD "bench"
 #define MAXV 16
@@ -193,16 +214,21 @@ int b2cli_cmd_bench(int argc, char **argv)
 {
     list codecs = {1, {B2_CODEC_LZ4}}, clevels = {1, {5}}, filters = {1, {1}}, threads = {1, {1}};
     list typesizes = {0, {0}};
-    int reps = 5, json = 0, nfiles = 0, rc, hdf5 = 0;
+    int reps = 5, json = 0, nfiles = 0, rc, hdf5 = 0, frame = 0;
     for (int i = 1; i < argc; i++) {
         if (b2cli_is_help(argv[i])) { /* one help text covers both forms */
             fputs(bench_help, stdout);
             return B2CLI_OK;
         }
         hdf5 |= !strcmp(argv[i], "--hdf5");
+        frame |= !strcmp(argv[i], "--frame");
     }
+    if (hdf5 && frame)
+        return b2cli_usage_error(CMD, "--hdf5 and --frame are different benchmarks");
     if (hdf5) /* a different benchmark with its own options (bench_h5.c) */
         return b2cli_bench_h5(argc, argv);
+    if (frame) /* frames and b2nd against the reference's lines (bench_frame.c) */
+        return b2cli_bench_frame(argc, argv);
     char **files = calloc((size_t)argc, sizeof *files);
     if (!files)
         return B2CLI_EXIT_DATA;

@@ -1,0 +1,117 @@
+"""`b2 bench --frame`: the frame and b2nd timings whose lines pair with the
+reference's ref_bench_frame. On a small run (4 appends, one rep) every expected
+line must be present once with positive, ordered numbers (min <= median <= max),
+MB/s where bytes are moved, the b2nd compression ratios of the reference's data;
+the temporary files must be gone afterwards; the table form prints the same
+labels; bad command lines exit 2 and an unusable --dir exits 1. Does not need
+the reference program."""
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import b2test  # noqa: E402
+
+c = b2test.Counter("cli bench --frame")
+run = b2test.run_b2
+N = 4  # 1 MiB appends
+
+FRAME_LINES = [
+    ("compress %d chunks, no container (ctx)" % N, True),
+    ("append_buffer x%d -> in-memory cframe" % N, True),
+    ("append_buffer x%d -> in-memory sparse" % N, True),
+    ("append_buffer x%d -> file cframe (+close)" % N, True),
+    ("append_buffer x%d -> file cframe (+close+fsync)" % N, True),
+    ("append_buffer x%d -> sframe dir (+close)" % N, True),
+    ("append_chunk(precomp) x%d -> in-memory cframe" % N, True),
+    ("append_chunk(precomp) x%d -> file cframe(+close)" % N, True),
+    ("append_buffer x%d -> file cframe (+close, sync on)" % N, True),
+    ("open file cframe + free", False),
+    ("open file cframe + read 1 random chunk + free", True),
+    ("read 1 random chunk, file cframe already open", True),
+    ("schunk_from_buffer(copy=false) of cframe + free", False),
+    ("read 1 random chunk, in-memory cframe", True),
+    ("memcpy 1 MiB (reference)", True),
+]
+# blockshape name, padded chunk side, cratio of the reference (c-blosc2 3.3) on this data
+SHAPES = [("default", 512, 1.30), ("100x100", 500, 1.26), ("50x50", 500, 1.25),
+          ("500x500(1 block/chunk)", 500, 1.27)]
+WHERE = ["in-memory cframe", "file-backed cframe (page cache warm)"]
+
+
+def nd_lines():
+    out = []
+    for shape, pad, _ in SHAPES:
+        for w in WHERE:
+            s = "blockshape %s, %s: " % (shape, w)
+            out += [(s + "from_cbuffer", True),
+                    (s + "get_slice 10x10 [1200:1210,1200:1210] (1 chunk)", False),
+                    (s + "get_slice 10x10 [995:1005,995:1005] (4 chunks)", False),
+                    (s + "decompress whole chunk (%dx%d padded, %.2f MB)" % (pad, pad, pad * pad * 8 / 1e6),
+                     True),
+                    (s + "b2nd_to_cbuffer whole array (32 MB)", True)]
+    return out
+
+
+def main():
+    r = run(["bench", "--help"])
+    c.ok(r.returncode == 0 and b"--frame" in r.stdout and b"--chunks" in r.stdout,
+         "bench --help describes --frame")
+
+    with tempfile.TemporaryDirectory() as d:
+        r = run(["bench", "--frame", "--reps", "1", "--json", "--chunks", str(N), "--dir", d],
+                timeout=600)
+        c.ok(r.returncode == 0, "bench --frame --json exit %d: %r" % (r.returncode, r.stderr[-2000:]))
+        c.ok(os.listdir(d) == [], "temporary files removed: %s" % os.listdir(d))
+    rows = [json.loads(l) for l in r.stdout.decode().splitlines() if l.strip()]
+    by = {}
+    for o in rows:
+        c.ok(o["name"] not in by, "name printed once: %s" % o["name"])
+        by[o["name"]] = o
+    expected = FRAME_LINES + nd_lines()
+    for name, has_mbps in expected:
+        o = by.get(name)
+        if not c.ok(o is not None, "line present: %s" % name):
+            continue
+        c.ok(0 < o["min_ms"] <= o["median_ms"] <= o["max_ms"], "0 < min <= median <= max: %s" % o)
+        c.ok(o["n"] in (1, 5) and o["ext_load"] >= 0, "n and ext_load: %s" % o)
+        if has_mbps:
+            c.ok(o.get("mbps", 0) > 0, "MB/s given: %s" % o)
+        else:
+            c.ok("mbps" not in o, "no MB/s: %s" % o)
+    c.ok(len(rows) == len(expected), "%d lines (got %d): extra %s" % (
+        len(expected), len(rows), sorted(set(by) - {n for n, _ in expected})))
+    # appends: n = reps; short operations: 5 x reps samples
+    c.ok(by.get("append_buffer x%d -> in-memory cframe" % N, {}).get("n") == 1, "appends: n = reps")
+    c.ok(by.get("open file cframe + free", {}).get("n") == 5, "short operations: n = 5 x reps")
+    comp = by.get(FRAME_LINES[0][0], {})
+    c.ok(comp.get("cratio", 0) > 1.2, "compress line has a cratio > 1.2: %s" % comp)
+    for shape, _, cr in SHAPES:
+        for w in WHERE:
+            o = by.get("blockshape %s, %s: from_cbuffer" % (shape, w), {})
+            c.ok(abs(o.get("cratio", 0) - cr) < 0.01, "cratio %s %s = %.2f as the reference: %s"
+                 % (shape, w, cr, o))
+
+    # the table: the reference's labels, the frame part only
+    with tempfile.TemporaryDirectory() as d:
+        r = run(["bench", "--frame", "--reps", "1", "--chunks", "2", "--only", "frame", "--dir", d],
+                timeout=600)
+    text = r.stdout.decode()
+    c.ok(r.returncode == 0 and "append_buffer x2 -> file cframe (+close+fsync) median" in text
+         and "read 1 random chunk, in-memory cframe" in text and "b2nd" not in text
+         and "[ext load " in text, "table output: %r" % text[-3000:])
+
+    for args in (["--reps", "0"], ["--chunks", "0"], ["--chunks", "x"], ["--bogus"], ["file.bin"],
+                 ["--only", "nothing"], ["--reps"], ["--hdf5"]):
+        r = run(["bench", "--frame"] + args)
+        c.ok(r.returncode == 2 and r.stderr.count(b"\n") >= 1,
+             "bench --frame %s exits 2 (got %d)" % (args, r.returncode))
+    r = run(["bench", "--frame", "--chunks", "1", "--reps", "1", "--dir", "/nonexistent/dir"])
+    c.ok(r.returncode == 1 and b"/nonexistent/dir" in r.stderr,
+         "unusable --dir: exit 1 naming it (got %d, %r)" % (r.returncode, r.stderr))
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
