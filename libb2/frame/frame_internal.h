@@ -64,6 +64,10 @@ struct b2_schunk {
     b2_cparams cparams;
     int nthreads;
     b2_dctx *dctx;
+    /* append_buffer's encoder and chunk buffer, kept between calls (NULL until used) */
+    b2_cctx *cctx;
+    uint8_t *cbuf;
+    size_t cbuf_cap;
     /* memory storage: the whole frame (buf owned, or view borrowed read-only) */
     uint8_t *buf;
     size_t buf_cap;

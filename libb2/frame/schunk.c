@@ -23,6 +23,8 @@ void b2_schunk_free(b2_schunk *s)
     if (s->fd >= 0)
         close(s->fd);
     b2_dctx_free(s->dctx);
+    b2_cctx_free(s->cctx);
+    free(s->cbuf);
     free(s);
 }
 
@@ -146,6 +148,8 @@ static int schunk_set_nthreads_body(b2_schunk *s, int nthreads)
 {
     s->nthreads = nthreads > 0 ? nthreads : 1;
     s->cparams.nthreads = s->nthreads;
+    b2_cctx_free(s->cctx); /* made again with the new count on the next append */
+    s->cctx = NULL;
     return b2_dctx_set_nthreads(s->dctx, s->nthreads);
 }
 

@@ -334,18 +334,21 @@ static int64_t schunk_append_buffer_body(b2_schunk *s, const void *src, int32_t 
 {
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     B2_FAIL_IF(nbytes <= 0 || !src, B2_ERR_INVALID_PARAM, "buffer %p of %d bytes", src, (int)nbytes);
-    b2_cctx *cctx = b2_cctx_new(&s->cparams);
-    if (!cctx) {
+    if (!s->cctx && !(s->cctx = b2_cctx_new(&s->cparams))) {
         int rc = b2_cparams_check(&s->cparams);
         return rc < 0 ? rc : B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     size_t cap = b2_chunk_compress_bound((size_t)nbytes);
-    uint8_t *chunk = malloc(cap);
-    int64_t rc = chunk ? b2_chunk_compress(cctx, src, (size_t)nbytes, chunk, cap) : B2_FAIL_CODE(B2_ERR_NOMEM);
-    b2_cctx_free(cctx);
+    if (cap > s->cbuf_cap) {
+        uint8_t *nb = realloc(s->cbuf, cap);
+        if (!nb)
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
+        s->cbuf = nb;
+        s->cbuf_cap = cap;
+    }
+    int64_t rc = b2_chunk_compress(s->cctx, src, (size_t)nbytes, s->cbuf, cap);
     if (rc >= 0)
-        rc = b2_schunk_append_chunk(s, chunk, (int32_t)rc);
-    free(chunk);
+        rc = b2_schunk_append_chunk(s, s->cbuf, (int32_t)rc);
     return rc;
 }
 
