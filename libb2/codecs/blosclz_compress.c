@@ -1,9 +1,12 @@
 /* BloscLZ encoder reproducing c-blosc2 3.3's output byte for byte
  * (blosclz.md §5). The exact choices (entropy probe, hash, off-by-one match
  * length, output-space checks) all matter for identical output, so this
- * follows the spec literally; only the match scan is widened (8 bytes at a
- * time), which finds the same first mismatch. */
+ * follows the spec literally; only the match scan is widened (32 bytes at a
+ * time with SSE2, else 8), which finds the same first mismatch. */
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "b2_common.h"
 #include "codecs.h"
@@ -42,6 +45,18 @@ static inline int blz_ctz64(uint64_t x)
 static inline size_t blz_mismatch(const uint8_t *in, size_t from, size_t bound, size_t dist)
 {
     size_t p = from;
+#if defined(__SSE2__)
+    /* Long matches and runs dominate very compressible blocks: 32 bytes a step. */
+    while (p + 32 <= bound) {
+        const __m128i *a = (const __m128i *)(in + p), *b = (const __m128i *)(in + p - dist);
+        uint32_t eq = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a), _mm_loadu_si128(b))) |
+                      (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(a + 1),
+                                                                 _mm_loadu_si128(b + 1))) << 16;
+        if (eq != 0xFFFFFFFFu)
+            return p + (size_t)__builtin_ctz(~eq);
+        p += 32;
+    }
+#endif
     while (p + 8 <= bound) {
         uint64_t x = blz_load64(in + p) ^ blz_load64(in + p - dist);
         if (x) {
