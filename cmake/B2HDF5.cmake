@@ -50,10 +50,15 @@ function(_b2_hdf5_inspect)
   set(B2_HDF5_CAND_VERSION "${version}" PARENT_SCOPE)
 endfunction()
 
-# The wrapper found for one setting of the option is no answer for the other.
+# What FindHDF5 cached for one setting of the option (wrapper, libraries) is no
+# answer for the other: forget it when the option changes (HDF5_ROOT stays).
 if(DEFINED B2_HDF5_PARALLEL_SEEN AND NOT B2_HDF5_PARALLEL_SEEN STREQUAL B2_HDF5_PARALLEL)
-  unset(HDF5_C_COMPILER_EXECUTABLE CACHE)
-  unset(HDF5_IS_PARALLEL CACHE)
+  get_cmake_property(_b2_cached CACHE_VARIABLES)
+  foreach(var IN LISTS _b2_cached)
+    if(var MATCHES "^HDF5_" AND NOT var STREQUAL "HDF5_ROOT")
+      unset(${var} CACHE)
+    endif()
+  endforeach()
 endif()
 set(B2_HDF5_PARALLEL_SEEN "${B2_HDF5_PARALLEL}" CACHE INTERNAL "")
 

@@ -9,7 +9,9 @@
 #                                        (its H5public.h includes <mpi.h>) as
 #                                        pkg-config's hdf5, the serial one is still
 #                                        taken; B2_HDF5_PARALLEL=ON takes the fake
-#                                        one and adds MPI's include dir (fake MPI)
+#                                        one and adds MPI's include dir (fake MPI),
+#                                        also through a fake h5pcc and with the
+#                                        option switched both ways in one tree
 # Extra arguments are passed to every cmake call (e.g. -DCMAKE_C_COMPILER=clang).
 set -uo pipefail
 
@@ -19,14 +21,15 @@ MODE=${1:-}
 shift || true
 EXTRA=("$@")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/b2-cfg.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$WORK"' EXIT # KEEP=1 keeps the logs
 FAILED=0
 
-# configure NAME [cmake options...]: configure into $WORK/NAME, log in $WORK/NAME.log
+# configure NAME [cmake options...]: configure into $WORK/NAME (or $WORK/$DIR when
+# DIR is set, to reconfigure a tree), log in $WORK/NAME.log
 configure() {
     local name=$1
     shift
-    if cmake -S "$ROOT" -B "$WORK/$name" "${EXTRA[@]}" "$@" >"$WORK/$name.log" 2>&1; then
+    if cmake -S "$ROOT" -B "$WORK/${DIR:-$name}" "${EXTRA[@]}" "$@" >"$WORK/$name.log" 2>&1; then
         return 0
     fi
     return 1
@@ -89,6 +92,17 @@ esac
 exec cc -I$F/mpi/include "\$@" -L$F/mpi/lib -lmpi
 EOF
     chmod +x "$F/bin/mpicc"
+    # a parallel HDF5 compiler wrapper for find_package(HDF5), like Debian's h5pcc
+    local h5lib=${libdir:-/usr/lib/x86_64-linux-gnu/hdf5/serial}
+    cat >"$F/bin/h5pcc" <<EOF
+#!/bin/sh
+case "\$1" in
+  -showconfig) printf 'HDF5 Version: 1.10.8\nParallel HDF5: yes\n'; exit 0;;
+  -show) shift; echo "cc -I$F/include \$* -L$h5lib -lhdf5"; exit 0;;
+esac
+exec cc -I$F/include -I$F/mpi/include "\$@" -L$h5lib -lhdf5
+EOF
+    chmod +x "$F/bin/h5pcc"
     # a pkg-config directory with the other dependencies and only the fake hdf5.pc
     local m
     for m in liblz4 libzstd zlib msgpack; do
@@ -113,6 +127,17 @@ EOF
         grep -E 'error' "$WORK/h5-parallel-build.log" | head -5
         FAILED=1
     fi
+    # find_package(HDF5) through the h5pcc wrapper, with the option switched in one
+    # tree both ways (what FindHDF5 cached for the other setting must not stick)
+    local wrap_re="HDF5: [0-9.]+ parallel, $F/include \\(find_package\\(HDF5\\)\\)"
+    local fp_serial_re="${serial_re}\\(find_package\\(HDF5\\)\\)"
+    DIR=h5-wrapper configure h5-wrapper-off -DB2_HDF5_PARALLEL=OFF
+    expect h5-wrapper-off "$fp_serial_re"
+    PATH="$F/bin:$PATH" DIR=h5-wrapper configure h5-wrapper-on -DB2_HDF5_PARALLEL=ON \
+        -DMPI_C_COMPILER="$F/bin/mpicc"
+    expect h5-wrapper-on "$wrap_re"
+    DIR=h5-wrapper configure h5-wrapper-off-again -DB2_HDF5_PARALLEL=OFF
+    expect h5-wrapper-off-again "$fp_serial_re"
     PKG_CONFIG_LIBDIR="$F/pconly" configure h5-only-parallel -DCMAKE_DISABLE_FIND_PACKAGE_HDF5=ON \
         -DMPI_C_COMPILER="$F/bin/mpicc"
     expect h5-only-parallel "HDF5: [0-9.]+ parallel, $F/include "
