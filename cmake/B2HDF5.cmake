@@ -67,8 +67,8 @@ if(B2_HDF5_PARALLEL)
 else()
   set(_b2_want_parallel FALSE)
 endif()
-set(_b2_chosen "")        # description of the chosen candidate
-set(_b2_other "")         # a candidate of the other kind, kept as a fallback
+set(_b2_chosen "")        # set when the _b2_cand_* variables hold the kind asked for
+set(_b2_other "")         # set when they hold the other kind (a fallback)
 
 # 1. find_package(HDF5)
 set(HDF5_PREFER_PARALLEL ${B2_HDF5_PARALLEL})
