@@ -2,7 +2,9 @@
 # Set up, build and exercise libb2 on Debian 12.
 #   bash tools/setup.sh demo   install what is missing, build, run a short demo
 #   bash tools/setup.sh test   install what is missing, build, run the test suite
-#                              (plain build, then an ASan+UBSan build)
+#                              (configure checks, plain gcc build, clang build,
+#                              portable-kernels build, then an ASan+UBSan build;
+#                              all with -Werror)
 # Missing Debian packages are installed when running as root; otherwise the
 # exact command to run is printed and the script stops.
 set -euo pipefail
@@ -21,7 +23,7 @@ usage() {
 
 # ---- 1. packages ----
 ensure_packages() {
-    local pkgs=(build-essential cmake pkg-config libhdf5-dev liblz4-dev libzstd-dev zlib1g-dev
+    local pkgs=(build-essential clang cmake pkg-config libhdf5-dev liblz4-dev libzstd-dev zlib1g-dev
                 libmsgpack-dev python3 python3-h5py python3-numpy hdf5-tools netcdf-bin
                 hdf5-filter-plugin-blosc-serial libb2-dev dpkg-dev groff-base)
     local missing=() p
@@ -54,14 +56,16 @@ ensure_packages() {
 }
 
 # ---- 2. build ----
-# build DIR [cmake options...]
+# build DIR [cmake options...] [-- targets...]
 build() {
-    local dir=$1
+    local dir=$1 opts=() targets=()
     shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+    [ $# -gt 0 ] && shift && targets=(--target "$@")
     say "configuring $dir"
-    cmake -S "$ROOT" -B "$ROOT/$dir" "$@" >/dev/null || return 1
+    cmake -S "$ROOT" -B "$ROOT/$dir" "${opts[@]}" >/dev/null || return 1
     say "building $dir (-j$JOBS)"
-    cmake --build "$ROOT/$dir" -j"$JOBS" || return 1
+    cmake --build "$ROOT/$dir" -j"$JOBS" "${targets[@]}" || return 1
 }
 
 
@@ -98,19 +102,40 @@ run_ctest() {
 # WebAssembly filter, not our code, and would install its npm packages twice.
 ASAN_EXCLUDE='^py_test_h5plugin_(tools|h5wasm)$'
 
+# Every build of the test mode uses -Werror (B2_WERROR): gcc and clang build the
+# tree warning-free.
 test_all() {
-    local plain=FAIL asan=FAIL
+    local cfg=FAIL plain=FAIL clang=FAIL portable=FAIL asan=FAIL
+    # Configure-only: three option combinations (tools/check_configure.sh all does
+    # the 16 by hand) and the serial/parallel HDF5 choice against a fake parallel HDF5.
+    if say "configure checks" && bash "$ROOT/tools/check_configure.sh" ci &&
+       bash "$ROOT/tools/check_configure.sh" hdf5; then
+        cfg=ok
+    fi
     # The C tests run a second time with the portable kernels only (B2_SIMD=generic),
     # so the code paths of CPUs without SSE2/AVX2 are tested too.
-    if build build -DCMAKE_BUILD_TYPE=Release && run_ctest build &&
+    if build build -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON && run_ctest build &&
        (say "C tests again with B2_SIMD=generic"; export B2_SIMD=generic; run_ctest build -R '^test_'); then
         plain=ok
     fi
-    if build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_SANITIZE=ON &&
+    # clang builds everything; its C unit tests run.
+    if CC=clang build build-clang -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON &&
+       run_ctest build-clang -R '^test_'; then
+        clang=ok
+    fi
+    # Without the x86 kernels (as on other CPUs): the filter and chunk tests.
+    if build build-portable -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON -DB2_SIMD_X86=OFF \
+           -DB2_BUILD_TOOLS=OFF -DB2_BUILD_PLUGIN=OFF -- test_filters test_chunk_decode test_chunk_encode &&
+       run_ctest build-portable -R '^test_(filters|chunk_decode|chunk_encode)$'; then
+        portable=ok
+    fi
+    if build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_SANITIZE=ON -DB2_WERROR=ON &&
        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
        run_ctest build-asan -E "$ASAN_EXCLUDE"; then asan=ok; fi
-    echo "SUMMARY: release build + tests (C tests also with B2_SIMD=generic): $plain; asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan"
-    [ "$plain" = ok ] && [ "$asan" = ok ]
+    echo "SUMMARY: configure checks: $cfg; release build + tests (C tests also with B2_SIMD=generic): $plain;" \
+         "clang build + C tests: $clang; portable-kernels build + filter/chunk tests: $portable;" \
+         "asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan"
+    [ "$cfg" = ok ] && [ "$plain" = ok ] && [ "$clang" = ok ] && [ "$portable" = ok ] && [ "$asan" = ok ]
 }
 
 case "$MODE" in

@@ -238,7 +238,8 @@ static int gather_block(const job *jb, int32_t j, uint8_t *buf, uint8_t *planes,
 /* Filtered bytes of block j (src itself when no filter is active). */
 static int filter_block(const job *jb, worker *w, int32_t j, const uint8_t **out)
 {
-    const uint8_t *blk = jb->src + (size_t)j * (size_t)jb->blocksize;
+    /* no src in gather mode: NULL + offset would be undefined (clang's UBSan) */
+    const uint8_t *blk = jb->src ? jb->src + (size_t)j * (size_t)jb->blocksize : NULL;
     if (jb->gather) {
         /* The first pass reads the caller's rows: the shuffle itself when it is the
          * whole pipeline, else a copy into the block scratch. */

@@ -1,7 +1,8 @@
 /* Runtime CPU feature detection for the SIMD kernels, resolved once per process
  * (pthread_once): the dispatchers ask for the level on every block row, so it
  * must cost a load, not a getenv. B2_SIMD=generic|sse2|avx2 caps the level;
- * other values are refused with a message on stderr and ignored. */
+ * other values are refused with a message on stderr and ignored. Builds without
+ * the x86 kernels (B2_HAVE_X86_SIMD undefined) always run the portable ones. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@ static int forced_level = -1;       /* test hook (atomic); -1: none */
 static void detect_level(void)
 {
     int level = B2_SIMD_GENERIC;
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(B2_HAVE_X86_SIMD) && (defined(__x86_64__) || defined(__i386__))
     __builtin_cpu_init();
     if (__builtin_cpu_supports("sse2"))
         level = B2_SIMD_SSE2;

@@ -116,7 +116,7 @@ void b2_bitunshuffle_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t 
 /* The level is asked for on every call (no cached pointer in a global). */
 void b2_bitshuffle(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef B2_HAVE_X86_SIMD
     int level = b2_simd_level();
     if (level >= B2_SIMD_AVX2) {
         b2_bitshuffle_avx2(ts, n, src, dst);
@@ -137,7 +137,7 @@ void b2_bitunshuffle(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst, in
             memcpy(dst, src, (size_t)n);
         return;
     }
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef B2_HAVE_X86_SIMD
     int level = b2_simd_level();
     if (level >= B2_SIMD_AVX2)
         b2_bitunshuffle_avx2(ts, n, src, dst);

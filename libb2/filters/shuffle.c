@@ -96,7 +96,7 @@ void b2_unshuffle_part_generic(int32_t unit, int32_t q, int32_t n, const uint8_t
 /* The level is asked for on every call (no cached pointer in a global). */
 void b2_shuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef B2_HAVE_X86_SIMD
     int level = b2_simd_level();
     if (level >= B2_SIMD_AVX2) {
         b2_shuffle_avx2(unit, n, src, dst);
@@ -112,7 +112,7 @@ void b2_shuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
 
 void b2_unshuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef B2_HAVE_X86_SIMD
     int level = b2_simd_level();
     if (level >= B2_SIMD_AVX2) {
         b2_unshuffle_avx2(unit, n, src, dst);
@@ -128,7 +128,7 @@ void b2_unshuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
 
 b2_part_fn b2_shuffle_part_kernel(int32_t unit)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef B2_HAVE_X86_SIMD
     if (unit > 1) {
         int level = b2_simd_level();
         if (level >= B2_SIMD_AVX2)
@@ -143,7 +143,7 @@ b2_part_fn b2_shuffle_part_kernel(int32_t unit)
 
 b2_part_fn b2_unshuffle_part_kernel(int32_t unit)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef B2_HAVE_X86_SIMD
     if (unit > 1) {
         int level = b2_simd_level();
         if (level >= B2_SIMD_AVX2)

@@ -27,6 +27,10 @@ B2_HIDDEN void b2_bitshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_t 
 B2_HIDDEN void b2_bitunshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_t k1,
                                       const uint8_t *in, uint8_t *out);
 
+/* The x86 kernels exist only when the build compiles them (CMake defines
+ * B2_HAVE_X86_SIMD on x86 unless B2_SIMD_X86=OFF); otherwise the portable ones
+ * above are all there is. */
+#ifdef B2_HAVE_X86_SIMD
 /* SSE2 (shuffle_sse2.c, bitshuffle_sse2.c). Same contracts as the generic ones;
  * the bitunshuffle kernels implement the modern rule (the dispatcher handles
  * the version-2 rule, which only decides whether to transpose at all). */
@@ -48,6 +52,7 @@ B2_HIDDEN void b2_unshuffle_part_avx2(int32_t unit, int32_t q, int32_t n, const 
 B2_HIDDEN void b2_unshuffle_avx2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+#endif /* B2_HAVE_X86_SIMD */
 
 
 /* ---- bit shuffle of any typesize through byte-plane strips ----
@@ -155,7 +160,7 @@ static inline void b2_plane_to_bitrows_tail(const uint8_t *plane, int32_t g0, in
 /* ---- in-register byte transposes shared by the shuffle and bitshuffle kernels.
  * S vectors holding consecutive elements of S bytes (S = 1, 2, 4, 8, 16) are
  * transposed by log2(S) rounds of even/odd byte unzips; the inverse zips. ---- */
-#if defined(__SSE2__)
+#if defined(B2_HAVE_X86_SIMD) && defined(__SSE2__)
 #include <emmintrin.h>
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 /* Loops over the S vectors must be fully unrolled so the arrays live in registers. */
@@ -276,7 +281,7 @@ ALWAYS_INLINE void transpose128_inv(__m128i *v, int S)
 
 #endif
 
-#if defined(__AVX2__)
+#if defined(B2_HAVE_X86_SIMD) && defined(__AVX2__)
 #include <immintrin.h>
 /* The 256-bit pack/unpack work within 128-bit lanes, so each unzip result is put
  * back in order with a 64-bit permute (0,2,1,3) and each zip's inputs first. */

@@ -201,7 +201,7 @@ def load():
     for d in dirs:
         path = os.path.join(d, "libb2", "libb2blosc.so")
         if os.path.isfile(path):
-            if sanitized(d) and "libasan" not in os.environ.get("LD_PRELOAD", ""):
+            if sanitized(d) and "asan" not in os.environ.get("LD_PRELOAD", ""):  # gcc's or clang's
                 b2test.skip("sanitizer build: libb2blosc.so needs the sanitizer runtimes preloaded (run through ctest)")
             try:
                 return Lib(path)

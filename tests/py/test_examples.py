@@ -108,6 +108,11 @@ def main():
     if sanitize:
         cflags += " " + SAN_FLAGS
         ldflags = SAN_FLAGS
+        if "clang" in os.path.basename(os.path.realpath(cc)):
+            # the library uses clang's shared ASan runtime (CMakeLists.txt): so must they
+            rt = subprocess.run([cc, "--print-runtime-dir"], stdout=subprocess.PIPE,
+                                universal_newlines=True).stdout.strip()
+            ldflags += " -shared-libasan -Wl,-rpath," + rt
         print("sanitizer build: examples compiled with " + SAN_FLAGS)
 
     t0 = time.time()

@@ -30,14 +30,21 @@ typedef void (*kern_fn)(int32_t, int32_t, const uint8_t *, uint8_t *);
 /* Kernels of each level that this CPU can run (index = level). */
 static int hw_level;
 static const char *level_name[] = {"generic", "sse2", "avx2"};
-static kern_fn shuf_k[3] = {b2_shuffle_generic, b2_shuffle_sse2, b2_shuffle_avx2};
-static kern_fn unshuf_k[3] = {b2_unshuffle_generic, b2_unshuffle_sse2, b2_unshuffle_avx2};
-static kern_fn bshuf_k[3] = {b2_bitshuffle_generic, b2_bitshuffle_sse2, b2_bitshuffle_avx2};
 static void bunshuf_generic(int32_t ts, int32_t n, const uint8_t *s, uint8_t *d)
 {
     b2_bitunshuffle_generic(ts, n, s, d, 0);
 }
+#ifdef B2_HAVE_X86_SIMD
+static kern_fn shuf_k[3] = {b2_shuffle_generic, b2_shuffle_sse2, b2_shuffle_avx2};
+static kern_fn unshuf_k[3] = {b2_unshuffle_generic, b2_unshuffle_sse2, b2_unshuffle_avx2};
+static kern_fn bshuf_k[3] = {b2_bitshuffle_generic, b2_bitshuffle_sse2, b2_bitshuffle_avx2};
 static kern_fn bunshuf_k[3] = {bunshuf_generic, b2_bitunshuffle_sse2, b2_bitunshuffle_avx2};
+#else /* portable kernels only: b2_simd_level() is always generic (hw_level 0) */
+static kern_fn shuf_k[3] = {b2_shuffle_generic};
+static kern_fn unshuf_k[3] = {b2_unshuffle_generic};
+static kern_fn bshuf_k[3] = {b2_bitshuffle_generic};
+static kern_fn bunshuf_k[3] = {bunshuf_generic};
+#endif
 /* Dispatchers with the level capped through the environment. */
 static void bunshuf_dispatch(int32_t ts, int32_t n, const uint8_t *s, uint8_t *d)
 {

@@ -152,8 +152,10 @@ static int round_trip(const char *path, const dataset *d, const hsize_t dims[3],
              set_filter(dcpl, f, (size_t)(chunk[0] * chunk[1] * chunk[2] * 4)) >= 0 &&
              (dset = H5Dcreate2(file, "data", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT)) >= 0 &&
              H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, d->buf) >= 0;
-    ok &= (dset < 0 || H5Dclose(dset) >= 0) & (dcpl < 0 || H5Pclose(dcpl) >= 0) &
-          (space < 0 || H5Sclose(space) >= 0) & (file < 0 || H5Fclose(file) >= 0);
+    ok &= dset < 0 || H5Dclose(dset) >= 0; /* every handle is closed, whatever failed */
+    ok &= dcpl < 0 || H5Pclose(dcpl) >= 0;
+    ok &= space < 0 || H5Sclose(space) >= 0;
+    ok &= file < 0 || H5Fclose(file) >= 0;
     *ws = b2cli_now() - t0;
     if (!ok) {
         fprintf(stderr, "b2 %s: %s: writing %s failed\n", CMD, d->name, filter_names[f->kind]);
@@ -169,7 +171,8 @@ static int round_trip(const char *path, const dataset *d, const hsize_t dims[3],
          (dset = H5Dopen2(file, "data", H5P_DEFAULT)) >= 0 &&
          H5Dread(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, back) >= 0;
     *stored = dset >= 0 ? (int64_t)H5Dget_storage_size(dset) : 0;
-    ok &= (dset < 0 || H5Dclose(dset) >= 0) & (file < 0 || H5Fclose(file) >= 0);
+    ok &= dset < 0 || H5Dclose(dset) >= 0;
+    ok &= file < 0 || H5Fclose(file) >= 0;
     *rs = b2cli_now() - t0;
     unlink(path);
     if (!ok || memcmp(back, d->buf, nbytes)) {
