@@ -8,7 +8,8 @@
  * blocks in completion order); empty_extent (c-blosc2 records the padded chunk
  * size in an empty frame's chunksize field, and b2_frame.h has no setter for it);
  * uninit + slices (a partial write over an uninit chunk starts from whatever
- * the reference's buffer held, so its padding is not reproducible). */
+ * the reference's buffer held, so its padding is not reproducible). Those are
+ * rebuilt from their decoded content instead, and must not come out larger. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +43,12 @@ static int parse_box(const char *s, int64_t *start, int64_t *stop)
     return n == m ? n : -1;
 }
 
-/* Rebuild vector `vec` from the decoded array `ref`; 1 identical, 0 different, <0 error. */
-static int rebuild(const jnode *vec, b2_nd_array *ref, const uint8_t *file, size_t flen)
+/* Rebuild vector `vec` from the decoded array `ref`: with `exact`, by the
+ * vector's own operations; else from its decoded content with b2_nd_from_cbuffer
+ * (same input and parameters, one thread). Sets *olen to our frame's size.
+ * Returns 1 identical, 0 different, <0 error. */
+static int rebuild(const jnode *vec, b2_nd_array *ref, const uint8_t *file, size_t flen, int exact,
+                   size_t *olen_out)
 {
     b2_schunk *rs = b2_nd_schunk(ref);
     b2_nd_params p;
@@ -56,6 +61,10 @@ static int rebuild(const jnode *vec, b2_nd_array *ref, const uint8_t *file, size
     }
     p.typesize = b2_nd_typesize(ref);
     p.dtype = b2_nd_dtype(ref);
+    /* c-blosc2 records "|u1" when it was given no dtype, whatever the typesize
+     * (the x* example files); we take no dtype then, as its caller did */
+    if (!exact && b2_nd_dtype_itemsize(p.dtype) != p.typesize)
+        p.dtype = NULL;
     b2_cparams cp = *b2_schunk_cparams(rs);
     cp.splitmode = (int)json_num(vec, "params.splitmode_id", B2_SPLIT_FORWARD_COMPAT);
     cp.nthreads = 1;
@@ -81,7 +90,7 @@ static int rebuild(const jnode *vec, b2_nd_array *ref, const uint8_t *file, size
     int rc = b2_nd_to_cbuffer(ref, data, nbytes);
     const jnode *ops = json_get(vec, "operations");
     b2_nd_array *a = NULL;
-    if (rc == 0 && !strcmp(ops->kids[0].str, "b2nd_from_cbuffer"))
+    if (rc == 0 && (!exact || !strcmp(ops->kids[0].str, "b2nd_from_cbuffer")))
         rc = b2_nd_from_cbuffer(&p, NULL, data, nbytes, &a);
     else if (rc == 0 && !strcmp(ops->kids[0].str, "b2nd_zeros"))
         rc = b2_nd_create(&p, NULL, B2_ND_FILL_ZEROS, NULL, &a);
@@ -103,7 +112,7 @@ static int rebuild(const jnode *vec, b2_nd_array *ref, const uint8_t *file, size
     }
     /* later slice writes carry the final values of their boxes: a chunk written
      * twice ends with the last write's content either way */
-    for (size_t k = 1; rc == 0 && k < ops->nkids; k++) {
+    for (size_t k = 1; exact && rc == 0 && k < ops->nkids; k++) {
         int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
         if (strncmp(ops->kids[k].str, "b2nd_set_slice_cbuffer", 22))
             continue;
@@ -135,7 +144,8 @@ static int rebuild(const jnode *vec, b2_nd_array *ref, const uint8_t *file, size
     if (rc == 0)
         rc = b2_nd_to_frame_buffer(a, &out, &olen);
     int same = rc == 0 && olen == flen && memcmp(out, file, flen) == 0;
-    if (rc == 0 && !same) {
+    *olen_out = olen;
+    if (exact && rc == 0 && !same) {
         size_t d = 0;
         while (d < olen && d < flen && out[d] == file[d])
             d++;
@@ -158,41 +168,58 @@ int main(void)
     const char *dir = getenv("B2_INTEROP_DIR");
     char path[4096];
     const jnode *vecs = json_get(man, "vectors");
-    int tried = 0, identical = 0, skipped = 0;
+    int tried = 0, identical = 0, sized = 0, smaller = 0, larger = 0, failed = 0, older = 0;
     for (size_t v = 0; vecs && v < vecs->nkids; v++) {
         const jnode *vec = &vecs->kids[v];
         if (strcmp(json_str(vec, "kind", ""), "b2nd") != 0)
             continue;
         const jnode *ops = json_get(vec, "operations");
         const char *op0 = ops && ops->nkids ? ops->kids[0].str : "";
-        if (json_num(vec, "params.nthreads", 0) != 1 || !strcmp(json_str(vec, "name", ""), "empty_extent") ||
-            (strcmp(op0, "b2nd_from_cbuffer") && strcmp(op0, "b2nd_zeros") &&
-             strcmp(op0, "b2nd_full"))) {
-            skipped++;
-            continue;
-        }
+        int exact = !(json_num(vec, "params.nthreads", 0) != 1 ||
+                      !strcmp(json_str(vec, "name", ""), "empty_extent") ||
+                      (strcmp(op0, "b2nd_from_cbuffer") && strcmp(op0, "b2nd_zeros") &&
+                       strcmp(op0, "b2nd_full")));
         snprintf(path, sizeof path, "%s/%s", dir, json_str(vec, "path", ""));
-        size_t flen;
+        size_t flen, olen = 0;
         uint8_t *file = test_read_file(path, &flen);
         b2_nd_array *ref;
         if (!file || b2_nd_open_buffer(file, flen, 0, &ref) < 0) {
             printf("FAIL: cannot open %s\n", path);
             free(file);
-            tried++;
+            failed++;
             continue;
         }
-        tried++;
-        int rc = rebuild(vec, ref, file, flen);
-        if (rc == 1)
-            identical++;
-        else if (rc < 0)
-            printf("  %s: rebuild error %d\n", json_str(vec, "id", "?"), rc);
+        int rc = rebuild(vec, ref, file, flen, exact, &olen);
+        if (rc < 0) {
+            printf("FAIL: %s: rebuild error %d: %s\n", json_str(vec, "id", "?"), rc,
+                   b2_last_error_message());
+            failed++;
+        } else if (exact) {
+            tried++;
+            identical += rc == 1;
+        } else if (strstr(json_str(vec, "params.note", ""), "pre-existing")) {
+            /* files c-blosc2 ships from older releases, whose BloscLZ differs from
+             * 3.3's (x01's first chunk: 7174 bytes there, 7493 with 3.3's and ours):
+             * only decoded (test_b2nd_vectors), not a size reference */
+            older++;
+        } else {
+            /* not reproducible byte for byte (see the top): the same content and
+             * parameters must still give a frame no larger than the reference's */
+            sized++;
+            smaller += olen < flen;
+            if (olen > flen) {
+                larger++;
+                printf("FAIL: %s: our frame %zu bytes, c-blosc2's %zu\n", json_str(vec, "id", "?"),
+                       olen, flen);
+            }
+        }
         b2_nd_free(ref);
         free(file);
     }
     json_free(man);
-    printf("b2nd re-encode: %d of %d rebuilt frames byte-identical to c-blosc2 (%d vectors "
-           "not applicable)\n",
-           identical, tried, skipped);
-    return tried && identical == tried ? 0 : 1;
+    printf("b2nd re-encode: %d of %d rebuilt frames byte-identical to c-blosc2; %d more "
+           "rebuilt from their content: %d the same size, %d smaller, %d larger; %d written by "
+           "older releases left out\n",
+           identical, tried, sized, sized - smaller - larger, smaller, larger, older);
+    return tried && identical == tried && !larger && !failed ? 0 : 1;
 }
