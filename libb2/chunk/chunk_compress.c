@@ -335,6 +335,13 @@ typedef struct par {
     b2_cctx *c;
     int32_t base, next, end; /* next: taken atomically by the workers */
     int64_t *slen, *snz; /* per window slot: encoded length (or error), zero runs */
+    uint8_t *done;       /* per window slot: set (release) once slen/snz are final */
+    /* in-order appending, done by worker 0 (the caller) only */
+    int32_t appended;    /* next block to append */
+    int32_t seq_from;    /* first block to redo sequentially, or -1 */
+    int64_t result;      /* first error, else 0 */
+    uint8_t *dst;
+    int64_t pos, destsize, *nzero;
 } par;
 
 static void run_block(par *pp, worker *w, int32_t j)
@@ -345,18 +352,7 @@ static void run_block(par *pp, worker *w, int32_t j)
     int64_t r = encode_block(pp->jb, w, j, slot, 0, (int64_t)pp->c->slotsize, &nz);
     pp->slen[k] = r;
     pp->snz[k] = nz;
-}
-
-/* Pool worker: take blocks of the current window until none is left. */
-static void drain(void *arg, int wi)
-{
-    par *pp = arg;
-    for (;;) {
-        int32_t j = __atomic_fetch_add(&pp->next, 1, __ATOMIC_RELAXED);
-        if (j >= pp->end)
-            return;
-        run_block(pp, &pp->c->w[wi], j);
-    }
+    __atomic_store_n(&pp->done[k], 1, __ATOMIC_RELEASE);
 }
 
 /* Append window slot k (block j) at *pos if the single-threaded encoder would
@@ -398,48 +394,78 @@ static int append_slot(const job *jb, b2_cctx *c, par *pp, int32_t j, uint8_t *d
     return 1;
 }
 
+/* Append the finished blocks that come next in order, so copying the output
+ * overlaps the other workers' encoding instead of following a barrier. */
+static void append_ready(par *pp)
+{
+    while (pp->seq_from < 0 && pp->result >= 0 && pp->appended < pp->end &&
+           __atomic_load_n(&pp->done[pp->appended - pp->base], __ATOMIC_ACQUIRE)) {
+        int32_t j = pp->appended;
+        int r = append_slot(pp->jb, pp->c, pp, j, pp->dst, &pp->pos, pp->destsize, pp->nzero);
+        if (r == 0)
+            pp->seq_from = j;
+        else if (r < 0)
+            pp->result = r;
+        else
+            pp->appended++;
+    }
+}
+
+/* Pool worker: take blocks of the current window until none is left; the caller
+ * (worker 0) also appends finished blocks as it goes. */
+static void drain(void *arg, int wi)
+{
+    par *pp = arg;
+    for (;;) {
+        int32_t j = __atomic_fetch_add(&pp->next, 1, __ATOMIC_RELAXED);
+        if (j >= pp->end)
+            break;
+        run_block(pp, &pp->c->w[wi], j);
+        if (wi == 0)
+            append_ready(pp);
+    }
+}
+
+/* Slot memory a window may take before it is cut into several windows. */
+#define PAR_SLOTS_MAX ((size_t)64 << 20)
+
 static int64_t encode_par(const job *jb, b2_cctx *c, int nt, uint8_t *dst, int64_t pos,
                           int64_t destsize, int64_t *nzero)
 {
-    /* several blocks per thread between barriers (each a pool run); never more
-     * slots than blocks */
-    int32_t window = 8 * nt < jb->nblocks ? 8 * nt : jb->nblocks;
     int32_t maxns = jb->split ? jb->typesize : 1;
     c->slotsize = (size_t)jb->blocksize + 5 * (size_t)maxns;
-    int64_t *slen = malloc(2 * (size_t)window * sizeof *slen);
+    /* one window for the whole chunk when its slots fit, so workers never wait
+     * for each other between windows */
+    size_t fit = PAR_SLOTS_MAX / c->slotsize;
+    int32_t window = fit >= (size_t)jb->nblocks ? jb->nblocks : (int32_t)fit;
+    if (window < 8 * nt)
+        window = 8 * nt < jb->nblocks ? 8 * nt : jb->nblocks;
+    int64_t *slen = malloc(2 * (size_t)window * sizeof *slen + (size_t)window);
     if (!slen || reserve(&c->slots, &c->slotcap, c->slotsize * (size_t)window) < 0) {
         free(slen); /* no memory for the parallel path: the sequential one is fine */
         return encode_seq(jb, &c->w[0], 0, dst, pos, destsize, nzero);
     }
 
-    par pp = {.jb = jb, .c = c, .slen = slen, .snz = slen + window};
-    int64_t result = 0;
-    int32_t seq_from = -1;
-    for (int32_t base = 0; base < jb->nblocks && seq_from < 0 && result >= 0; base += window) {
+    par pp = {.jb = jb, .c = c, .slen = slen, .snz = slen + window,
+              .done = (uint8_t *)(slen + 2 * window), .seq_from = -1, .dst = dst, .pos = pos,
+              .destsize = destsize, .nzero = nzero};
+    for (int32_t base = 0; base < jb->nblocks && pp.seq_from < 0 && pp.result >= 0; base += window) {
         pp.base = base;
         pp.next = base;
+        pp.appended = base;
         pp.end = base + window < jb->nblocks ? base + window : jb->nblocks;
+        memset(pp.done, 0, (size_t)window);
         if (b2_pool_run(c->pool, nt, drain, &pp) < 0)
             drain(&pp, 0);
-        for (int32_t j = base; j < pp.end; j++) {
-            int r = append_slot(jb, c, &pp, j, dst, &pos, destsize, nzero);
-            if (r == 0) {
-                seq_from = j;
-                break;
-            }
-            if (r < 0) {
-                result = r;
-                break;
-            }
-        }
+        append_ready(&pp); /* what the other workers finished last */
     }
     free(slen);
 
-    if (result < 0)
-        return result;
-    if (seq_from >= 0)
-        return encode_seq(jb, &c->w[0], seq_from, dst, pos, destsize, nzero);
-    return pos;
+    if (pp.result < 0)
+        return pp.result;
+    if (pp.seq_from >= 0)
+        return encode_seq(jb, &c->w[0], pp.seq_from, dst, pp.pos, destsize, nzero);
+    return pp.pos;
 }
 
 /* ---- whole chunk ---- */
