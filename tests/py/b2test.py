@@ -27,6 +27,18 @@ def interop_dir(required=True):
     return os.path.abspath(d)
 
 
+def version_macros():
+    """(version from the B2_VERSION_MAJOR/MINOR/PATCH macros, B2_VERSION_STRING) of
+    b2_common.h, the version's one home (CMake's project() reads it too)."""
+    import re
+    with open(os.path.join(REPO, "libb2", "include", "b2blosc", "b2_common.h")) as f:
+        hdr = f.read()
+    nums = [re.search(r"#define B2_VERSION_%s (\d+)" % p, hdr).group(1)
+            for p in ("MAJOR", "MINOR", "PATCH")]
+    m = re.search(r'#define B2_VERSION_STRING "([^"]*)"', hdr)
+    return ".".join(nums), m.group(1) if m else None
+
+
 def load_manifest(path):
     with open(path) as f:
         return json.load(f)

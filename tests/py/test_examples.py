@@ -156,13 +156,8 @@ def main():
         penv = clean_env(PKG_CONFIG_PATH=pcdir)
         pc = lambda *a: subprocess.run([pkgconfig] + list(a), env=penv, stdout=subprocess.PIPE,
                                        stderr=subprocess.STDOUT).stdout.decode().split()
-        # the version's one home: b2_common.h's macros (the CMake project reads them)
-        with open(os.path.join(bt.REPO, "libb2", "include", "b2blosc", "b2_common.h")) as f:
-            hdr = f.read()
-        version = ".".join(re.search(r"#define B2_VERSION_%s (\d+)" % p, hdr).group(1)
-                           for p in ("MAJOR", "MINOR", "PATCH"))
-        check('#define B2_VERSION_STRING "%s"' % version in hdr,
-              "B2_VERSION_STRING matches the numeric macros (%s)" % version)
+        version, vstring = bt.version_macros()
+        check(vstring == version, "B2_VERSION_STRING %s matches the numeric macros (%s)" % (vstring, version))
         check(pc("--modversion", "b2blosc") == [version],
               "pkg-config --modversion b2blosc: %s, want %s" % (pc("--modversion", "b2blosc"), version))
         flags = pc("--cflags", "--libs", "b2blosc")

@@ -75,9 +75,7 @@ def run(cmd, env=None, cwd=None, timeout=300, what=None):
 
 
 def project_version():
-    with open(os.path.join(bt.REPO, "CMakeLists.txt")) as f:
-        m = re.search(r"project\(\s*libb2\s+VERSION\s+([0-9.]+)", f.read())
-    return m.group(1)
+    return bt.version_macros()[0]
 
 
 def multiarch():
