@@ -32,6 +32,8 @@ struct b2_cctx {
     size_t tmpcap;
     uint8_t *slots;    /* per-block output scratch for the parallel path */
     size_t slotsize, slotcap;
+    uint8_t *slotinfo; /* per slot: encoded length, zero runs, done flag */
+    size_t slotinfocap;
     uint8_t *ref;      /* decoded block 0 (delta reference after lossy filters) */
     size_t refcap;
     uint8_t *samples;  /* filtered blocks for dictionary training */
@@ -138,6 +140,7 @@ void b2_cctx_free(b2_cctx *c)
     }
     free(c->w);
     free(c->slots);
+    free(c->slotinfo);
     free(c->ref);
     free(c->samples);
     free(c);
@@ -440,11 +443,11 @@ static int64_t encode_par(const job *jb, b2_cctx *c, int nt, uint8_t *dst, int64
     int32_t window = fit >= (size_t)jb->nblocks ? jb->nblocks : (int32_t)fit;
     if (window < 8 * nt)
         window = 8 * nt < jb->nblocks ? 8 * nt : jb->nblocks;
-    int64_t *slen = malloc(2 * (size_t)window * sizeof *slen + (size_t)window);
-    if (!slen || reserve(&c->slots, &c->slotcap, c->slotsize * (size_t)window) < 0) {
-        free(slen); /* no memory for the parallel path: the sequential one is fine */
-        return encode_seq(jb, &c->w[0], 0, dst, pos, destsize, nzero);
-    }
+    size_t infosize = 2 * (size_t)window * sizeof(int64_t) + (size_t)window;
+    if (reserve(&c->slotinfo, &c->slotinfocap, infosize) < 0 ||
+        reserve(&c->slots, &c->slotcap, c->slotsize * (size_t)window) < 0)
+        return encode_seq(jb, &c->w[0], 0, dst, pos, destsize, nzero); /* fine without */
+    int64_t *slen = (int64_t *)(void *)c->slotinfo;
 
     par pp = {.jb = jb, .c = c, .slen = slen, .snz = slen + window,
               .done = (uint8_t *)(slen + 2 * window), .seq_from = -1, .dst = dst, .pos = pos,
@@ -459,7 +462,6 @@ static int64_t encode_par(const job *jb, b2_cctx *c, int nt, uint8_t *dst, int64
             drain(&pp, 0);
         append_ready(&pp); /* what the other workers finished last */
     }
-    free(slen);
 
     if (pp.result < 0)
         return pp.result;

@@ -19,6 +19,8 @@ struct b2_dctx {
     b2_dworker *workers;    /* nthreads entries */
     uint8_t *ref;           /* decoded block 0 of a delta chunk (rows decoding) */
     size_t refcap;
+    uint8_t *item;          /* getitem's block buffer, kept between calls */
+    size_t itemcap;
     b2_pool *pool;          /* threads kept between calls (created on first use) */
     b2_errinfo err;         /* last failure of a call on this context */
 };
@@ -66,6 +68,7 @@ void b2_dctx_free(b2_dctx *d)
     b2_pool_free(d->pool);
     free_workers(d->workers, d->nthreads);
     free(d->ref);
+    free(d->item);
     free(d);
 }
 
@@ -697,11 +700,16 @@ static int getitem_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsi
     b2_dworker *w = &d->workers[0];
     int64_t bs = in->eff_blocksize;
     int32_t jfirst = (int32_t)(first / bs), jlast = (int32_t)((stop - 1) / bs);
-    /* A block buffer of our own: decode_block's scratch is the worker's. */
-    uint8_t *mine = malloc((size_t)bs);
-    if (!mine)
-        return B2_FAIL_CODE(B2_ERR_NOMEM);
-    uint8_t *blockbuf = mine;
+    /* A block buffer of our own (decode_block's scratch is the worker's), kept in
+     * the context so repeated calls allocate nothing. */
+    if ((size_t)bs > d->itemcap) {
+        uint8_t *p = realloc(d->item, (size_t)bs);
+        if (!p)
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
+        d->item = p;
+        d->itemcap = (size_t)bs;
+    }
+    uint8_t *blockbuf = d->item;
     const uint8_t *ref = NULL;
     /* getitem must decode the delta reference too (the reference forgets: §10). */
     if (v->has_delta && jlast > 0 && (rc = decode_ref(v, d, &ref)) < 0)
@@ -726,7 +734,6 @@ static int getitem_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsi
     }
     rc = (int)(stop - first);
 done:
-    free(mine);
     return rc;
 }
 
