@@ -23,20 +23,6 @@ static inline __m256i bits8x8(__m256i x)
     return _mm256_xor_si256(x, _mm256_xor_si256(t, _mm256_slli_epi64(t, 28)));
 }
 
-/* See bitshuffle_sse2.c: one round rotates the (vector, byte-in-lane) index. */
-ALWAYS_INLINE void interleave_round(__m256i *v)
-{
-    __m256i t[8];
-    B2_UNROLL
-    for (int m = 0; m < 4; m++) {
-        t[2 * m] = _mm256_unpacklo_epi8(v[m], v[m + 4]);
-        t[2 * m + 1] = _mm256_unpackhi_epi8(v[m], v[m + 4]);
-    }
-    B2_UNROLL
-    for (int m = 0; m < 8; m++)
-        v[m] = t[m];
-}
-
 static void bitrows_to_plane(const uint8_t *rows, size_t rowlen, int32_t ngroups, uint8_t *plane)
 {
     int32_t g = 0;
@@ -45,9 +31,9 @@ static void bitrows_to_plane(const uint8_t *rows, size_t rowlen, int32_t ngroups
         B2_UNROLL
         for (int b = 0; b < 8; b++)
             v[b] = _mm256_loadu_si256((const __m256i *)(rows + (size_t)b * rowlen + g));
-        interleave_round(v);
-        interleave_round(v);
-        interleave_round(v);
+        interleave256_round(v, 8);
+        interleave256_round(v, 8);
+        interleave256_round(v, 8);
         /* v[m] lane L: groups 16L+2m, 16L+2m+1 */
         uint8_t *p = plane + (size_t)8 * g;
         B2_UNROLL
@@ -72,10 +58,10 @@ static void plane_to_bitrows(const uint8_t *plane, int32_t ngroups, uint8_t *row
             __m128i hi = _mm_loadu_si128((const __m128i *)(p + 128 + 16 * m));
             v[m] = bits8x8(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));
         }
-        interleave_round(v);
-        interleave_round(v);
-        interleave_round(v);
-        interleave_round(v);
+        interleave256_round(v, 8);
+        interleave256_round(v, 8);
+        interleave256_round(v, 8);
+        interleave256_round(v, 8);
         B2_UNROLL
         for (int b = 0; b < 8; b++)
             _mm256_storeu_si256((__m256i *)(rows + (size_t)b * rowlen + g), v[b]);

@@ -19,21 +19,6 @@ static inline __m128i bits8x8(__m128i x)
     return _mm_xor_si128(x, _mm_xor_si128(t, _mm_slli_epi64(t, 28)));
 }
 
-/* One round of byte interleaving over 8 vectors (pairs m, m+4): seen as a 7-bit
- * index (3 bits of vector, 4 of byte), it rotates the index left by one bit. */
-ALWAYS_INLINE void interleave_round(__m128i *v)
-{
-    __m128i t[8];
-    B2_UNROLL
-    for (int m = 0; m < 4; m++) {
-        t[2 * m] = _mm_unpacklo_epi8(v[m], v[m + 4]);
-        t[2 * m + 1] = _mm_unpackhi_epi8(v[m], v[m + 4]);
-    }
-    B2_UNROLL
-    for (int m = 0; m < 8; m++)
-        v[m] = t[m];
-}
-
 /* 16 groups per step: 16 bytes of each bit row, three rounds turn (row, group)
  * into (group, row), i.e. one 64-bit 8x8 bit block per group. */
 static void bitrows_to_plane(const uint8_t *rows, size_t rowlen, int32_t ngroups, uint8_t *plane)
@@ -44,9 +29,9 @@ static void bitrows_to_plane(const uint8_t *rows, size_t rowlen, int32_t ngroups
         B2_UNROLL
         for (int b = 0; b < 8; b++)
             v[b] = _mm_loadu_si128((const __m128i *)(rows + (size_t)b * rowlen + g));
-        interleave_round(v);
-        interleave_round(v);
-        interleave_round(v);
+        interleave128_round(v, 8);
+        interleave128_round(v, 8);
+        interleave128_round(v, 8);
         B2_UNROLL
         for (int m = 0; m < 8; m++)
             _mm_storeu_si128((__m128i *)(plane + (size_t)8 * g + 16 * m), bits8x8(v[m]));
@@ -63,10 +48,10 @@ static void plane_to_bitrows(const uint8_t *plane, int32_t ngroups, uint8_t *row
         B2_UNROLL
         for (int m = 0; m < 8; m++)
             v[m] = bits8x8(_mm_loadu_si128((const __m128i *)(plane + (size_t)8 * g + 16 * m)));
-        interleave_round(v);
-        interleave_round(v);
-        interleave_round(v);
-        interleave_round(v);
+        interleave128_round(v, 8);
+        interleave128_round(v, 8);
+        interleave128_round(v, 8);
+        interleave128_round(v, 8);
         B2_UNROLL
         for (int b = 0; b < 8; b++)
             _mm_storeu_si128((__m128i *)(rows + (size_t)b * rowlen + g), v[b]);

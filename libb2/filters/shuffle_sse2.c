@@ -8,8 +8,31 @@
 #include "filters.h"
 #include "simd_kernels.h"
 
+/* Units of 16 bytes: vector m is element m of the step, the index (element,
+ * byte); four interleave rounds make it (byte, element), so vector b is plane b:
+ * 4 instructions a vector against 12 for the unzips. */
+ALWAYS_INLINE int32_t shuffle_vec16(int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
+{
+    int32_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m128i v[16];
+        B2_UNROLL
+        for (int m = 0; m < 16; m++)
+            v[m] = _mm_loadu_si128((const __m128i *)(in + (size_t)(i + m) * 16));
+        B2_UNROLL
+        for (int r = 0; r < 4; r++)
+            interleave128_round(v, 16);
+        B2_UNROLL
+        for (int b = 0; b < 16; b++)
+            _mm_storeu_si128((__m128i *)(out + (size_t)b * q + i), v[b]);
+    }
+    return i;
+}
+
 ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
 {
+    if (S == 16)
+        return shuffle_vec16(q, n, in, out);
     int32_t i = 0;
     for (; i + 16 <= n; i += 16) {
         __m128i v[16];

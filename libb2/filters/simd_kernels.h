@@ -240,6 +240,23 @@ ALWAYS_INLINE int plane_of(int p, int S)
     return r;
 }
 
+/* One round of byte interleaving over S vectors (pairs m, m + S/2). Seen as an
+ * index of log2(S) bits of vector and 4 of byte, it rotates the index left by one
+ * bit, so k rounds move k index bits from the byte to the vector side: a
+ * transpose for the right k, at one instruction per vector and round. */
+ALWAYS_INLINE void interleave128_round(__m128i *v, int S)
+{
+    __m128i t[16];
+    B2_UNROLL
+    for (int m = 0; m < S / 2; m++) {
+        t[2 * m] = _mm_unpacklo_epi8(v[m], v[m + S / 2]);
+        t[2 * m + 1] = _mm_unpackhi_epi8(v[m], v[m + S / 2]);
+    }
+    B2_UNROLL
+    for (int m = 0; m < S; m++)
+        v[m] = t[m];
+}
+
 ALWAYS_INLINE void transpose128_fwd(__m128i *v, int S)
 {
     const __m128i lo = _mm_set1_epi16(0x00ff);
@@ -285,6 +302,20 @@ ALWAYS_INLINE void transpose128_inv(__m128i *v, int S)
 #include <immintrin.h>
 /* The 256-bit pack/unpack work within 128-bit lanes, so each unzip result is put
  * back in order with a 64-bit permute (0,2,1,3) and each zip's inputs first. */
+/* interleave128_round within each 128-bit lane. */
+ALWAYS_INLINE void interleave256_round(__m256i *v, int S)
+{
+    __m256i t[16];
+    B2_UNROLL
+    for (int m = 0; m < S / 2; m++) {
+        t[2 * m] = _mm256_unpacklo_epi8(v[m], v[m + S / 2]);
+        t[2 * m + 1] = _mm256_unpackhi_epi8(v[m], v[m + S / 2]);
+    }
+    B2_UNROLL
+    for (int m = 0; m < S; m++)
+        v[m] = t[m];
+}
+
 ALWAYS_INLINE void transpose256_fwd(__m256i *v, int S)
 {
     const __m256i lo = _mm256_set1_epi16(0x00ff);
