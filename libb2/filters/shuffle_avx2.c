@@ -13,27 +13,48 @@
  * elements 16L.. of the step, so the index is (element, byte); four rotations
  * make it (byte, element): vector b is then plane b of the 32 elements. That is
  * 4 instructions a vector against 3*log2(S) for the unzips. */
+ALWAYS_INLINE void shuffle_step_wide(int S, int32_t q, int32_t i, const uint8_t *in,
+                                       uint8_t *out)
+{
+    const uint8_t *p = in + (size_t)i * S;
+    __m256i v[16];
+    B2_UNROLL
+    for (int m = 0; m < S; m++) {
+        __m128i lo = _mm_loadu_si128((const __m128i *)(p + 16 * m));
+        __m128i hi = _mm_loadu_si128((const __m128i *)(p + 16 * S + 16 * m));
+        v[m] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+    }
+    B2_UNROLL
+    for (int r = 0; r < 4; r++)
+        interleave256_round(v, S);
+    B2_UNROLL
+    for (int b = 0; b < S; b++)
+        _mm256_storeu_si256((__m256i *)(out + (size_t)b * q + i), v[b]);
+}
+
 ALWAYS_INLINE int32_t shuffle_vec_wide(int S, int32_t q, int32_t n, const uint8_t *in,
                                        uint8_t *out)
 {
     int32_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        const uint8_t *p = in + (size_t)i * S;
-        __m256i v[16];
-        B2_UNROLL
-        for (int m = 0; m < S; m++) {
-            __m128i lo = _mm_loadu_si128((const __m128i *)(p + 16 * m));
-            __m128i hi = _mm_loadu_si128((const __m128i *)(p + 16 * S + 16 * m));
-            v[m] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
-        }
-        B2_UNROLL
-        for (int r = 0; r < 4; r++)
-            interleave256_round(v, S);
-        B2_UNROLL
-        for (int b = 0; b < S; b++)
-            _mm256_storeu_si256((__m256i *)(out + (size_t)b * q + i), v[b]);
+    for (; i + 32 <= n; i += 32)
+        shuffle_step_wide(S, q, i, in, out);
+    if (i < n && n >= 32) { /* last step overlaps the one before: same bytes again */
+        shuffle_step_wide(S, q, n - 32, in, out);
+        i = n;
     }
     return i;
+}
+
+ALWAYS_INLINE void shuffle_step(int S, int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
+{
+    __m256i v[16];
+    B2_UNROLL
+    for (int r = 0; r < S; r++)
+        v[r] = _mm256_loadu_si256((const __m256i *)(in + (size_t)i * S + 32 * r));
+    transpose256_fwd(v, S);
+    B2_UNROLL
+    for (int p = 0; p < S; p++)
+        _mm256_storeu_si256((__m256i *)(out + (size_t)plane_of(p, S) * q + i), v[p]);
 }
 
 ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
@@ -41,31 +62,35 @@ ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in
     if (S == 16) /* for 8 the unzips measure as fast: both are shuffle-port bound */
         return shuffle_vec_wide(S, q, n, in, out);
     int32_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        __m256i v[16];
-        B2_UNROLL
-        for (int r = 0; r < S; r++)
-            v[r] = _mm256_loadu_si256((const __m256i *)(in + (size_t)i * S + 32 * r));
-        transpose256_fwd(v, S);
-        B2_UNROLL
-        for (int p = 0; p < S; p++)
-            _mm256_storeu_si256((__m256i *)(out + (size_t)plane_of(p, S) * q + i), v[p]);
+    for (; i + 32 <= n; i += 32)
+        shuffle_step(S, q, i, in, out);
+    if (i < n && n >= 32) { /* last step overlaps the one before: same bytes again */
+        shuffle_step(S, q, n - 32, in, out);
+        i = n;
     }
     return i;
+}
+
+ALWAYS_INLINE void unshuffle_step(int S, int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
+{
+    __m256i v[16];
+    B2_UNROLL
+    for (int p = 0; p < S; p++)
+        v[p] = _mm256_loadu_si256((const __m256i *)(in + (size_t)plane_of(p, S) * q + i));
+    transpose256_inv(v, S);
+    B2_UNROLL
+    for (int r = 0; r < S; r++)
+        _mm256_storeu_si256((__m256i *)(out + (size_t)i * S + 32 * r), v[r]);
 }
 
 ALWAYS_INLINE int32_t unshuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
 {
     int32_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        __m256i v[16];
-        B2_UNROLL
-        for (int p = 0; p < S; p++)
-            v[p] = _mm256_loadu_si256((const __m256i *)(in + (size_t)plane_of(p, S) * q + i));
-        transpose256_inv(v, S);
-        B2_UNROLL
-        for (int r = 0; r < S; r++)
-            _mm256_storeu_si256((__m256i *)(out + (size_t)i * S + 32 * r), v[r]);
+    for (; i + 32 <= n; i += 32)
+        unshuffle_step(S, q, i, in, out);
+    if (i < n && n >= 32) { /* last step overlaps the one before: same bytes again */
+        unshuffle_step(S, q, n - 32, in, out);
+        i = n;
     }
     return i;
 }

@@ -11,22 +11,42 @@
 /* Units of 16 bytes: vector m is element m of the step, the index (element,
  * byte); four interleave rounds make it (byte, element), so vector b is plane b:
  * 4 instructions a vector against 12 for the unzips. */
+ALWAYS_INLINE void shuffle_step16(int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
+{
+    __m128i v[16];
+    B2_UNROLL
+    for (int m = 0; m < 16; m++)
+        v[m] = _mm_loadu_si128((const __m128i *)(in + (size_t)(i + m) * 16));
+    B2_UNROLL
+    for (int r = 0; r < 4; r++)
+        interleave128_round(v, 16);
+    B2_UNROLL
+    for (int b = 0; b < 16; b++)
+        _mm_storeu_si128((__m128i *)(out + (size_t)b * q + i), v[b]);
+}
+
 ALWAYS_INLINE int32_t shuffle_vec16(int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
 {
     int32_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m128i v[16];
-        B2_UNROLL
-        for (int m = 0; m < 16; m++)
-            v[m] = _mm_loadu_si128((const __m128i *)(in + (size_t)(i + m) * 16));
-        B2_UNROLL
-        for (int r = 0; r < 4; r++)
-            interleave128_round(v, 16);
-        B2_UNROLL
-        for (int b = 0; b < 16; b++)
-            _mm_storeu_si128((__m128i *)(out + (size_t)b * q + i), v[b]);
+    for (; i + 16 <= n; i += 16)
+        shuffle_step16(q, i, in, out);
+    if (i < n && n >= 16) { /* last step overlaps the one before: same bytes again */
+        shuffle_step16(q, n - 16, in, out);
+        i = n;
     }
     return i;
+}
+
+ALWAYS_INLINE void shuffle_step(int S, int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
+{
+    __m128i v[16];
+    B2_UNROLL
+    for (int r = 0; r < S; r++)
+        v[r] = _mm_loadu_si128((const __m128i *)(in + (size_t)i * S + 16 * r));
+    transpose128_fwd(v, S);
+    B2_UNROLL
+    for (int p = 0; p < S; p++)
+        _mm_storeu_si128((__m128i *)(out + (size_t)plane_of(p, S) * q + i), v[p]);
 }
 
 ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
@@ -34,31 +54,35 @@ ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in
     if (S == 16)
         return shuffle_vec16(q, n, in, out);
     int32_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m128i v[16];
-        B2_UNROLL
-        for (int r = 0; r < S; r++)
-            v[r] = _mm_loadu_si128((const __m128i *)(in + (size_t)i * S + 16 * r));
-        transpose128_fwd(v, S);
-        B2_UNROLL
-        for (int p = 0; p < S; p++)
-            _mm_storeu_si128((__m128i *)(out + (size_t)plane_of(p, S) * q + i), v[p]);
+    for (; i + 16 <= n; i += 16)
+        shuffle_step(S, q, i, in, out);
+    if (i < n && n >= 16) { /* last step overlaps the one before: same bytes again */
+        shuffle_step(S, q, n - 16, in, out);
+        i = n;
     }
     return i;
+}
+
+ALWAYS_INLINE void unshuffle_step(int S, int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
+{
+    __m128i v[16];
+    B2_UNROLL
+    for (int p = 0; p < S; p++)
+        v[p] = _mm_loadu_si128((const __m128i *)(in + (size_t)plane_of(p, S) * q + i));
+    transpose128_inv(v, S);
+    B2_UNROLL
+    for (int r = 0; r < S; r++)
+        _mm_storeu_si128((__m128i *)(out + (size_t)i * S + 16 * r), v[r]);
 }
 
 ALWAYS_INLINE int32_t unshuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
 {
     int32_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m128i v[16];
-        B2_UNROLL
-        for (int p = 0; p < S; p++)
-            v[p] = _mm_loadu_si128((const __m128i *)(in + (size_t)plane_of(p, S) * q + i));
-        transpose128_inv(v, S);
-        B2_UNROLL
-        for (int r = 0; r < S; r++)
-            _mm_storeu_si128((__m128i *)(out + (size_t)i * S + 16 * r), v[r]);
+    for (; i + 16 <= n; i += 16)
+        unshuffle_step(S, q, i, in, out);
+    if (i < n && n >= 16) { /* last step overlaps the one before: same bytes again */
+        unshuffle_step(S, q, n - 16, in, out);
+        i = n;
     }
     return i;
 }
