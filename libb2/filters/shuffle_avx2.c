@@ -9,12 +9,12 @@
 #include "filters.h"
 #include "simd_kernels.h"
 
-/* Units of 16 bytes (any multiple of 8 works): lane L of vector m holds the 16 bytes at 16*m of
- * elements 16L.. of the step, so the index is (element, byte); four rotations
+/* Units of 16 bytes (any multiple of 8 works): lane L of vector m holds the 16
+ * bytes at 16*m of elements 16L.. of the step, so the index is (element, byte); four rotations
  * make it (byte, element): vector b is then plane b of the 32 elements. That is
  * 4 instructions a vector against 3*log2(S) for the unzips. */
 ALWAYS_INLINE void shuffle_step_wide(int S, int32_t q, int32_t i, const uint8_t *in,
-                                       uint8_t *out)
+                                     uint8_t *out)
 {
     const uint8_t *p = in + (size_t)i * S;
     __m256i v[16];
@@ -32,19 +32,6 @@ ALWAYS_INLINE void shuffle_step_wide(int S, int32_t q, int32_t i, const uint8_t 
         _mm256_storeu_si256((__m256i *)(out + (size_t)b * q + i), v[b]);
 }
 
-ALWAYS_INLINE int32_t shuffle_vec_wide(int S, int32_t q, int32_t n, const uint8_t *in,
-                                       uint8_t *out)
-{
-    int32_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        shuffle_step_wide(S, q, i, in, out);
-    if (i < n && n >= 32) { /* last step overlaps the one before: same bytes again */
-        shuffle_step_wide(S, q, n - 32, in, out);
-        i = n;
-    }
-    return i;
-}
-
 ALWAYS_INLINE void shuffle_step(int S, int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
 {
     __m256i v[16];
@@ -57,15 +44,93 @@ ALWAYS_INLINE void shuffle_step(int S, int32_t q, int32_t i, const uint8_t *in, 
         _mm256_storeu_si256((__m256i *)(out + (size_t)plane_of(p, S) * q + i), v[p]);
 }
 
+/* Swap the high `sh`-bit half of every 2*sh-bit group of *a with the low half of
+ * the same group of *b (a delta swap between two rows of byte matrices). */
+ALWAYS_INLINE void delta_swap(__m256i *a, __m256i *b, int sh, __m256i lowmask)
+{
+    __m256i t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64(*a, sh), *b), lowmask);
+    *b = _mm256_xor_si256(*b, t);
+    *a = _mm256_xor_si256(*a, _mm256_slli_epi64(t, sh));
+}
+
+/* 4x4 transpose of 64-bit lanes: lane k of out[i] = lane i of in[k]. */
+ALWAYS_INLINE void transpose4x64(__m256i a, __m256i b, __m256i c, __m256i d, __m256i *out)
+{
+    __m256i t0 = _mm256_unpacklo_epi64(a, b), t1 = _mm256_unpackhi_epi64(a, b);
+    __m256i t2 = _mm256_unpacklo_epi64(c, d), t3 = _mm256_unpackhi_epi64(c, d);
+    out[0] = _mm256_permute2x128_si256(t0, t2, 0x20);
+    out[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
+    out[2] = _mm256_permute2x128_si256(t0, t2, 0x31);
+    out[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
+}
+
+/* Units of 8 bytes, 32 elements: a 64-bit-lane transpose puts element 8k + r in
+ * lane k of row r; three rounds of delta swaps then transpose each lane's 8x8
+ * byte matrix, so row c is plane c of the 32 elements in order. The swaps use
+ * shifts and logic, not the shuffle port the unzips saturate. */
+ALWAYS_INLINE void shuffle_step8(int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
+{
+    const uint8_t *p = in + (size_t)i * 8;
+    __m256i r[8], l[8];
+    B2_UNROLL
+    for (int j = 0; j < 8; j++) /* l[j]: elements 4j..4j+3 */
+        l[j] = _mm256_loadu_si256((const __m256i *)(p + 32 * j));
+    transpose4x64(l[0], l[2], l[4], l[6], r);
+    transpose4x64(l[1], l[3], l[5], l[7], r + 4);
+    const __m256i m32 = _mm256_set1_epi64x(0x00000000FFFFFFFFLL);
+    const __m256i m16 = _mm256_set1_epi64x(0x0000FFFF0000FFFFLL);
+    const __m256i m8 = _mm256_set1_epi64x(0x00FF00FF00FF00FFLL);
+    B2_UNROLL
+    for (int k = 0; k < 4; k++)
+        delta_swap(&r[k], &r[k + 4], 32, m32);
+    B2_UNROLL
+    for (int k = 0; k < 8; k += 4) {
+        delta_swap(&r[k], &r[k + 2], 16, m16);
+        delta_swap(&r[k + 1], &r[k + 3], 16, m16);
+    }
+    B2_UNROLL
+    for (int k = 0; k < 8; k += 2)
+        delta_swap(&r[k], &r[k + 1], 8, m8);
+    B2_UNROLL
+    for (int c = 0; c < 8; c++)
+        _mm256_storeu_si256((__m256i *)(out + (size_t)c * q + i), r[c]);
+}
+
+/* Planes of a block are q bytes apart, and q is usually a power of two, so the S
+ * planes' current lines fall into the same L1 sets and evict each other. Units of
+ * 8 and 16 bytes therefore transpose STAGE elements into a small staging area
+ * (planes STAGE bytes apart) and copy each plane's run out in one burst. */
+#define STAGE 256
+
+ALWAYS_INLINE void shuffle_step_any(int S, int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
+{
+    if (S == 8)
+        shuffle_step8(q, i, in, out);
+    else if (S == 16)
+        shuffle_step_wide(S, q, i, in, out);
+    else
+        shuffle_step(S, q, i, in, out);
+}
+
 ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
 {
-    if (S == 16) /* for 8 the unzips measure as fast: both are shuffle-port bound */
-        return shuffle_vec_wide(S, q, n, in, out);
     int32_t i = 0;
+    if (S >= 8) {
+        uint8_t stage[16 * STAGE] __attribute__((aligned(64)));
+        for (; i + STAGE <= n; i += STAGE) {
+            for (int32_t k = 0; k < STAGE; k += 32)
+                shuffle_step_any(S, STAGE, k, in + (size_t)i * S, stage);
+            B2_UNROLL
+            for (int b = 0; b < S; b++)
+                for (int k = 0; k < STAGE; k += 32)
+                    _mm256_storeu_si256((__m256i *)(out + (size_t)b * q + i + k),
+                                        _mm256_load_si256((const __m256i *)(stage + STAGE * b + k)));
+        }
+    }
     for (; i + 32 <= n; i += 32)
-        shuffle_step(S, q, i, in, out);
+        shuffle_step_any(S, q, i, in, out);
     if (i < n && n >= 32) { /* last step overlaps the one before: same bytes again */
-        shuffle_step(S, q, n - 32, in, out);
+        shuffle_step_any(S, q, n - 32, in, out);
         i = n;
     }
     return i;
@@ -86,6 +151,18 @@ ALWAYS_INLINE void unshuffle_step(int S, int32_t q, int32_t i, const uint8_t *in
 ALWAYS_INLINE int32_t unshuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
 {
     int32_t i = 0;
+    if (S == 16) { /* the planes' reads conflict the same way: stage them in bursts */
+        uint8_t stage[16 * STAGE] __attribute__((aligned(64)));
+        for (; i + STAGE <= n; i += STAGE) {
+            B2_UNROLL
+            for (int b = 0; b < S; b++)
+                for (int k = 0; k < STAGE; k += 32)
+                    _mm256_store_si256((__m256i *)(stage + STAGE * b + k),
+                                       _mm256_loadu_si256((const __m256i *)(in + (size_t)b * q + i + k)));
+            for (int32_t k = 0; k < STAGE; k += 32)
+                unshuffle_step(S, STAGE, k, stage, out + (size_t)i * S);
+        }
+    }
     for (; i + 32 <= n; i += 32)
         unshuffle_step(S, q, i, in, out);
     if (i < n && n >= 32) { /* last step overlaps the one before: same bytes again */
