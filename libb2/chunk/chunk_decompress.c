@@ -194,8 +194,11 @@ static int32_t block_size(const chunk_view *v, int32_t j)
 }
 
 /* Decode the streams of regular block j into out (bsize bytes). */
+/* Decode block j's streams into out (stream s at out + s * bsize / nstreams).
+ * With pl (room for B2_PLANES_MAX), a split block's raw streams are not copied:
+ * pl[s] points at stream s wherever it is, in out or in the chunk. */
 static int decode_streams(const chunk_view *v, b2_dworker *w, int32_t j, int32_t bsize,
-                          uint8_t *out)
+                          uint8_t *out, const uint8_t **pl)
 {
     const b2_chunk_info *in = &v->info;
     int leftover_block = (j == in->nblocks - 1 && in->leftover);
@@ -210,6 +213,8 @@ static int decode_streams(const chunk_view *v, b2_dworker *w, int32_t j, int32_t
                "block %d starts at byte %lld, outside %d..%d", (int)j, (long long)pos,
                (int)v->data_start, (int)v->bound - 1);
     for (int32_t s = 0; s < nstreams; s++, out += neblock) {
+        if (pl)
+            pl[s] = out;
         B2_FAIL_IF(pos + 4 > v->bound, B2_ERR_TRUNCATED,
                    "block %d stream %d: size at byte %lld is past cbytes %d", (int)j, (int)s,
                    (long long)pos, (int)v->bound);
@@ -231,7 +236,10 @@ static int decode_streams(const chunk_view *v, b2_dworker *w, int32_t j, int32_t
                        "block %d stream %d: %d bytes at byte %lld run past cbytes %d", (int)j,
                        (int)s, (int)csize, (long long)pos, (int)v->bound);
             if (csize == neblock) {
-                memcpy(out, v->src + pos, (size_t)neblock);
+                if (pl)
+                    pl[s] = v->src + pos;
+                else
+                    memcpy(out, v->src + pos, (size_t)neblock);
             } else {
                 int r = b2_codec_decompress(&w->cs, in->codec_format, v->src + pos, csize, out,
                                             neblock);
@@ -247,6 +255,18 @@ static int decode_streams(const chunk_view *v, b2_dworker *w, int32_t j, int32_t
     return B2_OK;
 }
 
+/* The unit when block j is split into one stream per byte plane and a byte
+ * shuffle of that unit is the only filter to undo (streams = planes), else 0. */
+static int32_t split_unshuffle_unit(const chunk_view *v, int32_t j, int32_t bsize)
+{
+    const b2_chunk_info *in = &v->info;
+    int32_t unit = v->unshuffle_unit;
+    if (unit < 2 || unit > B2_PLANES_MAX || !in->split || unit != in->typesize ||
+        (j == in->nblocks - 1 && in->leftover) || bsize % unit)
+        return 0;
+    return unit;
+}
+
 /* Decode block j into out. ref: decoded block 0 (delta reference) or NULL for block 0. */
 static int decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32_t j,
                         uint8_t *out, const uint8_t *ref)
@@ -260,11 +280,20 @@ static int decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32_t 
     }
     use_dict(w, v);
     if (!v->filtered)
-        return decode_streams(v, w, j, bsize, out);
+        return decode_streams(v, w, j, bsize, out, NULL);
     uint8_t *tmp = worker_scratch(w, 2 * (size_t)in->eff_blocksize);
     if (!tmp)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
-    int rc = decode_streams(v, w, j, bsize, tmp);
+    int32_t unit = split_unshuffle_unit(v, j, bsize);
+    if (unit) { /* unshuffle straight from the streams, raw ones in place */
+        const uint8_t *pl[B2_PLANES_MAX];
+        int rc = decode_streams(v, w, j, bsize, tmp, pl);
+        if (rc < 0)
+            return rc;
+        b2_unshuffle_planes_kernel(unit)(unit, pl, 0, bsize / unit, out);
+        return B2_OK;
+    }
+    int rc = decode_streams(v, w, j, bsize, tmp, NULL);
     if (rc < 0)
         return rc;
     return b2_pipeline_backward(&v->pipe, tmp, bsize, j ? ref : NULL, tmp + in->eff_blocksize,
@@ -371,8 +400,9 @@ static int vl_decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32
  * block's planes, or fill it with a special chunk's value. */
 typedef struct row_op {
     const uint8_t *src;
-    int32_t unit, q;
-    b2_part_fn unshuffle; /* resolved once per block */
+    int32_t unit;
+    const uint8_t *const *pl; /* the block's planes (row_unshuffle) */
+    b2_planes_fn unshuffle;   /* resolved once per block */
     const chunk_view *v;
     int64_t base; /* special: the block's offset in the chunk */
 } row_op;
@@ -385,7 +415,7 @@ static void row_copy(const void *op, int64_t off, uint8_t *user, int64_t len)
 static void row_unshuffle(const void *arg, int64_t off, uint8_t *user, int64_t len)
 {
     const row_op *op = arg;
-    op->unshuffle(op->unit, op->q, (int32_t)(len / op->unit), op->src + off / op->unit, user);
+    op->unshuffle(op->unit, op->pl, (int32_t)(off / op->unit), (int32_t)(len / op->unit), user);
 }
 
 static void row_special(const void *arg, int64_t off, uint8_t *user, int64_t len)
@@ -431,17 +461,22 @@ static int decode_block_rows(const chunk_view *v, b2_dctx *d, b2_dworker *w, int
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     int32_t unit = v->unshuffle_unit;
     row_fn fn = row_copy;
-    if (unit && bsize % unit == 0 && b2_rows_aligned(r, unit)) {
-        /* The unshuffle is the last pass: it writes each row in place. */
+    const uint8_t *pl[B2_PLANES_MAX];
+    if (unit && unit <= B2_PLANES_MAX && bsize % unit == 0 && b2_rows_aligned(r, unit)) {
+        /* The unshuffle is the last pass: it writes each row in place, reading a
+         * split block's raw streams where they are in the chunk. */
         __atomic_fetch_add(&d->blocks_decoded, 1, __ATOMIC_RELAXED);
         use_dict(w, v);
-        if ((rc = decode_streams(v, w, j, bsize, scr)) < 0)
+        int split = split_unshuffle_unit(v, j, bsize) != 0;
+        if ((rc = decode_streams(v, w, j, bsize, scr, split ? pl : NULL)) < 0)
             return rc;
+        if (!split)
+            for (int32_t s = 0; s < unit; s++)
+                pl[s] = scr + (size_t)s * (size_t)(bsize / unit);
         fn = row_unshuffle;
-        op.src = scr;
         op.unit = unit;
-        op.unshuffle = b2_unshuffle_part_kernel(unit);
-        op.q = bsize / unit;
+        op.pl = pl;
+        op.unshuffle = b2_unshuffle_planes_kernel(unit);
     } else {
         /* Codec-only or other pipelines: decode into scratch (cache-resident), then copy. */
         if ((rc = decode_block(v, d, w, j, scr + 2 * eb, ref)) < 0)

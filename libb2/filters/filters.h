@@ -28,6 +28,17 @@ B2_HIDDEN void b2_shuffle_part_generic(int32_t unit, int32_t q, int32_t n, const
 B2_HIDDEN void b2_unshuffle_part_generic(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
                                          uint8_t *out);
 
+/* Planes kernels: unshuffle elements [i0, i0+n) of a block whose unit byte
+ * planes lie anywhere (pl[j] is plane j's first byte) into n contiguous elements
+ * at out. The decoder points planes that a block stores raw straight at the
+ * chunk, so they are never copied first. */
+#define B2_PLANES_MAX 256 /* larger units take the part kernels */
+typedef void (*b2_planes_fn)(int32_t unit, const uint8_t *const *pl, int32_t i0, int32_t n,
+                             uint8_t *out);
+B2_HIDDEN b2_planes_fn b2_unshuffle_planes_kernel(int32_t unit);
+B2_HIDDEN void b2_unshuffle_planes_generic(int32_t unit, const uint8_t *const *pl, int32_t i0,
+                                           int32_t n, uint8_t *out);
+
 /* ---- bit shuffle (bitshuffle.c + SIMD kernels) ---- */
 B2_HIDDEN void b2_bitshuffle(int32_t typesize, int32_t n, const uint8_t *src, uint8_t *dst);
 /* legacy_v2: chunk format version 2 rule (filters.md §3.4). */

@@ -108,6 +108,19 @@ void b2_unshuffle_generic(int32_t unit, int32_t n, const uint8_t *src, uint8_t *
     memcpy(dst + (size_t)q * unit, src + (size_t)q * unit, (size_t)(n - q * unit));
 }
 
+void b2_unshuffle_planes_generic(int32_t unit, const uint8_t *const *pl, int32_t i0, int32_t n,
+                                 uint8_t *out)
+{
+    for (int32_t i = 0; i < n; i += RUN) {
+        int32_t e = n - i < RUN ? n : i + RUN;
+        for (int32_t j = 0; j < unit; j++) {
+            const uint8_t *p = pl[j] + i0;
+            for (int32_t k = i; k < e; k++)
+                out[(size_t)k * unit + j] = p[k];
+        }
+    }
+}
+
 void b2_shuffle_part_generic(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
 {
     if (unit <= 1)
@@ -170,6 +183,19 @@ b2_part_fn b2_shuffle_part_kernel(int32_t unit)
 #endif
     (void)unit;
     return b2_shuffle_part_generic;
+}
+
+b2_planes_fn b2_unshuffle_planes_kernel(int32_t unit)
+{
+#ifdef B2_HAVE_X86_SIMD
+    int level = b2_simd_level();
+    if (level >= B2_SIMD_AVX2)
+        return b2_unshuffle_planes_avx2;
+    if (level >= B2_SIMD_SSE2)
+        return b2_unshuffle_planes_sse2;
+#endif
+    (void)unit;
+    return b2_unshuffle_planes_generic;
 }
 
 b2_part_fn b2_unshuffle_part_kernel(int32_t unit)

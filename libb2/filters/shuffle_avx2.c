@@ -136,37 +136,42 @@ ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in
     return i;
 }
 
-ALWAYS_INLINE void unshuffle_step(int S, int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
+ALWAYS_INLINE void unshuffle_step(int S, const uint8_t *const *pl, int32_t i, uint8_t *out)
 {
     __m256i v[16];
     B2_UNROLL
     for (int p = 0; p < S; p++)
-        v[p] = _mm256_loadu_si256((const __m256i *)(in + (size_t)plane_of(p, S) * q + i));
+        v[p] = _mm256_loadu_si256((const __m256i *)(pl[plane_of(p, S)] + i));
     transpose256_inv(v, S);
     B2_UNROLL
     for (int r = 0; r < S; r++)
-        _mm256_storeu_si256((__m256i *)(out + (size_t)i * S + 32 * r), v[r]);
+        _mm256_storeu_si256((__m256i *)(out + 32 * r), v[r]);
 }
 
-ALWAYS_INLINE int32_t unshuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
+ALWAYS_INLINE int32_t unshuffle_vec(int S, const uint8_t *const *pl, int32_t i0, int32_t n,
+                                    uint8_t *out)
 {
     int32_t i = 0;
     if (S == 16) { /* the planes' reads conflict the same way: stage them in bursts */
         uint8_t stage[16 * STAGE] __attribute__((aligned(64)));
+        const uint8_t *spl[16];
+        B2_UNROLL
+        for (int b = 0; b < S; b++)
+            spl[b] = stage + STAGE * b;
         for (; i + STAGE <= n; i += STAGE) {
             B2_UNROLL
             for (int b = 0; b < S; b++)
                 for (int k = 0; k < STAGE; k += 32)
                     _mm256_store_si256((__m256i *)(stage + STAGE * b + k),
-                                       _mm256_loadu_si256((const __m256i *)(in + (size_t)b * q + i + k)));
+                                       _mm256_loadu_si256((const __m256i *)(pl[b] + i0 + i + k)));
             for (int32_t k = 0; k < STAGE; k += 32)
-                unshuffle_step(S, STAGE, k, stage, out + (size_t)i * S);
+                unshuffle_step(S, spl, k, out + (size_t)(i + k) * S);
         }
     }
     for (; i + 32 <= n; i += 32)
-        unshuffle_step(S, q, i, in, out);
+        unshuffle_step(S, pl, i0 + i, out + (size_t)i * S);
     if (i < n && n >= 32) { /* last step overlaps the one before: same bytes again */
-        unshuffle_step(S, q, n - 32, in, out);
+        unshuffle_step(S, pl, i0 + n - 32, out + (size_t)(n - 32) * S);
         i = n;
     }
     return i;
@@ -175,6 +180,7 @@ ALWAYS_INLINE int32_t unshuffle_vec(int S, int32_t q, int32_t n, const uint8_t *
 B2_DEFINE_SHUFFLE_PART(b2_shuffle_part_avx2, shuffle_vec, b2_shuffle_range)
 B2_DEFINE_SHUFFLE_ENTRY(b2_shuffle_avx2, b2_shuffle_part_avx2)
 
-B2_DEFINE_SHUFFLE_PART(b2_unshuffle_part_avx2, unshuffle_vec, b2_unshuffle_range)
+B2_DEFINE_UNSHUFFLE_PLANES(b2_unshuffle_planes_avx2, unshuffle_vec)
+B2_DEFINE_UNSHUFFLE_PART(b2_unshuffle_part_avx2, b2_unshuffle_planes_avx2)
 B2_DEFINE_SHUFFLE_ENTRY(b2_unshuffle_avx2, b2_unshuffle_part_avx2)
 #endif

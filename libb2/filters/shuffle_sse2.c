@@ -63,25 +63,26 @@ ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in
     return i;
 }
 
-ALWAYS_INLINE void unshuffle_step(int S, int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
+ALWAYS_INLINE void unshuffle_step(int S, const uint8_t *const *pl, int32_t i, uint8_t *out)
 {
     __m128i v[16];
     B2_UNROLL
     for (int p = 0; p < S; p++)
-        v[p] = _mm_loadu_si128((const __m128i *)(in + (size_t)plane_of(p, S) * q + i));
+        v[p] = _mm_loadu_si128((const __m128i *)(pl[plane_of(p, S)] + i));
     transpose128_inv(v, S);
     B2_UNROLL
     for (int r = 0; r < S; r++)
-        _mm_storeu_si128((__m128i *)(out + (size_t)i * S + 16 * r), v[r]);
+        _mm_storeu_si128((__m128i *)(out + 16 * r), v[r]);
 }
 
-ALWAYS_INLINE int32_t unshuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
+ALWAYS_INLINE int32_t unshuffle_vec(int S, const uint8_t *const *pl, int32_t i0, int32_t n,
+                                    uint8_t *out)
 {
     int32_t i = 0;
     for (; i + 16 <= n; i += 16)
-        unshuffle_step(S, q, i, in, out);
+        unshuffle_step(S, pl, i0 + i, out + (size_t)i * S);
     if (i < n && n >= 16) { /* last step overlaps the one before: same bytes again */
-        unshuffle_step(S, q, n - 16, in, out);
+        unshuffle_step(S, pl, i0 + n - 16, out + (size_t)(n - 16) * S);
         i = n;
     }
     return i;
@@ -90,6 +91,7 @@ ALWAYS_INLINE int32_t unshuffle_vec(int S, int32_t q, int32_t n, const uint8_t *
 B2_DEFINE_SHUFFLE_PART(b2_shuffle_part_sse2, shuffle_vec, b2_shuffle_range)
 B2_DEFINE_SHUFFLE_ENTRY(b2_shuffle_sse2, b2_shuffle_part_sse2)
 
-B2_DEFINE_SHUFFLE_PART(b2_unshuffle_part_sse2, unshuffle_vec, b2_unshuffle_range)
+B2_DEFINE_UNSHUFFLE_PLANES(b2_unshuffle_planes_sse2, unshuffle_vec)
+B2_DEFINE_UNSHUFFLE_PART(b2_unshuffle_part_sse2, b2_unshuffle_planes_sse2)
 B2_DEFINE_SHUFFLE_ENTRY(b2_unshuffle_sse2, b2_unshuffle_part_sse2)
 #endif

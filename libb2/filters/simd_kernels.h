@@ -40,6 +40,8 @@ B2_HIDDEN void b2_shuffle_part_sse2(int32_t unit, int32_t q, int32_t n, const ui
 B2_HIDDEN void b2_unshuffle_part_sse2(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
                                       uint8_t *out);
 B2_HIDDEN void b2_unshuffle_sse2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_unshuffle_planes_sse2(int32_t unit, const uint8_t *const *pl, int32_t i0,
+                                        int32_t n, uint8_t *out);
 B2_HIDDEN void b2_bitshuffle_sse2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitunshuffle_sse2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 
@@ -50,6 +52,8 @@ B2_HIDDEN void b2_shuffle_part_avx2(int32_t unit, int32_t q, int32_t n, const ui
 B2_HIDDEN void b2_unshuffle_part_avx2(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
                                       uint8_t *out);
 B2_HIDDEN void b2_unshuffle_avx2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_unshuffle_planes_avx2(int32_t unit, const uint8_t *const *pl, int32_t i0,
+                                        int32_t n, uint8_t *out);
 B2_HIDDEN void b2_bitshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 #endif /* B2_HAVE_X86_SIMD */
@@ -187,6 +191,39 @@ static inline void b2_plane_to_bitrows_tail(const uint8_t *plane, int32_t g0, in
         }                                                                                \
         if (done < n) /* rows are often whole vectors: skip the call */                  \
             TAIL(unit, q, done, n, in, out);                                             \
+    }
+
+/* Planes kernel of a byte-shuffle file (filters.h): VEC(S, pl, i0, n, out) is the
+ * ISA's vector loop for units 2/4/8/16 (returns how many elements it did); the
+ * rest goes through the portable planes kernel. */
+#define B2_DEFINE_UNSHUFFLE_PLANES(NAME, VEC)                                            \
+    void NAME(int32_t unit, const uint8_t *const *pl, int32_t i0, int32_t n, uint8_t *out) \
+    {                                                                                    \
+        int32_t done;                                                                    \
+        switch (unit) {                                                                  \
+        case 2: done = VEC(2, pl, i0, n, out); break;                                    \
+        case 4: done = VEC(4, pl, i0, n, out); break;                                    \
+        case 8: done = VEC(8, pl, i0, n, out); break;                                    \
+        case 16: done = VEC(16, pl, i0, n, out); break;                                  \
+        default: done = 0; break;                                                        \
+        }                                                                                \
+        if (done < n)                                                                    \
+            b2_unshuffle_planes_generic(unit, pl, i0 + done, n - done,                   \
+                                        out + (size_t)done * unit);                      \
+    }
+
+/* Unshuffle part kernel (planes q apart from in) over a planes kernel. */
+#define B2_DEFINE_UNSHUFFLE_PART(NAME, PLANES)                                           \
+    void NAME(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)      \
+    {                                                                                    \
+        if (unit > B2_PLANES_MAX) {                                                      \
+            b2_unshuffle_range(unit, q, 0, n, in, out);                                  \
+            return;                                                                      \
+        }                                                                                \
+        const uint8_t *pl[B2_PLANES_MAX];                                                \
+        for (int32_t j = 0; j < unit; j++)                                               \
+            pl[j] = in + (size_t)j * q;                                                  \
+        PLANES(unit, pl, 0, n, out);                                                     \
     }
 
 /* Whole-block entry point of a byte-shuffle file: the part kernel PART over all
