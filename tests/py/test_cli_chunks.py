@@ -53,6 +53,8 @@ def test_usage(tmp):
     expect_exit(["compress", "--clevel", "10", "a", "b"], 2, "clevel out of range")
     expect_exit(["compress", "--filters", "1,2", "a", "b"], 2, "--filters with 2 slots")
     expect_exit(["compress", "--filter", "trunc_prec", "a", "b"], 2, "trunc_prec without bits")
+    expect_exit(["compress", "--filter", "int_trunc", "a", "b"], 2, "int_trunc without bits")
+    expect_exit(["compress", "--filter", "bytedelta_buggy", "a", "b"], 2, "bytedelta_buggy is read only")
     expect_exit(["compress", "--filter", "shuffle", "--filters", "0,0,0,0,0,1", "a", "b"], 2,
                 "--filter and --filters together")
     for args in (["--help"], ["cat", "--help"], ["info", "--help"], ["compress", "--help"],
@@ -153,6 +155,10 @@ def test_compress(tmp):
         (["--filters", "3,0,0,0,0,bitshuffle"], [3, 0, 0, 0, 0, 2], [0] * 6, True),
         (["--filters", "0,0,0,0,4,1", "--filters-meta", "0,0,0,0,-4,0"], [0, 0, 0, 0, 4, 1],
          [0, 0, 0, 0, 252, 0], False),
+        (["--filter", "shuffle", "--filter", "bytedelta"], [0, 0, 0, 0, 1, 35], [0] * 6, True),
+        (["--filter", "bytedelta:4"], [0, 0, 0, 0, 0, 35], [0, 0, 0, 0, 0, 4], True),
+        (["--filter", "int_trunc:-5", "--filter", "shuffle"], [0, 0, 0, 0, 36, 1],
+         [0, 0, 0, 0, 251, 0], False),
     ]
     for args, filters, metas, lossless in cases:
         what = " ".join(args)
