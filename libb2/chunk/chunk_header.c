@@ -7,6 +7,8 @@
 
 static const char *const codec_names[] = {"blosclz", "lz4", "lz4hc", NULL, "zlib", "zstd"};
 static const char *const filter_names[] = {"none", "shuffle", "bitshuffle", "delta", "trunc_prec"};
+/* Registered plugin filters 34..36 (plugins.md). */
+static const char *const plugin_filter_names[] = {"bytedelta_buggy", "bytedelta", "int_trunc"};
 static const char *const special_names[] = {"none", "zeros", "nan", "value", "uninit"};
 
 const char *b2_codec_name(int compcode)
@@ -22,13 +24,23 @@ int b2_codec_from_name(const char *name)
     return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
 }
 
-const char *b2_filter_name(int id) { return id >= 0 && id < 5 ? filter_names[id] : NULL; }
+const char *b2_filter_name(int id)
+{
+    if (id >= 0 && id < 5)
+        return filter_names[id];
+    if (id >= B2_FILTER_BYTEDELTA_BUGGY && id <= B2_FILTER_INT_TRUNC)
+        return plugin_filter_names[id - B2_FILTER_BYTEDELTA_BUGGY];
+    return NULL;
+}
 
 int b2_filter_from_name(const char *name)
 {
     for (int i = 0; i < 5; i++)
         if (name && !strcmp(name, filter_names[i]))
             return i;
+    for (int i = 0; i < 3; i++)
+        if (name && !strcmp(name, plugin_filter_names[i]))
+            return B2_FILTER_BYTEDELTA_BUGGY + i;
     return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
 }
 

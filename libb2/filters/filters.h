@@ -61,6 +61,18 @@ B2_HIDDEN void b2_delta_decode(const uint8_t *ref, int32_t typesize, int32_t n,
 B2_HIDDEN int b2_trunc_prec(int8_t meta, int32_t typesize, int32_t n,
                             const uint8_t *src, uint8_t *dst);
 
+/* ---- registered plugin filters (plugins.md) ---- */
+/* bytedelta (bytedelta.c): typesize streams of n / typesize bytes each; buggy
+ * selects the decoder of id 34. Return 0 or B2_ERR_FILTER for a typesize
+ * outside 1..255. */
+B2_HIDDEN int b2_bytedelta_encode(int32_t typesize, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN int b2_bytedelta_decode(int32_t typesize, int32_t n, const uint8_t *src, uint8_t *dst,
+                                  int buggy);
+/* int_trunc (int_trunc.c): meta is the signed bits byte; n = 0 only validates.
+ * Returns 0 or B2_ERR_FILTER for a typesize other than 1/2/4/8 or a bad meta. */
+B2_HIDDEN int b2_int_trunc(int8_t meta, int32_t typesize, int32_t n, const uint8_t *src,
+                           uint8_t *dst);
+
 /* ---- pipeline (pipeline.c) ---- */
 typedef struct b2_pipeline {
     uint8_t filters[6];

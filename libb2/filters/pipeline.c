@@ -1,12 +1,20 @@
 /* The six-slot filter pipeline on one block (filters.md §1): forward applies
- * slots 0..5, backward undoes slots 5..0 (TRUNC_PREC has no inverse and is
- * skipped). Filters ping-pong between scratch buffers; the caller's input of
+ * slots 0..5, backward undoes slots 5..0 (TRUNC_PREC and INT_TRUNC have no
+ * inverse and are skipped). Besides the four core filters it runs the
+ * registered plugin filters bytedelta (35; 34 backward only) and int_trunc. Filters ping-pong between scratch buffers; the caller's input of
  * the forward direction is never written (c-blosc2's rotation does, §6.5). */
 #include <string.h>
 #include "filters.h"
 #include "b2_common.h"
 
-enum { F_NONE = 0, F_SHUFFLE = 1, F_BITSHUFFLE = 2, F_DELTA = 3, F_TRUNC_PREC = 4 };
+enum {
+    F_NONE = 0, F_SHUFFLE = 1, F_BITSHUFFLE = 2, F_DELTA = 3, F_TRUNC_PREC = 4,
+    F_BYTEDELTA_BUGGY = B2_FILTER_BYTEDELTA_BUGGY, F_BYTEDELTA = B2_FILTER_BYTEDELTA,
+    F_INT_TRUNC = B2_FILTER_INT_TRUNC
+};
+
+/* Lossy filters whose decoding is a copy: backward skips them. */
+static int no_inverse(uint8_t f) { return f == F_TRUNC_PREC || f == F_INT_TRUNC; }
 
 /* Filter id of a slot; version-3 writers left slot 5 uninitialised (chunk.md §3.5). */
 static uint8_t slot_filter(const b2_pipeline *p, int slot)
@@ -19,7 +27,10 @@ static uint8_t slot_meta(const b2_pipeline *p, int slot)
     return (slot == 5 && p->version == 3) ? 0 : p->metas[slot];
 }
 
-/* Shuffle unit: the slot's meta, 0 meaning the typesize. */
+/* Shuffle unit and bytedelta stream count: the slot's meta, 0 meaning the
+ * typesize. (For bytedelta the reference takes the super-chunk's typesize and
+ * refuses a chunk outside one; a frame's chunks carry that typesize in their
+ * header, so the header's serves both.) */
 static int32_t shuffle_unit(const b2_pipeline *p, int slot)
 {
     uint8_t m = slot_meta(p, slot);
@@ -39,8 +50,8 @@ int32_t b2_pipeline_single_shuffle(const b2_pipeline *p, int forward)
     int32_t unit = 0;
     for (int s = 0; s < 6; s++) {
         uint8_t f = slot_filter(p, s);
-        if (f == F_NONE || (f == F_TRUNC_PREC && !forward))
-            continue; /* trunc_prec has no inverse */
+        if (f == F_NONE || (no_inverse(f) && !forward))
+            continue; /* trunc_prec and int_trunc have no inverse */
         if (f != F_SHUFFLE || unit)
             return 0;
         unit = shuffle_unit(p, s);
@@ -48,13 +59,18 @@ int32_t b2_pipeline_single_shuffle(const b2_pipeline *p, int forward)
     return unit > 1 ? unit : 0;
 }
 
-/* Every id must be one we implement (plugins and reserved ids are refused). */
+static int known_id(uint8_t f)
+{
+    return f <= F_TRUNC_PREC || f == F_BYTEDELTA_BUGGY || f == F_BYTEDELTA || f == F_INT_TRUNC;
+}
+
+/* Every id must be one we implement (other plugins and reserved ids are refused). */
 static int check_ids(const b2_pipeline *p)
 {
     B2_FAIL_IF(p->typesize < 1, B2_ERR_INVALID_PARAM, "typesize %d", (int)p->typesize);
     for (int s = 0; s < 6; s++)
-        B2_FAIL_IF(slot_filter(p, s) > F_TRUNC_PREC, B2_ERR_UNSUPPORTED,
-                   "filter id %d in slot %d", slot_filter(p, s), s);
+        B2_FAIL_IF(!known_id(slot_filter(p, s)), B2_ERR_UNSUPPORTED, "filter id %d in slot %d",
+                   slot_filter(p, s), s);
     return 0;
 }
 
@@ -64,10 +80,17 @@ int b2_pipeline_check(const b2_pipeline *p)
     if (rc < 0)
         return rc;
     for (int s = 0; s < 6; s++) {
-        if (slot_filter(p, s) != F_TRUNC_PREC)
-            continue;
+        uint8_t f = slot_filter(p, s);
+        int8_t meta = (int8_t)slot_meta(p, s);
         /* n = 0 only validates the parameters. */
-        rc = b2_trunc_prec((int8_t)slot_meta(p, s), p->typesize, 0, NULL, NULL);
+        if (f == F_TRUNC_PREC)
+            rc = b2_trunc_prec(meta, p->typesize, 0, NULL, NULL);
+        else if (f == F_INT_TRUNC)
+            rc = b2_int_trunc(meta, p->typesize, 0, NULL, NULL);
+        else if (f == F_BYTEDELTA_BUGGY)
+            rc = B2_FAIL(B2_ERR_UNSUPPORTED,
+                         "filter id %d (bytedelta_buggy) in slot %d is decode-only; use %d",
+                         (int)f, s, (int)F_BYTEDELTA);
         if (rc < 0)
             return rc;
     }
@@ -100,12 +123,21 @@ int b2_pipeline_forward(const b2_pipeline *p, const uint8_t *src, int32_t n,
         case F_DELTA:
             b2_delta_encode(delta_ref, p->typesize, n, cur, dst);
             break;
-        default:
+        case F_TRUNC_PREC:
             rc = b2_trunc_prec((int8_t)slot_meta(p, s), p->typesize, n, cur, dst);
-            if (rc < 0)
-                return rc;
+            break;
+        case F_BYTEDELTA:
+            rc = b2_bytedelta_encode(shuffle_unit(p, s), n, cur, dst);
+            break;
+        case F_INT_TRUNC:
+            rc = b2_int_trunc((int8_t)slot_meta(p, s), p->typesize, n, cur, dst);
+            break;
+        default:
+            rc = B2_FAIL(B2_ERR_UNSUPPORTED, "filter id %d in slot %d is decode-only", (int)f, s);
             break;
         }
+        if (rc < 0)
+            return rc;
         cur = dst;
     }
     *out = cur;
@@ -123,7 +155,7 @@ int b2_pipeline_backward(const b2_pipeline *p, uint8_t *src, int32_t n,
     int slots[6], count = 0;
     for (int s = 5; s >= 0; s--) {
         uint8_t f = slot_filter(p, s);
-        if (f != F_NONE && f != F_TRUNC_PREC)
+        if (f != F_NONE && !no_inverse(f))
             slots[count++] = s;
     }
     if (count == 0) {
@@ -143,6 +175,13 @@ int b2_pipeline_backward(const b2_pipeline *p, uint8_t *src, int32_t n,
             break;
         case F_BITSHUFFLE:
             b2_bitunshuffle(p->typesize, n, cur, out, p->version == 2);
+            break;
+        case F_BYTEDELTA:
+        case F_BYTEDELTA_BUGGY:
+            rc = b2_bytedelta_decode(shuffle_unit(p, s), n, cur, out,
+                                     slot_filter(p, s) == F_BYTEDELTA_BUGGY);
+            if (rc < 0)
+                return rc;
             break;
         default:
             b2_delta_decode(delta_ref, p->typesize, n, cur, out);

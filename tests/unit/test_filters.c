@@ -358,8 +358,12 @@ static void test_pipeline(void)
     CHECK(b2_pipeline_check(&p) == B2_ERR_UNSUPPORTED, "id 5 refused by check");
     CHECK(b2_pipeline_forward(&p, buf, 64, NULL, a, b, &out) == B2_ERR_UNSUPPORTED, "id 5 forward");
     CHECK(b2_pipeline_backward(&p, buf, 64, NULL, t, d) == B2_ERR_UNSUPPORTED, "id 5 backward");
-    p.filters[5] = 35;
-    CHECK(b2_pipeline_backward(&p, buf, 64, NULL, t, d) == B2_ERR_UNSUPPORTED, "id 35 backward");
+    p.filters[5] = 32; /* ndcell: a plugin not implemented yet */
+    CHECK(b2_pipeline_backward(&p, buf, 64, NULL, t, d) == B2_ERR_UNSUPPORTED, "id 32 backward");
+    p.filters[5] = 34; /* bytedelta_buggy: decode only */
+    CHECK(b2_pipeline_backward(&p, buf, 64, NULL, t, d) == 0, "id 34 backward");
+    CHECK(b2_pipeline_check(&p) == B2_ERR_UNSUPPORTED, "id 34 refused for encoding");
+    CHECK(b2_pipeline_forward(&p, buf, 64, NULL, a, b, &out) == B2_ERR_UNSUPPORTED, "id 34 forward");
     p.filters[5] = 255;
     CHECK(b2_pipeline_check(&p) == B2_ERR_UNSUPPORTED, "id 255 refused");
     /* Version 3 ignores slot 5 entirely. */

@@ -49,6 +49,9 @@ static const char compress_help[] =
     "  --blocksize N       block size in bytes, k/M suffix allowed (default automatic)\n"
     "  --splitmode MODE    always, never, auto, forward-compat (default)\n"
     "  --filter F          add a filter: shuffle, bitshuffle, delta, trunc_prec:BITS,\n"
+    "                      bytedelta (after shuffle: --filter shuffle --filter\n"
+    "                      bytedelta), int_trunc:BITS (integers, lossy: BITS > 0\n"
+    "                      keeps that many high bits, < 0 clears -BITS low bits),\n"
     "                      NAME:META, or none. Repeatable; the filters are placed in\n"
     "                      the last slots so the last one given sits in slot 5.\n"
     "                      Default without filter options: shuffle in slot 5.\n"
@@ -82,6 +85,8 @@ static int parse_filter_id(const char *s)
     id = b2_filter_from_name(s);
     if (id < 0 && !strcmp(s, "trunc-prec"))
         id = B2_FILTER_TRUNC_PREC;
+    if (id < 0 && !strcmp(s, "int-trunc"))
+        id = B2_FILTER_INT_TRUNC;
     return id < 0 ? -1 : id;
 }
 
@@ -195,6 +200,10 @@ static int add_filter(opts *o, const char *val)
         return b2cli_usage_error(CMD, "filter meta '%s' is not a number -128..255", colon + 1);
     if (id == B2_FILTER_TRUNC_PREC && !colon)
         return b2cli_usage_error(CMD, "trunc_prec needs a precision: --filter trunc_prec:BITS");
+    if (id == B2_FILTER_INT_TRUNC && !colon)
+        return b2cli_usage_error(CMD, "int_trunc needs a bit count: --filter int_trunc:BITS");
+    if (id == B2_FILTER_BYTEDELTA_BUGGY)
+        return b2cli_usage_error(CMD, "bytedelta_buggy (34) is only read; use bytedelta (35)");
     if (id == B2_FILTER_NONE) {
         o->nfilter = 0; /* "none" clears the list: no filter at all */
         return 0;

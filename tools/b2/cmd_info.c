@@ -39,10 +39,10 @@ static const char *filter_name(int id)
     return n ? n : "unknown";
 }
 
-/* trunc_prec stores a signed precision; every other meta is an unsigned byte. */
+/* trunc_prec and int_trunc store a signed bit count; every other meta is an unsigned byte. */
 static int filter_meta_value(int id, uint8_t meta)
 {
-    return id == B2_FILTER_TRUNC_PREC ? (int)(int8_t)meta : (int)meta;
+    return id == B2_FILTER_TRUNC_PREC || id == B2_FILTER_INT_TRUNC ? (int)(int8_t)meta : (int)meta;
 }
 
 static double ratio(const b2_chunk_info *ci)

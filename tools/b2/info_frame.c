@@ -207,8 +207,10 @@ static int frame_text(const b2cli_obj *o, const fhdr *h)
         for (int i = 0; i < 6; i++)
             if (h->filters[i]) {
                 const char *fn = b2_filter_name(h->filters[i]);
-                printf(" %d:%s(%d)", i, fn ? fn : "unknown", h->filters[i] == B2_FILTER_TRUNC_PREC
-                       ? (int)(int8_t)h->filters_meta[i] : h->filters_meta[i]);
+                int sgn = h->filters[i] == B2_FILTER_TRUNC_PREC ||
+                          h->filters[i] == B2_FILTER_INT_TRUNC;
+                printf(" %d:%s(%d)", i, fn ? fn : "unknown",
+                       sgn ? (int)(int8_t)h->filters_meta[i] : h->filters_meta[i]);
                 nf++;
             }
         printf("%s\n", nf ? "" : " none");

@@ -79,6 +79,10 @@ enum b2_filter {
     B2_FILTER_BITSHUFFLE = 2,
     B2_FILTER_DELTA = 3,
     B2_FILTER_TRUNC_PREC = 4,
+    /* Registered plugin filters (plugins.md). */
+    B2_FILTER_BYTEDELTA_BUGGY = 34, /* decode only: the pre-fix bytedelta */
+    B2_FILTER_BYTEDELTA = 35,
+    B2_FILTER_INT_TRUNC = 36,       /* lossy, meta = signed bits */
 };
 
 /* Short description of an error code (never NULL; unknown codes get a generic text). */
