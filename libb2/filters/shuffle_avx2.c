@@ -1,18 +1,18 @@
 /* AVX2 byte shuffle kernels for units 2, 4, 8 and 16 (other units use the
- * portable loop). Same scheme as shuffle_sse2.c with 32 elements per step; the
- * pack/unpack instructions work within 128-bit lanes, so each unzip result is
- * put back in order with a 64-bit permute (0,2,1,3) and each zip's inputs are
- * permuted the same way first. */
+ * portable loop), 32 elements per step. Units 2 and 4, and every unshuffle, use
+ * the scheme of shuffle_sse2.c (unzips / zips; pack and unpack work within
+ * 128-bit lanes, so results are reordered with a 64-bit permute). Shuffles of 8-
+ * and 16-byte units have their own steps below and go through a staging area. */
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #include <string.h>
 #include "filters.h"
 #include "simd_kernels.h"
 
-/* Units of 16 bytes (any multiple of 8 works): lane L of vector m holds the 16
- * bytes at 16*m of elements 16L.. of the step, so the index is (element, byte); four rotations
- * make it (byte, element): vector b is then plane b of the 32 elements. That is
- * 4 instructions a vector against 3*log2(S) for the unzips. */
+/* Units of 16 bytes: lane L of vector m holds element 16L + m of the step, so
+ * within a lane the index is (element, byte); four interleave rounds make it
+ * (byte, element), and vector b is plane b of the 32 elements: 4 instructions a
+ * vector against 12 for the unzips. */
 ALWAYS_INLINE void shuffle_step_wide(int S, int32_t q, int32_t i, const uint8_t *in,
                                      uint8_t *out)
 {
