@@ -96,12 +96,6 @@ ALWAYS_INLINE void shuffle_step8(int32_t q, int32_t i, const uint8_t *in, uint8_
         _mm256_storeu_si256((__m256i *)(out + (size_t)c * q + i), r[c]);
 }
 
-/* Planes of a block are q bytes apart, and q is usually a power of two, so the S
- * planes' current lines fall into the same L1 sets and evict each other. Units of
- * 8 and 16 bytes therefore transpose STAGE elements into a small staging area
- * (planes STAGE bytes apart) and copy each plane's run out in one burst. */
-#define STAGE 256
-
 ALWAYS_INLINE void shuffle_step_any(int S, int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
 {
     if (S == 8)
@@ -115,16 +109,12 @@ ALWAYS_INLINE void shuffle_step_any(int S, int32_t q, int32_t i, const uint8_t *
 ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
 {
     int32_t i = 0;
-    if (S >= 8) {
-        uint8_t stage[16 * STAGE] __attribute__((aligned(64)));
-        for (; i + STAGE <= n; i += STAGE) {
-            for (int32_t k = 0; k < STAGE; k += 32)
-                shuffle_step_any(S, STAGE, k, in + (size_t)i * S, stage);
-            B2_UNROLL
-            for (int b = 0; b < S; b++)
-                for (int k = 0; k < STAGE; k += 32)
-                    _mm256_storeu_si256((__m256i *)(out + (size_t)b * q + i + k),
-                                        _mm256_load_si256((const __m256i *)(stage + STAGE * b + k)));
+    if (S >= 8) { /* through a staging area (simd_kernels.h) */
+        uint8_t stage[16 * B2_STAGE] __attribute__((aligned(64)));
+        for (; i + B2_STAGE <= n; i += B2_STAGE) {
+            for (int32_t k = 0; k < B2_STAGE; k += 32)
+                shuffle_step_any(S, B2_STAGE, k, in + (size_t)i * S, stage);
+            b2_stage_to_planes(S, stage, out + i, (size_t)q);
         }
     }
     for (; i + 32 <= n; i += 32)
@@ -152,19 +142,14 @@ ALWAYS_INLINE int32_t unshuffle_vec(int S, const uint8_t *const *pl, int32_t i0,
                                     uint8_t *out)
 {
     int32_t i = 0;
-    if (S == 16) { /* the planes' reads conflict the same way: stage them in bursts */
-        uint8_t stage[16 * STAGE] __attribute__((aligned(64)));
+    if (S == 16) { /* the planes' reads conflict the same way: staged too */
+        uint8_t stage[16 * B2_STAGE] __attribute__((aligned(64)));
         const uint8_t *spl[16];
-        B2_UNROLL
         for (int b = 0; b < S; b++)
-            spl[b] = stage + STAGE * b;
-        for (; i + STAGE <= n; i += STAGE) {
-            B2_UNROLL
-            for (int b = 0; b < S; b++)
-                for (int k = 0; k < STAGE; k += 32)
-                    _mm256_store_si256((__m256i *)(stage + STAGE * b + k),
-                                       _mm256_loadu_si256((const __m256i *)(pl[b] + i0 + i + k)));
-            for (int32_t k = 0; k < STAGE; k += 32)
+            spl[b] = stage + B2_STAGE * b;
+        for (; i + B2_STAGE <= n; i += B2_STAGE) {
+            b2_planes_to_stage(S, pl, i0 + i, stage);
+            for (int32_t k = 0; k < B2_STAGE; k += 32)
                 unshuffle_step(S, spl, k, out + (size_t)(i + k) * S);
         }
     }

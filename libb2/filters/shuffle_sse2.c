@@ -28,6 +28,12 @@ ALWAYS_INLINE void shuffle_step16(int32_t q, int32_t i, const uint8_t *in, uint8
 ALWAYS_INLINE int32_t shuffle_vec16(int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
 {
     int32_t i = 0;
+    uint8_t stage[16 * B2_STAGE] __attribute__((aligned(64))); /* simd_kernels.h */
+    for (; i + B2_STAGE <= n; i += B2_STAGE) {
+        for (int32_t k = 0; k < B2_STAGE; k += 16)
+            shuffle_step16(B2_STAGE, k, in + (size_t)i * 16, stage);
+        b2_stage_to_planes(16, stage, out + i, (size_t)q);
+    }
     for (; i + 16 <= n; i += 16)
         shuffle_step16(q, i, in, out);
     if (i < n && n >= 16) { /* last step overlaps the one before: same bytes again */
@@ -79,6 +85,17 @@ ALWAYS_INLINE int32_t unshuffle_vec(int S, const uint8_t *const *pl, int32_t i0,
                                     uint8_t *out)
 {
     int32_t i = 0;
+    if (S == 16) { /* through a staging area (simd_kernels.h) */
+        uint8_t stage[16 * B2_STAGE] __attribute__((aligned(64)));
+        const uint8_t *spl[16];
+        for (int b = 0; b < S; b++)
+            spl[b] = stage + B2_STAGE * b;
+        for (; i + B2_STAGE <= n; i += B2_STAGE) {
+            b2_planes_to_stage(S, pl, i0 + i, stage);
+            for (int32_t k = 0; k < B2_STAGE; k += 16)
+                unshuffle_step(S, spl, k, out + (size_t)(i + k) * S);
+        }
+    }
     for (; i + 16 <= n; i += 16)
         unshuffle_step(S, pl, i0 + i, out + (size_t)i * S);
     if (i < n && n >= 16) { /* last step overlaps the one before: same bytes again */

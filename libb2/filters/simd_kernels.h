@@ -193,6 +193,27 @@ static inline void b2_plane_to_bitrows_tail(const uint8_t *plane, int32_t g0, in
             TAIL(unit, q, done, n, in, out);                                             \
     }
 
+/* Staging for units of 8 and 16 bytes. A block's planes are q bytes apart and q
+ * is usually a power of two, so the S planes' current lines fall into the same
+ * L1 sets and evict each other before they are complete. Kernels therefore
+ * transpose B2_STAGE elements through a small staging area (planes B2_STAGE
+ * bytes apart) and move each plane's run in one burst. */
+#define B2_STAGE 256
+
+static inline __attribute__((always_inline)) void
+b2_stage_to_planes(int S, const uint8_t *stage, uint8_t *out, size_t q)
+{
+    for (int b = 0; b < S; b++)
+        memcpy(out + (size_t)b * q, stage + B2_STAGE * b, B2_STAGE);
+}
+
+static inline __attribute__((always_inline)) void
+b2_planes_to_stage(int S, const uint8_t *const *pl, int32_t off, uint8_t *stage)
+{
+    for (int b = 0; b < S; b++)
+        memcpy(stage + B2_STAGE * b, pl[b] + off, B2_STAGE);
+}
+
 /* Planes kernel of a byte-shuffle file (filters.h): VEC(S, pl, i0, n, out) is the
  * ISA's vector loop for units 2/4/8/16 (returns how many elements it did); the
  * rest goes through the portable planes kernel. */
