@@ -193,7 +193,6 @@ static int32_t block_size(const chunk_view *v, int32_t j)
     return (j == in->nblocks - 1 && in->leftover) ? in->leftover : in->eff_blocksize;
 }
 
-/* Decode the streams of regular block j into out (bsize bytes). */
 /* Decode block j's streams into out (stream s at out + s * bsize / nstreams).
  * With pl (room for B2_PLANES_MAX), a split block's raw streams are not copied:
  * pl[s] points at stream s wherever it is, in out or in the chunk. */

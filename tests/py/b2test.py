@@ -27,6 +27,32 @@ def interop_dir(required=True):
     return os.path.abspath(d)
 
 
+class Checks:
+    """A test's check counter: check(cond, msg) counts, prints and keeps failures."""
+
+    def __init__(self):
+        self.count = 0
+        self.failures = []
+
+    def __call__(self, cond, msg):
+        self.count += 1
+        if not cond:
+            self.failures.append(msg)
+            print("FAIL: " + msg)
+        return cond
+
+
+def clean_env(drop=("LD_PRELOAD",), **extra):
+    """os.environ without the variables in drop (by default the sanitizer runtime
+    ctest preloads for Python, which cmake, cc and built programs must not get),
+    plus extra."""
+    env = dict(os.environ)
+    for k in drop:
+        env.pop(k, None)
+    env.update(extra)
+    return env
+
+
 def version_macros():
     """(version from the B2_VERSION_MAJOR/MINOR/PATCH macros, B2_VERSION_STRING) of
     b2_common.h, the version's one home (CMake's project() reads it too)."""

@@ -23,17 +23,8 @@ EXAMPLES = os.path.join(bt.REPO, "examples")
 BASIC = ["chunk_roundtrip", "frame_file", "metalayers", "b2nd_array"]
 SAN_FLAGS = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
-failures = []
-checks = 0
-
-
-def check(cond, msg):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(msg)
-        print("FAIL: " + msg)
-    return cond
+check = bt.Checks()
+failures = check.failures
 
 
 def read_cache(build):
@@ -46,13 +37,7 @@ def read_cache(build):
     return cache
 
 
-def clean_env(**extra):
-    """The environment for tools and examples: no sanitizer runtime preloaded into
-    cmake or cc (ctest preloads one for Python in sanitizer builds)."""
-    env = dict(os.environ)
-    env.pop("LD_PRELOAD", None)
-    env.update(extra)
-    return env
+clean_env = bt.clean_env
 
 
 def run(cmd, env, cwd=None, timeout=300):
@@ -244,7 +229,7 @@ def main():
                 if prog == "h5_dataset" and d == "make":
                     check("registered statically" in out, "h5_dataset used b2_h5_register")
         print("%d example runs, %d checks, %d failures, %.1f s" %
-              (ran, checks, len(failures), time.time() - t0))
+              (ran, check.count, len(failures), time.time() - t0))
         return 1 if failures else 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

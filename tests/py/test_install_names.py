@@ -32,17 +32,8 @@ SAN_FLAGS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-
 CBLOSC2 = re.compile(r"^(lib/libblosc2\.(so|a)(\.[0-9.]+)?|include/(blosc2\.h|b2nd\.h|blosc2/.*)|"
                      r"lib/pkgconfig/blosc2\.pc|lib/cmake/[Bb]losc2/.*)$")
 
-checks = 0
-failures = []
-
-
-def check(cond, msg):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(msg)
-        print("FAIL: " + msg)
-    return cond
+check = bt.Checks()
+failures = check.failures
 
 
 def norm(rel):
@@ -50,11 +41,7 @@ def norm(rel):
     return re.sub(r"^lib/[a-z0-9_]+-linux-gnu[a-z]*/", "lib/", rel)
 
 
-def env_clean(**extra):
-    env = dict(os.environ)
-    env.pop("LD_PRELOAD", None)  # ctest preloads the sanitizer runtimes for Python
-    env.update(extra)
-    return env
+env_clean = bt.clean_env
 
 
 def run(cmd, env, **kw):
@@ -243,7 +230,7 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
-    print("%d checks, %d failures" % (checks, len(failures)))
+    print("%d checks, %d failures" % (check.count, len(failures)))
     return 1 if failures else 0
 
 

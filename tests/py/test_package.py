@@ -43,25 +43,13 @@ import b2test as bt  # noqa: E402
 PY = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
 MAN = os.path.join(bt.REPO, "tools", "b2.1")
 
-failures = []
-checks = 0
-
-
-def check(cond, msg):
-    global checks
-    checks += 1
-    if not cond:
-        failures.append(msg)
-        print("FAIL: " + msg)
-    return cond
+check = bt.Checks()
+failures = check.failures
 
 
 def clean_env(**extra):
-    env = dict(os.environ)
-    for k in ("LD_PRELOAD", "HDF5_PLUGIN_PATH", "LD_LIBRARY_PATH", "PKG_CONFIG_PATH"):
-        env.pop(k, None)
-    env.update(extra)
-    return env
+    return bt.clean_env(("LD_PRELOAD", "HDF5_PLUGIN_PATH", "LD_LIBRARY_PATH", "PKG_CONFIG_PATH"),
+                        **extra)
 
 
 def run(cmd, env=None, cwd=None, timeout=300, what=None):
@@ -355,6 +343,6 @@ print("h5py OK")
 if __name__ == "__main__":
     main()
     if failures:
-        print("FAIL: %d of %d checks failed" % (len(failures), checks))
+        print("FAIL: %d of %d checks failed" % (len(failures), check.count))
         sys.exit(1)
-    print("test_package: OK (%d checks)" % checks)
+    print("test_package: OK (%d checks)" % check.count)
