@@ -30,6 +30,8 @@ typedef struct b2_codec_state {
     int dict_len;
     const void *zstd_ddict;       /* digested form of dict for zstd decoding (not owned) */
     void *lz4_stream, *lz4hc_stream;
+    void *zdeflate, *zinflate;    /* z_stream kept across streams (reset, not re-created) */
+    int zdeflate_level;
 } b2_codec_state;
 
 B2_HIDDEN void b2_codec_state_init(b2_codec_state *st);

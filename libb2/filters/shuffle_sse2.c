@@ -1,43 +1,48 @@
 /* SSE2 byte shuffle kernels for units 2, 4, 8 and 16 (other units use the
- * portable loop). 16 elements = `unit` vectors are transposed in registers by
- * log2(unit) rounds of even/odd byte unzips (pack of the low / high bytes of
- * 16-bit lanes); the inverse zips them back with unpacklo/hi. */
+ * portable loop). Shuffles of units 4 to 16 take four interleave rounds (the
+ * "wide" step below); unit 2 and every unshuffle transpose 16 elements = `unit`
+ * vectors in registers by log2(unit) rounds of even/odd byte unzips (pack of the
+ * low / high bytes of 16-bit lanes) and zip them back with unpacklo/hi. */
 #if defined(__x86_64__) || defined(__i386__)
 #include <emmintrin.h>
 #include <string.h>
 #include "filters.h"
 #include "simd_kernels.h"
 
-/* Units of 16 bytes: vector m is element m of the step, the index (element,
- * byte); four interleave rounds make it (byte, element), so vector b is plane b:
- * 4 instructions a vector against 12 for the unzips. */
-ALWAYS_INLINE void shuffle_step16(int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
+/* Units of 4 to 16 bytes, 16 elements: vector m holds bytes 16m.. of the step,
+ * so the index is (element, byte); four interleave rounds make it (byte,
+ * element), so vector b is plane b: one instruction a vector and round against
+ * up to 3 per level for the unzips (unit 4: 38 against 31 GB/s, unit 8: 23
+ * against 15, in L2). Units of 8 and 16 go through a staging area
+ * (simd_kernels.h). */
+ALWAYS_INLINE void shuffle_step_wide(int S, int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
 {
     __m128i v[16];
     B2_UNROLL
-    for (int m = 0; m < 16; m++)
-        v[m] = _mm_loadu_si128((const __m128i *)(in + (size_t)(i + m) * 16));
+    for (int m = 0; m < S; m++)
+        v[m] = _mm_loadu_si128((const __m128i *)(in + (size_t)i * S + 16 * m));
     B2_UNROLL
     for (int r = 0; r < 4; r++)
-        interleave128_round(v, 16);
+        interleave128_round(v, S);
     B2_UNROLL
-    for (int b = 0; b < 16; b++)
+    for (int b = 0; b < S; b++)
         _mm_storeu_si128((__m128i *)(out + (size_t)b * q + i), v[b]);
 }
 
-ALWAYS_INLINE int32_t shuffle_vec16(int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
+ALWAYS_INLINE int32_t shuffle_vec_wide(int S, int32_t q, int32_t n, const uint8_t *in,
+                                       uint8_t *out)
 {
     int32_t i = 0;
-    uint8_t stage[16 * B2_STAGE] __attribute__((aligned(64))); /* simd_kernels.h */
-    for (; i + B2_STAGE <= n; i += B2_STAGE) {
+    uint8_t stage[16 * B2_STAGE] __attribute__((aligned(64)));
+    for (; S >= 8 && i + B2_STAGE <= n; i += B2_STAGE) {
         for (int32_t k = 0; k < B2_STAGE; k += 16)
-            shuffle_step16(B2_STAGE, k, in + (size_t)i * 16, stage);
-        b2_stage_to_planes(16, stage, out + i, (size_t)q);
+            shuffle_step_wide(S, B2_STAGE, k, in + (size_t)i * S, stage);
+        b2_stage_to_planes(S, stage, out + i, (size_t)q);
     }
     for (; i + 16 <= n; i += 16)
-        shuffle_step16(q, i, in, out);
+        shuffle_step_wide(S, q, i, in, out);
     if (i < n && n >= 16) { /* last step overlaps the one before: same bytes again */
-        shuffle_step16(q, n - 16, in, out);
+        shuffle_step_wide(S, q, n - 16, in, out);
         i = n;
     }
     return i;
@@ -57,8 +62,8 @@ ALWAYS_INLINE void shuffle_step(int S, int32_t q, int32_t i, const uint8_t *in, 
 
 ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
 {
-    if (S == 16)
-        return shuffle_vec16(q, n, in, out);
+    if (S >= 4)
+        return shuffle_vec_wide(S, q, n, in, out);
     int32_t i = 0;
     for (; i + 16 <= n; i += 16)
         shuffle_step(S, q, i, in, out);
