@@ -161,6 +161,9 @@ static int encode_b2nd(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, s
     if (ctx) {
         b2_cparams k = cp;
         k.blocksize = (int32_t)block_bytes;
+        k.geometry.ndim = p->rank;
+        for (int i = 0; i < p->rank; i++)
+            k.geometry.blockshape[i] = (int32_t)bshape[i];
         cc = b2_h5_ctx_cctx(ctx, &k);
     }
     if (limit && (uint64_t)bound > limit)

@@ -6,6 +6,15 @@
 
 #include "b2nd_internal.h"
 
+/* The block geometry the n-dimensional plugins (ndcell, ndmean, ndlz, zfp) need. */
+static void nd_geometry(const b2_nd_array *a, b2_block_geometry *g)
+{
+    memset(g, 0, sizeof *g);
+    g->ndim = a->meta.ndim <= B2_GEOM_MAX_DIM ? a->meta.ndim : 0;
+    for (int i = 0; i < g->ndim; i++)
+        g->blockshape[i] = a->meta.blockshape[i];
+}
+
 int b2_nd_array_refresh_geom(b2_nd_array *a)
 {
     return b2_nd_geom_init(&a->g, a->meta.ndim, a->meta.shape, a->meta.chunkshape,
@@ -64,6 +73,7 @@ static int wrap(b2_schunk *s, b2_nd_array **out)
         b2_cparams_init(&a->cparams);
     a->cparams.typesize = a->g.typesize;
     a->cparams.blocksize = a->g.block_bytes;
+    nd_geometry(a, &a->cparams.geometry);
     a->sc = s;
     *out = a;
     return B2_OK;
@@ -162,6 +172,10 @@ b2_dctx *b2_nd_array_dctx(b2_nd_array *a)
             a->own_dctx = b2_dctx_new(a->dthreads);
         a->dctx = a->own_dctx;
     }
+    /* plugins like ndcell and zfp decode blocks of this shape (also on a
+     * context the caller lent with b2_nd_set_dctx) */
+    if (a->dctx)
+        b2_dctx_set_geometry(a->dctx, &a->cparams.geometry);
     return a->dctx;
 }
 
@@ -253,6 +267,7 @@ int b2_nd_create_bare(const b2_nd_params *p0, const b2_nd_storage *st, b2_nd_arr
         b2_cparams_init(&a->cparams);
     a->cparams.typesize = p.typesize;
     a->cparams.blocksize = a->g.block_bytes; /* one Blosc2 block = one b2nd block */
+    nd_geometry(a, &a->cparams.geometry);
     if ((rc = new_schunk(st, &a->cparams, &a->sc)) < 0)
         goto fail;
     uint8_t *mbuf;

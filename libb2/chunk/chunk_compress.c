@@ -56,6 +56,7 @@ typedef struct job {
     b2_block_rows_fn gather;  /* blocks come from the caller's rows (src unused) */
     void *gather_ud;
     int32_t shuffle_unit;     /* > 1: the pipeline is one byte shuffle of this unit */
+    b2_codec_use codec;       /* blocksize set per block */
 } job;
 
 void b2_cparams_init(b2_cparams *p)
@@ -79,6 +80,7 @@ static void make_pipeline(const b2_cparams *p, b2_pipeline *pl)
     memcpy(pl->metas, p->filters_meta, B2_MAX_FILTERS);
     pl->typesize = header_typesize(p->typesize);
     pl->version = B2_VERSION_FORMAT;
+    pl->geom = p->geometry.ndim > 0 ? &p->geometry : NULL;
 }
 
 int b2_cparams_check(const b2_cparams *p)
@@ -94,6 +96,11 @@ int b2_cparams_check(const b2_cparams *p)
     B2_FAIL_IF(p->splitmode < B2_SPLIT_ALWAYS || p->splitmode > B2_SPLIT_FORWARD_COMPAT,
                B2_ERR_INVALID_PARAM, "cparams splitmode %d is not %d..%d", p->splitmode,
                B2_SPLIT_ALWAYS, B2_SPLIT_FORWARD_COMPAT);
+    B2_FAIL_IF(p->geometry.ndim < 0 || p->geometry.ndim > B2_GEOM_MAX_DIM, B2_ERR_INVALID_PARAM,
+               "cparams geometry ndim %d is not 0..%d", p->geometry.ndim, B2_GEOM_MAX_DIM);
+    for (int i = 0; i < p->geometry.ndim; i++)
+        B2_FAIL_IF(p->geometry.blockshape[i] < 1, B2_ERR_INVALID_PARAM,
+                   "cparams geometry blockshape[%d] = %d", i, (int)p->geometry.blockshape[i]);
     B2_FAIL_IF(p->use_dict && p->codec != B2_CODEC_LZ4 && p->codec != B2_CODEC_LZ4HC &&
                    p->codec != B2_CODEC_ZSTD,
                B2_ERR_INVALID_PARAM, "cparams use_dict with codec %s (only lz4, lz4hc, zstd)",
@@ -282,7 +289,6 @@ static int64_t encode_block(const job *jb, worker *w, int32_t j, uint8_t *out, i
         return r;
     int32_t ns = block_streams(jb, j);
     int32_t neblock = block_size(jb, j) / ns;
-    const b2_cparams *p = &jb->c->p;
     for (int32_t s = 0; s < ns; s++, f += neblock) {
         int64_t cpos = pos;
         pos += 4;
@@ -301,8 +307,9 @@ static int64_t encode_block(const job *jb, worker *w, int32_t j, uint8_t *out, i
         int64_t maxout = limit - pos < neblock ? limit - pos : neblock;
         if (maxout <= 0)
             return ENC_FAIL;
-        int cs = b2_codec_compress(&w->cs, p->codec, p->clevel, f, neblock, out + pos,
-                                   (int)maxout);
+        b2_codec_use u = jb->codec;
+        u.blocksize = block_size(jb, j);
+        int cs = b2_codec_compress(&w->cs, &u, f, neblock, out + pos, (int)maxout);
         if (cs < 0)
             return cs;
         if (cs == 0 || cs >= neblock) {
@@ -569,6 +576,9 @@ static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, v
     make_pipeline(p, &jb.pipe);
     jb.filtering = b2_pipeline_active(&jb.pipe);
     jb.shuffle_unit = b2_pipeline_single_shuffle(&jb.pipe, 1);
+    jb.codec = (b2_codec_use){.compcode = p->codec, .fmt = b2_codec_format_of(p->codec),
+                              .clevel = p->clevel, .meta = p->codec_meta,
+                              .typesize = jb.typesize, .geom = jb.pipe.geom};
 
     int has_delta = 0;
     for (int i = 0; i < B2_MAX_FILTERS; i++)
@@ -590,6 +600,7 @@ static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, v
     b2_store_le32(h + 8, (uint32_t)jb.blocksize);
     memcpy(h + 16, p->filters, B2_MAX_FILTERS);
     h[22] = (uint8_t)p->codec;
+    h[23] = p->codec_meta;
     memcpy(h + 24, p->filters_meta, B2_MAX_FILTERS);
 
     int64_t pos = ENC_FAIL, nzero = 0;

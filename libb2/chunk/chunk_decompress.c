@@ -22,6 +22,7 @@ struct b2_dctx {
     uint8_t *item;          /* getitem's block buffer, kept between calls */
     size_t itemcap;
     b2_pool *pool;          /* threads kept between calls (created on first use) */
+    b2_block_geometry geom; /* for the n-dimensional plugins (ndim 0: none) */
     b2_errinfo err;         /* last failure of a call on this context */
 };
 
@@ -38,6 +39,7 @@ typedef struct chunk_view {
     void *ddict;        /* digested dictionary (zstd), owned: close_view frees it */
     int32_t data_start; /* first byte after bstarts and the dictionary */
     int32_t unshuffle_unit; /* > 1: the only filter to undo is a byte shuffle of this unit */
+    b2_codec_use codec;     /* blocksize set per block */
 } chunk_view;
 
 b2_dctx *b2_dctx_new(int nthreads)
@@ -106,6 +108,23 @@ int64_t b2_dctx_blocks_decoded(const b2_dctx *d)
     return d ? __atomic_load_n(&d->blocks_decoded, __ATOMIC_RELAXED) : 0;
 }
 
+int b2_dctx_set_geometry(b2_dctx *d, const b2_block_geometry *g)
+{
+    if (!d)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "dctx is NULL");
+    if (!g || g->ndim == 0) {
+        memset(&d->geom, 0, sizeof d->geom);
+        return B2_OK;
+    }
+    B2_FAIL_IF(g->ndim < 0 || g->ndim > B2_GEOM_MAX_DIM, B2_ERR_INVALID_PARAM,
+               "geometry ndim %d is not 0..%d", g->ndim, B2_GEOM_MAX_DIM);
+    for (int i = 0; i < g->ndim; i++)
+        B2_FAIL_IF(g->blockshape[i] < 1, B2_ERR_INVALID_PARAM, "geometry blockshape[%d] = %d", i,
+                   (int)g->blockshape[i]);
+    d->geom = *g;
+    return B2_OK;
+}
+
 static uint8_t *worker_scratch(b2_dworker *w, size_t n)
 {
     if (w->cap < n) {
@@ -118,8 +137,10 @@ static uint8_t *worker_scratch(b2_dworker *w, size_t n)
     return w->scratch;
 }
 
-/* Validate everything outside the blocks' streams (chunk.md §9 steps 1-12). */
-static int open_view(const uint8_t *src, size_t size, chunk_view *v)
+/* Validate everything outside the blocks' streams (chunk.md §9 steps 1-12). geom
+ * (NULL: none) is what the n-dimensional plugins work on. */
+static int open_view(const uint8_t *src, size_t size, const b2_block_geometry *geom,
+                     chunk_view *v)
 {
     memset(v, 0, sizeof *v);
     int rc = b2_chunk_get_info(src, size, &v->info);
@@ -133,19 +154,29 @@ static int open_view(const uint8_t *src, size_t size, chunk_view *v)
     v->src = src;
     v->bound = in->cbytes;
     b2_info_pipeline(in, &v->pipe);
+    v->pipe.geom = geom && geom->ndim > 0 ? geom : NULL;
     v->filtered = b2_pipeline_active(&v->pipe);
     v->has_delta = b2_info_has_delta(in);
     v->unshuffle_unit = b2_pipeline_single_shuffle(&v->pipe, 0);
     if (in->special || in->memcpyed || in->nbytes == 0)
         return B2_OK;
 
-    /* codec format 2 (Snappy), 5, 6 (plugins) and 7 cannot be decoded here. */
+    /* codec format 2 (Snappy), 5 and 7 cannot be decoded here; 6 means the codec
+     * id in byte 22 is a plugin's. */
     switch (in->codec_format) {
     case 0: case 1: case 3: case 4: break;
+    case B2_CODEC_FORMAT_PLUGIN:
+        B2_FAIL_IF(b2_codec_format_of(in->compcode) != B2_CODEC_FORMAT_PLUGIN,
+                   B2_ERR_UNSUPPORTED, "codec id %d (%s) has no decoder here", in->compcode,
+                   in->compcode == 36 ? "openhtj2k" : in->compcode == 37 ? "grok" : "unknown");
+        break;
     default:
         return B2_FAIL(B2_ERR_UNSUPPORTED, "codec format %d (flags 0x%02x) has no decoder here",
                        in->codec_format, in->flags);
     }
+    v->codec = (b2_codec_use){.compcode = in->compcode, .fmt = in->codec_format,
+                              .meta = (uint8_t)in->compcode_meta, .typesize = in->typesize,
+                              .geom = v->pipe.geom};
     int64_t pos = (int64_t)in->header_len + 4 * (int64_t)in->nblocks;
     B2_FAIL_IF(pos > v->bound, B2_ERR_TRUNCATED,
                "block offsets of %d blocks end at byte %lld, after cbytes %d", (int)in->nblocks,
@@ -171,9 +202,10 @@ static int open_view(const uint8_t *src, size_t size, chunk_view *v)
 static void close_view(chunk_view *v) { b2_codec_ddict_free(v->ddict); }
 
 /* open_view for the item- and block-addressed calls, which VL-block chunks do not support. */
-static int open_block_view(const uint8_t *src, size_t size, chunk_view *v)
+static int open_block_view(const uint8_t *src, size_t size, const b2_block_geometry *geom,
+                           chunk_view *v)
 {
-    int rc = open_view(src, size, v);
+    int rc = open_view(src, size, geom, v);
     if (rc >= 0 && v->info.vlblocks)
         return B2_FAIL(B2_ERR_UNSUPPORTED, "VL-block chunk: decode it whole or by block number");
     return rc;
@@ -240,8 +272,9 @@ static int decode_streams(const chunk_view *v, b2_dworker *w, int32_t j, int32_t
                 else
                     memcpy(out, v->src + pos, (size_t)neblock);
             } else {
-                int r = b2_codec_decompress(&w->cs, in->codec_format, v->src + pos, csize, out,
-                                            neblock);
+                b2_codec_use u = v->codec;
+                u.blocksize = bsize;
+                int r = b2_codec_decompress(&w->cs, &u, v->src + pos, csize, out, neblock);
                 if (r != neblock)
                     return r < 0 ? B2_FAIL(r, "block %d stream %d (%d bytes at %lld): %s", (int)j,
                                            (int)s, (int)csize, (long long)pos, b2_err_detail())
@@ -382,7 +415,9 @@ static int vl_decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32
         memcpy(tmp, v->src + pos + 4, (size_t)neblock);
     } else {
         use_dict(w, v);
-        int r = b2_codec_decompress(&w->cs, in->codec_format, v->src + pos + 4, span, tmp, neblock);
+        b2_codec_use u = v->codec;
+        u.blocksize = neblock;
+        int r = b2_codec_decompress(&w->cs, &u, v->src + pos + 4, span, tmp, neblock);
         if (r != neblock)
             return r < 0 ? B2_FAIL(r, "VL block %d (%d bytes): %s", (int)j, (int)span, b2_err_detail())
                          : B2_FAIL(B2_ERR_CORRUPT, "VL block %d decodes to %d bytes, not %d",
@@ -601,7 +636,7 @@ static int decompress_impl(chunk_view *v, b2_dctx *d, const void *src, size_t sr
 {
     if (!d || !src || (!dst && dstcap))
         return B2_FAIL(B2_ERR_INVALID_PARAM, "%s is NULL", !d ? "dctx" : !src ? "src" : "dst");
-    int rc = open_view(src, srcsize, v);
+    int rc = open_view(src, srcsize, &d->geom, v);
     if (rc < 0)
         return rc;
     const b2_chunk_info *in = &v->info;
@@ -655,7 +690,7 @@ static int vl_get_block_impl(chunk_view *v, b2_dctx *d, const void *src, size_t 
 {
     if (!d || !src)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    int rc = open_view(src, srcsize, v);
+    int rc = open_view(src, srcsize, &d->geom, v);
     if (rc < 0)
         return rc;
     B2_FAIL_IF(!v->info.vlblocks, B2_ERR_INVALID_PARAM, "not a VL-block chunk");
@@ -708,7 +743,7 @@ static int getitem_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsi
 {
     if (!d || !src || (!dst && dstcap))
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    int rc = open_block_view(src, srcsize, v);
+    int rc = open_block_view(src, srcsize, &d->geom, v);
     if (rc < 0)
         return rc;
     const b2_chunk_info *in = &v->info;
@@ -785,7 +820,7 @@ static int rows_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsize,
 {
     if (!d || !src || !fn || (blocks && nblocks < 0))
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    int rc = open_block_view(src, srcsize, v);
+    int rc = open_block_view(src, srcsize, &d->geom, v);
     if (rc < 0)
         return rc;
     const b2_chunk_info *in = &v->info;

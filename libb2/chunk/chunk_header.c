@@ -6,14 +6,22 @@
 #include "chunk_internal.h"
 
 static const char *const codec_names[] = {"blosclz", "lz4", "lz4hc", NULL, "zlib", "zstd"};
+/* Registered plugin codecs 32..37 (plugins.md; 36 and 37 are only named). */
+static const char *const plugin_codec_names[] = {"ndlz", "zfp_acc", "zfp_prec", "zfp_rate",
+                                                 "openhtj2k", "grok"};
 static const char *const filter_names[] = {"none", "shuffle", "bitshuffle", "delta", "trunc_prec"};
-/* Registered plugin filters 34..36 (plugins.md). */
-static const char *const plugin_filter_names[] = {"bytedelta_buggy", "bytedelta", "int_trunc"};
+/* Registered plugin filters 32..36 (plugins.md). */
+static const char *const plugin_filter_names[] = {"ndcell", "ndmean", "bytedelta_buggy",
+                                                  "bytedelta", "int_trunc"};
 static const char *const special_names[] = {"none", "zeros", "nan", "value", "uninit"};
 
 const char *b2_codec_name(int compcode)
 {
-    return compcode >= 0 && compcode < 6 ? codec_names[compcode] : NULL;
+    if (compcode >= 0 && compcode < 6)
+        return codec_names[compcode];
+    if (compcode >= B2_CODEC_NDLZ && compcode < B2_CODEC_NDLZ + 6)
+        return plugin_codec_names[compcode - B2_CODEC_NDLZ];
+    return NULL;
 }
 
 int b2_codec_from_name(const char *name)
@@ -21,6 +29,9 @@ int b2_codec_from_name(const char *name)
     for (int i = 0; i < 6; i++)
         if (codec_names[i] && name && !strcmp(name, codec_names[i]))
             return i;
+    for (int i = 0; i < 6; i++)
+        if (name && !strcmp(name, plugin_codec_names[i]))
+            return B2_CODEC_NDLZ + i;
     return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
 }
 
@@ -28,8 +39,8 @@ const char *b2_filter_name(int id)
 {
     if (id >= 0 && id < 5)
         return filter_names[id];
-    if (id >= B2_FILTER_BYTEDELTA_BUGGY && id <= B2_FILTER_INT_TRUNC)
-        return plugin_filter_names[id - B2_FILTER_BYTEDELTA_BUGGY];
+    if (id >= B2_FILTER_NDCELL && id <= B2_FILTER_INT_TRUNC)
+        return plugin_filter_names[id - B2_FILTER_NDCELL];
     return NULL;
 }
 
@@ -38,9 +49,9 @@ int b2_filter_from_name(const char *name)
     for (int i = 0; i < 5; i++)
         if (name && !strcmp(name, filter_names[i]))
             return i;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 5; i++)
         if (name && !strcmp(name, plugin_filter_names[i]))
-            return B2_FILTER_BYTEDELTA_BUGGY + i;
+            return B2_FILTER_NDCELL + i;
     return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
 }
 

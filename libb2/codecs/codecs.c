@@ -60,11 +60,20 @@ int b2_codec_format_of(int compcode)
     case B2_CODEC_LZ4HC: return 1;
     case B2_CODEC_ZLIB: return 3;
     case B2_CODEC_ZSTD: return 4;
+    case B2_CODEC_NDLZ:
+    case B2_CODEC_ZFP_ACC:
+    case B2_CODEC_ZFP_PREC:
+    case B2_CODEC_ZFP_RATE: return B2_CODEC_FORMAT_PLUGIN;
     default: return -1;
     }
 }
 
 int b2_codec_is_known(int compcode) { return b2_codec_format_of(compcode) >= 0; }
+
+int b2_codec_needs_geometry(int compcode)
+{
+    return compcode >= B2_CODEC_NDLZ && compcode <= B2_CODEC_ZFP_RATE;
+}
 
 static int zstd_level(int clevel)
 {
@@ -171,29 +180,35 @@ static int decompress_zlib(b2_codec_state *st, const uint8_t *src, int srclen, u
                    zError(r), r);
 }
 
-int b2_codec_compress(b2_codec_state *st, int compcode, int clevel, const uint8_t *src,
+int b2_codec_compress(b2_codec_state *st, const b2_codec_use *u, const uint8_t *src,
                       int srclen, uint8_t *dst, int maxout)
 {
     if (maxout <= 0)
         return 0;
-    int r;
+    int r, clevel = u->clevel, compcode = u->compcode;
     switch (compcode) {
     case B2_CODEC_BLOSCLZ: r = b2_blosclz_compress(clevel, src, srclen, dst, maxout); break;
     case B2_CODEC_LZ4: r = compress_lz4(st, 0, clevel, src, srclen, dst, maxout); break;
     case B2_CODEC_LZ4HC: r = compress_lz4(st, 1, clevel, src, srclen, dst, maxout); break;
     case B2_CODEC_ZLIB: r = compress_zlib(st, clevel, src, srclen, dst, maxout); break;
     case B2_CODEC_ZSTD: r = compress_zstd(st, clevel, src, srclen, dst, maxout); break;
+    case B2_CODEC_NDLZ: r = b2_ndlz_compress(u, src, srclen, dst, maxout); break;
+    case B2_CODEC_ZFP_ACC:
+    case B2_CODEC_ZFP_PREC:
+    case B2_CODEC_ZFP_RATE: r = b2_zfp_compress(u, src, srclen, dst, maxout); break;
     default: return B2_FAIL(B2_ERR_BAD_CODEC, "codec id %d", compcode);
     }
+    /* A plugin's refusal (missing geometry, bad meta, no libzfp) is an error, not
+     * "incompressible": the chunk would otherwise silently go memcpy. */
     if (r < 0)
-        return r == B2_ERR_NOMEM ? r : 0;
+        return r == B2_ERR_NOMEM || b2_codec_format_of(compcode) == B2_CODEC_FORMAT_PLUGIN ? r : 0;
     return r > maxout ? 0 : r;
 }
 
-int b2_codec_decompress(b2_codec_state *st, int fmt, const uint8_t *src, int srclen,
-                        uint8_t *dst, int dstlen)
+int b2_codec_decompress(b2_codec_state *st, const b2_codec_use *u, const uint8_t *src,
+                        int srclen, uint8_t *dst, int dstlen)
 {
-    switch (fmt) {
+    switch (u->fmt) {
     case 0:
         return b2_blosclz_decompress(src, srclen, dst, dstlen);
     case 1: {
@@ -220,7 +235,16 @@ int b2_codec_decompress(b2_codec_state *st, int fmt, const uint8_t *src, int src
             return B2_FAIL(B2_ERR_CORRUPT, "zstd: %s", ZSTD_getErrorName(r));
         return (int)r;
     }
+    case B2_CODEC_FORMAT_PLUGIN:
+        switch (u->compcode) {
+        case B2_CODEC_NDLZ: return b2_ndlz_decompress(u, src, srclen, dst, dstlen);
+        case B2_CODEC_ZFP_ACC:
+        case B2_CODEC_ZFP_PREC:
+        case B2_CODEC_ZFP_RATE: return b2_zfp_decompress(u, src, srclen, dst, dstlen);
+        default: break;
+        }
+        return B2_FAIL(B2_ERR_UNSUPPORTED, "codec id %d has no decoder here", u->compcode);
     default:
-        return B2_FAIL(B2_ERR_UNSUPPORTED, "codec format %d", fmt);
+        return B2_FAIL(B2_ERR_UNSUPPORTED, "codec format %d", u->fmt);
     }
 }

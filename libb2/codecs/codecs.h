@@ -10,7 +10,20 @@
 #define B2_CODECS_H
 
 #include <stdint.h>
+#include "b2_chunk.h"
 #include "b2_internal.h"
+
+/* What one codec call needs besides the bytes. The plugin codecs (ids 32..35)
+ * also read the meta byte, the typesize and the block geometry. */
+typedef struct b2_codec_use {
+    int compcode;         /* codec id (header byte 22; derived from fmt for Blosc1) */
+    int fmt;              /* codec format, flags >> 5 (6: a plugin, see compcode) */
+    int clevel;           /* 1..9, compression only */
+    uint8_t meta;         /* compcode_meta, header byte 23 */
+    int32_t typesize;     /* header typesize */
+    int32_t blocksize;    /* bytes of the block the stream belongs to */
+    const b2_block_geometry *geom; /* NULL or ndim 0: none known */
+} b2_codec_use;
 
 /* ---- BloscLZ (blosclz_compress.c, blosclz_decompress.c) ---- */
 
@@ -19,6 +32,19 @@ B2_HIDDEN int b2_blosclz_compress(int clevel, const uint8_t *src, int srclen,
                                   uint8_t *dst, int maxout);
 /* Safe decoder (blosclz.md §2-3): never reads or writes out of bounds. */
 B2_HIDDEN int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstcap);
+
+/* ---- plugin codecs (plugins.md): the same contracts as below ---- */
+/* ndlz (ndlz.c): 2-D blocks only, meta 4 or 8. */
+B2_HIDDEN int b2_ndlz_compress(const b2_codec_use *u, const uint8_t *src, int srclen,
+                               uint8_t *dst, int maxout);
+B2_HIDDEN int b2_ndlz_decompress(const b2_codec_use *u, const uint8_t *src, int srclen,
+                                 uint8_t *dst, int dstlen);
+/* zfp (zfp.c): ids 33..35, float32/float64 blocks of 1..4 dimensions. Built
+ * without libzfp they fail with B2_ERR_UNSUPPORTED naming zfp. */
+B2_HIDDEN int b2_zfp_compress(const b2_codec_use *u, const uint8_t *src, int srclen,
+                              uint8_t *dst, int maxout);
+B2_HIDDEN int b2_zfp_decompress(const b2_codec_use *u, const uint8_t *src, int srclen,
+                                uint8_t *dst, int dstlen);
 
 /* ---- generic dispatch (codecs.c) ---- */
 
@@ -46,16 +72,21 @@ B2_HIDDEN int b2_codec_set_dict(b2_codec_state *st, int compcode, const uint8_t 
 B2_HIDDEN void *b2_codec_ddict_new(int fmt, const uint8_t *dict, int dict_len);
 B2_HIDDEN void b2_codec_ddict_free(void *ddict);
 
+#define B2_CODEC_FORMAT_PLUGIN 6 /* flags >> 5 of plugin and user codecs */
+
 /* Codec format number (flags bits 5-7) for a codec id, or -1. */
 B2_HIDDEN int b2_codec_format_of(int compcode);
-/* Whether a codec id is one of the five built-ins. */
+/* Whether a codec id is one this build encodes and decodes (built-ins and plugins). */
 B2_HIDDEN int b2_codec_is_known(int compcode);
+/* Whether the codec is one of the n-dimensional plugins (needs u->geom). */
+B2_HIDDEN int b2_codec_needs_geometry(int compcode);
 
-/* Compress one stream with codec id compcode at Blosc clevel 1..9. */
-B2_HIDDEN int b2_codec_compress(b2_codec_state *st, int compcode, int clevel,
-                                const uint8_t *src, int srclen, uint8_t *dst, int maxout);
-/* Decompress one stream of codec *format* fmt (flags >> 5) into dst (dstlen bytes). */
-B2_HIDDEN int b2_codec_decompress(b2_codec_state *st, int fmt, const uint8_t *src, int srclen,
-                                  uint8_t *dst, int dstlen);
+/* Compress one stream with u->compcode at u->clevel. */
+B2_HIDDEN int b2_codec_compress(b2_codec_state *st, const b2_codec_use *u, const uint8_t *src,
+                                int srclen, uint8_t *dst, int maxout);
+/* Decompress one stream of format u->fmt (u->compcode for plugins) into dst
+ * (dstlen bytes). */
+B2_HIDDEN int b2_codec_decompress(b2_codec_state *st, const b2_codec_use *u, const uint8_t *src,
+                                  int srclen, uint8_t *dst, int dstlen);
 
 #endif

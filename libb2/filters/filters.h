@@ -5,6 +5,7 @@
 #define B2_FILTERS_H
 
 #include <stdint.h>
+#include "b2_chunk.h"
 #include "b2_internal.h"
 
 /* ---- byte shuffle (shuffle.c + SIMD kernels): n bytes, unit bytes per element ---- */
@@ -73,12 +74,26 @@ B2_HIDDEN int b2_bytedelta_decode(int32_t typesize, int32_t n, const uint8_t *sr
 B2_HIDDEN int b2_int_trunc(int8_t meta, int32_t typesize, int32_t n, const uint8_t *src,
                            uint8_t *dst);
 
+/* ndcell (ndcell.c, filter 32): reorders a block of geom's shape cell by cell
+ * (cells of meta^ndim items, partial at the edges); n must be the whole block.
+ * ndmean (ndmean.c, filter 33, lossy): replaces each cell by its mean (float32
+ * or float64); its decoding is a copy. Return 0 or B2_ERR_FILTER with a message
+ * (no geometry, n not the block size, bad meta or typesize); n = 0 and NULL
+ * buffers only validate meta/typesize/geometry. */
+B2_HIDDEN int b2_ndcell_forward(int8_t meta, int32_t typesize, const b2_block_geometry *geom,
+                                int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN int b2_ndcell_backward(int8_t meta, int32_t typesize, const b2_block_geometry *geom,
+                                 int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN int b2_ndmean_forward(int8_t meta, int32_t typesize, const b2_block_geometry *geom,
+                                int32_t n, const uint8_t *src, uint8_t *dst);
+
 /* ---- pipeline (pipeline.c) ---- */
 typedef struct b2_pipeline {
     uint8_t filters[6];
     uint8_t metas[6];
     int32_t typesize;  /* header typesize (after the cap to 1) */
     int version;       /* chunk format version: 2 selects the old bitunshuffle, 3 ignores slot 5 */
+    const b2_block_geometry *geom; /* for ndcell/ndmean; NULL: none known */
 } b2_pipeline;
 
 /* Whether any slot holds a filter (so a block needs processing at all). */

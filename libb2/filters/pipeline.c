@@ -1,7 +1,8 @@
 /* The six-slot filter pipeline on one block (filters.md §1): forward applies
  * slots 0..5, backward undoes slots 5..0 (TRUNC_PREC and INT_TRUNC have no
  * inverse and are skipped). Besides the four core filters it runs the
- * registered plugin filters bytedelta (35; 34 backward only) and int_trunc. Filters ping-pong between scratch buffers; the caller's input of
+ * registered plugin filters ndcell, ndmean, bytedelta (35; 34 backward only)
+ * and int_trunc. Filters ping-pong between scratch buffers; the caller's input of
  * the forward direction is never written (c-blosc2's rotation does, §6.5). */
 #include <string.h>
 #include "filters.h"
@@ -9,12 +10,15 @@
 
 enum {
     F_NONE = 0, F_SHUFFLE = 1, F_BITSHUFFLE = 2, F_DELTA = 3, F_TRUNC_PREC = 4,
-    F_BYTEDELTA_BUGGY = B2_FILTER_BYTEDELTA_BUGGY, F_BYTEDELTA = B2_FILTER_BYTEDELTA,
+    F_NDCELL = B2_FILTER_NDCELL, F_NDMEAN = B2_FILTER_NDMEAN, F_BYTEDELTA_BUGGY = B2_FILTER_BYTEDELTA_BUGGY, F_BYTEDELTA = B2_FILTER_BYTEDELTA,
     F_INT_TRUNC = B2_FILTER_INT_TRUNC
 };
 
 /* Lossy filters whose decoding is a copy: backward skips them. */
-static int no_inverse(uint8_t f) { return f == F_TRUNC_PREC || f == F_INT_TRUNC; }
+static int no_inverse(uint8_t f)
+{
+    return f == F_TRUNC_PREC || f == F_INT_TRUNC || f == F_NDMEAN;
+}
 
 /* Filter id of a slot; version-3 writers left slot 5 uninitialised (chunk.md §3.5). */
 static uint8_t slot_filter(const b2_pipeline *p, int slot)
@@ -61,7 +65,7 @@ int32_t b2_pipeline_single_shuffle(const b2_pipeline *p, int forward)
 
 static int known_id(uint8_t f)
 {
-    return f <= F_TRUNC_PREC || f == F_BYTEDELTA_BUGGY || f == F_BYTEDELTA || f == F_INT_TRUNC;
+    return f <= F_TRUNC_PREC || (f >= F_NDCELL && f <= F_INT_TRUNC);
 }
 
 /* Every id must be one we implement (other plugins and reserved ids are refused). */
@@ -87,6 +91,10 @@ int b2_pipeline_check(const b2_pipeline *p)
             rc = b2_trunc_prec(meta, p->typesize, 0, NULL, NULL);
         else if (f == F_INT_TRUNC)
             rc = b2_int_trunc(meta, p->typesize, 0, NULL, NULL);
+        else if (f == F_NDCELL)
+            rc = b2_ndcell_forward(meta, p->typesize, p->geom, 0, NULL, NULL);
+        else if (f == F_NDMEAN)
+            rc = b2_ndmean_forward(meta, p->typesize, p->geom, 0, NULL, NULL);
         else if (f == F_BYTEDELTA_BUGGY)
             rc = B2_FAIL(B2_ERR_UNSUPPORTED,
                          "filter id %d (bytedelta_buggy) in slot %d is decode-only; use %d",
@@ -131,6 +139,12 @@ int b2_pipeline_forward(const b2_pipeline *p, const uint8_t *src, int32_t n,
             break;
         case F_INT_TRUNC:
             rc = b2_int_trunc((int8_t)slot_meta(p, s), p->typesize, n, cur, dst);
+            break;
+        case F_NDCELL:
+            rc = b2_ndcell_forward((int8_t)slot_meta(p, s), p->typesize, p->geom, n, cur, dst);
+            break;
+        case F_NDMEAN:
+            rc = b2_ndmean_forward((int8_t)slot_meta(p, s), p->typesize, p->geom, n, cur, dst);
             break;
         default:
             rc = B2_FAIL(B2_ERR_UNSUPPORTED, "filter id %d in slot %d is decode-only", (int)f, s);
@@ -180,6 +194,11 @@ int b2_pipeline_backward(const b2_pipeline *p, uint8_t *src, int32_t n,
         case F_BYTEDELTA_BUGGY:
             rc = b2_bytedelta_decode(shuffle_unit(p, s), n, cur, out,
                                      slot_filter(p, s) == F_BYTEDELTA_BUGGY);
+            if (rc < 0)
+                return rc;
+            break;
+        case F_NDCELL:
+            rc = b2_ndcell_backward((int8_t)slot_meta(p, s), p->typesize, p->geom, n, cur, out);
             if (rc < 0)
                 return rc;
             break;

@@ -217,6 +217,7 @@ void b2_frame_header_init(frame_hdr *h, const b2_cparams *cp, int frame_type)
     memcpy(h->filters, cp->filters, 6);
     memcpy(h->filters_meta, cp->filters_meta, 6);
     h->udcodec = (uint8_t)code;
+    h->compcode_meta = cp->codec_meta;
     h->other_flags2 = cp->use_dict ? 1 : 0;
 }
 

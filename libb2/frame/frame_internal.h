@@ -92,6 +92,9 @@ struct b2_schunk {
 /* ---- frame_header.c ---- */
 /* Parse and validate the fixed 87 header bytes. */
 B2_HIDDEN int b2_frame_header_parse_fixed(const uint8_t *p, frame_hdr *h);
+/* Take the block geometry (cparams and dctx) from the "b2nd" metalayer, if any
+ * (frame_geometry.c); called whenever the metalayers change. */
+B2_HIDDEN int b2_schunk_adopt_geometry(b2_schunk *s);
 /* Parse the metalayers section of a header of h->header_len bytes at p. */
 B2_HIDDEN int b2_frame_meta_parse(const uint8_t *p, int32_t header_len, frame_meta *meta, int *nmeta);
 /* Size of a header holding these metalayers. */

@@ -41,6 +41,7 @@ static void cparams_from_header(const frame_hdr *h, b2_cparams *p)
     memcpy(p->filters, h->filters, 6);
     memcpy(p->filters_meta, h->filters_meta, 6);
     p->use_dict = h->other_flags2 & 1;
+    p->codec_meta = h->compcode_meta;
 }
 
 int b2_frame_load(b2_schunk *s, int64_t avail)
@@ -134,5 +135,5 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
     }
     cparams_from_header(h, &s->cparams);
     s->cparams.nthreads = s->nthreads;
-    return B2_OK;
+    return b2_schunk_adopt_geometry(s);
 }

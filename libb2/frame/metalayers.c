@@ -116,6 +116,8 @@ static int schunk_meta_add_body(b2_schunk *s, const char *name, const void *cont
     s->nmeta++;
     s->h.header_len = (int32_t)b2_frame_header_size(s->meta, s->nmeta);
     rc = rebuild_empty(s);
+    if (rc >= 0)
+        rc = b2_schunk_adopt_geometry(s);
     return rc < 0 ? rc : s->nmeta - 1;
 }
 
@@ -153,6 +155,8 @@ static int schunk_meta_update_body(b2_schunk *s, const char *name, const void *c
         if (rc >= 0)
             rc = b2_fio_sync(s);
     }
+    if (rc >= 0)
+        rc = b2_schunk_adopt_geometry(s);
     return rc < 0 ? rc : i;
 }
 

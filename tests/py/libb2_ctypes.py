@@ -20,11 +20,16 @@ FILL_ZEROS, FILL_NANS = 0, 2
 STORAGE_MEMORY = 0
 
 
+class BlockGeometry(ctypes.Structure):
+    _fields_ = [("ndim", ctypes.c_int), ("blockshape", ctypes.c_int32 * MAX_DIM)]
+
+
 class CParams(ctypes.Structure):
     _fields_ = [("codec", ctypes.c_int), ("clevel", ctypes.c_int), ("typesize", ctypes.c_int32),
                 ("blocksize", ctypes.c_int32), ("splitmode", ctypes.c_int),
                 ("filters", ctypes.c_uint8 * 6), ("filters_meta", ctypes.c_uint8 * 6),
-                ("nthreads", ctypes.c_int), ("use_dict", ctypes.c_int)]
+                ("nthreads", ctypes.c_int), ("use_dict", ctypes.c_int),
+                ("codec_meta", ctypes.c_uint8), ("geometry", BlockGeometry)]
 
 
 class UserMeta(ctypes.Structure):

@@ -44,6 +44,19 @@ enum b2_special {
     B2_SPECIAL_UNINIT = 4, /* content unspecified: decoding leaves dst untouched */
 };
 
+/* ---- block geometry (n-dimensional plugins) ---- */
+
+#define B2_GEOM_MAX_DIM 16
+
+/* The block shape of an n-dimensional chunk, as a b2nd array's metalayer gives
+ * it: the plugin filters ndcell and ndmean and the codecs ndlz and zfp work on
+ * blocks of this shape (items of the header typesize, C order). ndim 0: none
+ * known, and chunks using those plugins are refused. */
+typedef struct b2_block_geometry {
+    int ndim;
+    int32_t blockshape[B2_GEOM_MAX_DIM];
+} b2_block_geometry;
+
 /* ---- inspecting a chunk ---- */
 
 /* Everything the header says, decoded and validated. */
@@ -105,6 +118,10 @@ B2_API int b2_dctx_nthreads(const b2_dctx *dctx);
 B2_API const char *b2_dctx_last_error(const b2_dctx *dctx);
 /* Number of blocks decoded by this context since creation (for partial-decoding checks). */
 B2_API int64_t b2_dctx_blocks_decoded(const b2_dctx *dctx);
+/* Block geometry for later calls (copied; NULL or ndim 0 clears it). A chunk
+ * decoded on its own needs it when it uses ndcell, ndmean, ndlz or zfp; the
+ * frame and b2nd layers set it from the b2nd metalayer themselves. */
+B2_API int b2_dctx_set_geometry(b2_dctx *dctx, const b2_block_geometry *geometry);
 
 /* Decompress a whole chunk into dst (capacity dstcap). Returns nbytes or an error.
  * Uninit special chunks leave dst untouched. */
@@ -163,6 +180,8 @@ typedef struct b2_cparams {
     uint8_t filters_meta[B2_MAX_FILTERS];
     int nthreads;       /* worker threads; output bytes do not depend on it */
     int use_dict;       /* train/store a dictionary (lz4, lz4hc, zstd) */
+    uint8_t codec_meta; /* the codec's parameter byte (header byte 23; plugin codecs) */
+    b2_block_geometry geometry; /* block shape for ndcell/ndmean/ndlz/zfp (ndim 0: none) */
 } b2_cparams;
 
 /* Fill p with the reference defaults: blosclz, clevel 5, typesize 8, shuffle in slot 5,

@@ -70,6 +70,13 @@ enum b2_codec {
     B2_CODEC_LZ4HC = 2,
     B2_CODEC_ZLIB = 4,
     B2_CODEC_ZSTD = 5,
+    /* Registered plugin codecs (plugins.md): codec format 6 in the flags, the id
+     * in byte 22 and their parameter in byte 23 (compcode_meta). */
+    B2_CODEC_NDLZ = 32,      /* 2-D LZ over 4x4 / 8x8 cells (meta: 4 or 8) */
+    B2_CODEC_ZFP_ACC = 33,   /* zfp fixed accuracy (meta: int8 exponent), lossy */
+    B2_CODEC_ZFP_PREC = 34,  /* zfp fixed precision (meta: bit planes offset), lossy */
+    B2_CODEC_ZFP_RATE = 35,  /* zfp fixed rate (meta: percent of the bits), lossy */
+    B2_CODEC_USER_FIRST = 160, /* ids 160..255: codecs an application registers */
 };
 
 /* Filter ids (header bytes 16-21). */
@@ -80,9 +87,12 @@ enum b2_filter {
     B2_FILTER_DELTA = 3,
     B2_FILTER_TRUNC_PREC = 4,
     /* Registered plugin filters (plugins.md). */
+    B2_FILTER_NDCELL = 32,          /* reorders each block cell by cell (meta: cell side) */
+    B2_FILTER_NDMEAN = 33,          /* lossy: each cell replaced by its mean (meta: cell side) */
     B2_FILTER_BYTEDELTA_BUGGY = 34, /* decode only: the pre-fix bytedelta */
     B2_FILTER_BYTEDELTA = 35,
     B2_FILTER_INT_TRUNC = 36,       /* lossy, meta = signed bits */
+    B2_FILTER_USER_FIRST = 160,     /* ids 160..255: filters an application registers */
 };
 
 /* Short description of an error code (never NULL; unknown codes get a generic text). */
