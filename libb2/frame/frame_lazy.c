@@ -22,9 +22,9 @@ static int src_read(chunk_src *c, int64_t off, void *dst, int64_t n)
 {
     if (off < 0 || n < 0 || off > c->room || n > c->room - off)
         return B2_FAIL_CODE(B2_ERR_CORRUPT);
-    c->s->io_bytes_read += n;
     if (c->fd < 0)
-        return b2_fio_read(c->s, c->base + off, dst, (size_t)n);
+        return b2_fio_read(c->s, c->base + off, dst, (size_t)n); /* counts the bytes */
+    c->s->io_bytes_read += n;
     uint8_t *d = dst;
     while (n > 0) {
         ssize_t r = pread(c->fd, d, (size_t)n, (off_t)off);
