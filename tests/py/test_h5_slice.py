@@ -16,6 +16,7 @@ Every read is compared with h5py's ordinary read of the same key:
     with ints, negative indices, Ellipsis, steps (h5py path)."""
 import ctypes
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -231,6 +232,36 @@ def switch(tmp):
               "disable() restores h5py")
 
 
+def cli(tmp):
+    """`b2 slice FILE.h5:/DATASET SPEC` gives h5py's bytes, and says how it read them."""
+    if not os.environ.get("B2_BIN") and not any(
+            os.access(os.path.join(b2test.REPO, d, "tools", "b2"), os.X_OK) for d in ("build", "build-asan")):
+        return
+    env = b2test.clean_env()
+    env["HDF5_PLUGIN_PATH"] = ""  # b2 registers the filter itself
+    path = os.path.join(tmp, "ours.h5")
+    with h5py.File(path, "r") as f:
+        for name, spec, key in [("d4", "3:20,5:9,:", (slice(3, 20), slice(5, 9))),
+                                ("d5", "1,-5:,2:4,7", (slice(1, 2), slice(-5, None), slice(2, 4), slice(7, 8))),
+                                ("d7", "495:505,145:155", (slice(495, 505), slice(145, 155)))]:
+            p = subprocess.run([b2test.b2_bin(), "slice", "%s:/%s" % (path, name), spec, "--report"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+            want = np.ascontiguousarray(f[name][key]).tobytes()
+            check(p.returncode == 0 and p.stdout == want and b"direct" in p.stderr,
+                  "b2 slice %s %s: %d bytes, exit %d, %s" % (name, spec, len(p.stdout), p.returncode,
+                                                          p.stderr.decode().strip()))
+    p = b2test.run_b2(["slice", path + ":/nope", "0:1"])
+    check(p.returncode == 1 and b"no dataset" in p.stderr, "b2 slice of a missing dataset fails")
+    p = b2test.run_b2(["slice", path + ":/d4", "0:1,0:1,0:1,0:1"])
+    check(p.returncode == 2, "b2 slice with too many dimensions is a usage error")
+    p = subprocess.run([b2test.b2_bin(), "slice", os.path.join(tmp, "fallback.h5") + ":/fletcher",
+                        "10:20,30:40", "--report"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    with h5py.File(os.path.join(tmp, "fallback.h5"), "r") as f:
+        want = np.ascontiguousarray(f["fletcher"][10:20, 30:40]).tobytes()
+    check(p.returncode == 0 and p.stdout == want and b"H5Dread" in p.stderr,
+          "b2 slice of a fletcher32 dataset goes through HDF5: %s" % p.stderr.decode().strip())
+
+
 def main():
     tmp = b2test.scratch_dir("b2h5slice_")
     ours(tmp)
@@ -238,6 +269,7 @@ def main():
     fallbacks(tmp)
     reference_files()
     switch(tmp)
+    cli(tmp)
     summary = "%d boxes compared with h5py (%s)" % (stats["boxes"], ", ".join(
         "%s %d" % kv for kv in sorted(stats.items()) if kv[0] != "boxes"))
     print(summary)
