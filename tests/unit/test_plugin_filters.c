@@ -257,7 +257,7 @@ static int b2nd_chunks(const jnode *v, b2_nd_array *a, const uint8_t *file, size
     int rc = raw ? b2_nd_from_cbuffer(&p, NULL, raw, n, &ours) : -1;
     CHECK(!raw || rc == 0, "%s: from_cbuffer %d (%s)", id, rc, b2_last_error_message());
     int same = rc == 0 && b2_schunk_nchunks(b2_nd_schunk(ours)) == nchunks;
-    for (int64_t i = 0; same >= 0 && rc == 0 && i < nchunks; i++) {
+    for (int64_t i = 0; rc == 0 && i < nchunks; i++) {
         uint8_t *c = NULL, *o = NULL;
         int32_t cb = 0, ob = 0;
         b2_schunk_get_chunk(s, i, &c, &cb);
