@@ -14,10 +14,11 @@ enum {
     F_INT_TRUNC = B2_FILTER_INT_TRUNC
 };
 
-/* Lossy filters whose decoding is a copy: backward skips them. */
+/* Lossy filters whose decoding is a copy: backward skips them. (ndmean is
+ * lossy too, but its output is in cell order, which decoding undoes.) */
 static int no_inverse(uint8_t f)
 {
-    return f == F_TRUNC_PREC || f == F_INT_TRUNC || f == F_NDMEAN;
+    return f == F_TRUNC_PREC || f == F_INT_TRUNC;
 }
 
 /* Filter id of a slot; version-3 writers left slot 5 uninitialised (chunk.md §3.5). */
@@ -199,6 +200,11 @@ int b2_pipeline_backward(const b2_pipeline *p, uint8_t *src, int32_t n,
             break;
         case F_NDCELL:
             rc = b2_ndcell_backward((int8_t)slot_meta(p, s), p->typesize, p->geom, n, cur, out);
+            if (rc < 0)
+                return rc;
+            break;
+        case F_NDMEAN:
+            rc = b2_ndmean_backward((int8_t)slot_meta(p, s), p->typesize, p->geom, n, cur, out);
             if (rc < 0)
                 return rc;
             break;

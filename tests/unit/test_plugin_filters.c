@@ -1,12 +1,13 @@
-/* Registered plugin filters bytedelta (34 decode only, 35) and int_trunc (36),
- * and the zfp codecs (33..35) when built with libzfp: the plugin vectors
+/* Registered plugin filters ndcell (32), ndmean (33), bytedelta (34 decode
+ * only, 35) and int_trunc (36), and the zfp codecs (33..35) when built with
+ * libzfp: the plugin vectors
  * ($B2_INTEROP_DIR/plugins/manifest.json) whose pipeline uses only filters and
  * codecs we implement decode to their sha256 through the chunk, frame and b2nd
  * layers; re-encoding a vector's input with its parameters gives the
  * reference's bytes (chunks, every chunk of the frames, every chunk of the b2nd
  * arrays; lossy ones also decode to the reference's values); small
  * hand-checked cases pin the arithmetic (the buggy variant's restart, tails,
- * int_trunc's meta range). zfp's own cases: test_plugin_zfp.c. */
+ * int_trunc's meta range). Own cases: test_plugin_zfp.c, test_ndcell.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@
 #include "sha256.h"
 #include "check.h"
 
-static int known_filter(int f) { return (f >= 0 && f <= 4) || (f >= 34 && f <= 36); }
+static int known_filter(int f) { return (f >= 0 && f <= 4) || (f >= 32 && f <= 36); }
 
 /* The zfp codecs (33..35) when this build has libzfp. */
 #if defined(B2_HAVE_ZFP)
@@ -485,11 +486,11 @@ int main(void)
            "%d re-encoded, %d byte-identical (b2nd: %d whole frames), %d lossy ones decode to "
            "the reference's values\n",
            nsup, nbuggy, ntrunc, nzfp, ndecoded, nencoded, nidentical, nframes_same, nlossy_equal);
-    /* zfp: n06..n11, b2nd arrays, when built with libzfp */
-    int want_sup = 60 + nzfp, want_enc = 45 + nzfp;
+    /* ndcell/ndmean: n00..n03; zfp: n06..n11 when built with libzfp (all b2nd arrays) */
+    int want_sup = 64 + nzfp, want_enc = 49 + nzfp;
     CHECK(nzfp == (zfp_codec(B2_CODEC_ZFP_ACC) ? 6 : 0), "%d zfp vectors", nzfp);
     CHECK(nsup == want_sup && ndecoded == nsup, "all %d supported plugin vectors decode", want_sup);
     CHECK(nencoded == want_enc && nidentical == nencoded,
-          "all %d lossless/int_trunc/zfp re-encodings identical", want_enc);
+          "all %d lossless/int_trunc/ndmean/zfp re-encodings identical", want_enc);
     return b2t_summary("plugin filters");
 }
