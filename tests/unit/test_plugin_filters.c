@@ -1,10 +1,12 @@
-/* Registered plugin filters bytedelta (34 decode only, 35) and int_trunc (36):
- * the plugin vectors ($B2_INTEROP_DIR/plugins/manifest.json) whose pipeline
- * uses only filters and codecs we implement decode to their sha256 through the
- * chunk, frame and b2nd layers; re-encoding a vector's input with its
- * parameters gives the reference's bytes (chunks, and every chunk of the
- * frames; int_trunc ones also decode to the reference's values); small hand-checked cases pin the arithmetic (the buggy variant's
- * restart, tails, int_trunc's meta range). */
+/* Registered plugin filters bytedelta (34 decode only, 35) and int_trunc (36),
+ * and the plugin codec ndlz (32): the plugin vectors
+ * ($B2_INTEROP_DIR/plugins/manifest.json) whose pipeline uses only filters and
+ * codecs we implement decode to their sha256 through the chunk, frame and b2nd
+ * layers; re-encoding a vector's input with its parameters gives the
+ * reference's bytes (chunks, every chunk of the frames, and b2nd arrays both
+ * chunk by chunk through the frame layer and rebuilt whole; int_trunc ones also
+ * decode to the reference's values); small hand-checked cases pin the
+ * arithmetic (the buggy variant's restart, tails, int_trunc's meta range). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,7 @@ static int known_filter(int f) { return (f >= 0 && f <= 4) || (f >= 34 && f <= 3
 static int supported(const jnode *v)
 {
     int codec = (int)json_num(v, "params.codec_id", -1);
-    if (codec < 0 || codec > 5 || codec == 3)
+    if (codec < 0 || (codec > 5 && codec != B2_CODEC_NDLZ) || codec == 3)
         return 0;
     const jnode *f = json_path(v, "params.filters");
     for (size_t i = 0; f && i < f->nkids; i++)
@@ -62,8 +64,19 @@ static void params_of(const jnode *v, b2_cparams *p)
     }
 }
 
+/* Whether this build encodes with the codec (ndlz needs libxxhash; it decodes without). */
+static int can_encode(int codec)
+{
+#ifndef B2_HAVE_NDLZ
+    if (codec == B2_CODEC_NDLZ)
+        return 0;
+#endif
+    (void)codec;
+    return 1;
+}
+
 static const char *dir;
-static int ndecoded, nencoded, nidentical, nlossy_equal;
+static int ndecoded, nencoded, nidentical, nlossy_equal, nb2nd_rebuilt, nb2nd_identical;
 
 /* The encoder's input: the expected bytes for lossless vectors, else the raw input file. */
 static uint8_t *vector_input(const jnode *v, const uint8_t *decoded, size_t *n)
@@ -197,6 +210,88 @@ static void frame_vector(const jnode *v, b2_dctx *d)
     b2_schunk_free(s);
 }
 
+/* The b2nd array a (the vector's file) through the frame layer: every chunk
+ * decodes as the chunk layer decodes it given the block shape, and re-encodes
+ * with the frame's cparams (codec meta and geometry come from the frame) to the
+ * reference's chunk. Returns 1 when all chunks match. */
+static int b2nd_chunks(const char *id, b2_nd_array *a, int encode)
+{
+    b2_schunk *s = b2_nd_schunk(a);
+    b2_block_geometry g = {.ndim = b2_nd_ndim(a)};
+    for (int i = 0; i < g.ndim; i++)
+        g.blockshape[i] = b2_nd_blockshape(a)[i];
+    b2_dctx *d = b2_dctx_new(1);
+    CHECK(b2_dctx_set_geometry(d, &g) == 0, "%s: set_geometry", id);
+    b2_cparams p = *b2_schunk_cparams(s);
+    p.nthreads = 1;
+    int all = 1;
+    for (int64_t i = 0; i < b2_schunk_nchunks(s); i++) {
+        int nb = b2_schunk_chunk_nbytes(s, i);
+        uint8_t *ref = NULL, *viaf = malloc((size_t)nb + 1), *viac = malloc((size_t)nb + 1);
+        int32_t cb = 0;
+        int ok = b2_schunk_get_chunk(s, i, &ref, &cb) >= 0 &&
+                 b2_schunk_decompress_chunk(s, i, viaf, (size_t)nb) == nb &&
+                 b2_chunk_decompress(d, ref, (size_t)cb, viac, (size_t)nb) == nb &&
+                 !memcmp(viaf, viac, (size_t)nb);
+        CHECK(ok, "%s chunk %lld: frame and chunk layers decode alike (%s)", id, (long long)i,
+              b2_last_error_message());
+        if (ok && encode) {
+            char name[300];
+            snprintf(name, sizeof name, "%s chunk %lld", id, (long long)i);
+            ok = reencode(name, &p, viaf, (size_t)nb, ref, (size_t)cb, viaf, d);
+            CHECK(ok, "%s: re-encoding differs from the reference's chunk", name);
+        }
+        all &= ok;
+        free(ref);
+        free(viaf);
+        free(viac);
+    }
+    b2_dctx_free(d);
+    return all;
+}
+
+/* The whole array rebuilt from its content (n bytes) with the file's shapes,
+ * dtype and cparams: 1 when the frame is the reference's file. */
+static int b2nd_rebuild(const jnode *v, b2_nd_array *a, const uint8_t *data, size_t n,
+                        const uint8_t *file, size_t flen)
+{
+    b2_schunk *s = b2_nd_schunk(a);
+    b2_nd_params p;
+    memset(&p, 0, sizeof p);
+    p.ndim = b2_nd_ndim(a);
+    for (int i = 0; i < p.ndim; i++) {
+        p.shape[i] = b2_nd_shape(a)[i];
+        p.chunkshape[i] = b2_nd_chunkshape(a)[i];
+        p.blockshape[i] = b2_nd_blockshape(a)[i];
+    }
+    p.typesize = b2_nd_typesize(a);
+    p.dtype = b2_nd_dtype(a);
+    b2_cparams cp = *b2_schunk_cparams(s);
+    cp.splitmode = (int)json_num(v, "params.splitmode_id", B2_SPLIT_FORWARD_COMPAT);
+    cp.nthreads = 1;
+    p.cparams = &cp;
+    b2_nd_array *b = NULL;
+    uint8_t *out = NULL;
+    size_t olen = 0;
+    int rc = b2_nd_from_cbuffer(&p, NULL, data, n, &b);
+    for (int i = 0; rc == 0 && i < b2_schunk_vlmeta_count(s); i++) {
+        const char *name = b2_schunk_vlmeta_name(s, i);
+        uint8_t *c = NULL;
+        int32_t len;
+        if ((rc = b2_schunk_vlmeta_get(s, name, &c, &len)) >= 0)
+            rc = b2_schunk_vlmeta_add(b2_nd_schunk(b), name, c, len);
+        free(c);
+        rc = rc < 0 ? rc : 0;
+    }
+    if (rc == 0)
+        rc = b2_nd_to_frame_buffer(b, &out, &olen);
+    CHECK(rc == 0, "%s: rebuild %d (%s)", json_str(v, "id", "?"), rc, b2_last_error_message());
+    int same = rc == 0 && olen == flen && !memcmp(out, file, flen);
+    free(out);
+    b2_nd_free(b);
+    return same;
+}
+
 static void b2nd_vector(const jnode *v)
 {
     const char *id = json_str(v, "id", "?");
@@ -217,6 +312,14 @@ static void b2nd_vector(const jnode *v)
         int ok = rc == 0 && sha_is(out, n, json_str(v, "expected.sha256", NULL));
         CHECK(ok, "%s: to_cbuffer %d (%s)", id, rc, rc < 0 ? b2_last_error_message() : "sha256");
         ndecoded += ok;
+        int encode = can_encode((int)json_num(v, "params.codec_id", -1));
+        int chunks_ok = ok && b2nd_chunks(id, a, encode);
+        if (ok && encode) {
+            int same = chunks_ok && b2nd_rebuild(v, a, out, n, file, flen);
+            CHECK(same, "%s: the rebuilt array is not the reference's file", id);
+            nb2nd_rebuilt++;
+            nb2nd_identical += same;
+        }
         free(out);
         b2_nd_free(a);
     }
@@ -382,9 +485,13 @@ int main(void)
     b2_dctx_free(d);
     json_free(man);
     printf("plugin vectors: %d supported (%d bytedelta_buggy, %d int_trunc), %d decoded; "
-           "%d re-encoded, %d byte-identical, %d int_trunc decode to the reference's values\n",
-           nsup, nbuggy, ntrunc, ndecoded, nencoded, nidentical, nlossy_equal);
-    CHECK(nsup == 60 && ndecoded == nsup, "all 60 supported plugin vectors decode");
+           "%d re-encoded, %d byte-identical, %d int_trunc decode to the reference's values; "
+           "%d b2nd arrays rebuilt, %d byte-identical\n",
+           nsup, nbuggy, ntrunc, ndecoded, nencoded, nidentical, nlossy_equal, nb2nd_rebuilt,
+           nb2nd_identical);
+    CHECK(nsup == 62 && ndecoded == nsup, "all 62 supported plugin vectors decode");
     CHECK(nencoded == 43 && nidentical == nencoded, "all 43 lossless/int_trunc re-encodings identical");
+    CHECK(nb2nd_rebuilt == (can_encode(B2_CODEC_NDLZ) ? 4 : 2) && nb2nd_identical == nb2nd_rebuilt,
+          "all supported b2nd arrays rebuilt byte-identical");
     return b2t_summary("plugin filters");
 }
