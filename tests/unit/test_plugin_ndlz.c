@@ -123,6 +123,7 @@ static void test_hand_streams(void)
 }
 
 /* ---- round trips ---- */
+#ifdef B2_HAVE_NDLZ
 
 enum { KIND_RANDOM, KIND_BITS, KIND_ROWS, KIND_TILES, KIND_SPARSE, NKINDS };
 
@@ -147,7 +148,6 @@ static void fill(uint8_t *p, int32_t b0, int32_t b1, int kind)
     }
 }
 
-#ifdef B2_HAVE_NDLZ
 /* Codec-level round trip; returns the stream length (0: stored). The room is
  * a literal record more than the block (the chunk layer gives at most the
  * block, where the encoder stops one record earlier). */
