@@ -18,8 +18,8 @@
  *   0xC0        whole cell at offset
  *   0x28..0x3F  rows 0 and j (j = token >> 3 & 3, 1..3) at offset 1, the two other
  *               rows at offset 2 (two u16s)
- *   0x80..0xBF  two rows at offset, the other two literal (rows from the token,
- *               see pair_rows4 in ndlz_decompress.c; 0x80 means rows 2 and 3)
+ *   0x80..0xBF  rows i = token >> 5 & 1 and j = token >> 3 & 3 at offset (in that
+ *               order; 0x80 means rows 2 and 3), the two others literal
  *   0xE0..0xFF  three rows at offset (token >> 3: 28 rows 1-3, 29 rows 0-2,
  *               30 rows 0,1,3, 31 rows 0,2,3), the fourth literal
  * Tokens (c = 8):
