@@ -1,13 +1,14 @@
 /* Registered plugin filters ndcell (32), ndmean (33), bytedelta (34 decode
- * only, 35) and int_trunc (36), and the zfp codecs (33..35) when built with
- * libzfp: the plugin vectors
+ * only, 35) and int_trunc (36), the ndlz codec (32) when built with libxxhash
+ * and the zfp codecs (33..35) when built with libzfp: the plugin vectors
  * ($B2_INTEROP_DIR/plugins/manifest.json) whose pipeline uses only filters and
  * codecs we implement decode to their sha256 through the chunk, frame and b2nd
  * layers; re-encoding a vector's input with its parameters gives the
  * reference's bytes (chunks, every chunk of the frames, every chunk of the b2nd
  * arrays; lossy ones also decode to the reference's values); small
  * hand-checked cases pin the arithmetic (the buggy variant's restart, tails,
- * int_trunc's meta range). Own cases: test_plugin_zfp.c, test_ndcell.c. */
+ * int_trunc's meta range). Own cases: test_plugin_zfp.c, test_plugin_ndlz.c,
+ * test_ndcell.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,18 +21,26 @@
 
 static int known_filter(int f) { return (f >= 0 && f <= 4) || (f >= 32 && f <= 36); }
 
-/* The zfp codecs (33..35) when this build has libzfp. */
+/* The plugin codecs this build encodes: zfp (33..35) with libzfp, ndlz (32)
+ * with libxxhash (without it ndlz decodes, but its vectors are re-encoded too). */
+static int plugin_codec(int c)
+{
 #if defined(B2_HAVE_ZFP)
-static int zfp_codec(int c) { return c >= B2_CODEC_ZFP_ACC && c <= B2_CODEC_ZFP_RATE; }
-#else
-static int zfp_codec(int c) { return (void)c, 0; }
+    if (c >= B2_CODEC_ZFP_ACC && c <= B2_CODEC_ZFP_RATE)
+        return 1;
 #endif
+#if defined(B2_HAVE_NDLZ)
+    if (c == B2_CODEC_NDLZ)
+        return 1;
+#endif
+    return (void)c, 0;
+}
 
 /* Whether a vector only needs what this library implements (other plugins later). */
 static int supported(const jnode *v)
 {
     int codec = (int)json_num(v, "params.codec_id", -1);
-    if ((codec < 0 || codec > 5 || codec == 3) && !zfp_codec(codec))
+    if ((codec < 0 || codec > 5 || codec == 3) && !plugin_codec(codec))
         return 0;
     const jnode *f = json_path(v, "params.filters");
     for (size_t i = 0; f && i < f->nkids; i++)
@@ -461,7 +470,7 @@ int main(void)
     }
     b2_dctx *d = b2_dctx_new(1);
     const jnode *vecs = json_get(man, "vectors");
-    int nsup = 0, nbuggy = 0, ntrunc = 0, nzfp = 0;
+    int nsup = 0, nbuggy = 0, ntrunc = 0, nzfp = 0, nndlz = 0;
     for (size_t i = 0; vecs && i < vecs->nkids; i++) {
         const jnode *v = &vecs->kids[i];
         if (!supported(v))
@@ -469,7 +478,9 @@ int main(void)
         nsup++;
         nbuggy += uses_filter(v, B2_FILTER_BYTEDELTA_BUGGY);
         ntrunc += uses_filter(v, B2_FILTER_INT_TRUNC);
-        nzfp += zfp_codec((int)json_num(v, "params.codec_id", -1));
+        int codec = (int)json_num(v, "params.codec_id", -1);
+        nzfp += codec >= B2_CODEC_ZFP_ACC && codec <= B2_CODEC_ZFP_RATE;
+        nndlz += codec == B2_CODEC_NDLZ;
         const char *kind = json_str(v, "kind", "");
         if (!strcmp(kind, "chunk"))
             chunk_vector(v, d);
@@ -482,13 +493,16 @@ int main(void)
     }
     b2_dctx_free(d);
     json_free(man);
-    printf("plugin vectors: %d supported (%d bytedelta_buggy, %d int_trunc, %d zfp), %d decoded; "
-           "%d re-encoded, %d byte-identical (b2nd: %d whole frames), %d lossy ones decode to "
-           "the reference's values\n",
-           nsup, nbuggy, ntrunc, nzfp, ndecoded, nencoded, nidentical, nframes_same, nlossy_equal);
-    /* ndcell/ndmean: n00..n03; zfp: n06..n11 when built with libzfp (all b2nd arrays) */
-    int want_sup = 64 + nzfp, want_enc = 49 + nzfp;
-    CHECK(nzfp == (zfp_codec(B2_CODEC_ZFP_ACC) ? 6 : 0), "%d zfp vectors", nzfp);
+    printf("plugin vectors: %d supported (%d bytedelta_buggy, %d int_trunc, %d zfp, %d ndlz), "
+           "%d decoded; %d re-encoded, %d byte-identical (b2nd: %d whole frames), %d lossy ones "
+           "decode to the reference's values\n",
+           nsup, nbuggy, ntrunc, nzfp, nndlz, ndecoded, nencoded, nidentical, nframes_same,
+           nlossy_equal);
+    /* ndcell/ndmean: n00..n03; zfp: n06..n11 with libzfp; ndlz: n04, n05 with
+     * libxxhash (all b2nd arrays) */
+    int want_sup = 64 + nzfp + nndlz, want_enc = 49 + nzfp + nndlz;
+    CHECK(nzfp == (plugin_codec(B2_CODEC_ZFP_ACC) ? 6 : 0), "%d zfp vectors", nzfp);
+    CHECK(nndlz == (plugin_codec(B2_CODEC_NDLZ) ? 2 : 0), "%d ndlz vectors", nndlz);
     CHECK(nsup == want_sup && ndecoded == nsup, "all %d supported plugin vectors decode", want_sup);
     CHECK(nencoded == want_enc && nidentical == nencoded,
           "all %d lossless/int_trunc/ndmean/zfp re-encodings identical", want_enc);
