@@ -19,6 +19,8 @@
 #include "b2_h5filter.h"
 #include "b2_nd.h"
 #include "h5api.h"
+#include "h5context.h"
+#include "h5params.h"
 
 #define MAXDIM B2_H5_READ_MAXRANK
 /* hdf5.h's H5F_ACC_RDWR expands to calls into libhdf5, which we never link */
@@ -34,6 +36,7 @@ typedef struct reader {
     const hsize_t *start, *count;
     uint8_t *buf;
     char *path;                     /* the HDF5 file, for opening frames in place */
+    b2_dctx *dctx;                  /* this thread's, shared with the filter (scratch reused) */
     hsize_t userblock;
     b2_h5_read_report *rep;
 } reader;
@@ -122,6 +125,8 @@ static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
             b2_schunk_free(s);
             return B2_ERR_UNSUPPORTED;
         }
+        if (r->dctx)
+            b2_nd_set_dctx(a, r->dctx);
         int fits = b2_nd_ndim(a) == r->rank;
         for (int d = 0; fits && d < r->rank; d++)
             fits = b2_nd_shape(a)[d] == (int64_t)r->cdims[d];
@@ -379,6 +384,8 @@ int b2_h5_read_box(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize
     if (r.fspace < 0)
         return B2_FAIL(B2_ERR_INVALID_PARAM, "not a dataset (no dataspace)");
     r.rank = h->Sget_simple_extent_ndims(r.fspace);
+    b2_h5_ctx *ctx = b2_h5_ctx_get(b2_h5_nthreads_from_env());
+    r.dctx = ctx ? ctx->dctx : NULL;
     int rc = read_box(&r, bufsize);
     h->Sclose(r.fspace);
     free(r.path);

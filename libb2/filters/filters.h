@@ -107,6 +107,8 @@ B2_HIDDEN int b2_pipeline_active(const b2_pipeline *p);
 /* The shuffle unit when applying (forward) or undoing the pipeline is exactly one
  * byte shuffle of a unit above 1 (what coders may fuse with the caller's rows), else 0. */
 B2_HIDDEN int32_t b2_pipeline_single_shuffle(const b2_pipeline *p, int forward);
+/* Whether undoing the pipeline is exactly one bit unshuffle (of the typesize). */
+B2_HIDDEN int b2_pipeline_single_bitshuffle(const b2_pipeline *p);
 /* Check that every filter id is known and its parameters usable for encoding. */
 B2_HIDDEN int b2_pipeline_check(const b2_pipeline *p);
 

@@ -64,6 +64,19 @@ int32_t b2_pipeline_single_shuffle(const b2_pipeline *p, int forward)
     return unit > 1 ? unit : 0;
 }
 
+int b2_pipeline_single_bitshuffle(const b2_pipeline *p)
+{
+    int n = 0, bit = 0;
+    for (int s = 0; s < 6; s++) {
+        uint8_t f = slot_filter(p, s);
+        if (f == F_NONE || no_inverse(f))
+            continue;
+        n++;
+        bit = f == F_BITSHUFFLE;
+    }
+    return n == 1 && bit;
+}
+
 static int known_id(uint8_t f)
 {
     return f <= F_TRUNC_PREC || (f >= F_NDCELL && f <= F_INT_TRUNC);
