@@ -1,41 +1,33 @@
 /* Block geometry of a frame that holds a b2nd array: the ndcell, ndmean, ndlz
- * and zfp plugins work on blocks of the array's block shape, which only the
- * "b2nd" metalayer records (plugins.md). The frame layer reads ndim and the
- * block shape from it itself, so chunks decode and encode through the frame API
- * without the caller passing the geometry. Only those two fields are read here;
- * b2nd_meta.c decodes and checks the whole metalayer for the b2nd layer. */
-#include <msgpack.h>
+ * and zfp plugins work on blocks of this shape, which only the "b2nd"
+ * metalayer records (plugins.md). The frame layer reads ndim and the block
+ * shape from it itself, so chunks decode and encode through the frame API
+ * without the caller passing the geometry. The metalayer is untrusted: it goes
+ * through b2_nd_meta_decode, which checks every marker before msgpack-c sees a
+ * container size (a bare unpack would allocate whatever an array header claims). */
 #include <string.h>
 
+#include "b2_nd.h"
 #include "frame_internal.h"
 
-/* ndim and block shape from the metalayer content (msgpack array: version,
- * ndim, shape, chunkshape, blockshape, ...), or ndim 0 if it does not parse. */
+/* ndim and block shape from the metalayer content, or ndim 0 if it is not a
+ * valid b2nd metalayer with positive block extents. */
 static void geometry_of(const uint8_t *p, int32_t len, b2_block_geometry *g)
 {
+    b2_nd_meta m;
     memset(g, 0, sizeof *g);
-    msgpack_unpacked u;
-    msgpack_unpacked_init(&u);
-    size_t off = 0;
-    if (msgpack_unpack_next(&u, (const char *)p, (size_t)len, &off) == MSGPACK_UNPACK_SUCCESS &&
-        u.data.type == MSGPACK_OBJECT_ARRAY && u.data.via.array.size >= 5) {
-        const msgpack_object *a = u.data.via.array.ptr;
-        const msgpack_object *bs = &a[4];
-        int64_t ndim = a[1].type == MSGPACK_OBJECT_POSITIVE_INTEGER ? (int64_t)a[1].via.u64 : -1;
-        if (ndim > 0 && ndim <= B2_GEOM_MAX_DIM && bs->type == MSGPACK_OBJECT_ARRAY &&
-            bs->via.array.size == (uint32_t)ndim) {
-            int ok = 1;
-            for (int i = 0; i < ndim; i++) {
-                const msgpack_object *d = &bs->via.array.ptr[i];
-                ok &= d->type == MSGPACK_OBJECT_POSITIVE_INTEGER && d->via.u64 >= 1 &&
-                      d->via.u64 <= INT32_MAX;
-                if (ok)
-                    g->blockshape[i] = (int32_t)d->via.u64;
-            }
-            g->ndim = ok ? (int)ndim : 0;
-        }
+    if (len <= 0 || b2_nd_meta_decode(p, (size_t)len, &m) < 0)
+        return;
+    int ok = m.ndim > 0 && m.ndim <= B2_GEOM_MAX_DIM;
+    for (int i = 0; ok && i < m.ndim; i++) {
+        ok = m.blockshape[i] >= 1;
+        g->blockshape[i] = m.blockshape[i];
     }
-    msgpack_unpacked_destroy(&u);
+    if (ok)
+        g->ndim = m.ndim;
+    else
+        memset(g, 0, sizeof *g);
+    b2_nd_meta_clear(&m);
 }
 
 int b2_schunk_adopt_geometry(b2_schunk *s)
