@@ -90,7 +90,7 @@ int b2_cparams_check(const b2_cparams *p)
 {
     B2_FAIL_IF(!p, B2_ERR_INVALID_PARAM, "cparams is NULL");
     if (b2_is_user_id(p->codec) && !b2_user_codec_find(p->registry, p->codec))
-        return b2_user_missing("codec", p->codec, "");
+        return B2_USER_MISSING("codec", p->codec, "");
     B2_FAIL_IF(!b2_is_user_id(p->codec) && !b2_codec_is_known(p->codec), B2_ERR_BAD_CODEC,
                "cparams codec %d", p->codec);
     B2_FAIL_IF(p->clevel < 0 || p->clevel > 9, B2_ERR_INVALID_PARAM,
@@ -118,7 +118,7 @@ int b2_cparams_check(const b2_cparams *p)
         if (b2_is_user_id(p->filters[i]) && !b2_user_filter_find(p->registry, p->filters[i])) {
             char where[16];
             snprintf(where, sizeof where, " in slot %d", i);
-            return b2_user_missing("filter", p->filters[i], where);
+            return B2_USER_MISSING("filter", p->filters[i], where);
         }
     }
     if (b2_pipeline_check(&pl) < 0)
@@ -494,16 +494,19 @@ static int64_t encode_par(const job *jb, b2_cctx *c, int nt, uint8_t *dst, int64
 /* ---- whole chunk ---- */
 
 /* Delta reference for blocks >= 1: the block 0 a decoder will reconstruct. That
- * is the raw block 0 unless a lossy filter (trunc_prec, int_trunc) runs before delta; then
- * it is block 0 after a forward and backward pass through the pipeline. */
+ * is the raw block 0 unless a lossy filter (trunc_prec, int_trunc, maybe a user
+ * filter) runs before delta; then it is block 0 after a forward and backward
+ * pass through the pipeline. */
 static int setup_delta_ref(job *jb, b2_cctx *c)
 {
     int first_trunc = -1, last_delta = -1;
     for (int i = 0; i < B2_MAX_FILTERS; i++) {
         if (jb->pipe.filters[i] == B2_FILTER_DELTA)
             last_delta = i;
+        /* a user filter may be lossy too: the round trip costs one block */
         if ((jb->pipe.filters[i] == B2_FILTER_TRUNC_PREC ||
-             jb->pipe.filters[i] == B2_FILTER_INT_TRUNC) && first_trunc < 0)
+             jb->pipe.filters[i] == B2_FILTER_INT_TRUNC || b2_is_user_id(jb->pipe.filters[i])) &&
+            first_trunc < 0)
             first_trunc = i;
     }
     int trunc_before = first_trunc >= 0 && first_trunc < last_delta;

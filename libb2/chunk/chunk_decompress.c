@@ -181,7 +181,7 @@ static int open_view(const uint8_t *src, size_t size, const b2_dctx *d, chunk_vi
     case B2_CODEC_FORMAT_PLUGIN:
         if (b2_is_user_id(in->compcode)) {
             if (!(uc = b2_user_codec_find(d->reg, in->compcode)))
-                return b2_user_missing("codec", in->compcode, "");
+                return B2_USER_MISSING("codec", in->compcode, "");
             break;
         }
         B2_FAIL_IF(b2_codec_format_of(in->compcode) != B2_CODEC_FORMAT_PLUGIN,

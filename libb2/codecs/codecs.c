@@ -74,13 +74,6 @@ int b2_codec_is_known(int compcode)
     return !b2_is_user_id(compcode) && b2_codec_format_of(compcode) >= 0;
 }
 
-/* The call a user codec gets for use u. */
-static b2_plugin_call user_call(const b2_codec_use *u)
-{
-    return (b2_plugin_call){.meta = u->meta, .typesize = u->typesize, .blocksize = u->blocksize,
-                            .clevel = u->clevel, .geom = u->geom};
-}
-
 int b2_codec_needs_geometry(int compcode)
 {
     return compcode >= B2_CODEC_NDLZ && compcode <= B2_CODEC_ZFP_RATE;
@@ -189,6 +182,13 @@ static int decompress_zlib(b2_codec_state *st, const uint8_t *src, int srclen, u
         r = Z_DATA_ERROR;
     return B2_FAIL(r == Z_MEM_ERROR ? B2_ERR_NOMEM : B2_ERR_CORRUPT, "zlib: %s (%d)",
                    zError(r), r);
+}
+
+/* The call a user codec gets for use u. */
+static b2_plugin_call user_call(const b2_codec_use *u)
+{
+    return (b2_plugin_call){.meta = u->meta, .typesize = u->typesize, .blocksize = u->blocksize,
+                            .clevel = u->clevel, .geom = u->geom};
 }
 
 int b2_codec_compress(b2_codec_state *st, const b2_codec_use *u, const uint8_t *src,

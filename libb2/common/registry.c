@@ -207,13 +207,6 @@ const char *b2_registry_codec_name(const b2_registry *r, int id)
     return s ? s->name : b2_is_user_id(id) ? NULL : b2_codec_name(id);
 }
 
-int b2_user_missing(const char *what, int id, const char *where)
-{
-    return B2_FAIL(B2_ERR_UNSUPPORTED,
-                   "%s id %d%s is not registered (user ids need b2_register_%s or a registry)",
-                   what, id, where, what);
-}
-
 /* ---- calls ---- */
 
 /* A user function's negative result as one of our codes (dflt when it is not one). */

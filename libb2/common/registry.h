@@ -19,9 +19,13 @@ static inline int b2_is_user_id(int id)
 B2_HIDDEN const b2_user_filter *b2_user_filter_find(const b2_registry *r, int id);
 B2_HIDDEN const b2_user_codec *b2_user_codec_find(const b2_registry *r, int id);
 
-/* Record and return B2_ERR_UNSUPPORTED for an unregistered user id; what is
- * "filter" or "codec", where (may be "") says where it was met. */
-B2_HIDDEN int b2_user_missing(const char *what, int id, const char *where);
+/* Record and yield B2_ERR_UNSUPPORTED for an unregistered user id, in the
+ * caller's name; what is "filter" or "codec", where (may be "") says where the
+ * id was met. */
+#define B2_USER_MISSING(what, id, where)                                              \
+    B2_FAIL(B2_ERR_UNSUPPORTED,                                                       \
+            "%s id %d%s is not registered (user ids need b2_register_%s or a registry)", \
+            (what), (int)(id), (where), (what))
 
 /* Run one direction of f on n bytes (c: everything but id and user, which come
  * from f). Returns 0 or a recorded negative error. */

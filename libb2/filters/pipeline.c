@@ -81,7 +81,7 @@ static int check_ids(const b2_pipeline *p)
         if (b2_is_user_id(f) && !b2_user_filter_find(p->reg, f)) {
             char where[16];
             snprintf(where, sizeof where, " in slot %d", s);
-            return b2_user_missing("filter", f, where);
+            return B2_USER_MISSING("filter", f, where);
         }
         B2_FAIL_IF(!b2_is_user_id(f) && !known_id(f), B2_ERR_UNSUPPORTED,
                    "filter id %d in slot %d", f, s);

@@ -58,7 +58,9 @@ def run_example(exe, args, env, cwd, want_ok=True):
     out = p.stdout.decode(errors="replace")
     label = "%s (%s)" % (name, os.path.basename(os.path.dirname(exe)))
     if want_ok:
-        base = name.replace("_static", "").replace("_plugin", "")
+        base = name
+        for suffix in ("_static", "_plugin"):  # variants of one source file
+            base = base[:-len(suffix)] if base.endswith(suffix) else base
         ok = p.returncode == 0 and ("%s: OK" % base) in out
         if not check(ok, "%s exited %d" % (label, p.returncode)):
             print(out[-4000:])

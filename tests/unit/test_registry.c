@@ -59,6 +59,22 @@ static int rev_backward(const b2_plugin_call *c, const uint8_t *src, uint8_t *ds
     return 0;
 }
 
+/* A lossy filter: low nibbles dropped; decoding is a copy. */
+static int nibble_forward(const b2_plugin_call *c, const uint8_t *src, uint8_t *dst, int32_t n)
+{
+    (void)c;
+    for (int32_t i = 0; i < n; i++)
+        dst[i] = src[i] & 0xF0;
+    return 0;
+}
+
+static int copy_backward(const b2_plugin_call *c, const uint8_t *src, uint8_t *dst, int32_t n)
+{
+    (void)c;
+    memcpy(dst, src, (size_t)n);
+    return 0;
+}
+
 static int failing_filter(const b2_plugin_call *c, const uint8_t *src, uint8_t *dst, int32_t n)
 {
     (void)c, (void)src, (void)dst, (void)n;
@@ -359,6 +375,21 @@ static void test_chunks(void)
     CHECK(b2_chunk_decompress(plain, chunk, (size_t)cb, back, nbytes) == B2_ERR_UNSUPPORTED &&
               has(b2_last_error_message(), "filter id 171 in slot 4 is not registered"),
           "decode, filter 171: %s", b2_last_error_message());
+
+    /* a lossy user filter before delta: blocks >= 1 are deltas against the block
+     * 0 a decoder rebuilds, so the chunk decodes to the filtered data */
+    b2_user_filter lossy = {182, "nibbles", nibble_forward, copy_backward, NULL};
+    b2_registry_add_filter(r, &lossy);
+    user_cparams(&p, B2_CODEC_LZ4, 182, r);
+    p.filters[3] = 182;
+    p.filters[4] = B2_FILTER_DELTA;
+    b2_cctx_free(c);
+    c = b2_cctx_new(&p);
+    cb = b2_chunk_compress(c, src, nbytes, chunk, cap);
+    int same = cb > 0 && b2_chunk_decompress(d, chunk, (size_t)cb, back, nbytes) == (int)nbytes;
+    for (size_t i = 0; same && i < nbytes; i++)
+        same = ((uint8_t *)back)[i] == (((uint8_t *)src)[i] & 0xF0);
+    CHECK(same, "lossy user filter before delta decodes to the filtered data");
 
     /* a failing user function is an error, never a silent memcpy chunk */
     b2_user_codec fc = {180, "failing", failing_codec, rle_decompress, NULL};
