@@ -13,11 +13,13 @@
 # dynamic loader's multiarch path nor HDF5's plugin search looks).
 #
 # Depends: dpkg-shlibdeps (package dpkg-dev) computes the run-time libraries of
-# libb2blosc.so.0, libH5Zb2.so and b2 (liblz4, libzstd, zlib, msgpack, libc, and
-# libhdf5 for b2). The development files need more: b2blosc.pc names liblz4,
-# libzstd and zlib in Requires.private (pkg-config fails without their .pc files),
-# the CMake package needs zlib's headers (find_dependency(ZLIB)), and linking the
-# static libraries needs all four codec/msgpack -dev packages; they are added.
+# libb2blosc.so.0, libH5Zb2.so and b2 (liblz4, libzstd, zlib, msgpack, libzfp unless
+# B2_WITH_ZFP=OFF, libxxhash when ndlz encodes, libc, and libhdf5 for b2). The
+# development files need more: b2blosc.pc names liblz4, libzstd, zlib (and
+# libxxhash) in Requires.private (pkg-config fails without their .pc files), the
+# CMake package needs zlib's headers (find_dependency(ZLIB)), and linking the
+# static libraries needs the codec and msgpack -dev packages (libzfp-dev too when
+# built with zfp); they are added.
 
 # ---- the man page of b2, installed with the program (gzipped as Debian wants) ----
 if(TARGET b2cli)
@@ -65,6 +67,12 @@ set(CPACK_DEBIAN_PACKAGE_SECTION "libs")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "liblz4-dev, libzstd-dev, zlib1g-dev, libmsgpack-dev")
+if(B2_WITH_ZFP)
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libzfp-dev")
+endif()
+if(B2_HAVE_NDLZ) # b2blosc.pc requires libxxhash then
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libxxhash-dev")
+endif()
 # a shlibs file for libb2blosc.so.0 and the ldconfig trigger
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")

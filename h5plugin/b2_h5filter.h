@@ -18,6 +18,10 @@
 #ifndef B2_H5FILTER_H
 #define B2_H5FILTER_H
 
+#include <stddef.h>
+#include <stdint.h>
+#include <hdf5.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,6 +38,42 @@ extern "C" {
  * its symbols, as a shared libhdf5 does). Returns 1 on success, -1 when HDF5
  * cannot be found or refuses the registration. */
 B2_H5_API int b2_h5_register(void);
+
+/* ---- reading boxes by blocks ---- */
+
+#define B2_H5_READ_MAXRANK 32 /* HDF5's largest rank */
+
+/* How b2_h5_read_box read the box. */
+enum b2_h5_read_path {
+    B2_H5_READ_DIRECT = 1,  /* every chunk: only the needed blocks of its frame */
+    B2_H5_READ_H5DREAD = 2, /* an ordinary H5Dread (of the box, or of every chunk's part) */
+    B2_H5_READ_MIXED = 3,   /* direct, and H5Dread for some chunks */
+};
+
+typedef struct b2_h5_read_report {
+    int path;               /* enum b2_h5_read_path */
+    char reason[128];       /* why H5Dread was used (first reason; "" if it was not) */
+    int64_t chunks_direct;  /* chunks decoded from their frames */
+    int64_t chunks_h5dread; /* chunks read through H5Dread */
+    int64_t bytes_read;     /* file bytes the direct path read (frame headers, indexes, blocks) */
+    int64_t blocks_decoded; /* blocks the direct path decoded (b2nd frames) */
+} b2_h5_read_report;
+
+/* Read the box [start, start + count) (step 1, rank = the dataset's) of dataset
+ * dset into buf (C order, bufsize >= elements * element size) as elements of
+ * mem_type (0 = H5P_DEFAULT: the dataset's own type, unconverted). For chunks
+ * stored by filter 32026 (Blosc2) alone it opens each frame in place in the file
+ * and decodes only the blocks the box needs, reading only the frame's header,
+ * index and those blocks. Everything else goes through H5Dread: the whole box when
+ * the dataset is not chunked, has other filters, needs type conversion or a file
+ * driver other than sec2, or HDF5 is older than 1.10.5; a chunk's part when the
+ * chunk is unallocated (fill value), stored raw (filter mask) or not a frame that
+ * maps onto the chunk. The bytes are always H5Dread's. Files open for writing are
+ * flushed first. report (may be NULL) says which path was taken and why. Uses the
+ * HDF5 library of this process, like the filter. Returns 0 or a negative B2_ERR_*. */
+B2_H5_API int b2_h5_read_box(hid_t dset, hid_t mem_type, const hsize_t *start,
+                             const hsize_t *count, void *buf, size_t bufsize,
+                             b2_h5_read_report *report);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,7 @@ static int resolve_from(void *h, b2_h5_api *a)
     a->err_cls = dlsym(h, "H5E_ERR_CLS_g");
     a->maj_pline = dlsym(h, "H5E_PLINE_g");
     a->min_callback = dlsym(h, "H5E_CALLBACK_g");
+    a->handle = h;
     return a->err_cls && a->maj_pline && a->min_callback;
 }
 
@@ -107,4 +108,58 @@ void b2_h5_error(const b2_h5_api *api, const char *file, const char *func, unsig
     /* The message goes through "%s" so that '%' in it is never interpreted. */
     api->Epush2(H5E_DEFAULT, file, func, line, *api->err_cls, *api->maj_pline,
                 *api->min_callback, "%s", msg);
+}
+
+static pthread_once_t read_once = PTHREAD_ONCE_INIT;
+static b2_h5_read_api read_table;
+static int read_ready;
+
+static void resolve_read(void)
+{
+    const b2_h5_api *base = b2_h5_api_get(NULL);
+    if (!base)
+        return;
+    void *h = base->handle;
+    b2_h5_read_api *a = &read_table;
+#define SYM(field, name, required)                                          \
+    do {                                                                    \
+        void *p_ = dlsym(h, name);                                          \
+        if (!p_ && (required))                                              \
+            return;                                                         \
+        memcpy(&a->field, &p_, sizeof p_);                                  \
+    } while (0)
+    SYM(Dget_space, "H5Dget_space", 1);
+    SYM(Dget_type, "H5Dget_type", 1);
+    SYM(Dget_create_plist, "H5Dget_create_plist", 1);
+    SYM(Dread, "H5Dread", 1);
+    SYM(Dget_chunk_info_by_coord, "H5Dget_chunk_info_by_coord", 0); /* HDF5 >= 1.10.5 */
+    SYM(Sget_simple_extent_ndims, "H5Sget_simple_extent_ndims", 1);
+    SYM(Sget_simple_extent_dims, "H5Sget_simple_extent_dims", 1);
+    SYM(Sget_simple_extent_type, "H5Sget_simple_extent_type", 1);
+    SYM(Screate_simple, "H5Screate_simple", 1);
+    SYM(Sselect_hyperslab, "H5Sselect_hyperslab", 1);
+    SYM(Sclose, "H5Sclose", 1);
+    SYM(Pget_layout, "H5Pget_layout", 1);
+    SYM(Pget_nfilters, "H5Pget_nfilters", 1);
+    SYM(Pget_filter2, "H5Pget_filter2", 1);
+    SYM(Pget_userblock, "H5Pget_userblock", 1);
+    SYM(Pget_driver, "H5Pget_driver", 1);
+    SYM(Pclose, "H5Pclose", 1);
+    SYM(Tequal, "H5Tequal", 1);
+    SYM(Iget_file_id, "H5Iget_file_id", 1);
+    SYM(Fget_name, "H5Fget_name", 1);
+    SYM(Fget_intent, "H5Fget_intent", 1);
+    SYM(Fflush, "H5Fflush", 1);
+    SYM(Fget_access_plist, "H5Fget_access_plist", 1);
+    SYM(Fget_create_plist, "H5Fget_create_plist", 1);
+    SYM(Fclose, "H5Fclose", 1);
+    SYM(FD_sec2_init, "H5FD_sec2_init", 1);
+#undef SYM
+    read_ready = 1;
+}
+
+const b2_h5_read_api *b2_h5_read_api_get(void)
+{
+    pthread_once(&read_once, resolve_read);
+    return read_ready ? &read_table : NULL;
 }

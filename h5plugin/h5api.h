@@ -29,7 +29,46 @@ typedef struct b2_h5_api {
     herr_t (*Zregister)(const void *);
     /* addresses of HDF5's global error class / major / minor id variables */
     const hid_t *err_cls, *maj_pline, *min_callback;
+    void *handle; /* where they were found (dlsym handle; RTLD_DEFAULT possible) */
 } b2_h5_api;
+
+/* What b2_h5_read_box (h5read.c) calls besides the filter's table: dataset,
+ * dataspace, property and file queries and H5Dread. Dget_chunk_info_by_coord is
+ * NULL before HDF5 1.10.5 (then every read takes H5Dread). */
+typedef struct b2_h5_read_api {
+    hid_t (*Dget_space)(hid_t);
+    hid_t (*Dget_type)(hid_t);
+    hid_t (*Dget_create_plist)(hid_t);
+    herr_t (*Dread)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
+    herr_t (*Dget_chunk_info_by_coord)(hid_t, const hsize_t *, unsigned *, haddr_t *, hsize_t *);
+    int (*Sget_simple_extent_ndims)(hid_t);
+    int (*Sget_simple_extent_dims)(hid_t, hsize_t *, hsize_t *);
+    H5S_class_t (*Sget_simple_extent_type)(hid_t);
+    hid_t (*Screate_simple)(int, const hsize_t *, const hsize_t *);
+    herr_t (*Sselect_hyperslab)(hid_t, H5S_seloper_t, const hsize_t *, const hsize_t *,
+                                const hsize_t *, const hsize_t *);
+    herr_t (*Sclose)(hid_t);
+    H5D_layout_t (*Pget_layout)(hid_t);
+    int (*Pget_nfilters)(hid_t);
+    H5Z_filter_t (*Pget_filter2)(hid_t, unsigned, unsigned *, size_t *, unsigned[], size_t,
+                                 char[], unsigned *);
+    herr_t (*Pget_userblock)(hid_t, hsize_t *);
+    hid_t (*Pget_driver)(hid_t);
+    herr_t (*Pclose)(hid_t);
+    htri_t (*Tequal)(hid_t, hid_t);
+    hid_t (*Iget_file_id)(hid_t);
+    ssize_t (*Fget_name)(hid_t, char *, size_t);
+    herr_t (*Fget_intent)(hid_t, unsigned *);
+    herr_t (*Fflush)(hid_t, H5F_scope_t);
+    hid_t (*Fget_access_plist)(hid_t);
+    hid_t (*Fget_create_plist)(hid_t);
+    herr_t (*Fclose)(hid_t);
+    hid_t (*FD_sec2_init)(void);
+} b2_h5_read_api;
+
+/* The read table (resolved once, from where b2_h5_api_get found HDF5), or NULL
+ * when HDF5 or one of the required functions is missing. */
+B2_HIDDEN const b2_h5_read_api *b2_h5_read_api_get(void);
 
 /* The resolved API, or NULL when the process holds no usable HDF5 library.
  * hint is an address inside the HDF5 library that is calling us (or NULL); the

@@ -3,8 +3,8 @@
 #   bash tools/setup.sh demo   install what is missing, build, run a short demo
 #   bash tools/setup.sh test   install what is missing, build, run the test suite
 #                              (configure checks, plain gcc build, clang build,
-#                              portable-kernels build, then an ASan+UBSan build;
-#                              all with -Werror)
+#                              portable-kernels build without zfp, then an
+#                              ASan+UBSan build; all with -Werror)
 # Missing Debian packages are installed when running as root; otherwise the
 # exact command to run is printed and the script stops.
 set -euo pipefail
@@ -24,7 +24,7 @@ usage() {
 # ---- 1. packages ----
 ensure_packages() {
     local pkgs=(build-essential clang cmake pkg-config libhdf5-dev liblz4-dev libzstd-dev zlib1g-dev
-                libmsgpack-dev python3 python3-h5py python3-numpy hdf5-tools netcdf-bin
+                libmsgpack-dev libzfp-dev libxxhash-dev python3 python3-h5py python3-numpy hdf5-tools netcdf-bin
                 hdf5-filter-plugin-blosc-serial libb2-dev dpkg-dev groff-base)
     local missing=() p
     # node/npm may come from outside Debian: only ask for Debian's when absent.
@@ -123,17 +123,19 @@ test_all() {
        run_ctest build-clang -R '^test_'; then
         clang=ok
     fi
-    # Without the x86 kernels (as on other CPUs): the filter and chunk tests.
+    # Without the x86 kernels (as on other CPUs) and without libzfp: the filter and
+    # chunk tests, and test_plugin_zfp checking that zfp chunks are refused naming zfp.
     if build build-portable -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON -DB2_SIMD_X86=OFF \
-           -DB2_BUILD_TOOLS=OFF -DB2_BUILD_PLUGIN=OFF -- test_filters test_chunk_decode test_chunk_encode &&
-       run_ctest build-portable -R '^test_(filters|chunk_decode|chunk_encode)$'; then
+           -DB2_WITH_ZFP=OFF -DB2_BUILD_TOOLS=OFF -DB2_BUILD_PLUGIN=OFF \
+           -- test_filters test_chunk_decode test_chunk_encode test_plugin_zfp &&
+       run_ctest build-portable -R '^test_(filters|chunk_decode|chunk_encode|plugin_zfp)$'; then
         portable=ok
     fi
     if build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_SANITIZE=ON -DB2_WERROR=ON &&
        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
        run_ctest build-asan -E "$ASAN_EXCLUDE"; then asan=ok; fi
     echo "SUMMARY: configure checks: $cfg; release build + tests (C tests also with B2_SIMD=generic): $plain;" \
-         "clang build + C tests: $clang; portable-kernels build + filter/chunk tests: $portable;" \
+         "clang build + C tests: $clang; portable-kernels build without zfp + filter/chunk/zfp-refusal tests: $portable;" \
          "asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan"
     [ "$cfg" = ok ] && [ "$plain" = ok ] && [ "$clang" = ok ] && [ "$portable" = ok ] && [ "$asan" = ok ]
 }

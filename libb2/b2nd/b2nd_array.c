@@ -219,7 +219,7 @@ int b2_nd_set_registry(b2_nd_array *a, const b2_registry *registry)
 
 int64_t b2_nd_blocks_decoded(const b2_nd_array *a)
 {
-    return b2_dctx_blocks_decoded(a->dctx) + a->blocks_read_lazily;
+    return b2_dctx_blocks_decoded(a->dctx);
 }
 
 /* ---- creation ---- */

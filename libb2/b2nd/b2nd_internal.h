@@ -50,9 +50,6 @@ B2_HIDDEN int b2_nd_st_chunk_view(b2_nd_array *a, int64_t i, const uint8_t **chu
 B2_HIDDEN int b2_nd_st_update_chunk(b2_nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);
 B2_HIDDEN int b2_nd_st_insert_chunk(b2_nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);
 B2_HIDDEN int b2_nd_st_delete_chunk(b2_nd_array *a, int64_t i);
-/* Decode block k of chunk nchunk into dst reading only that block's bytes from
- * disk; B2_ERR_UNSUPPORTED when the storage cannot (in-memory frames). */
-B2_HIDDEN int b2_nd_st_read_block(b2_nd_array *a, int64_t nchunk, int64_t k, uint8_t *dst);
 /* Rewrite the array's metalayer (same length) from a->meta. */
 B2_HIDDEN int b2_nd_st_write_meta(b2_nd_array *a);
 
@@ -68,7 +65,7 @@ struct b2_nd_array {
     int dthreads;      /* threads for own_dctx (0: 1) */
     b2_cctx *cctx;     /* created on the first write */
     b2_cparams cparams;
-    int64_t blocks_read_lazily; /* blocks decoded through the frame's lazy reader */
+    int64_t blocks_read_lazily; /* blocks decoded from bytes read block by block (for tests) */
 };
 
 /* ---- b2_nd_slice.c ---- */

@@ -13,6 +13,9 @@
 #include <string.h>
 
 #include "b2nd_internal.h"
+#include "nd_shapes.h"
+
+_Static_assert(B2_ND_MAX_DIM == B2_ND_SHAPES_MAX_DIM, "one dimension limit for b2nd metalayers");
 
 int32_t b2_nd_meta_encoded_len(int ndim, size_t dtype_len)
 {
@@ -30,103 +33,26 @@ void b2_nd_meta_clear(b2_nd_meta *m)
     m->dtype_len = 0;
 }
 
-/* Unpack one scalar object at buf[*off] with msgpack-c; the caller has checked the marker. */
-static int unpack_scalar(const uint8_t *buf, size_t len, size_t *off, msgpack_object *obj,
-                         msgpack_unpacked *u)
-{
-    size_t pos = *off;
-    int rc = msgpack_unpack_next(u, (const char *)buf, len, &pos);
-    if (rc == MSGPACK_UNPACK_CONTINUE)
-        return B2_FAIL_CODE(B2_ERR_TRUNCATED);
-    if (rc != MSGPACK_UNPACK_SUCCESS && rc != MSGPACK_UNPACK_EXTRA_BYTES)
-        return rc == MSGPACK_UNPACK_NOMEM_ERROR ? B2_ERR_NOMEM : B2_ERR_INVALID_HEADER;
-    *obj = u->data;
-    *off = pos;
-    return B2_OK;
-}
-
-/* Read an integer whose marker must be exactly `marker` (0 = positive fixint). */
-static int read_int(const uint8_t *buf, size_t len, size_t *off, int marker, int64_t *val,
-                    msgpack_unpacked *u)
-{
-    if (*off >= len)
-        return B2_FAIL_CODE(B2_ERR_TRUNCATED);
-    uint8_t m = buf[*off];
-    if (marker == 0 ? m > 0x7f : m != marker)
-        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
-    msgpack_object o;
-    int rc = unpack_scalar(buf, len, off, &o, u);
-    if (rc < 0)
-        return rc;
-    if (o.type == MSGPACK_OBJECT_POSITIVE_INTEGER) {
-        if (o.via.u64 > INT64_MAX)
-            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
-        *val = (int64_t)o.via.u64;
-    } else if (o.type == MSGPACK_OBJECT_NEGATIVE_INTEGER) {
-        *val = o.via.i64;
-    } else {
-        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
-    }
-    return B2_OK;
-}
-
-/* Read the "0x90 + ndim" marker and ndim values of the given marker. */
-static int read_dims(const uint8_t *buf, size_t len, size_t *off, int ndim, int marker,
-                     int64_t *vals, msgpack_unpacked *u)
-{
-    if (*off >= len)
-        return B2_FAIL_CODE(B2_ERR_TRUNCATED);
-    if (buf[*off] != 0x90 + ndim)
-        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
-    (*off)++;
-    for (int i = 0; i < ndim; i++) {
-        int rc = read_int(buf, len, off, marker, &vals[i], u);
-        if (rc < 0)
-            return rc;
-    }
-    return B2_OK;
-}
-
 static int decode_body(const uint8_t *p, size_t len, b2_nd_meta *m, msgpack_unpacked *u)
 {
-    if (len < 1)
-        return B2_FAIL_CODE(B2_ERR_TRUNCATED);
-    int legacy = p[0] == 0x95;
-    if (p[0] != 0x97 && !legacy)
-        return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
-    size_t off = 1;
-    int64_t v, vals[B2_ND_MAX_DIM];
-    int rc;
-    if ((rc = read_int(p, len, &off, 0, &v, u)) < 0)
+    b2_nd_shapes sh;
+    size_t off;
+    int64_t v;
+    int rc = b2_nd_shapes_read(p, len, &sh, &off, u);
+    if (rc < 0)
         return rc;
-    m->version = (int)v;
-    if ((rc = read_int(p, len, &off, 0, &v, u)) < 0)
-        return rc;
-    if (v > B2_ND_MAX_DIM)
-        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
-    m->ndim = (int)v;
-    if ((rc = read_dims(p, len, &off, m->ndim, 0xd3, m->shape, u)) < 0)
-        return rc;
-    if ((rc = read_dims(p, len, &off, m->ndim, 0xd2, vals, u)) < 0)
-        return rc;
-    for (int i = 0; i < m->ndim; i++) {
-        if (vals[i] < INT32_MIN || vals[i] > INT32_MAX)
-            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
-        m->chunkshape[i] = (int32_t)vals[i];
-    }
-    if ((rc = read_dims(p, len, &off, m->ndim, 0xd2, vals, u)) < 0)
-        return rc;
-    for (int i = 0; i < m->ndim; i++) {
-        if (vals[i] < INT32_MIN || vals[i] > INT32_MAX)
-            return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
-        m->blockshape[i] = (int32_t)vals[i];
-    }
+    m->version = sh.version;
+    m->ndim = sh.ndim;
+    memcpy(m->shape, sh.shape, sizeof sh.shape);
+    memcpy(m->chunkshape, sh.chunkshape, sizeof sh.chunkshape);
+    memcpy(m->blockshape, sh.blockshape, sizeof sh.blockshape);
+    int legacy = sh.legacy;
     if ((rc = b2_nd_shapes_check(m->ndim, m->shape, m->chunkshape, m->blockshape)) < 0)
         return rc;
     m->dtype_format = -1;
     if (legacy || off == len)
         return B2_OK; /* no dtype: the reader's legacy layout */
-    if ((rc = read_int(p, len, &off, 0, &v, u)) < 0)
+    if ((rc = b2_mp_read_int(p, len, &off, 0, &v, u)) < 0)
         return rc;
     m->dtype_format = (int)v;
     if (off >= len)
@@ -134,7 +60,7 @@ static int decode_body(const uint8_t *p, size_t len, b2_nd_meta *m, msgpack_unpa
     if (p[off] != 0xdb)
         return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
     msgpack_object o;
-    if ((rc = unpack_scalar(p, len, &off, &o, u)) < 0)
+    if ((rc = b2_mp_unpack_scalar(p, len, &off, &o, u)) < 0)
         return rc;
     if (o.type != MSGPACK_OBJECT_STR || o.via.str.size > (uint32_t)INT32_MAX - 1)
         return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);

@@ -238,35 +238,6 @@ static int fill_part(b2_nd_array *a, const chunk_part *p, const int64_t *start,
     return rc;
 }
 
-/* Decode the needed blocks of part p one by one through the frame's lazy reader
- * and copy their parts out; B2_ERR_UNSUPPORTED (before any output) when the
- * storage cannot do it. */
-static int read_blocks_lazily(b2_nd_array *a, const chunk_part *p, const int64_t *start,
-                              const int64_t *ustr, const int64_t *bstr, void *dst)
-{
-    const b2_nd_geom *g = &a->g;
-    size_t ts = (size_t)g->typesize;
-    if (b2_schunk_storage(b2_nd_schunk(a)) == B2_STORAGE_MEMORY)
-        return B2_ERR_UNSUPPORTED;
-    uint8_t *buf = malloc((size_t)g->block_bytes);
-    if (!buf)
-        return B2_FAIL_CODE(B2_ERR_NOMEM);
-    int64_t bc[B2_ND_MAX_DIM];
-    for (int i = 0; i < g->ndim; i++)
-        bc[i] = p->blo[i];
-    int rc;
-    do {
-        if ((rc = b2_nd_st_read_block(a, p->nchunk, block_number(g, bc), buf)) < 0)
-            break;
-        int64_t cnt[B2_ND_MAX_DIM], boff, uoff;
-        block_box(g, p, bc, start, ustr, cnt, &boff, &uoff);
-        copy_box(g->ndim, cnt, ts, (uint8_t *)dst + uoff * (int64_t)ts, ustr,
-                 buf + boff * (int64_t)ts, bstr);
-    } while (next_index(g->ndim, bc, p->blo, p->bhi));
-    free(buf);
-    return rc < 0 ? rc : B2_OK;
-}
-
 /* What the chunk decoder needs to place a block of part p in the user's box. */
 typedef struct place_ctx {
     const b2_nd_geom *g;
@@ -365,6 +336,63 @@ static int compress_alloc(b2_nd_array *a, const uint8_t *buf, place_ctx *c, int 
     return B2_OK;
 }
 
+/* The numbers of the blocks part p needs, in C order, into *list (grown as needed). */
+static int block_list(const b2_nd_geom *g, const chunk_part *p, int32_t **list, int32_t *listcap)
+{
+    if (p->need > *listcap) {
+        int32_t *nl = realloc(*list, (size_t)p->need * sizeof *nl);
+        if (!nl)
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
+        *list = nl;
+        *listcap = (int32_t)p->need;
+    }
+    int64_t bc[B2_ND_MAX_DIM];
+    int32_t n = 0;
+    for (int i = 0; i < g->ndim; i++)
+        bc[i] = p->blo[i];
+    do
+        (*list)[n++] = (int32_t)block_number(g, bc);
+    while (next_index(g->ndim, bc, p->blo, p->bhi));
+    return B2_OK;
+}
+
+/* Part p of a chunk on disk whose needed blocks are few: read only their bytes
+ * (with the header and block index) and decode them straight into the box, as
+ * read_part does for a chunk in memory. B2_ERR_UNSUPPORTED (before any output)
+ * when the storage or the chunk cannot do it. */
+static int read_part_lazily(b2_nd_array *a, const chunk_part *p, place_ctx *c, int32_t **list,
+                            int32_t *listcap)
+{
+    const b2_nd_geom *g = &a->g;
+    b2_schunk *s = b2_nd_schunk(a);
+    if (b2_schunk_storage(s) == B2_STORAGE_MEMORY || p->need > INT32_MAX)
+        return B2_ERR_UNSUPPORTED;
+    int rc = block_list(g, p, list, listcap);
+    if (rc < 0)
+        return rc;
+    uint8_t *chunk;
+    int32_t cbytes;
+    rc = b2_schunk_read_blocks(s, p->nchunk, *list, (int32_t)p->need, &chunk, &cbytes);
+    if (rc < 0)
+        return rc;
+    b2_chunk_info info;
+    rc = b2_chunk_get_info(chunk, (size_t)cbytes, &info);
+    /* Block k of the array must be block k of the chunk. */
+    if (rc >= 0 && (info.eff_blocksize != g->block_bytes || info.nblocks != g->nblocks))
+        rc = B2_FAIL_CODE(B2_ERR_CORRUPT);
+    b2_dctx *d = b2_nd_array_dctx(a);
+    if (rc >= 0 && !d)
+        rc = B2_FAIL_CODE(B2_ERR_NOMEM);
+    if (rc >= 0) {
+        c->p = p;
+        int64_t before = b2_dctx_blocks_decoded(d);
+        rc = b2_chunk_decompress_rows(d, chunk, (size_t)cbytes, *list, (int32_t)p->need,
+                                      place_block, c);
+        a->blocks_read_lazily += b2_dctx_blocks_decoded(d) - before;
+    }
+    free(chunk);
+    return rc;
+}
 /* Decode the needed blocks of part p straight into the user's box. */
 static int read_part(b2_nd_array *a, const chunk_part *p, place_ctx *c, int32_t **list,
                      int32_t *listcap)
@@ -380,19 +408,9 @@ static int read_part(b2_nd_array *a, const chunk_part *p, place_ctx *c, int32_t 
     if (info.eff_blocksize != g->block_bytes || info.vlblocks)
         return B2_FAIL_CODE(B2_ERR_CORRUPT);
     if (p->need < g->nblocks) {
-        if (p->need > *listcap) {
-            int32_t *nl = realloc(*list, (size_t)p->need * sizeof *nl);
-            if (!nl)
-                return B2_FAIL_CODE(B2_ERR_NOMEM);
-            *list = nl;
-            *listcap = (int32_t)p->need;
-        }
-        int64_t bc[B2_ND_MAX_DIM];
-        for (int i = 0; i < g->ndim; i++)
-            bc[i] = p->blo[i];
-        do
-            (*list)[n++] = (int32_t)block_number(g, bc);
-        while (next_index(g->ndim, bc, p->blo, p->bhi));
+        if ((rc = block_list(g, p, list, listcap)) < 0)
+            return rc;
+        n = (int32_t)p->need;
     }
     c->p = p;
     b2_dctx *d = b2_nd_array_dctx(a);
@@ -445,7 +463,7 @@ static int nd_get_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const
             /* On disk, few blocks: read only their bytes (the compact path, spec §6). */
             rc = B2_ERR_UNSUPPORTED;
             if (p.need * (int64_t)g->block_bytes * 4 <= g->chunk_bytes)
-                rc = read_blocks_lazily(a, &p, start, ustr, bstr, dst);
+                rc = read_part_lazily(a, &p, &c, &list, &listcap);
             if (rc == B2_ERR_UNSUPPORTED)
                 rc = read_part(a, &p, &c, &list, &listcap);
         }

@@ -73,21 +73,3 @@ int b2_nd_st_write_meta(b2_nd_array *a)
     return rc < 0 ? rc : B2_OK;
 }
 
-int b2_nd_st_read_block(b2_nd_array *a, int64_t nchunk, int64_t k, uint8_t *dst)
-{
-    /* Only for frames on disk, where the frame layer reads just the block's
-     * compressed bytes (header + bstarts + the block). The item mapping assumes
-     * every chunk has the padded size, which the header's chunksize must say. */
-    if (b2_schunk_storage(a->sc) == B2_STORAGE_MEMORY || b2_schunk_chunksize(a->sc) != a->g.chunk_bytes)
-        return B2_ERR_UNSUPPORTED;
-    int64_t ts = b2_schunk_typesize(a->sc);
-    int64_t first = nchunk * a->g.chunk_bytes + k * a->g.block_bytes;
-    if (ts <= 0 || first % ts || a->g.block_bytes % ts)
-        return B2_ERR_UNSUPPORTED;
-    int64_t rc = b2_schunk_get_items(a->sc, first / ts, a->g.block_bytes / ts, dst,
-                                     (size_t)a->g.block_bytes);
-    if (rc < 0)
-        return (int)rc;
-    a->blocks_read_lazily++;
-    return B2_OK;
-}

@@ -494,9 +494,9 @@ static int64_t encode_par(const job *jb, b2_cctx *c, int nt, uint8_t *dst, int64
 /* ---- whole chunk ---- */
 
 /* Delta reference for blocks >= 1: the block 0 a decoder will reconstruct. That
- * is the raw block 0 unless a lossy filter (trunc_prec, int_trunc, maybe a user
- * filter) runs before delta; then it is block 0 after a forward and backward
- * pass through the pipeline. */
+ * is the raw block 0 unless a lossy filter (trunc_prec, int_trunc, ndmean, maybe
+ * a user filter) runs before delta; then it is block 0 after a forward and
+ * backward pass through the pipeline. */
 static int setup_delta_ref(job *jb, b2_cctx *c)
 {
     int first_trunc = -1, last_delta = -1;
@@ -505,7 +505,8 @@ static int setup_delta_ref(job *jb, b2_cctx *c)
             last_delta = i;
         /* a user filter may be lossy too: the round trip costs one block */
         if ((jb->pipe.filters[i] == B2_FILTER_TRUNC_PREC ||
-             jb->pipe.filters[i] == B2_FILTER_INT_TRUNC || b2_is_user_id(jb->pipe.filters[i])) &&
+             jb->pipe.filters[i] == B2_FILTER_INT_TRUNC ||
+             jb->pipe.filters[i] == B2_FILTER_NDMEAN || b2_is_user_id(jb->pipe.filters[i])) &&
             first_trunc < 0)
             first_trunc = i;
     }

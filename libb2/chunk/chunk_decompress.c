@@ -41,6 +41,7 @@ typedef struct chunk_view {
     void *ddict;        /* digested dictionary (zstd), owned: close_view frees it */
     int32_t data_start; /* first byte after bstarts and the dictionary */
     int32_t unshuffle_unit; /* > 1: the only filter to undo is a byte shuffle of this unit */
+    int bitunshuffle_only;  /* the only filter to undo is a bit shuffle */
     b2_codec_use codec;     /* blocksize set per block */
 } chunk_view;
 
@@ -170,6 +171,7 @@ static int open_view(const uint8_t *src, size_t size, const b2_dctx *d, chunk_vi
     v->filtered = b2_pipeline_active(&v->pipe);
     v->has_delta = b2_info_has_delta(in);
     v->unshuffle_unit = b2_pipeline_single_shuffle(&v->pipe, 0);
+    v->bitunshuffle_only = b2_pipeline_single_bitshuffle(&v->pipe);
     if (in->special || in->memcpyed || in->nbytes == 0)
         return B2_OK;
 
@@ -457,6 +459,8 @@ typedef struct row_op {
     int32_t unit;
     const uint8_t *const *pl; /* the block's planes (row_unshuffle) */
     b2_planes_fn unshuffle;   /* resolved once per block */
+    int32_t nelem;            /* row_bitunshuffle: elements in the block */
+    uint8_t *tmp;             /* row_bitunshuffle: 2 x block size of scratch */
     const chunk_view *v;
     int64_t base; /* special: the block's offset in the chunk */
 } row_op;
@@ -470,6 +474,22 @@ static void row_unshuffle(const void *arg, int64_t off, uint8_t *user, int64_t l
 {
     const row_op *op = arg;
     op->unshuffle(op->unit, op->pl, (int32_t)(off / op->unit), (int32_t)(len / op->unit), user);
+}
+
+/* A row of a bit-shuffled block: the bit rows hold nelem / 8 bytes each, so
+ * the rows' bytes for the 8-aligned elements around the row, taken from each
+ * bit row, form a bit-shuffled block of their own; only that is unshuffled. */
+static void row_bitunshuffle(const void *arg, int64_t off, uint8_t *user, int64_t len)
+{
+    const row_op *op = arg;
+    int32_t ts = op->unit, e0 = (int32_t)(off / ts), e1 = (int32_t)((off + len) / ts);
+    int32_t a0 = e0 & ~7, a1 = (e1 + 7) & ~7, m = a1 - a0;
+    uint8_t *mini = op->tmp, *out = op->tmp + (size_t)m * (size_t)ts;
+    for (int32_t r = 0; r < 8 * ts; r++)
+        memcpy(mini + (size_t)r * (size_t)(m / 8),
+               op->src + (size_t)r * (size_t)(op->nelem / 8) + (size_t)(a0 / 8), (size_t)(m / 8));
+    b2_bitunshuffle(ts, m * ts, mini, out, op->v->pipe.version == 2);
+    memcpy(user, out + (size_t)(e0 - a0) * (size_t)ts, (size_t)len);
 }
 
 static void row_special(const void *arg, int64_t off, uint8_t *user, int64_t len)
@@ -531,6 +551,19 @@ static int decode_block_rows(const chunk_view *v, b2_dctx *d, b2_dworker *w, int
         op.unit = unit;
         op.pl = pl;
         op.unshuffle = b2_unshuffle_planes_kernel(unit);
+    } else if (v->bitunshuffle_only && bsize == in->eff_blocksize && bsize % (8 * in->typesize) == 0 &&
+               b2_rows_aligned(r, in->typesize) && b2_rows_bytes(r) * 8 <= bsize) {
+        /* A few rows of a bit-shuffled block: the codec decodes the block, and only
+         * the rows' elements are bit-unshuffled (row_bitunshuffle). */
+        __atomic_fetch_add(&d->blocks_decoded, 1, __ATOMIC_RELAXED);
+        use_dict(w, v);
+        if ((rc = decode_streams(v, w, j, bsize, scr + 2 * eb, NULL)) < 0)
+            return rc;
+        fn = row_bitunshuffle;
+        op.src = scr + 2 * eb;
+        op.unit = in->typesize;
+        op.nelem = bsize / in->typesize;
+        op.tmp = scr;
     } else {
         /* Codec-only or other pipelines: decode into scratch (cache-resident), then copy. */
         if ((rc = decode_block(v, d, w, j, scr + 2 * eb, ref)) < 0)

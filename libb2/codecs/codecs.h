@@ -35,7 +35,9 @@ B2_HIDDEN int b2_blosclz_compress(int clevel, const uint8_t *src, int srclen,
 B2_HIDDEN int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstcap);
 
 /* ---- plugin codecs (plugins.md): the same contracts as below ---- */
-/* ndlz (ndlz.c): 2-D blocks only, meta 4 or 8. */
+/* ndlz (ndlz*.c, format in ndlz.h): 2-D blocks of one byte per item, meta 4 or
+ * 8. Encoding needs libxxhash (B2_HAVE_NDLZ); without it, it fails with
+ * B2_ERR_UNSUPPORTED naming ndlz and xxhash. Decoding is always built. */
 B2_HIDDEN int b2_ndlz_compress(const b2_codec_use *u, const uint8_t *src, int srclen,
                                uint8_t *dst, int maxout);
 B2_HIDDEN int b2_ndlz_decompress(const b2_codec_use *u, const uint8_t *src, int srclen,

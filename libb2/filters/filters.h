@@ -75,17 +75,23 @@ B2_HIDDEN int b2_int_trunc(int8_t meta, int32_t typesize, int32_t n, const uint8
                            uint8_t *dst);
 
 /* ndcell (ndcell.c, filter 32): reorders a block of geom's shape cell by cell
- * (cells of meta^ndim items, partial at the edges); n must be the whole block.
- * ndmean (ndmean.c, filter 33, lossy): replaces each cell by its mean (float32
- * or float64); its decoding is a copy. Return 0 or B2_ERR_FILTER with a message
- * (no geometry, n not the block size, bad meta or typesize); n = 0 and NULL
- * buffers only validate meta/typesize/geometry. */
+ * (cells of side meta, read unsigned: 1..255; partial at the far edges);
+ * n must be the whole block, holding at least meta^ndim items.
+ * ndmean (ndmean.c, filter 33, lossy): float32/float64 blocks; each cell (side
+ * meta, signed: 1..127, cut to the block) becomes its mean, the cells written
+ * in ndcell's order; backward scatters them back.
+ * All return 0 or B2_ERR_FILTER with a message (no geometry, n not the block
+ * size, bad meta or typesize). n = 0 with NULL buffers only validates: without
+ * a geometry (cparams checked before a frame's b2nd metalayer exists) just meta
+ * and typesize, with one the block shape too. */
 B2_HIDDEN int b2_ndcell_forward(int8_t meta, int32_t typesize, const b2_block_geometry *geom,
                                 int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN int b2_ndcell_backward(int8_t meta, int32_t typesize, const b2_block_geometry *geom,
                                  int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN int b2_ndmean_forward(int8_t meta, int32_t typesize, const b2_block_geometry *geom,
                                 int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN int b2_ndmean_backward(int8_t meta, int32_t typesize, const b2_block_geometry *geom,
+                                 int32_t n, const uint8_t *src, uint8_t *dst);
 
 /* ---- pipeline (pipeline.c) ---- */
 typedef struct b2_pipeline {
@@ -103,6 +109,8 @@ B2_HIDDEN int b2_pipeline_active(const b2_pipeline *p);
 /* The shuffle unit when applying (forward) or undoing the pipeline is exactly one
  * byte shuffle of a unit above 1 (what coders may fuse with the caller's rows), else 0. */
 B2_HIDDEN int32_t b2_pipeline_single_shuffle(const b2_pipeline *p, int forward);
+/* Whether undoing the pipeline is exactly one bit unshuffle (of the typesize). */
+B2_HIDDEN int b2_pipeline_single_bitshuffle(const b2_pipeline *p);
 /* Check that every filter id is known and its parameters usable for encoding. */
 B2_HIDDEN int b2_pipeline_check(const b2_pipeline *p);
 /* Check only that every filter id is one this pipeline can run (built in, or a

@@ -17,10 +17,11 @@ enum {
     F_INT_TRUNC = B2_FILTER_INT_TRUNC
 };
 
-/* Lossy filters whose decoding is a copy: backward skips them. */
+/* Lossy filters whose decoding is a copy: backward skips them. (ndmean is
+ * lossy too, but its output is in cell order, which decoding undoes.) */
 static int no_inverse(uint8_t f)
 {
-    return f == F_TRUNC_PREC || f == F_INT_TRUNC || f == F_NDMEAN;
+    return f == F_TRUNC_PREC || f == F_INT_TRUNC;
 }
 
 /* Filter id of a slot; version-3 writers left slot 5 uninitialised (chunk.md §3.5). */
@@ -64,6 +65,19 @@ int32_t b2_pipeline_single_shuffle(const b2_pipeline *p, int forward)
         unit = shuffle_unit(p, s);
     }
     return unit > 1 ? unit : 0;
+}
+
+int b2_pipeline_single_bitshuffle(const b2_pipeline *p)
+{
+    int n = 0, bit = 0;
+    for (int s = 0; s < 6; s++) {
+        uint8_t f = slot_filter(p, s);
+        if (f == F_NONE || no_inverse(f))
+            continue;
+        n++;
+        bit = f == F_BITSHUFFLE;
+    }
+    return n == 1 && bit;
 }
 
 static int known_id(uint8_t f)
@@ -230,6 +244,11 @@ int b2_pipeline_backward(const b2_pipeline *p, uint8_t *src, int32_t n,
             break;
         case F_NDCELL:
             rc = b2_ndcell_backward((int8_t)slot_meta(p, s), p->typesize, p->geom, n, cur, out);
+            if (rc < 0)
+                return rc;
+            break;
+        case F_NDMEAN:
+            rc = b2_ndmean_backward((int8_t)slot_meta(p, s), p->typesize, p->geom, n, cur, out);
             if (rc < 0)
                 return rc;
             break;

@@ -1,33 +1,33 @@
 /* Block geometry of a frame that holds a b2nd array: the ndcell, ndmean, ndlz
- * and zfp plugins work on blocks of this shape, which only the "b2nd"
- * metalayer records (plugins.md). The frame layer reads ndim and the block
- * shape from it itself, so chunks decode and encode through the frame API
- * without the caller passing the geometry. The metalayer is untrusted: it goes
- * through b2_nd_meta_decode, which checks every marker before msgpack-c sees a
- * container size (a bare unpack would allocate whatever an array header claims). */
+ * and zfp plugins work on blocks of the array's block shape, which only the
+ * "b2nd" metalayer records (plugins.md). The frame layer reads ndim and the
+ * block shape from it itself, so chunks decode and encode through the frame API
+ * without the caller passing the geometry. Only those two fields are used here;
+ * b2nd_meta.c decodes and checks the whole metalayer for the b2nd layer. */
+#include <msgpack.h>
 #include <string.h>
 
-#include "b2_nd.h"
 #include "frame_internal.h"
+#include "nd_shapes.h"
 
-/* ndim and block shape from the metalayer content, or ndim 0 if it is not a
- * valid b2nd metalayer with positive block extents. */
+/* ndim and block shape from the metalayer content, or ndim 0 if it does not
+ * parse (the b2nd layer reports malformed metalayers itself). */
 static void geometry_of(const uint8_t *p, int32_t len, b2_block_geometry *g)
 {
-    b2_nd_meta m;
     memset(g, 0, sizeof *g);
-    if (len <= 0 || b2_nd_meta_decode(p, (size_t)len, &m) < 0)
+    b2_nd_shapes sh;
+    size_t off;
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    int rc = b2_nd_shapes_read(p, (size_t)len, &sh, &off, &u);
+    msgpack_unpacked_destroy(&u);
+    if (rc < 0 || sh.ndim < 1 || sh.ndim > B2_GEOM_MAX_DIM)
         return;
-    int ok = m.ndim > 0 && m.ndim <= B2_GEOM_MAX_DIM;
-    for (int i = 0; ok && i < m.ndim; i++) {
-        ok = m.blockshape[i] >= 1;
-        g->blockshape[i] = m.blockshape[i];
-    }
-    if (ok)
-        g->ndim = m.ndim;
-    else
-        memset(g, 0, sizeof *g);
-    b2_nd_meta_clear(&m);
+    for (int i = 0; i < sh.ndim; i++)
+        if (sh.blockshape[i] < 1)
+            return;
+    memcpy(g->blockshape, sh.blockshape, (size_t)sh.ndim * sizeof *g->blockshape);
+    g->ndim = sh.ndim;
 }
 
 int b2_schunk_adopt_geometry(b2_schunk *s)

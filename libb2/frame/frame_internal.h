@@ -84,9 +84,9 @@ struct b2_schunk {
     /* test hook: writes after io_fail_at succeed no more (simulated crash); -1 = off */
     int64_t io_fail_at;
     int64_t io_writes;
-    int io_tear;
-    int64_t io_bytes_read;
-    int64_t dead_bytes; /* unreferenced bytes this handle left in a file frame */ /* chunk bytes read from disk by partial reads (for tests) */ /* the failing file write first writes half its bytes (torn write) */
+    int io_tear;            /* the failing file write first writes half its bytes (torn write) */
+    int64_t io_bytes_read;  /* bytes read from file storage (b2_schunk_bytes_read) */
+    int64_t dead_bytes;     /* unreferenced bytes this handle left in a file frame */
 };
 
 /* ---- frame_header.c ---- */
@@ -186,6 +186,9 @@ B2_HIDDEN int b2_frame_maybe_compact(b2_schunk *s);
 /* ---- sframe.c ---- */
 /* Read chunk file id of a sparse frame into s->scratch; returns its size. */
 B2_HIDDEN int b2_sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size);
+/* Read only the header of chunk file id (B2_HEADER_LEN bytes, zero-padded if the
+ * file is shorter) and give the file's size. */
+B2_HIDDEN int b2_sframe_read_header(b2_schunk *s, int64_t id, uint8_t *hdr, int32_t *size);
 /* Write a chunk file (fsync'ed). */
 B2_HIDDEN int b2_sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_t len);
 /* Remove a chunk file. */

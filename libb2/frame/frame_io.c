@@ -77,6 +77,8 @@ int b2_fio_read(b2_schunk *s, int64_t pos, void *dst, size_t n)
         return B2_OK;
     }
     int rc = pread_all(s->fd, dst, n, s->file_off + pos);
+    if (rc >= 0)
+        s->io_bytes_read += (int64_t)n;
     if (rc < 0 && s->path)
         return B2_FAIL(rc, "%s: %s", s->path, b2_err_detail());
     return rc;

@@ -22,9 +22,9 @@ static int src_read(chunk_src *c, int64_t off, void *dst, int64_t n)
 {
     if (off < 0 || n < 0 || off > c->room || n > c->room - off)
         return B2_FAIL_CODE(B2_ERR_CORRUPT);
-    c->s->io_bytes_read += n;
     if (c->fd < 0)
-        return b2_fio_read(c->s, c->base + off, dst, (size_t)n);
+        return b2_fio_read(c->s, c->base + off, dst, (size_t)n); /* counts the bytes */
+    c->s->io_bytes_read += n;
     uint8_t *d = dst;
     while (n > 0) {
         ssize_t r = pread(c->fd, d, (size_t)n, (off_t)off);
@@ -90,95 +90,175 @@ static int read_block(chunk_src *c, const b2_chunk_info *info, const int32_t *bs
     return rc;
 }
 
-int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint8_t *dst)
+/* Open where chunk i's bytes are (file or sparse storage). */
+static int chunk_src_open(b2_schunk *s, int64_t i, chunk_src *c)
 {
-    chunk_src c = {s, -1, 0, 0};
+    *c = (chunk_src){s, -1, 0, 0};
     int64_t e = frame_entry(s, i);
     if (s->storage == B2_STORAGE_FILE) {
         if (e < 0 || e > s->h.cbytes - B2_HEADER_LEN)
             return B2_FAIL_CODE(B2_ERR_CORRUPT);
-        c.base = s->h.header_len + e;
-        c.room = s->h.cbytes - e;
-    } else if (s->storage == B2_STORAGE_SPARSE) {
-        char name[32], *path;
-        snprintf(name, sizeof name, "/%08X.chunk", (unsigned)e);
-        size_t l = strlen(s->path);
-        if (e < 0 || e > (int64_t)UINT32_MAX || !(path = malloc(l + sizeof name)))
-            return B2_FAIL_CODE(B2_ERR_CORRUPT);
-        memcpy(path, s->path, l);
-        strcpy(path + l, name);
-        c.fd = open(path, O_RDONLY | O_CLOEXEC);
-        free(path);
-        struct stat st;
-        if (c.fd < 0 || fstat(c.fd, &st) != 0) {
-            if (c.fd >= 0)
-                close(c.fd);
-            return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
-        }
-        c.room = st.st_size;
-    } else {
-        return B2_ERR_UNSUPPORTED;
+        c->base = s->h.header_len + e;
+        c->room = s->h.cbytes - e;
+        return B2_OK;
     }
-    uint8_t hdr[B2_HEADER_LEN];
-    b2_chunk_info info;
-    uint8_t *buf = NULL;
+    if (s->storage != B2_STORAGE_SPARSE)
+        return B2_ERR_UNSUPPORTED;
+    char name[32], *path;
+    snprintf(name, sizeof name, "/%08X.chunk", (unsigned)e);
+    size_t l = strlen(s->path);
+    if (e < 0 || e > (int64_t)UINT32_MAX || !(path = malloc(l + sizeof name)))
+        return B2_FAIL_CODE(B2_ERR_CORRUPT);
+    memcpy(path, s->path, l);
+    strcpy(path + l, name);
+    c->fd = open(path, O_RDONLY | O_CLOEXEC);
+    free(path);
+    struct stat st;
+    if (c->fd < 0 || fstat(c->fd, &st) != 0) {
+        if (c->fd >= 0)
+            close(c->fd);
+        c->fd = -1;
+        return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
+    }
+    c->room = st.st_size;
+    return B2_OK;
+}
+
+/* Read chunk i's header, bstarts and dictionary and the listed blocks (block 0
+ * too when a delta filter needs it) into a new chunk-sized buffer. Blocks
+ * [first, last] are listed when list is NULL. */
+static int read_blocks(b2_schunk *s, int64_t i, const int32_t *list, int32_t n, int32_t first,
+                       int32_t last, uint8_t **chunk, b2_chunk_info *info)
+{
+    chunk_src c;
+    uint8_t hdr[B2_HEADER_LEN], *buf = NULL;
     int32_t *bst = NULL;
-    int rc = src_read(&c, 0, hdr, B2_HEADER_LEN);
+    int rc = chunk_src_open(s, i, &c);
     if (rc >= 0)
-        rc = b2_chunk_get_info(hdr, sizeof hdr, &info);
-    if (rc >= 0 && (info.cbytes > c.room || info.cbytes < B2_HEADER_LEN))
+        rc = src_read(&c, 0, hdr, B2_HEADER_LEN);
+    if (rc >= 0)
+        rc = b2_chunk_get_info(hdr, sizeof hdr, info);
+    if (rc >= 0 && (info->cbytes > c.room || info->cbytes < B2_HEADER_LEN))
         rc = B2_FAIL_CODE(B2_ERR_CORRUPT);
     /* Shapes handled here; anything else is read whole by the caller. */
-    if (rc >= 0 && (info.special || info.vlblocks || info.lazy || info.header_len != B2_HEADER_LEN ||
-                    off % info.typesize || len % info.typesize || len <= 0))
+    if (rc >= 0 && (info->special || info->vlblocks || info->lazy ||
+                    info->header_len != B2_HEADER_LEN))
         rc = B2_ERR_UNSUPPORTED;
-    if (rc >= 0 && !(buf = malloc((size_t)info.cbytes)))
+    if (rc >= 0 && !(buf = malloc((size_t)info->cbytes)))
         rc = B2_FAIL_CODE(B2_ERR_NOMEM);
     if (rc < 0)
         goto done;
     memcpy(buf, hdr, B2_HEADER_LEN);
-    int64_t bs = info.eff_blocksize;
-    int32_t j0 = (int32_t)(off / bs), j1 = (int32_t)((off + len - 1) / bs), nb = info.nblocks;
-    if (info.memcpyed) {
-        int64_t a = B2_HEADER_LEN + j0 * bs, b = B2_HEADER_LEN + (j1 + 1) * bs;
-        rc = src_read(&c, a, buf + a, (b < info.cbytes ? b : info.cbytes) - a);
-    } else {
-        int64_t tab = B2_HEADER_LEN + 4 * (int64_t)nb;
-        if (tab > info.cbytes) {
-            rc = B2_FAIL_CODE(B2_ERR_CORRUPT);
+    int64_t bs = info->eff_blocksize;
+    int32_t nb = info->nblocks;
+    for (int32_t k = 0; k < (list ? n : 1); k++) {
+        int32_t j0 = list ? list[k] : first, j1 = list ? list[k] : last;
+        if (j0 < 0 || j1 >= nb || j0 > j1) {
+            rc = B2_FAIL(B2_ERR_RANGE, "block %d of %d", (int)j1, (int)nb);
             goto done;
         }
-        bst = malloc(2 * (size_t)nb * sizeof *bst);
-        rc = bst ? src_read(&c, B2_HEADER_LEN, buf + B2_HEADER_LEN, tab - B2_HEADER_LEN)
-                 : B2_FAIL_CODE(B2_ERR_NOMEM);
-        if (rc >= 0 && info.has_dict) {
-            rc = src_read(&c, tab, buf + tab, 4);
-            int64_t dl = rc >= 0 ? b2_load_le32s(buf + tab) : 0;
-            if (rc >= 0)
-                rc = dl < 0 || dl > info.cbytes - tab - 4 ? B2_FAIL_CODE(B2_ERR_CORRUPT)
-                                                          : src_read(&c, tab + 4, buf + tab + 4, dl);
-        }
-        if (rc < 0)
-            goto done;
-        for (int32_t j = 0; j < nb; j++)
-            bst[j] = bst[nb + j] = b2_load_le32s(buf + B2_HEADER_LEN + 4 * j);
-        qsort(bst + nb, (size_t)nb, sizeof *bst, cmp_i32);
-        /* the decoder also decodes block 0 when a delta filter needs its reference */
-        int delta = 0;
-        for (int f = 0; f < B2_MAX_FILTERS; f++)
-            delta |= info.filters[f] == B2_FILTER_DELTA;
-        if (delta && j0 > 0)
-            rc = read_block(&c, &info, bst, bst + nb, 0, buf);
-        for (int32_t j = j0; j <= j1 && rc >= 0; j++)
-            rc = read_block(&c, &info, bst, bst + nb, j, buf);
     }
-    if (rc >= 0)
-        rc = b2_chunk_getitem(s->dctx, buf, (size_t)info.cbytes, off / info.typesize,
-                              len / info.typesize, dst, (size_t)len);
+    if (info->memcpyed) {
+        for (int32_t k = 0; k < (list ? n : 1) && rc >= 0; k++) {
+            int32_t j0 = list ? list[k] : first, j1 = list ? list[k] : last;
+            int64_t a = B2_HEADER_LEN + j0 * bs, b = B2_HEADER_LEN + (j1 + 1) * bs;
+            rc = src_read(&c, a, buf + a, (b < info->cbytes ? b : info->cbytes) - a);
+        }
+        goto done;
+    }
+    int64_t tab = B2_HEADER_LEN + 4 * (int64_t)nb;
+    if (tab > info->cbytes) {
+        rc = B2_FAIL_CODE(B2_ERR_CORRUPT);
+        goto done;
+    }
+    bst = malloc(2 * (size_t)nb * sizeof *bst);
+    rc = bst ? src_read(&c, B2_HEADER_LEN, buf + B2_HEADER_LEN, tab - B2_HEADER_LEN)
+             : B2_FAIL_CODE(B2_ERR_NOMEM);
+    if (rc >= 0 && info->has_dict) {
+        rc = src_read(&c, tab, buf + tab, 4);
+        int64_t dl = rc >= 0 ? b2_load_le32s(buf + tab) : 0;
+        if (rc >= 0)
+            rc = dl < 0 || dl > info->cbytes - tab - 4 ? B2_FAIL_CODE(B2_ERR_CORRUPT)
+                                                      : src_read(&c, tab + 4, buf + tab + 4, dl);
+    }
+    if (rc < 0)
+        goto done;
+    for (int32_t j = 0; j < nb; j++)
+        bst[j] = bst[nb + j] = b2_load_le32s(buf + B2_HEADER_LEN + 4 * j);
+    qsort(bst + nb, (size_t)nb, sizeof *bst, cmp_i32);
+    /* the decoder also decodes block 0 when a delta filter needs its reference */
+    int delta = 0;
+    for (int f = 0; f < B2_MAX_FILTERS; f++)
+        delta |= info->filters[f] == B2_FILTER_DELTA;
+    if (delta)
+        rc = read_block(&c, info, bst, bst + nb, 0, buf);
+    for (int32_t k = 0; k < (list ? n : 1) && rc >= 0; k++) {
+        int32_t j0 = list ? list[k] : first, j1 = list ? list[k] : last;
+        for (int32_t j = j0; j <= j1 && rc >= 0; j++)
+            if (!(delta && j == 0))
+                rc = read_block(&c, info, bst, bst + nb, j, buf);
+    }
 done:
     free(bst);
-    free(buf);
     if (c.fd >= 0)
         close(c.fd);
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    *chunk = buf;
+    return B2_OK;
+}
+
+int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint8_t *dst)
+{
+    uint8_t hdr[B2_HEADER_LEN];
+    b2_chunk_info info;
+    chunk_src c;
+    /* The block range needs the block size: peek at the header first. */
+    int rc = chunk_src_open(s, i, &c);
+    if (rc >= 0)
+        rc = src_read(&c, 0, hdr, B2_HEADER_LEN);
+    if (c.fd >= 0)
+        close(c.fd);
+    if (rc >= 0)
+        rc = b2_chunk_get_info(hdr, sizeof hdr, &info);
+    if (rc < 0)
+        return rc;
+    if (off % info.typesize || len % info.typesize || len <= 0 || info.vlblocks)
+        return B2_ERR_UNSUPPORTED;
+    int64_t bs = info.eff_blocksize;
+    uint8_t *buf;
+    rc = read_blocks(s, i, NULL, 0, (int32_t)(off / bs), (int32_t)((off + len - 1) / bs), &buf,
+                     &info);
+    if (rc < 0)
+        return rc;
+    rc = b2_chunk_getitem(s->dctx, buf, (size_t)info.cbytes, off / info.typesize,
+                          len / info.typesize, dst, (size_t)len);
+    free(buf);
     return rc < 0 ? rc : B2_OK;
+}
+
+static int schunk_read_blocks_body(b2_schunk *s, int64_t i, const int32_t *blocks, int32_t n,
+                                   uint8_t **chunk, int32_t *cbytes)
+{
+    B2_FAIL_IF(!s || !blocks || n < 1 || !chunk || !cbytes, B2_ERR_INVALID_PARAM,
+               "read_blocks: %s", !s ? "no super-chunk" : n < 1 ? "no block listed" : "NULL argument");
+    B2_FAIL_IF(i < 0 || i >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
+               (long long)s->nchunks);
+    int sp = b2_frame_index_special(frame_entry(s, i));
+    if (sp != 0)
+        return sp < 0 ? sp : B2_ERR_UNSUPPORTED;
+    b2_chunk_info info;
+    int rc = read_blocks(s, i, blocks, n, 0, 0, chunk, &info);
+    if (rc >= 0)
+        *cbytes = info.cbytes;
+    return rc;
+}
+
+int b2_schunk_read_blocks(b2_schunk *s, int64_t i, const int32_t *blocks, int32_t n,
+                          uint8_t **chunk, int32_t *cbytes)
+{
+    int rc = schunk_read_blocks_body(s, i, blocks, n, chunk, cbytes);
+    return s ? B2_KEEP(&s->err, rc) : rc;
 }

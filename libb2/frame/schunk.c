@@ -134,6 +134,7 @@ int64_t b2_schunk_nchunks(const b2_schunk *s) { return s->nchunks; }
 int64_t b2_schunk_nbytes(const b2_schunk *s) { return s->h.nbytes; }
 int64_t b2_schunk_cbytes(const b2_schunk *s) { return s->h.cbytes; }
 int64_t b2_schunk_frame_len(const b2_schunk *s) { return s->h.frame_len; }
+int64_t b2_schunk_bytes_read(const b2_schunk *s) { return s ? s->io_bytes_read : 0; }
 int32_t b2_schunk_typesize(const b2_schunk *s) { return s->h.typesize; }
 int32_t b2_schunk_chunksize(const b2_schunk *s) { return s->h.chunksize; }
 const b2_cparams *b2_schunk_cparams(const b2_schunk *s) { return &s->cparams; }
@@ -276,6 +277,12 @@ static int chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *speci
         if (rc >= 0)
             rc = b2_fio_read(s, pos, hdr, sizeof hdr);
         return rc < 0 ? rc : check_chunk(hdr, room, info);
+    }
+    if (s->storage == B2_STORAGE_SPARSE) { /* the header, not the whole chunk file */
+        uint8_t hdr[B2_HEADER_LEN];
+        int32_t size;
+        int rc = b2_sframe_read_header(s, frame_entry(s, i), hdr, &size);
+        return rc < 0 ? rc : check_chunk(hdr, size, info);
     }
     const uint8_t *p;
     int32_t cb;

@@ -33,40 +33,79 @@ static char *chunk_path(const b2_schunk *s, int64_t id)
     return join(s->path, name);
 }
 
-int b2_sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size)
+/* Open chunk file id and check its size; *fd stays open on success. */
+static int open_chunk(const b2_schunk *s, int64_t id, int *fd, int64_t *size)
 {
     char *path = chunk_path(s, id);
     B2_FAIL_IF(!path, B2_ERR_CORRUPT, "index entry %lld names no chunk file", (long long)id);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int rc = B2_FAIL(B2_ERR_NOT_FOUND, "%s: %s", path, strerror(errno));
-        free(path);
-        return rc;
-    }
-    struct stat st;
+    *fd = open(path, O_RDONLY | O_CLOEXEC);
     int rc = B2_OK;
-    if (fstat(fd, &st) != 0)
+    struct stat st;
+    if (*fd < 0)
+        rc = B2_FAIL(B2_ERR_NOT_FOUND, "%s: %s", path, strerror(errno));
+    else if (fstat(*fd, &st) != 0)
         rc = B2_FAIL(B2_ERR_IO, "%s: %s", path, strerror(errno));
     else if (st.st_size < B2_MIN_HEADER_LEN || st.st_size > INT32_MAX)
         rc = B2_FAIL(B2_ERR_CORRUPT, "%s: %lld bytes is no chunk", path, (long long)st.st_size);
     else
-        rc = b2_fio_scratch(s, (size_t)st.st_size);
+        *size = st.st_size;
+    if (rc < 0 && *fd >= 0)
+        close(*fd);
+    free(path);
+    return rc;
+}
+
+/* Read n bytes at off of an open chunk file (n within its size). */
+static int read_at(int fd, int64_t id, uint8_t *dst, size_t n, off_t off)
+{
     size_t done = 0;
-    while (rc >= 0 && done < (size_t)st.st_size) {
-        ssize_t r = read(fd, s->scratch + done, (size_t)st.st_size - done);
+    while (done < n) {
+        ssize_t r = pread(fd, dst + done, n - done, off + (off_t)done);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
-            rc = r < 0 ? B2_FAIL(B2_ERR_IO, "reading %s: %s", path, strerror(errno))
-                       : B2_FAIL(B2_ERR_TRUNCATED, "%s shrank while read", path);
-        else
-            done += (size_t)r;
+            return r < 0 ? B2_FAIL(B2_ERR_IO, "reading chunk file %08llX: %s",
+                                   (unsigned long long)id, strerror(errno))
+                         : B2_FAIL(B2_ERR_TRUNCATED, "chunk file %08llX shrank while read",
+                                   (unsigned long long)id);
+        done += (size_t)r;
     }
-    close(fd);
-    free(path);
+    return B2_OK;
+}
+
+int b2_sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size)
+{
+    int fd;
+    int64_t n = 0;
+    int rc = open_chunk(s, id, &fd, &n);
     if (rc < 0)
         return rc;
-    *size = (int32_t)st.st_size;
+    rc = b2_fio_scratch(s, (size_t)n);
+    if (rc >= 0)
+        rc = read_at(fd, id, s->scratch, (size_t)n, 0);
+    close(fd);
+    if (rc < 0)
+        return rc;
+    s->io_bytes_read += n;
+    *size = (int32_t)n;
+    return B2_OK;
+}
+
+int b2_sframe_read_header(b2_schunk *s, int64_t id, uint8_t *hdr, int32_t *size)
+{
+    int fd;
+    int64_t n = 0;
+    int rc = open_chunk(s, id, &fd, &n);
+    if (rc < 0)
+        return rc;
+    size_t want = n < B2_HEADER_LEN ? (size_t)n : B2_HEADER_LEN;
+    memset(hdr, 0, B2_HEADER_LEN);
+    rc = read_at(fd, id, hdr, want, 0);
+    close(fd);
+    if (rc < 0)
+        return rc;
+    s->io_bytes_read += (int64_t)want;
+    *size = (int32_t)n;
     return B2_OK;
 }
 

@@ -42,6 +42,16 @@ class Checks:
         return cond
 
 
+def scratch_dir(prefix):
+    """A new temporary directory, removed with everything in it when the test exits."""
+    import atexit
+    import shutil
+    import tempfile
+    d = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, d, True)
+    return d
+
+
 def clean_env(drop=("LD_PRELOAD",), **extra):
     """os.environ without the variables in drop (by default the sanitizer runtime
     ctest preloads for Python, which cmake, cc and built programs must not get),

@@ -9,9 +9,9 @@ libb2's detail (the offending value and the check that failed)."""
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import b2test  # noqa: E402
 import h5plugin_common as hc  # noqa: E402
 
 h5py, np, PLUGIN_DIR = hc.setup()
@@ -97,7 +97,7 @@ def main():
         child(sys.argv[2])
         return
     C = hc.Counter("h5plugin corrupt chunks")
-    tmp = tempfile.mkdtemp(prefix="b2h5bad_")
+    tmp = b2test.scratch_dir("b2h5bad_")
     path = os.path.join(tmp, "bad.h5")
     make_file(path)
     # wrong shape: a (3,4) frame stored in a (50,100) chunk

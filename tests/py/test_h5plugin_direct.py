@@ -18,10 +18,10 @@ import ctypes
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import b2test  # noqa: E402
 import h5plugin_common as hc  # noqa: E402
 
 SEED = 20261124
@@ -406,7 +406,7 @@ def main():
         hc.skip("h5py/numpy not importable by %s: %s" % (sys.executable, e))
     globals()["h5py"], globals()["np"] = h, n
     C = hc.Counter("h5plugin direct")
-    tmp = tempfile.mkdtemp(prefix="b2h5direct_")
+    tmp = b2test.scratch_dir("b2h5direct_")
     paths = [os.path.join(tmp, "t%d.h5" % t) for t in THREADS]
     print("datasets per file: %d" % len(cases()))
     for t, p in zip(THREADS, paths):

@@ -13,6 +13,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import b2test  # noqa: E402
 import h5plugin_common as hc  # noqa: E402
 
 h5py, np, PLUGIN_DIR = hc.setup()
@@ -86,7 +87,7 @@ def same_chunks(ds, tmp, name):
 def main():
     d = node_dir()
     C = hc.Counter("h5plugin h5wasm")
-    tmp = tempfile.mkdtemp(prefix="b2h5wasm_")
+    tmp = b2test.scratch_dir("b2h5wasm_")
     # h5wasm writes, we read
     wf = os.path.join(tmp, "from_wasm.h5")
     written, err = run_node(d, "write", wf)

@@ -6,9 +6,9 @@ the chunks whose stored bytes are identical to the reference's (reported; the
 decoded data of the re-encoded file must match exactly)."""
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import b2test  # noqa: E402
 import h5plugin_common as hc  # noqa: E402
 
 h5py, np, PLUGIN_DIR = hc.setup()
@@ -95,7 +95,7 @@ def main():
         hc.skip("no hdf5 vectors in the manifest")
     c = hc.Counter("h5plugin interop")
     nds = nchunks = same = raw = 0
-    tmpdir = tempfile.mkdtemp(prefix="b2h5_")
+    tmpdir = b2test.scratch_dir("b2h5_")
     for v in vecs:
         path = os.path.join(base, v["path"])
         with h5py.File(path, "r") as f:

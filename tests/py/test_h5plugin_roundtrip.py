@@ -7,9 +7,9 @@ stored chunk holds: a frame of exactly the stored length (minus the fletcher32
 checksum), b2nd or plain as §3 says, with the block sizes of §4."""
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import b2test  # noqa: E402
 import h5plugin_common as hc  # noqa: E402
 
 h5py, np, PLUGIN_DIR = hc.setup()
@@ -181,7 +181,7 @@ def thread_invariance(f):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="b2h5rt_")
+    tmp = b2test.scratch_dir("b2h5rt_")
     ncases = 0
     with h5py.File(os.path.join(tmp, "rt.h5"), "w") as f:
         # every codec x Blosc2 filter (trunc_prec excluded: it cannot work, §6)

@@ -7,9 +7,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import b2test  # noqa: E402
 import h5plugin_common as hc  # noqa: E402
 
 h5py, np, PLUGIN_DIR = hc.setup()
@@ -140,7 +140,7 @@ def nc_tools(tmp):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="b2h5tools_")
+    tmp = b2test.scratch_dir("b2h5tools_")
     h5_tools(tmp)
     nc_tools(tmp)
     C.finish()

@@ -13,9 +13,9 @@ Both are read by h5wasm and by h5py (our plugin) and compared by SHA-256."""
 import itertools
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import b2test  # noqa: E402
 import h5plugin_common as hc  # noqa: E402
 import h5wasm_common as hw  # noqa: E402
 import libb2_ctypes as lb  # noqa: E402
@@ -87,7 +87,7 @@ def mandatory_dataset(f, name, shape, chunks, dt, opts):
 def main():
     C = hc.Counter("h5wasm b2nd")
     rng = np.random.default_rng(2026)
-    tmp = tempfile.mkdtemp(prefix="b2h5nd_")
+    tmp = b2test.scratch_dir("b2h5nd_")
     path = os.path.join(tmp, "b2nd.h5")
     want = {}
     stats = {"plugin_nondiv": 0, "plugin_chunks": 0, "direct_nondiv": 0, "direct_chunks": 0,

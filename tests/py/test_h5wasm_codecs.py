@@ -7,9 +7,9 @@ chunk header of the first chunk is checked to carry the codec and filter asked
 for. Read back by h5wasm and by h5py (our plugin), compared by SHA-256."""
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import b2test  # noqa: E402
 import h5plugin_common as hc  # noqa: E402
 import h5wasm_common as hw  # noqa: E402
 
@@ -40,7 +40,7 @@ def first_chunk_header(raw):
 
 def main():
     C = hc.Counter("h5wasm codecs")
-    tmp = tempfile.mkdtemp(prefix="b2h5codecs_")
+    tmp = b2test.scratch_dir("b2h5codecs_")
     path = os.path.join(tmp, "codecs.h5")
     want = {}
     k = 0

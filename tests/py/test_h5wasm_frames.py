@@ -13,9 +13,9 @@ import itertools
 import os
 import struct
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import b2test  # noqa: E402
 import h5plugin_common as hc  # noqa: E402
 import h5wasm_common as hw  # noqa: E402
 import libb2_ctypes as lb  # noqa: E402
@@ -144,7 +144,7 @@ def build(path):
 
 def main():
     C = hc.Counter("h5wasm frames")
-    tmp = tempfile.mkdtemp(prefix="b2h5frames_")
+    tmp = b2test.scratch_dir("b2h5frames_")
     path = os.path.join(tmp, "frames.h5")
     want = build(path)
     nchunks = 0

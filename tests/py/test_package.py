@@ -198,14 +198,17 @@ def main():
                 libdir + "/cmake/b2blosc/b2bloscConfig.cmake",
                 libdir + "/cmake/b2blosc/b2bloscConfigVersion.cmake",
                 libdir + "/cmake/b2blosc/b2bloscTargets.cmake",
-                plugin_dir + "/libH5Zb2.so"] + ["usr/include/b2blosc/" + h for h in headers]
+                plugin_dir + "/libH5Zb2.so", "usr/lib/python3/dist-packages/b2blosc_h5.py"] + \
+            ["usr/include/b2blosc/" + h for h in headers]
         for w in want:
             check(w in paths, "package holds /%s" % w)
         check(paths.get("usr/bin/b2", "").startswith("-rwx"), "usr/bin/b2 is executable")
         stray = [p for p in paths if not (p == "usr" or p.startswith("usr/"))
                  or p.startswith("usr/local") or re.match(r"usr/lib/[^/]*\.(so|a)", p)
                  or p.startswith("usr/lib/hdf5") or p.startswith("usr/lib/cmake")
-                 or p.startswith("usr/lib/pkgconfig")]
+                 or p.startswith("usr/lib/pkgconfig")
+                 or (p.startswith("usr/lib/python3") and p != "usr/lib/python3"
+                     and not p.startswith("usr/lib/python3/dist-packages"))]
         check(not stray, "nothing outside /usr or in a non-multiarch libdir: %s" % stray)
 
         # ---- control fields ----
@@ -312,10 +315,17 @@ print("stored %d of %d bytes; plugin mapped from %s" % (stored, a.nbytes, sorted
 assert stored < a.nbytes // 4, "not compressed"
 assert raw[2:10] == b"b2frame\0" or raw[0] in (2, 3, 4, 5), "chunk is not Blosc2"
 assert sorted(set(maps)) == [pdir + "/libH5Zb2.so"], maps
+sys.path.insert(0, sys.argv[3])  # the packaged Python module finds the plugin by itself
+import b2blosc_h5
+with h5py.File(path, "r") as f:
+    part, rep = b2blosc_h5.read_slice(f["x"], (slice(3, 9), slice(100, 110), 7), report=True)
+    assert rep["path"] == "direct", rep
+    assert np.array_equal(part, a[3:9, 100:110, 7]), "module read differs"
 print("h5py OK")
 '''
+        pydir = os.path.join(root, "usr", "lib", "python3", "dist-packages")
         h5 = os.path.join(tmp, "pkg.h5")
-        ok, out = run([PY, "-c", code, h5, pdir], env=clean_env(HDF5_PLUGIN_PATH=pdir),
+        ok, out = run([PY, "-c", code, h5, pdir, pydir], env=clean_env(HDF5_PLUGIN_PATH=pdir),
                       what="h5py with the extracted plugin")
         print(out.strip())
         check(ok and "h5py OK" in out, "h5py writes and reads filter 32026 through the extracted plugin")
@@ -327,9 +337,10 @@ print("h5py OK")
         if os.geteuid() == 0 and shutil.which("unshare") and shutil.which("mount") and os.path.isdir(sysdir) \
                 and subprocess.run(["unshare", "-m", "--propagation", "private", "true"],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
-            script = 'mount --bind "$1" "$2" && exec "$3" -c "$4" "$5" "$2"'
+            script = 'mount --bind "$1" "$2" && exec "$3" -c "$4" "$5" "$2" "$6"'
             ok, out = run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
-                           pdir, sysdir, PY, code, os.path.join(tmp, "default.h5")], env=clean_env(),
+                           pdir, sysdir, PY, code, os.path.join(tmp, "default.h5"), pydir],
+                          env=clean_env(),
                           what="h5py with the plugin in HDF5's default directory, HDF5_PLUGIN_PATH unset")
             print(out.strip())
             check(ok and "h5py OK" in out,

@@ -358,8 +358,11 @@ static void test_pipeline(void)
     CHECK(b2_pipeline_check(&p) == B2_ERR_UNSUPPORTED, "id 5 refused by check");
     CHECK(b2_pipeline_forward(&p, buf, 64, NULL, a, b, &out) == B2_ERR_UNSUPPORTED, "id 5 forward");
     CHECK(b2_pipeline_backward(&p, buf, 64, NULL, t, d) == B2_ERR_UNSUPPORTED, "id 5 backward");
-    p.filters[5] = 32; /* ndcell: a plugin not implemented yet */
-    CHECK(b2_pipeline_backward(&p, buf, 64, NULL, t, d) == B2_ERR_UNSUPPORTED, "id 32 backward");
+    p.filters[5] = 32; /* ndcell needs a block geometry */
+    p.metas[5] = 2;
+    CHECK(b2_pipeline_check(&p) == 0, "id 32 checked without a geometry");
+    CHECK(b2_pipeline_backward(&p, buf, 64, NULL, t, d) == B2_ERR_FILTER, "id 32 backward");
+    p.metas[5] = 0;
     p.filters[5] = 34; /* bytedelta_buggy: decode only */
     CHECK(b2_pipeline_backward(&p, buf, 64, NULL, t, d) == 0, "id 34 backward");
     CHECK(b2_pipeline_check(&p) == B2_ERR_UNSUPPORTED, "id 34 refused for encoding");

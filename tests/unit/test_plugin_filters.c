@@ -1,10 +1,14 @@
-/* Registered plugin filters bytedelta (34 decode only, 35) and int_trunc (36):
- * the plugin vectors ($B2_INTEROP_DIR/plugins/manifest.json) whose pipeline
- * uses only filters and codecs we implement decode to their sha256 through the
- * chunk, frame and b2nd layers; re-encoding a vector's input with its
- * parameters gives the reference's bytes (chunks, and every chunk of the
- * frames; int_trunc ones also decode to the reference's values); small hand-checked cases pin the arithmetic (the buggy variant's
- * restart, tails, int_trunc's meta range). */
+/* Registered plugin filters ndcell (32), ndmean (33), bytedelta (34 decode
+ * only, 35) and int_trunc (36), the ndlz codec (32) when built with libxxhash
+ * and the zfp codecs (33..35) when built with libzfp: the plugin vectors
+ * ($B2_INTEROP_DIR/plugins/manifest.json) whose pipeline uses only filters and
+ * codecs we implement decode to their sha256 through the chunk, frame and b2nd
+ * layers; re-encoding a vector's input with its parameters gives the
+ * reference's bytes (chunks, every chunk of the frames, every chunk of the b2nd
+ * arrays; lossy ones also decode to the reference's values); small
+ * hand-checked cases pin the arithmetic (the buggy variant's restart, tails,
+ * int_trunc's meta range). Own cases: test_plugin_zfp.c, test_plugin_ndlz.c,
+ * test_ndcell.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +19,28 @@
 #include "sha256.h"
 #include "check.h"
 
-static int known_filter(int f) { return (f >= 0 && f <= 4) || (f >= 34 && f <= 36); }
+static int known_filter(int f) { return (f >= 0 && f <= 4) || (f >= 32 && f <= 36); }
+
+/* The plugin codecs this build encodes: zfp (33..35) with libzfp, ndlz (32)
+ * with libxxhash (without it ndlz decodes, but its vectors are re-encoded too). */
+static int plugin_codec(int c)
+{
+#if defined(B2_HAVE_ZFP)
+    if (c >= B2_CODEC_ZFP_ACC && c <= B2_CODEC_ZFP_RATE)
+        return 1;
+#endif
+#if defined(B2_HAVE_NDLZ)
+    if (c == B2_CODEC_NDLZ)
+        return 1;
+#endif
+    return (void)c, 0;
+}
 
 /* Whether a vector only needs what this library implements (other plugins later). */
 static int supported(const jnode *v)
 {
     int codec = (int)json_num(v, "params.codec_id", -1);
-    if (codec < 0 || codec > 5 || codec == 3)
+    if ((codec < 0 || codec > 5 || codec == 3) && !plugin_codec(codec))
         return 0;
     const jnode *f = json_path(v, "params.filters");
     for (size_t i = 0; f && i < f->nkids; i++)
@@ -197,6 +216,88 @@ static void frame_vector(const jnode *v, b2_dctx *d)
     b2_schunk_free(s);
 }
 
+/* A b2nd vector below the array layer: every chunk decodes the same through the
+ * frame layer (geometry from the metalayer) and as a lone chunk given the
+ * geometry (ref: the frame layer's bytes, chunk after chunk). Then the vector's
+ * input, rebuilt with b2_nd_from_cbuffer and the reference's parameters, must
+ * give the reference's chunks; chunks that differ must at least decode to the
+ * reference's values. *frame_same: our whole frame equals the file. */
+static int b2nd_chunks(const jnode *v, b2_nd_array *a, const uint8_t *file, size_t flen,
+                       const uint8_t *decoded, int *frame_same)
+{
+    const char *id = json_str(v, "id", "?");
+    b2_schunk *s = b2_nd_schunk(a);
+    int64_t nchunks = b2_schunk_nchunks(s);
+    size_t csize = (size_t)b2_schunk_chunksize(s);
+    uint8_t *ref = malloc(csize * (size_t)nchunks + 1), *tmp = malloc(csize + 1);
+    b2_block_geometry g = {.ndim = b2_nd_ndim(a)};
+    for (int i = 0; i < g.ndim; i++)
+        g.blockshape[i] = b2_nd_blockshape(a)[i];
+    b2_dctx *d = b2_dctx_new(1);
+    b2_dctx_set_geometry(d, &g);
+    int ok = 1;
+    for (int64_t i = 0; ok && i < nchunks; i++) {
+        uint8_t *c = NULL;
+        int32_t cb = 0;
+        int r = b2_schunk_decompress_chunk(s, i, ref + (size_t)i * csize, csize);
+        ok = r == (int)csize && b2_schunk_get_chunk(s, i, &c, &cb) >= 0 &&
+             b2_chunk_decompress(d, c, (size_t)cb, tmp, csize) == (int)csize &&
+             !memcmp(tmp, ref + (size_t)i * csize, csize);
+        CHECK(ok, "%s chunk %lld: frame and lone-chunk decodes (%d: %s)", id, (long long)i, r,
+              b2_last_error_message());
+        free(c);
+    }
+    size_t n;
+    uint8_t *raw = ok ? vector_input(v, decoded, &n) : NULL;
+    b2_nd_params p;
+    memset(&p, 0, sizeof p);
+    p.ndim = g.ndim;
+    for (int i = 0; i < p.ndim; i++) {
+        p.shape[i] = b2_nd_shape(a)[i];
+        p.chunkshape[i] = b2_nd_chunkshape(a)[i];
+        p.blockshape[i] = g.blockshape[i];
+    }
+    p.typesize = b2_nd_typesize(a);
+    p.dtype = b2_nd_dtype(a);
+    b2_cparams cp = *b2_schunk_cparams(s);
+    cp.splitmode = (int)json_num(v, "params.splitmode_id", B2_SPLIT_FORWARD_COMPAT);
+    cp.nthreads = 1;
+    p.cparams = &cp;
+    b2_nd_array *ours = NULL;
+    int rc = raw ? b2_nd_from_cbuffer(&p, NULL, raw, n, &ours) : -1;
+    CHECK(!raw || rc == 0, "%s: from_cbuffer %d (%s)", id, rc, b2_last_error_message());
+    int same = rc == 0 && b2_schunk_nchunks(b2_nd_schunk(ours)) == nchunks;
+    for (int64_t i = 0; rc == 0 && i < nchunks; i++) {
+        uint8_t *c = NULL, *o = NULL;
+        int32_t cb = 0, ob = 0;
+        b2_schunk_get_chunk(s, i, &c, &cb);
+        b2_schunk_get_chunk(b2_nd_schunk(ours), i, &o, &ob);
+        if (!o || cb != ob || memcmp(c, o, (size_t)cb)) {
+            same = 0;
+            int r = o ? b2_chunk_decompress(d, o, (size_t)ob, tmp, csize) : -1;
+            CHECK(r == (int)csize && !memcmp(tmp, ref + (size_t)i * csize, csize),
+                  "%s chunk %lld: ours (%d bytes, the reference's %d) decodes to the "
+                  "reference's values",
+                  id, (long long)i, (int)ob, (int)cb);
+        }
+        free(c);
+        free(o);
+    }
+    uint8_t *fb = NULL;
+    size_t fl = 0;
+    *frame_same = same && b2_nd_to_frame_buffer(ours, &fb, &fl) == 0 && fl == flen &&
+                  !memcmp(fb, file, flen);
+    free(fb);
+    b2_nd_free(ours);
+    free(raw);
+    b2_dctx_free(d);
+    free(tmp);
+    free(ref);
+    return ok && rc == 0 ? same : -1;
+}
+
+static int nframes_same;
+
 static void b2nd_vector(const jnode *v)
 {
     const char *id = json_str(v, "id", "?");
@@ -217,6 +318,14 @@ static void b2nd_vector(const jnode *v)
         int ok = rc == 0 && sha_is(out, n, json_str(v, "expected.sha256", NULL));
         CHECK(ok, "%s: to_cbuffer %d (%s)", id, rc, rc < 0 ? b2_last_error_message() : "sha256");
         ndecoded += ok;
+        int frame_same = 0, same = ok ? b2nd_chunks(v, a, file, flen, out, &frame_same) : -1;
+        if (same >= 0) {
+            nencoded++;
+            nidentical += same;
+            nframes_same += frame_same;
+            nlossy_equal += !json_bool(v, "checks.lossless", 1);
+            CHECK(same, "%s: re-encoding differs from the reference's chunks", id);
+        }
         free(out);
         b2_nd_free(a);
     }
@@ -361,7 +470,7 @@ int main(void)
     }
     b2_dctx *d = b2_dctx_new(1);
     const jnode *vecs = json_get(man, "vectors");
-    int nsup = 0, nbuggy = 0, ntrunc = 0;
+    int nsup = 0, nbuggy = 0, ntrunc = 0, nzfp = 0, nndlz = 0;
     for (size_t i = 0; vecs && i < vecs->nkids; i++) {
         const jnode *v = &vecs->kids[i];
         if (!supported(v))
@@ -369,6 +478,9 @@ int main(void)
         nsup++;
         nbuggy += uses_filter(v, B2_FILTER_BYTEDELTA_BUGGY);
         ntrunc += uses_filter(v, B2_FILTER_INT_TRUNC);
+        int codec = (int)json_num(v, "params.codec_id", -1);
+        nzfp += codec >= B2_CODEC_ZFP_ACC && codec <= B2_CODEC_ZFP_RATE;
+        nndlz += codec == B2_CODEC_NDLZ;
         const char *kind = json_str(v, "kind", "");
         if (!strcmp(kind, "chunk"))
             chunk_vector(v, d);
@@ -381,10 +493,18 @@ int main(void)
     }
     b2_dctx_free(d);
     json_free(man);
-    printf("plugin vectors: %d supported (%d bytedelta_buggy, %d int_trunc), %d decoded; "
-           "%d re-encoded, %d byte-identical, %d int_trunc decode to the reference's values\n",
-           nsup, nbuggy, ntrunc, ndecoded, nencoded, nidentical, nlossy_equal);
-    CHECK(nsup == 60 && ndecoded == nsup, "all 60 supported plugin vectors decode");
-    CHECK(nencoded == 43 && nidentical == nencoded, "all 43 lossless/int_trunc re-encodings identical");
+    printf("plugin vectors: %d supported (%d bytedelta_buggy, %d int_trunc, %d zfp, %d ndlz), "
+           "%d decoded; %d re-encoded, %d byte-identical (b2nd: %d whole frames), %d lossy ones "
+           "decode to the reference's values\n",
+           nsup, nbuggy, ntrunc, nzfp, nndlz, ndecoded, nencoded, nidentical, nframes_same,
+           nlossy_equal);
+    /* ndcell/ndmean: n00..n03; zfp: n06..n11 with libzfp; ndlz: n04, n05 with
+     * libxxhash (all b2nd arrays) */
+    int want_sup = 64 + nzfp + nndlz, want_enc = 49 + nzfp + nndlz;
+    CHECK(nzfp == (plugin_codec(B2_CODEC_ZFP_ACC) ? 6 : 0), "%d zfp vectors", nzfp);
+    CHECK(nndlz == (plugin_codec(B2_CODEC_NDLZ) ? 2 : 0), "%d ndlz vectors", nndlz);
+    CHECK(nsup == want_sup && ndecoded == nsup, "all %d supported plugin vectors decode", want_sup);
+    CHECK(nencoded == want_enc && nidentical == nencoded,
+          "all %d lossless/int_trunc/ndmean/zfp re-encodings identical", want_enc);
     return b2t_summary("plugin filters");
 }

@@ -93,6 +93,9 @@ B2_API int64_t b2_schunk_nbytes(const b2_schunk *s);
 /* The header's cbytes: size of the chunks section, dead space included (sparse: the
  * chunk files' total). */
 B2_API int64_t b2_schunk_cbytes(const b2_schunk *s);
+/* Bytes this handle has read from its file or directory since it was opened
+ * (header, trailer, index and chunk bytes; 0 for frames in memory). */
+B2_API int64_t b2_schunk_bytes_read(const b2_schunk *s);
 /* Length of the frame (sparse: of chunks.b2frame). */
 B2_API int64_t b2_schunk_frame_len(const b2_schunk *s);
 /* Default element size of the super-chunk (used for special chunks and get_items). */
@@ -133,6 +136,14 @@ B2_API int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, 
 /* Decompress chunk i into dst (capacity cap). Returns its nbytes. Uninit chunks
  * leave dst untouched. */
 B2_API int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap);
+/* For frames on disk (file or sparse storage): read chunk i's header, block
+ * index and dictionary and the n listed blocks (block 0 too under a delta
+ * filter), only those bytes, into a new chunk-sized buffer (*chunk, cbytes
+ * long; free() it) on which b2_chunk_decompress_rows / b2_chunk_getitem may
+ * decode exactly those blocks. B2_ERR_UNSUPPORTED: storage in memory, or a
+ * special, VL-block or lazy chunk (read it whole instead). */
+B2_API int b2_schunk_read_blocks(b2_schunk *s, int64_t i, const int32_t *blocks, int32_t n,
+                                 uint8_t **chunk, int32_t *cbytes);
 /* Copy items [start, start+n) (units of the frame typesize) across chunks into dst.
  * Returns n * typesize. */
 B2_API int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap);

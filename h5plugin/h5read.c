@@ -1,0 +1,393 @@
+/* b2_h5_read_box: read a box of a Blosc2 (32026) dataset by decoding, for every
+ * chunk it meets, only the blocks of the stored frame that hold the box. The
+ * chunk's place in the file comes from H5Dget_chunk_info_by_coord; the frame is
+ * opened in place (b2_schunk_open_offset), which reads its header, trailer and
+ * index, and the b2nd or item slice reads the needed blocks' bytes only
+ * (hdf5-filter.md §11; the way b2h5py does it from Python).
+ *
+ * Whatever this path cannot do exactly as HDF5 would goes through H5Dread: the
+ * whole box when the dataset does not qualify (layout, pipeline, type
+ * conversion, file driver), one chunk's part when that chunk does not
+ * (unallocated: fill value; stored raw: filter mask set; a frame we cannot
+ * map). The bytes are then always H5Dread's. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "b2_frame.h"
+#include "b2_h5filter.h"
+#include "b2_nd.h"
+#include "h5api.h"
+#include "h5context.h"
+#include "h5params.h"
+
+#define MAXDIM B2_H5_READ_MAXRANK
+/* hdf5.h's H5F_ACC_RDWR expands to calls into libhdf5, which we never link */
+#define ACC_RDWR 0x0001u
+
+/* Everything one call works with. */
+typedef struct reader {
+    const b2_h5_read_api *h;
+    hid_t dset, mem_type, fspace;
+    int rank;
+    size_t ts;                      /* element size */
+    hsize_t dims[MAXDIM], cdims[MAXDIM];
+    const hsize_t *start, *count;
+    uint8_t *buf;
+    char *path;                     /* the HDF5 file, for opening frames in place */
+    b2_dctx *dctx;                  /* this thread's, shared with the filter (scratch reused) */
+    hsize_t userblock;
+    b2_h5_read_report *rep;
+} reader;
+
+static void note(b2_h5_read_report *rep, const char *fmt, const char *arg)
+{
+    if (rep && !rep->reason[0])
+        snprintf(rep->reason, sizeof rep->reason, fmt, arg);
+}
+
+/* H5Dread of the part [lo, hi) (dataset coordinates) of the box into its place in buf. */
+static int h5dread_part(reader *r, const hsize_t *lo, const hsize_t *hi)
+{
+    hsize_t moff[MAXDIM], cnt[MAXDIM];
+    for (int d = 0; d < r->rank; d++) {
+        moff[d] = lo[d] - r->start[d];
+        cnt[d] = hi[d] - lo[d];
+    }
+    hid_t ms = r->h->Screate_simple(r->rank, r->count, NULL);
+    int rc = ms < 0 ? -1 : 0;
+    if (rc == 0)
+        rc = r->h->Sselect_hyperslab(ms, H5S_SELECT_SET, moff, NULL, cnt, NULL) < 0 ? -1 : 0;
+    if (rc == 0)
+        rc = r->h->Sselect_hyperslab(r->fspace, H5S_SELECT_SET, lo, NULL, cnt, NULL) < 0 ? -1 : 0;
+    if (rc == 0)
+        rc = r->h->Dread(r->dset, r->mem_type, ms, r->fspace, H5P_DEFAULT, r->buf) < 0 ? -1 : 0;
+    if (ms >= 0)
+        r->h->Sclose(ms);
+    return rc < 0 ? B2_FAIL(B2_ERR_IO, "H5Dread failed") : B2_OK;
+}
+
+/* Copy an nd box of cnt elements between C-order layouts with element strides. */
+static void copy_box(int nd, const hsize_t *cnt, size_t ts, uint8_t *dst, const int64_t *dstr,
+                     const uint8_t *src, const int64_t *sstr)
+{
+    size_t run = (size_t)cnt[nd - 1] * ts;
+    hsize_t idx[MAXDIM] = {0};
+    for (;;) {
+        int64_t doff = 0, soff = 0;
+        for (int d = 0; d < nd - 1; d++) {
+            doff += (int64_t)idx[d] * dstr[d];
+            soff += (int64_t)idx[d] * sstr[d];
+        }
+        memcpy(dst + doff * (int64_t)ts, src + soff * (int64_t)ts, run);
+        int d = nd - 2;
+        while (d >= 0 && ++idx[d] == cnt[d])
+            idx[d--] = 0;
+        if (d < 0)
+            return;
+    }
+}
+
+static void strides_of(int nd, const hsize_t *ext, int64_t *str)
+{
+    int64_t s = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        str[d] = s;
+        s *= (int64_t)ext[d];
+    }
+}
+
+/* Decode the chunk part [lo, hi) (chunk coordinates) from the frame at addr into
+ * tmp (C order of the part). B2_ERR_UNSUPPORTED: the frame is not one this path
+ * maps (then H5Dread takes the chunk). */
+static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
+                       const hsize_t *hi, uint8_t *tmp, size_t tmpcap)
+{
+    b2_schunk *s = NULL;
+    int rc = b2_schunk_open_offset(r->path, (int64_t)addr, B2_OPEN_READONLY, &s);
+    if (rc < 0 && r->userblock) /* addresses may be relative to the user block */
+        rc = b2_schunk_open_offset(r->path, (int64_t)(addr + r->userblock), B2_OPEN_READONLY, &s);
+    if (rc < 0)
+        return B2_ERR_UNSUPPORTED;
+    if (b2_schunk_frame_len(s) > (int64_t)size || b2_schunk_typesize(s) != (int32_t)r->ts) {
+        b2_schunk_free(s);
+        return B2_ERR_UNSUPPORTED;
+    }
+    uint8_t *meta = NULL;
+    int32_t mlen = 0;
+    int is_nd = b2_schunk_meta_get(s, B2_ND_META_NAME, &meta, &mlen) >= 0;
+    free(meta);
+    if (is_nd) {
+        b2_nd_array *a = NULL;
+        int64_t bytes = 0;
+        if ((rc = b2_nd_from_schunk(s, &a)) < 0) {
+            b2_schunk_free(s);
+            return B2_ERR_UNSUPPORTED;
+        }
+        if (r->dctx)
+            b2_nd_set_dctx(a, r->dctx);
+        int fits = b2_nd_ndim(a) == r->rank;
+        for (int d = 0; fits && d < r->rank; d++)
+            fits = b2_nd_shape(a)[d] == (int64_t)r->cdims[d];
+        if (!fits) {
+            b2_nd_free(a);
+            return B2_ERR_UNSUPPORTED;
+        }
+        int64_t st[MAXDIM], sp[MAXDIM];
+        for (int d = 0; d < r->rank; d++) {
+            st[d] = (int64_t)lo[d];
+            sp[d] = (int64_t)hi[d];
+        }
+        rc = b2_nd_get_slice_cbuffer(a, st, sp, tmp, tmpcap);
+        bytes = b2_schunk_bytes_read(b2_nd_schunk(a));
+        if (r->rep) {
+            r->rep->bytes_read += bytes;
+            r->rep->blocks_decoded += b2_nd_blocks_decoded(a);
+        }
+        b2_nd_free(a);
+        return rc < 0 ? rc : B2_OK;
+    }
+    /* A plain frame holds the chunk's elements in C order: one item range per
+     * row of the part's last dimension (the whole part when rank is 1). */
+    int64_t cstr[MAXDIM];
+    strides_of(r->rank, r->cdims, cstr);
+    int64_t nitems = 1;
+    for (int d = 0; d < r->rank; d++)
+        nitems *= (int64_t)r->cdims[d];
+    if (b2_schunk_nbytes(s) != nitems * (int64_t)r->ts) {
+        b2_schunk_free(s);
+        return B2_ERR_UNSUPPORTED;
+    }
+    hsize_t cnt[MAXDIM], idx[MAXDIM] = {0};
+    for (int d = 0; d < r->rank; d++)
+        cnt[d] = hi[d] - lo[d];
+    int64_t run = (int64_t)cnt[r->rank - 1];
+    uint8_t *out = tmp;
+    for (rc = B2_OK; rc >= 0;) {
+        int64_t first = 0;
+        for (int d = 0; d < r->rank; d++)
+            first += (int64_t)(lo[d] + (d < r->rank - 1 ? idx[d] : 0)) * cstr[d];
+        int64_t got = b2_schunk_get_items(s, first, run, out, (size_t)run * r->ts);
+        rc = got < 0 ? (int)got : B2_OK;
+        out += run * (int64_t)r->ts;
+        int d = r->rank - 2;
+        while (d >= 0 && ++idx[d] == cnt[d])
+            idx[d--] = 0;
+        if (d < 0)
+            break;
+    }
+    if (r->rep)
+        r->rep->bytes_read += b2_schunk_bytes_read(s);
+    b2_schunk_free(s);
+    return rc;
+}
+
+/* Chunk at chunk-grid index ci: its part of the box straight from its frame, or
+ * through H5Dread when that cannot be done exactly. */
+static int read_chunk(reader *r, const hsize_t *ci, uint8_t **tmp, size_t *tmpcap)
+{
+    hsize_t coff[MAXDIM], lo[MAXDIM], hi[MAXDIM], clo[MAXDIM], chi[MAXDIM], cnt[MAXDIM];
+    size_t n = r->ts;
+    for (int d = 0; d < r->rank; d++) {
+        coff[d] = ci[d] * r->cdims[d];
+        lo[d] = r->start[d] > coff[d] ? r->start[d] : coff[d];
+        hsize_t e = r->start[d] + r->count[d], ce = coff[d] + r->cdims[d];
+        hi[d] = e < ce ? e : ce;
+        clo[d] = lo[d] - coff[d];
+        chi[d] = hi[d] - coff[d];
+        cnt[d] = hi[d] - lo[d];
+        n *= cnt[d];
+    }
+    unsigned mask = 0;
+    haddr_t addr = HADDR_UNDEF;
+    hsize_t size = 0;
+    int rc = r->h->Dget_chunk_info_by_coord(r->dset, coff, &mask, &addr, &size) < 0
+                 ? B2_ERR_UNSUPPORTED : B2_OK;
+    if (rc >= 0 && (addr == HADDR_UNDEF || size == 0)) {
+        note(r->rep, "%s", "a chunk is not allocated (fill value)");
+        rc = B2_ERR_UNSUPPORTED;
+    } else if (rc >= 0 && mask) {
+        note(r->rep, "%s", "a chunk is stored unfiltered (filter mask set)");
+        rc = B2_ERR_UNSUPPORTED;
+    }
+    if (rc >= 0 && *tmpcap < n) {
+        uint8_t *p = realloc(*tmp, n);
+        if (!p)
+            return B2_FAIL(B2_ERR_NOMEM, "%zu bytes for a chunk's part", n);
+        *tmp = p;
+        *tmpcap = n;
+    }
+    if (rc >= 0) {
+        rc = decode_part(r, addr, size, clo, chi, *tmp, n);
+        if (rc == B2_ERR_UNSUPPORTED)
+            note(r->rep, "%s", "a chunk's frame does not map onto the chunk");
+    }
+    if (rc == B2_ERR_UNSUPPORTED) {
+        if (r->rep)
+            r->rep->chunks_h5dread++;
+        return h5dread_part(r, lo, hi);
+    }
+    if (rc < 0)
+        return rc;
+    if (r->rep)
+        r->rep->chunks_direct++;
+    int64_t ustr[MAXDIM], pstr[MAXDIM];
+    strides_of(r->rank, r->count, ustr);
+    strides_of(r->rank, cnt, pstr);
+    int64_t uoff = 0;
+    for (int d = 0; d < r->rank; d++)
+        uoff += (int64_t)(lo[d] - r->start[d]) * ustr[d];
+    copy_box(r->rank, cnt, r->ts, r->buf + uoff * (int64_t)r->ts, ustr, *tmp, pstr);
+    return B2_OK;
+}
+
+/* Why the dataset cannot take the direct path ("" when it can); ftype is its
+ * file datatype. */
+static const char *dataset_refusal(reader *r, hid_t ftype)
+{
+    const b2_h5_read_api *h = r->h;
+    if (!h->Dget_chunk_info_by_coord)
+        return "HDF5 older than 1.10.5 (no H5Dget_chunk_info_by_coord)";
+    hid_t dcpl = h->Dget_create_plist(r->dset);
+    if (dcpl < 0)
+        return "no creation property list";
+    const char *why = "";
+    if (h->Pget_layout(dcpl) != H5D_CHUNKED) {
+        why = "the dataset is not chunked";
+    } else if (h->Pget_nfilters(dcpl) != 1) {
+        why = "the filter pipeline is not Blosc2 alone";
+    } else {
+        unsigned flags = 0, cd[32];
+        size_t ncd = 32;
+        char name[64];
+        if (h->Pget_filter2(dcpl, 0, &flags, &ncd, cd, sizeof name, name, NULL) != B2_H5_FILTER_ID)
+            why = "the filter pipeline is not Blosc2 alone";
+    }
+    if (!*why) {
+        const b2_h5_api *base = b2_h5_api_get(NULL);
+        int cr = base ? base->Pget_chunk(dcpl, r->rank, r->cdims) : -1;
+        if (cr != r->rank)
+            why = "unreadable chunk shape";
+    }
+    h->Pclose(dcpl);
+    if (*why)
+        return why;
+    if (h->Tequal(r->mem_type, ftype) <= 0)
+        return "the memory type differs from the file type (conversion)";
+    hid_t fid = h->Iget_file_id(r->dset);
+    if (fid < 0)
+        return "no file";
+    hid_t fapl = h->Fget_access_plist(fid), fcpl = h->Fget_create_plist(fid);
+    unsigned intent = 0;
+    if (fapl < 0 || h->Pget_driver(fapl) != h->FD_sec2_init())
+        why = "the file driver is not sec2 (plain POSIX file)";
+    else if (fcpl < 0 || h->Pget_userblock(fcpl, &r->userblock) < 0)
+        why = "no file creation properties";
+    if (!*why && h->Fget_intent(fid, &intent) >= 0 && (intent & ACC_RDWR))
+        h->Fflush(fid, H5F_SCOPE_LOCAL); /* chunks still in HDF5's cache reach the file */
+    if (!*why) {
+        ssize_t len = h->Fget_name(fid, NULL, 0);
+        if (len <= 0 || !(r->path = malloc((size_t)len + 1)) ||
+            h->Fget_name(fid, r->path, (size_t)len + 1) != len)
+            why = "no file name";
+    }
+    if (fapl >= 0)
+        h->Pclose(fapl);
+    if (fcpl >= 0)
+        h->Pclose(fcpl);
+    h->Fclose(fid);
+    return why;
+}
+
+static int read_box(reader *r, size_t bufsize)
+{
+    const b2_h5_read_api *h = r->h;
+    B2_FAIL_IF(r->rank < 1 || r->rank > MAXDIM, B2_ERR_UNSUPPORTED,
+               "dataspace rank %d (1..%d supported)", r->rank, MAXDIM);
+    B2_FAIL_IF(h->Sget_simple_extent_type(r->fspace) != H5S_SIMPLE, B2_ERR_UNSUPPORTED,
+               "the dataspace is not simple");
+    h->Sget_simple_extent_dims(r->fspace, r->dims, NULL);
+    uint64_t nelem = 1;
+    for (int d = 0; d < r->rank; d++) {
+        B2_FAIL_IF(r->count[d] > r->dims[d] || r->start[d] > r->dims[d] - r->count[d],
+                   B2_ERR_RANGE, "box [%llu, %llu) outside dimension %d of size %llu",
+                   (unsigned long long)r->start[d],
+                   (unsigned long long)(r->start[d] + r->count[d]), d,
+                   (unsigned long long)r->dims[d]);
+        nelem *= r->count[d];
+    }
+    hid_t ftype = h->Dget_type(r->dset);
+    B2_FAIL_IF(ftype < 0, B2_ERR_INVALID_PARAM, "the dataset has no datatype");
+    if (r->mem_type == H5P_DEFAULT)
+        r->mem_type = ftype;
+    r->ts = b2_h5_api_get(NULL)->Tget_size(r->mem_type);
+    const char *why = dataset_refusal(r, ftype);
+    size_t ts = r->ts;
+    int rc = B2_OK;
+    if (ts == 0 || nelem > SIZE_MAX / ts || bufsize < nelem * ts)
+        rc = B2_FAIL(B2_ERR_DST_TOO_SMALL, "the box needs %llu elements of %zu bytes, buf has %zu",
+                     (unsigned long long)nelem, ts, bufsize);
+    if (rc >= 0 && nelem == 0) {
+        if (r->rep)
+            r->rep->path = B2_H5_READ_DIRECT;
+    } else if (rc >= 0 && *why) {
+        if (r->rep) {
+            r->rep->path = B2_H5_READ_H5DREAD;
+            note(r->rep, "%s", why);
+        }
+        hsize_t hi[MAXDIM];
+        for (int d = 0; d < r->rank; d++)
+            hi[d] = r->start[d] + r->count[d];
+        rc = h5dread_part(r, r->start, hi);
+    } else if (rc >= 0) {
+        hsize_t c0[MAXDIM], c1[MAXDIM], ci[MAXDIM];
+        for (int d = 0; d < r->rank; d++) {
+            c0[d] = ci[d] = r->start[d] / r->cdims[d];
+            c1[d] = (r->start[d] + r->count[d] - 1) / r->cdims[d];
+        }
+        uint8_t *tmp = NULL;
+        size_t tmpcap = 0;
+        for (;;) {
+            if ((rc = read_chunk(r, ci, &tmp, &tmpcap)) < 0)
+                break;
+            int d = r->rank - 1;
+            while (d >= 0 && ci[d] == c1[d])
+                ci[d] = c0[d], d--;
+            if (d < 0)
+                break;
+            ci[d]++;
+        }
+        free(tmp);
+        if (r->rep)
+            r->rep->path = r->rep->chunks_h5dread == 0 ? B2_H5_READ_DIRECT
+                         : r->rep->chunks_direct == 0  ? B2_H5_READ_H5DREAD
+                                                       : B2_H5_READ_MIXED;
+    }
+    b2_h5_api_get(NULL)->Tclose(ftype);
+    return rc;
+}
+
+int b2_h5_read_box(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count,
+                   void *buf, size_t bufsize, b2_h5_read_report *report)
+{
+    if (report)
+        memset(report, 0, sizeof *report);
+    const b2_h5_read_api *h = b2_h5_read_api_get();
+    if (!h)
+        return B2_FAIL(B2_ERR_UNSUPPORTED, "no HDF5 library found in this process");
+    if (!start || !count || (!buf && bufsize))
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "%s is NULL", !start ? "start" : !count ? "count" : "buf");
+    reader r = {.h = h, .dset = dset, .mem_type = mem_type, .start = start, .count = count,
+                .buf = buf, .rep = report};
+    r.fspace = h->Dget_space(dset);
+    if (r.fspace < 0)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "not a dataset (no dataspace)");
+    r.rank = h->Sget_simple_extent_ndims(r.fspace);
+    b2_h5_ctx *ctx = b2_h5_ctx_get(b2_h5_nthreads_from_env());
+    r.dctx = ctx ? ctx->dctx : NULL;
+    int rc = read_box(&r, bufsize);
+    h->Sclose(r.fspace);
+    free(r.path);
+    return rc;
+}

@@ -1,0 +1,228 @@
+"""Fast slicing of Blosc2 (filter 32026) HDF5 datasets from h5py, with libb2.
+
+Reading a small box from a dataset with large chunks makes HDF5 read and
+decompress whole chunks. Each chunk written by the Blosc2 filter is a frame
+whose blocks can be decoded one by one: this module asks libb2's HDF5 filter
+library (the plugin, libH5Zb2.so, through ctypes; no compiled extension) to read
+a box by decoding only the blocks it touches, straight from the file. The
+plugin uses the HDF5 library h5py already loaded, never a second one.
+
+    import h5py, b2blosc_h5 as b2h5
+    with h5py.File("data.h5") as f:
+        part = b2h5.read_slice(f["x"], (slice(1000, 1010), slice(500, 510)))
+        b2h5.enable()          # from now on f["x"][...] takes the same path
+        part = f["x"][1000:1010, 500:510]
+        b2h5.disable()
+
+    f.create_dataset("y", data=a, chunks=(100, 1000),
+                     **b2h5.filter_kwargs(codec="zstd", clevel=5, filter="bitshuffle"))
+
+Keys the fast path takes: integers, slices with step 1 (or None) and one
+Ellipsis. Anything else (steps, fancy indexing, fields) goes through h5py's
+own reading, and so do datasets and chunks the direct path cannot read exactly
+as HDF5 would (see b2_h5_read_box in b2_h5filter.h): results are always
+h5py's. Set B2_H5_SLICE=0 in the environment to turn the fast path off.
+
+The plugin is found in $B2_H5_PLUGIN (a file), the directories of
+$HDF5_PLUGIN_PATH, then where the library installed it.
+"""
+import ctypes
+import os
+
+__all__ = ["read_slice", "read_box", "enable", "disable", "enabled", "is_blosc2",
+           "filter_kwargs", "CODECS", "FILTERS", "ReadReport"]
+
+FILTER_ID = 32026
+CODECS = {"blosclz": 0, "lz4": 1, "lz4hc": 2, "zlib": 4, "zstd": 5}
+FILTERS = {"none": 0, "shuffle": 1, "bitshuffle": 2, "delta": 3}
+PATHS = {1: "direct", 2: "h5dread", 3: "mixed"}
+_INSTALLED_PLUGIN_DIR = "@B2_H5_PLUGIN_FULL_DIR@"  # filled in at install time
+_PLUGIN_NAME = "libH5Zb2.so"
+
+
+class ReadReport(ctypes.Structure):
+    """What b2_h5_read_box did (b2_h5_read_report in b2_h5filter.h)."""
+    _fields_ = [("path_id", ctypes.c_int), ("reason_raw", ctypes.c_char * 128),
+                ("chunks_direct", ctypes.c_int64), ("chunks_h5dread", ctypes.c_int64),
+                ("bytes_read", ctypes.c_int64), ("blocks_decoded", ctypes.c_int64)]
+
+    @property
+    def path(self):
+        return PATHS.get(self.path_id, "none")
+
+    @property
+    def reason(self):
+        return self.reason_raw.decode(errors="replace")
+
+    def as_dict(self):
+        return {"path": self.path, "reason": self.reason, "chunks_direct": self.chunks_direct,
+                "chunks_h5dread": self.chunks_h5dread, "bytes_read": self.bytes_read,
+                "blocks_decoded": self.blocks_decoded}
+
+
+_lib = None
+
+
+def _plugin_candidates():
+    env = os.environ.get("B2_H5_PLUGIN")
+    if env:
+        yield env
+    for d in os.environ.get("HDF5_PLUGIN_PATH", "").split(os.pathsep):
+        if d:
+            yield os.path.join(d, _PLUGIN_NAME)
+    if not _INSTALLED_PLUGIN_DIR.startswith("@"):
+        yield os.path.join(_INSTALLED_PLUGIN_DIR, _PLUGIN_NAME)
+
+
+def _library():
+    """The plugin with b2_h5_read_box, loaded once (OSError if none is found)."""
+    global _lib
+    if _lib is None:
+        tried = []
+        for path in _plugin_candidates():
+            if not os.path.exists(path):
+                tried.append(path)
+                continue
+            lib = ctypes.CDLL(path)
+            f = lib.b2_h5_read_box
+            f.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64),
+                          ctypes.POINTER(ctypes.c_uint64), ctypes.c_void_p, ctypes.c_size_t,
+                          ctypes.POINTER(ReadReport)]
+            f.restype = ctypes.c_int
+            _lib = lib
+            break
+        else:
+            raise OSError("libb2's HDF5 plugin (%s) not found; tried %s (set B2_H5_PLUGIN or "
+                          "HDF5_PLUGIN_PATH)" % (_PLUGIN_NAME, ", ".join(tried) or "nothing"))
+    return _lib
+
+
+def is_blosc2(dataset):
+    """Whether filter 32026 is in the dataset's pipeline."""
+    plist = dataset.id.get_create_plist()
+    return any(plist.get_filter(i)[0] == FILTER_ID for i in range(plist.get_nfilters()))
+
+
+def _box(shape, key):
+    """(start, count, result shape) for a key of ints, step-1 slices and one
+    Ellipsis; None when the key needs h5py's general indexing."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    if sum(k is Ellipsis for k in key) > 1:
+        return None
+    if Ellipsis in key:
+        i = key.index(Ellipsis)
+        key = key[:i] + (slice(None),) * (len(shape) - len(key) + 1) + key[i + 1:]
+    if len(key) > len(shape):
+        return None
+    key = key + (slice(None),) * (len(shape) - len(key))
+    start, count, out = [], [], []
+    for k, n in zip(key, shape):
+        if isinstance(k, slice):
+            a, b, step = k.indices(n)
+            if step != 1:
+                return None
+            start.append(a)
+            count.append(max(b - a, 0))
+            out.append(count[-1])
+        elif isinstance(k, (int,)) or (hasattr(k, "__index__") and not isinstance(k, bool)):
+            i = k.__index__()
+            if i < -n or i >= n:
+                raise IndexError("index %d is out of range for a dimension of size %d" % (i, n))
+            start.append(i % n)
+            count.append(1)
+        else:
+            return None
+    return start, count, tuple(out)
+
+
+def read_box(dataset, start, count):
+    """Read the box [start, start + count) of dataset; returns (array, ReadReport)."""
+    import numpy as np
+    out = np.empty(tuple(count), dtype=dataset.dtype)
+    rank = len(count)
+    rep = ReadReport()
+    st = (ctypes.c_uint64 * rank)(*start)
+    ct = (ctypes.c_uint64 * rank)(*count)
+    rc = _library().b2_h5_read_box(dataset.id.id, 0, st, ct, out.ctypes.data if out.size else None,
+                                   out.nbytes, ctypes.byref(rep))
+    if rc != 0:
+        raise OSError("b2_h5_read_box failed (%d) on %s" % (rc, dataset.name))
+    return out, rep
+
+
+def read_slice(dataset, key, report=False):
+    """dataset[key], decoding only the blocks the box needs when the dataset uses
+    Blosc2 and key is a box (ints, step-1 slices, Ellipsis); otherwise h5py's own
+    read. With report=True returns (array, dict saying which path was taken)."""
+    box = None
+    dt = dataset.dtype
+    if dataset.shape and dt.fields is None and dt.subdtype is None and dt.kind not in "OU":
+        box = _box(dataset.shape, key)
+    if box is None or os.environ.get("B2_H5_SLICE", "1") == "0":
+        res = _h5py_getitem(dataset, key)
+        return (res, {"path": "h5py", "reason": "not a box or turned off"}) if report else res
+    start, count, shape = box
+    arr, rep = read_box(dataset, start, count)
+    arr = arr.reshape(shape)
+    if shape == ():
+        arr = arr[()]
+    return (arr, rep.as_dict()) if report else arr
+
+
+_original_getitem = None
+
+
+def _h5py_getitem(dataset, key):
+    import h5py
+    return (_original_getitem or h5py.Dataset.__getitem__)(dataset, key)
+
+
+def _patched_getitem(self, args, new_dtype=None):
+    if new_dtype is None and _is_blosc2_cached(self):
+        return read_slice(self, args)
+    return _original_getitem(self, args, new_dtype) if new_dtype is not None \
+        else _original_getitem(self, args)
+
+
+def _is_blosc2_cached(dataset):
+    try:
+        return is_blosc2(dataset)
+    except Exception:
+        return False
+
+
+def enable():
+    """Make h5py's Dataset.__getitem__ use read_slice for Blosc2 datasets (what
+    b2h5py does); other datasets are untouched."""
+    global _original_getitem
+    import h5py
+    if _original_getitem is None:
+        _original_getitem = h5py.Dataset.__getitem__
+        h5py.Dataset.__getitem__ = _patched_getitem
+
+
+def disable():
+    """Undo enable()."""
+    global _original_getitem
+    import h5py
+    if _original_getitem is not None:
+        h5py.Dataset.__getitem__ = _original_getitem
+        _original_getitem = None
+
+
+def enabled():
+    """Whether enable() is in effect."""
+    return _original_getitem is not None
+
+
+def filter_kwargs(codec="lz4", clevel=5, filter="shuffle", blocksize=0):
+    """Keyword arguments for h5py's create_dataset selecting the Blosc2 filter,
+    like hdf5plugin.Blosc2: codec by name or id, clevel 0..9, filter "none",
+    "shuffle", "bitshuffle" or "delta" (or its id), blocksize in bytes (0: automatic)."""
+    c = CODECS[codec] if isinstance(codec, str) else int(codec)
+    f = FILTERS[filter] if isinstance(filter, str) else int(filter)
+    if not 0 <= int(clevel) <= 9:
+        raise ValueError("clevel %r is not 0..9" % (clevel,))
+    return {"compression": FILTER_ID,
+            "compression_opts": (0, int(blocksize), 0, 0, int(clevel), f, c)}
