@@ -2,8 +2,9 @@
  * filters, compression, decompression and partial decoding (getitem).
  *
  * Byte-compatible with c-blosc2 3.3 in both directions. Contexts carry every
- * piece of mutable state: a context may be used by one thread at a time, and any
- * number of contexts may be used concurrently. All sizes are in bytes unless the
+ * piece of mutable state (but for the process table of user filters and codecs,
+ * b2_plugin.h, which is thread-safe): a context may be used by one thread at a
+ * time, and any number of contexts may be used concurrently. All sizes are in bytes unless the
  * name says items. Functions returning int give a size/count >= 0 or a negative
  * B2_ERR_* code (see b2_common.h). */
 #ifndef B2_CHUNK_H

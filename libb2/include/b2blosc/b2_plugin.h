@@ -53,9 +53,9 @@ typedef struct b2_plugin_call {
 typedef int (*b2_filter_fn)(const b2_plugin_call *c, const uint8_t *src, uint8_t *dst,
                             int32_t n);
 /* Codec compression of srclen bytes into dst (room for dstcap bytes). Return
- * the compressed length (1..dstcap), 0 for "does not compress / does not fit"
- * (the stream is then stored raw), or a negative B2_ERR_* code (other negative
- * values are reported as B2_ERR_CODEC). Thread rules as for filters. Streams
+ * the compressed length (1..dstcap; more is reported as an error), 0 for "does
+ * not compress / does not fit" (the stream is then stored raw), or a negative
+ * B2_ERR_* code (other negative values are reported as B2_ERR_CODEC). Thread rules as for filters. Streams
  * are whole blocks unless the chunk is split (B2_SPLIT_ALWAYS; automatic
  * splitting never splits user codecs), then blocksize / typesize bytes. */
 typedef int (*b2_codec_compress_fn)(const b2_plugin_call *c, const uint8_t *src, int32_t srclen,
