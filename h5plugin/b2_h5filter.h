@@ -8,7 +8,13 @@
  *
  * cd_values (compression_opts in h5py): (0, blocksize, 0, 0, clevel, filter, codec)
  * with filter 0 none, 1 shuffle, 2 bitshuffle, 3 delta and codec 0 blosclz, 1 lz4,
- * 2 lz4hc, 4 zlib, 5 zstd. Threads: $B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1. */
+ * 2 lz4hc, 4 zlib, 5 zstd. Threads: $B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1.
+ *
+ * User codecs and filters (ids 160..255, b2_plugin.h): the filter sees only the
+ * process table of the libb2 it runs with. A program linking the filter
+ * statically registers its ids with b2_register_codec / b2_register_filter, and
+ * they then also work in cd_values[6] and in stored frames; the dynamic plugin
+ * carries a private copy of libb2 whose table no application can reach. */
 #ifndef B2_H5FILTER_H
 #define B2_H5FILTER_H
 

@@ -174,8 +174,11 @@ b2_dctx *b2_nd_array_dctx(b2_nd_array *a)
     }
     /* plugins like ndcell and zfp decode blocks of this shape (also on a
      * context the caller lent with b2_nd_set_dctx) */
-    if (a->dctx)
+    if (a->dctx) {
         b2_dctx_set_geometry(a->dctx, &a->cparams.geometry);
+        if (a->cparams.registry) /* a lent context keeps its own otherwise */
+            b2_dctx_set_registry(a->dctx, a->cparams.registry);
+    }
     return a->dctx;
 }
 
@@ -190,6 +193,27 @@ static int nd_set_dctx_body(b2_nd_array *a, b2_dctx *dctx)
 int b2_nd_set_dctx(b2_nd_array *a, b2_dctx *dctx)
 {
     int rc = nd_set_dctx_body(a, dctx);
+    return a ? B2_KEEP(&a->err, rc) : rc;
+}
+
+static int nd_set_registry_body(b2_nd_array *a, const b2_registry *registry)
+{
+    if (!a)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "array is NULL");
+    a->cparams.registry = registry;
+    b2_cctx_free(a->cctx); /* rebuilt with the registry on the next write */
+    a->cctx = NULL;
+    int rc = a->dctx ? b2_dctx_set_registry(a->dctx, registry) : B2_OK;
+    if (rc >= 0 && a->own_dctx && a->own_dctx != a->dctx)
+        rc = b2_dctx_set_registry(a->own_dctx, registry);
+    if (rc >= 0)
+        rc = b2_schunk_set_registry(a->sc, registry);
+    return rc < 0 ? rc : B2_OK;
+}
+
+int b2_nd_set_registry(b2_nd_array *a, const b2_registry *registry)
+{
+    int rc = nd_set_registry_body(a, registry);
     return a ? B2_KEEP(&a->err, rc) : rc;
 }
 

@@ -9,12 +9,14 @@
  * left at some stream is below neblock, the rest of the chunk (from that block)
  * is redone sequentially with the exact single-threaded rule. Output therefore
  * never depends on the thread count. */
+#include <stdio.h>
 #include <stdlib.h>
 #include "chunk_encode.h"
 #include "chunk_internal.h"
 #include "codecs.h"
 #include "filters.h"
 #include "pool.h"
+#include "registry.h"
 
 #define MAX_THREADS 64
 #define ENC_FAIL (-1000) /* compressed form does not fit: use the memcpy fallback */
@@ -81,12 +83,16 @@ static void make_pipeline(const b2_cparams *p, b2_pipeline *pl)
     pl->typesize = header_typesize(p->typesize);
     pl->version = B2_VERSION_FORMAT;
     pl->geom = p->geometry.ndim > 0 ? &p->geometry : NULL;
+    pl->reg = p->registry;
 }
 
 int b2_cparams_check(const b2_cparams *p)
 {
     B2_FAIL_IF(!p, B2_ERR_INVALID_PARAM, "cparams is NULL");
-    B2_FAIL_IF(!b2_codec_is_known(p->codec), B2_ERR_BAD_CODEC, "cparams codec %d", p->codec);
+    if (b2_is_user_id(p->codec) && !b2_user_codec_find(p->registry, p->codec))
+        return B2_USER_MISSING("codec", p->codec, "");
+    B2_FAIL_IF(!b2_is_user_id(p->codec) && !b2_codec_is_known(p->codec), B2_ERR_BAD_CODEC,
+               "cparams codec %d", p->codec);
     B2_FAIL_IF(p->clevel < 0 || p->clevel > 9, B2_ERR_INVALID_PARAM,
                "cparams clevel %d is not 0..9", p->clevel);
     B2_FAIL_IF(p->typesize < 1 || p->typesize > B2_MAX_BLOCKSIZE, B2_ERR_INVALID_PARAM,
@@ -107,6 +113,14 @@ int b2_cparams_check(const b2_cparams *p)
                b2_codec_name(p->codec));
     b2_pipeline pl;
     make_pipeline(p, &pl);
+    /* an unregistered user id is not a bad parameter: this process lacks it */
+    for (int i = 0; i < B2_MAX_FILTERS; i++) {
+        if (b2_is_user_id(p->filters[i]) && !b2_user_filter_find(p->registry, p->filters[i])) {
+            char where[16];
+            snprintf(where, sizeof where, " in slot %d", i);
+            return B2_USER_MISSING("filter", p->filters[i], where);
+        }
+    }
     if (b2_pipeline_check(&pl) < 0)
         return B2_FAIL(B2_ERR_INVALID_PARAM, "cparams filters: %s", b2_err_detail());
     return B2_OK;
@@ -480,18 +494,20 @@ static int64_t encode_par(const job *jb, b2_cctx *c, int nt, uint8_t *dst, int64
 /* ---- whole chunk ---- */
 
 /* Delta reference for blocks >= 1: the block 0 a decoder will reconstruct. That
- * is the raw block 0 unless a lossy filter (trunc_prec, int_trunc, ndmean) runs
- * before delta; then it is block 0 after a forward and backward pass through
- * the pipeline. */
+ * is the raw block 0 unless a lossy filter (trunc_prec, int_trunc, ndmean, maybe
+ * a user filter) runs before delta; then it is block 0 after a forward and
+ * backward pass through the pipeline. */
 static int setup_delta_ref(job *jb, b2_cctx *c)
 {
     int first_trunc = -1, last_delta = -1;
     for (int i = 0; i < B2_MAX_FILTERS; i++) {
         if (jb->pipe.filters[i] == B2_FILTER_DELTA)
             last_delta = i;
+        /* a user filter may be lossy too: the round trip costs one block */
         if ((jb->pipe.filters[i] == B2_FILTER_TRUNC_PREC ||
              jb->pipe.filters[i] == B2_FILTER_INT_TRUNC ||
-             jb->pipe.filters[i] == B2_FILTER_NDMEAN) && first_trunc < 0)
+             jb->pipe.filters[i] == B2_FILTER_NDMEAN || b2_is_user_id(jb->pipe.filters[i])) &&
+            first_trunc < 0)
             first_trunc = i;
     }
     int trunc_before = first_trunc >= 0 && first_trunc < last_delta;
@@ -580,7 +596,8 @@ static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, v
     jb.shuffle_unit = b2_pipeline_single_shuffle(&jb.pipe, 1);
     jb.codec = (b2_codec_use){.compcode = p->codec, .fmt = b2_codec_format_of(p->codec),
                               .clevel = p->clevel, .meta = p->codec_meta,
-                              .typesize = jb.typesize, .geom = jb.pipe.geom};
+                              .typesize = jb.typesize, .geom = jb.pipe.geom,
+                              .user = b2_user_codec_find(p->registry, p->codec)};
 
     int has_delta = 0;
     for (int i = 0; i < B2_MAX_FILTERS; i++)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include "chunk_internal.h"
 #include "pool.h"
+#include "registry.h"
 
 /* Per-thread decoding state: codec library contexts and block scratch. */
 typedef struct b2_dworker {
@@ -23,6 +24,7 @@ struct b2_dctx {
     size_t itemcap;
     b2_pool *pool;          /* threads kept between calls (created on first use) */
     b2_block_geometry geom; /* for the n-dimensional plugins (ndim 0: none) */
+    const b2_registry *reg; /* user filters and codecs before the process table (not owned) */
     b2_errinfo err;         /* last failure of a call on this context */
 };
 
@@ -126,6 +128,14 @@ int b2_dctx_set_geometry(b2_dctx *d, const b2_block_geometry *g)
     return B2_OK;
 }
 
+int b2_dctx_set_registry(b2_dctx *d, const b2_registry *reg)
+{
+    if (!d)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "dctx is NULL");
+    d->reg = reg;
+    return B2_OK;
+}
+
 static uint8_t *worker_scratch(b2_dworker *w, size_t n)
 {
     if (w->cap < n) {
@@ -138,11 +148,12 @@ static uint8_t *worker_scratch(b2_dworker *w, size_t n)
     return w->scratch;
 }
 
-/* Validate everything outside the blocks' streams (chunk.md §9 steps 1-12). geom
- * (NULL: none) is what the n-dimensional plugins work on. */
-static int open_view(const uint8_t *src, size_t size, const b2_block_geometry *geom,
-                     chunk_view *v)
+/* Validate everything outside the blocks' streams (chunk.md §9 steps 1-12). The
+ * context gives the geometry the n-dimensional plugins work on and the registry
+ * user filters and codecs come from. */
+static int open_view(const uint8_t *src, size_t size, const b2_dctx *d, chunk_view *v)
 {
+    const b2_block_geometry *geom = &d->geom;
     memset(v, 0, sizeof *v);
     int rc = b2_chunk_get_info(src, size, &v->info);
     if (rc < 0)
@@ -155,7 +166,8 @@ static int open_view(const uint8_t *src, size_t size, const b2_block_geometry *g
     v->src = src;
     v->bound = in->cbytes;
     b2_info_pipeline(in, &v->pipe);
-    v->pipe.geom = geom && geom->ndim > 0 ? geom : NULL;
+    v->pipe.geom = geom->ndim > 0 ? geom : NULL;
+    v->pipe.reg = d->reg;
     v->filtered = b2_pipeline_active(&v->pipe);
     v->has_delta = b2_info_has_delta(in);
     v->unshuffle_unit = b2_pipeline_single_shuffle(&v->pipe, 0);
@@ -164,10 +176,16 @@ static int open_view(const uint8_t *src, size_t size, const b2_block_geometry *g
         return B2_OK;
 
     /* codec format 2 (Snappy), 5 and 7 cannot be decoded here; 6 means the codec
-     * id in byte 22 is a plugin's. */
+     * id in byte 22 is a plugin's or a user codec's. */
+    const b2_user_codec *uc = NULL;
     switch (in->codec_format) {
     case 0: case 1: case 3: case 4: break;
     case B2_CODEC_FORMAT_PLUGIN:
+        if (b2_is_user_id(in->compcode)) {
+            if (!(uc = b2_user_codec_find(d->reg, in->compcode)))
+                return B2_USER_MISSING("codec", in->compcode, "");
+            break;
+        }
         B2_FAIL_IF(b2_codec_format_of(in->compcode) != B2_CODEC_FORMAT_PLUGIN,
                    B2_ERR_UNSUPPORTED, "codec id %d (%s) has no decoder here", in->compcode,
                    in->compcode == 36 ? "openhtj2k" : in->compcode == 37 ? "grok" : "unknown");
@@ -178,7 +196,10 @@ static int open_view(const uint8_t *src, size_t size, const b2_block_geometry *g
     }
     v->codec = (b2_codec_use){.compcode = in->compcode, .fmt = in->codec_format,
                               .meta = (uint8_t)in->compcode_meta, .typesize = in->typesize,
-                              .geom = v->pipe.geom};
+                              .geom = v->pipe.geom, .user = uc};
+    /* unknown filter ids fail here, naming the id, before any block is decoded */
+    if (v->filtered && (rc = b2_pipeline_check_ids(&v->pipe)) < 0)
+        return rc;
     int64_t pos = (int64_t)in->header_len + 4 * (int64_t)in->nblocks;
     B2_FAIL_IF(pos > v->bound, B2_ERR_TRUNCATED,
                "block offsets of %d blocks end at byte %lld, after cbytes %d", (int)in->nblocks,
@@ -204,10 +225,9 @@ static int open_view(const uint8_t *src, size_t size, const b2_block_geometry *g
 static void close_view(chunk_view *v) { b2_codec_ddict_free(v->ddict); }
 
 /* open_view for the item- and block-addressed calls, which VL-block chunks do not support. */
-static int open_block_view(const uint8_t *src, size_t size, const b2_block_geometry *geom,
-                           chunk_view *v)
+static int open_block_view(const uint8_t *src, size_t size, const b2_dctx *d, chunk_view *v)
 {
-    int rc = open_view(src, size, geom, v);
+    int rc = open_view(src, size, d, v);
     if (rc >= 0 && v->info.vlblocks)
         return B2_FAIL(B2_ERR_UNSUPPORTED, "VL-block chunk: decode it whole or by block number");
     return rc;
@@ -669,7 +689,7 @@ static int decompress_impl(chunk_view *v, b2_dctx *d, const void *src, size_t sr
 {
     if (!d || !src || (!dst && dstcap))
         return B2_FAIL(B2_ERR_INVALID_PARAM, "%s is NULL", !d ? "dctx" : !src ? "src" : "dst");
-    int rc = open_view(src, srcsize, &d->geom, v);
+    int rc = open_view(src, srcsize, d, v);
     if (rc < 0)
         return rc;
     const b2_chunk_info *in = &v->info;
@@ -723,7 +743,7 @@ static int vl_get_block_impl(chunk_view *v, b2_dctx *d, const void *src, size_t 
 {
     if (!d || !src)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    int rc = open_view(src, srcsize, &d->geom, v);
+    int rc = open_view(src, srcsize, d, v);
     if (rc < 0)
         return rc;
     B2_FAIL_IF(!v->info.vlblocks, B2_ERR_INVALID_PARAM, "not a VL-block chunk");
@@ -776,7 +796,7 @@ static int getitem_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsi
 {
     if (!d || !src || (!dst && dstcap))
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    int rc = open_block_view(src, srcsize, &d->geom, v);
+    int rc = open_block_view(src, srcsize, d, v);
     if (rc < 0)
         return rc;
     const b2_chunk_info *in = &v->info;
@@ -853,7 +873,7 @@ static int rows_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsize,
 {
     if (!d || !src || !fn || (blocks && nblocks < 0))
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    int rc = open_block_view(src, srcsize, &d->geom, v);
+    int rc = open_block_view(src, srcsize, d, v);
     if (rc < 0)
         return rc;
     const b2_chunk_info *in = &v->info;

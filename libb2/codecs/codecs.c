@@ -7,6 +7,7 @@
 #include <zstd.h>
 #include "b2_common.h"
 #include "codecs.h"
+#include "registry.h"
 
 void b2_codec_state_init(b2_codec_state *st) { memset(st, 0, sizeof *st); }
 
@@ -64,11 +65,14 @@ int b2_codec_format_of(int compcode)
     case B2_CODEC_ZFP_ACC:
     case B2_CODEC_ZFP_PREC:
     case B2_CODEC_ZFP_RATE: return B2_CODEC_FORMAT_PLUGIN;
-    default: return -1;
+    default: return b2_is_user_id(compcode) ? B2_CODEC_FORMAT_PLUGIN : -1;
     }
 }
 
-int b2_codec_is_known(int compcode) { return b2_codec_format_of(compcode) >= 0; }
+int b2_codec_is_known(int compcode)
+{
+    return !b2_is_user_id(compcode) && b2_codec_format_of(compcode) >= 0;
+}
 
 int b2_codec_needs_geometry(int compcode)
 {
@@ -180,6 +184,13 @@ static int decompress_zlib(b2_codec_state *st, const uint8_t *src, int srclen, u
                    zError(r), r);
 }
 
+/* The call a user codec gets for use u. */
+static b2_plugin_call user_call(const b2_codec_use *u)
+{
+    return (b2_plugin_call){.meta = u->meta, .typesize = u->typesize, .blocksize = u->blocksize,
+                            .clevel = u->clevel, .geom = u->geom};
+}
+
 int b2_codec_compress(b2_codec_state *st, const b2_codec_use *u, const uint8_t *src,
                       int srclen, uint8_t *dst, int maxout)
 {
@@ -196,7 +207,12 @@ int b2_codec_compress(b2_codec_state *st, const b2_codec_use *u, const uint8_t *
     case B2_CODEC_ZFP_ACC:
     case B2_CODEC_ZFP_PREC:
     case B2_CODEC_ZFP_RATE: r = b2_zfp_compress(u, src, srclen, dst, maxout); break;
-    default: return B2_FAIL(B2_ERR_BAD_CODEC, "codec id %d", compcode);
+    default:
+        if (u->user) {
+            r = b2_user_codec_compress(u->user, user_call(u), src, srclen, dst, maxout);
+            break;
+        }
+        return B2_FAIL(B2_ERR_BAD_CODEC, "codec id %d", compcode);
     }
     /* A plugin's refusal (missing geometry, bad meta, no libzfp) is an error, not
      * "incompressible": the chunk would otherwise silently go memcpy. */
@@ -241,7 +257,10 @@ int b2_codec_decompress(b2_codec_state *st, const b2_codec_use *u, const uint8_t
         case B2_CODEC_ZFP_ACC:
         case B2_CODEC_ZFP_PREC:
         case B2_CODEC_ZFP_RATE: return b2_zfp_decompress(u, src, srclen, dst, dstlen);
-        default: break;
+        default:
+            if (u->user)
+                return b2_user_codec_decompress(u->user, user_call(u), src, srclen, dst, dstlen);
+            break;
         }
         return B2_FAIL(B2_ERR_UNSUPPORTED, "codec id %d has no decoder here", u->compcode);
     default:

@@ -14,7 +14,7 @@
 #include "b2_internal.h"
 
 /* What one codec call needs besides the bytes. The plugin codecs (ids 32..35)
- * also read the meta byte, the typesize and the block geometry. */
+ * and user codecs also read the meta byte, the typesize and the block geometry. */
 typedef struct b2_codec_use {
     int compcode;         /* codec id (header byte 22; derived from fmt for Blosc1) */
     int fmt;              /* codec format, flags >> 5 (6: a plugin, see compcode) */
@@ -23,6 +23,7 @@ typedef struct b2_codec_use {
     int32_t typesize;     /* header typesize */
     int32_t blocksize;    /* bytes of the block the stream belongs to */
     const b2_block_geometry *geom; /* NULL or ndim 0: none known */
+    const b2_user_codec *user;     /* user codecs (ids 160..255): the resolved entry */
 } b2_codec_use;
 
 /* ---- BloscLZ (blosclz_compress.c, blosclz_decompress.c) ---- */
@@ -76,14 +77,16 @@ B2_HIDDEN void b2_codec_ddict_free(void *ddict);
 
 #define B2_CODEC_FORMAT_PLUGIN 6 /* flags >> 5 of plugin and user codecs */
 
-/* Codec format number (flags bits 5-7) for a codec id, or -1. */
+/* Codec format number (flags bits 5-7) for a codec id, or -1 (user ids 160..255
+ * give 6 whether registered or not). */
 B2_HIDDEN int b2_codec_format_of(int compcode);
-/* Whether a codec id is one this build encodes and decodes (built-ins and plugins). */
+/* Whether a codec id is one this build encodes and decodes (built-ins and
+ * plugins; user codecs are looked up in registries instead). */
 B2_HIDDEN int b2_codec_is_known(int compcode);
 /* Whether the codec is one of the n-dimensional plugins (needs u->geom). */
 B2_HIDDEN int b2_codec_needs_geometry(int compcode);
 
-/* Compress one stream with u->compcode at u->clevel. */
+/* Compress one stream with u->compcode at u->clevel (user codecs: u->user). */
 B2_HIDDEN int b2_codec_compress(b2_codec_state *st, const b2_codec_use *u, const uint8_t *src,
                                 int srclen, uint8_t *dst, int maxout);
 /* Decompress one stream of format u->fmt (u->compcode for plugins) into dst

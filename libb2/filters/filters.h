@@ -100,6 +100,8 @@ typedef struct b2_pipeline {
     int32_t typesize;  /* header typesize (after the cap to 1) */
     int version;       /* chunk format version: 2 selects the old bitunshuffle, 3 ignores slot 5 */
     const b2_block_geometry *geom; /* for ndcell/ndmean; NULL: none known */
+    const b2_registry *reg;        /* user filters (ids 160..255): searched before the
+                                      process table; NULL: the process table alone */
 } b2_pipeline;
 
 /* Whether any slot holds a filter (so a block needs processing at all). */
@@ -111,6 +113,9 @@ B2_HIDDEN int32_t b2_pipeline_single_shuffle(const b2_pipeline *p, int forward);
 B2_HIDDEN int b2_pipeline_single_bitshuffle(const b2_pipeline *p);
 /* Check that every filter id is known and its parameters usable for encoding. */
 B2_HIDDEN int b2_pipeline_check(const b2_pipeline *p);
+/* Check only that every filter id is one this pipeline can run (built in, or a
+ * registered user filter); B2_ERR_UNSUPPORTED naming the id and slot if not. */
+B2_HIDDEN int b2_pipeline_check_ids(const b2_pipeline *p);
 
 /* Forward filters on one block of n bytes. delta_ref as for b2_delta_encode.
  * tmp_a and tmp_b are scratch buffers of n bytes; *out receives src itself (no

@@ -2,11 +2,14 @@
  * slots 0..5, backward undoes slots 5..0 (TRUNC_PREC and INT_TRUNC have no
  * inverse and are skipped). Besides the four core filters it runs the
  * registered plugin filters ndcell, ndmean, bytedelta (35; 34 backward only)
- * and int_trunc. Filters ping-pong between scratch buffers; the caller's input of
+ * and int_trunc, and user filters (ids 160..255) found in the pipeline's registry
+ * or the process table. Filters ping-pong between scratch buffers; the caller's input of
  * the forward direction is never written (c-blosc2's rotation does, §6.5). */
+#include <stdio.h>
 #include <string.h>
 #include "filters.h"
 #include "b2_common.h"
+#include "registry.h"
 
 enum {
     F_NONE = 0, F_SHUFFLE = 1, F_BITSHUFFLE = 2, F_DELTA = 3, F_TRUNC_PREC = 4,
@@ -82,14 +85,34 @@ static int known_id(uint8_t f)
     return f <= F_TRUNC_PREC || (f >= F_NDCELL && f <= F_INT_TRUNC);
 }
 
-/* Every id must be one we implement (other plugins and reserved ids are refused). */
+/* Every id must be one we implement or a registered user filter (other plugins
+ * and reserved ids are refused). */
 static int check_ids(const b2_pipeline *p)
 {
     B2_FAIL_IF(p->typesize < 1, B2_ERR_INVALID_PARAM, "typesize %d", (int)p->typesize);
-    for (int s = 0; s < 6; s++)
-        B2_FAIL_IF(!known_id(slot_filter(p, s)), B2_ERR_UNSUPPORTED, "filter id %d in slot %d",
-                   slot_filter(p, s), s);
+    for (int s = 0; s < 6; s++) {
+        uint8_t f = slot_filter(p, s);
+        if (b2_is_user_id(f) && !b2_user_filter_find(p->reg, f)) {
+            char where[16];
+            snprintf(where, sizeof where, " in slot %d", s);
+            return B2_USER_MISSING("filter", f, where);
+        }
+        B2_FAIL_IF(!b2_is_user_id(f) && !known_id(f), B2_ERR_UNSUPPORTED,
+                   "filter id %d in slot %d", f, s);
+    }
     return 0;
+}
+
+int b2_pipeline_check_ids(const b2_pipeline *p) { return check_ids(p); }
+
+/* Run user filter f (registered: check_ids passed) of slot s on one block. */
+static int run_user(const b2_pipeline *p, int s, int forward, const uint8_t *src, uint8_t *dst,
+                    int32_t n)
+{
+    uint8_t f = slot_filter(p, s);
+    b2_plugin_call c = {.meta = slot_meta(p, s), .typesize = p->typesize, .blocksize = n,
+                        .geom = p->geom};
+    return b2_user_filter_run(b2_user_filter_find(p->reg, f), forward, c, src, dst, n);
 }
 
 int b2_pipeline_check(const b2_pipeline *p)
@@ -161,7 +184,9 @@ int b2_pipeline_forward(const b2_pipeline *p, const uint8_t *src, int32_t n,
             rc = b2_ndmean_forward((int8_t)slot_meta(p, s), p->typesize, p->geom, n, cur, dst);
             break;
         default:
-            rc = B2_FAIL(B2_ERR_UNSUPPORTED, "filter id %d in slot %d is decode-only", (int)f, s);
+            rc = b2_is_user_id(f) ? run_user(p, s, 1, cur, dst, n)
+                                  : B2_FAIL(B2_ERR_UNSUPPORTED,
+                                            "filter id %d in slot %d is decode-only", (int)f, s);
             break;
         }
         if (rc < 0)
@@ -197,6 +222,12 @@ int b2_pipeline_backward(const b2_pipeline *p, uint8_t *src, int32_t n,
     for (int k = 0; k < count; k++) {
         int s = slots[k];
         uint8_t *out = k == count - 1 ? dst : (cur == tmp ? src : tmp);
+        if (b2_is_user_id(slot_filter(p, s))) {
+            if ((rc = run_user(p, s, 0, cur, out, n)) < 0)
+                return rc;
+            cur = out;
+            continue;
+        }
         switch (slot_filter(p, s)) {
         case F_SHUFFLE:
             b2_unshuffle(shuffle_unit(p, s), n, cur, out);

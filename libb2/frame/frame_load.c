@@ -23,6 +23,7 @@ b2_schunk *b2_schunk_alloc(const b2_cparams *cp)
         free(s);
         return NULL;
     }
+    b2_dctx_set_registry(s->dctx, cp->registry);
     b2_frame_header_init(&s->h, cp, 0);
     s->h.header_len = (int32_t)b2_frame_header_size(NULL, 0);
     return s;

@@ -160,6 +160,16 @@ int b2_schunk_set_nthreads(b2_schunk *s, int nthreads)
     return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
+int b2_schunk_set_registry(b2_schunk *s, const b2_registry *registry)
+{
+    if (!s)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "schunk is NULL");
+    s->cparams.registry = registry;
+    b2_cctx_free(s->cctx); /* made again with the registry on the next append */
+    s->cctx = NULL;
+    return b2_dctx_set_registry(s->dctx, registry);
+}
+
 /* ---- reading chunks ---- */
 
 /* Say which chunk a failure is about. */

@@ -29,7 +29,8 @@ class CParams(ctypes.Structure):
                 ("blocksize", ctypes.c_int32), ("splitmode", ctypes.c_int),
                 ("filters", ctypes.c_uint8 * 6), ("filters_meta", ctypes.c_uint8 * 6),
                 ("nthreads", ctypes.c_int), ("use_dict", ctypes.c_int),
-                ("codec_meta", ctypes.c_uint8), ("geometry", BlockGeometry)]
+                ("codec_meta", ctypes.c_uint8), ("geometry", BlockGeometry),
+                ("registry", ctypes.c_void_p)]
 
 
 class UserMeta(ctypes.Structure):

@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import b2test as bt  # noqa: E402
 
 EXAMPLES = os.path.join(bt.REPO, "examples")
-BASIC = ["chunk_roundtrip", "frame_file", "metalayers", "b2nd_array"]
+BASIC = ["chunk_roundtrip", "frame_file", "metalayers", "b2nd_array", "user_plugins"]
 SAN_FLAGS = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 check = bt.Checks()
@@ -58,7 +58,9 @@ def run_example(exe, args, env, cwd, want_ok=True):
     out = p.stdout.decode(errors="replace")
     label = "%s (%s)" % (name, os.path.basename(os.path.dirname(exe)))
     if want_ok:
-        base = name.replace("_static", "").replace("_plugin", "")
+        base = name
+        for suffix in ("_static", "_plugin"):  # variants of one source file
+            base = base[:-len(suffix)] if base.endswith(suffix) else base
         ok = p.returncode == 0 and ("%s: OK" % base) in out
         if not check(ok, "%s exited %d" % (label, p.returncode)):
             print(out[-4000:])
@@ -117,7 +119,7 @@ def main():
         pcdir = os.path.dirname(pcs[0])
         libdir = os.path.dirname(pcdir)
         print("installed into %s (libdir %s)" % (prefix, os.path.relpath(libdir, prefix)))
-        for h in ("b2_common.h", "b2_chunk.h", "b2_frame.h", "b2_nd.h"):
+        for h in ("b2_common.h", "b2_chunk.h", "b2_frame.h", "b2_nd.h", "b2_plugin.h"):
             check(os.path.isfile(os.path.join(prefix, "include", "b2blosc", h)), "header %s installed" % h)
         for lib in ("libb2blosc.so", "libb2blosc.a"):
             check(os.path.exists(os.path.join(libdir, lib)), "%s installed" % lib)

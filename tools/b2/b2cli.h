@@ -50,6 +50,15 @@ int b2cli_data_error(const char *file, const char *fmt, ...)
 /* Text for a libb2 failure rc: the library's detailed message of the failing call
  * ("<b2_strerror>: <detail> (<function>)") when it is about rc, else b2_strerror(rc). */
 const char *b2cli_err(int rc);
+/* Name of a codec / filter id for output: the library's name (built-in,
+ * plugin, registered), "user codec N" / "user filter N" for an unregistered id
+ * 160..255 (written into buf), NULL for any other unknown id. */
+const char *b2cli_codec_label(int id, char *buf, size_t cap);
+const char *b2cli_filter_label(int id, char *buf, size_t cap);
+/* Codec / filter id from a name (the library's, '-' accepted for '_', as in
+ * zfp-acc) or a number 0..255 ("none" is filter 0). Returns the id or -1. */
+int b2cli_codec_id(const char *s);
+int b2cli_filter_id(const char *s);
 /* True when arg is "-h" or "--help". */
 int b2cli_is_help(const char *arg);
 

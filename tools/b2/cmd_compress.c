@@ -43,7 +43,12 @@ static const char compress_help[] =
     "  --blocks A,B,..     b2nd: block shape (default: automatic)\n"
     "\n"
     "Compression parameters (every kind):\n"
-    "  --codec NAME        blosclz (default), lz4, lz4hc, zlib, zstd\n"
+    "  --codec NAME|ID     blosclz (default), lz4, lz4hc, zlib, zstd; the plugin\n"
+    "                      codecs ndlz, zfp-acc, zfp-prec, zfp-rate (b2nd arrays:\n"
+    "                      they work on the block shape); or a codec id 0..255\n"
+    "  --codec-meta N      the codec's parameter byte (header byte 23), -128..255\n"
+    "                      (default 0): ndlz cell size 4 or 8, zfp-acc tolerance\n"
+    "                      exponent, zfp-prec precision, zfp-rate rate percent\n"
     "  --clevel N          0..9 (default 5; 0 stores the data uncompressed)\n"
     "  --typesize N        item size in bytes (default 8; above 255 recorded as 1)\n"
     "  --blocksize N       block size in bytes, k/M suffix allowed (default automatic)\n"
@@ -52,10 +57,14 @@ static const char compress_help[] =
     "                      bytedelta (after shuffle: --filter shuffle --filter\n"
     "                      bytedelta), int_trunc:BITS (integers, lossy: BITS > 0\n"
     "                      keeps that many high bits, < 0 clears -BITS low bits),\n"
-    "                      NAME:META, or none. Repeatable; the filters are placed in\n"
-    "                      the last slots so the last one given sits in slot 5.\n"
+    "                      ndcell:N (b2nd: reorders blocks in cells of side N),\n"
+    "                      ndmean:N (b2nd, floats, lossy: cell means), NAME:META,\n"
+    "                      ID:META (a filter id 0..255), or none. Repeatable; the\n"
+    "                      filters are placed in the last slots so the last one\n"
+    "                      given sits in slot 5.\n"
     "                      Default without filter options: shuffle in slot 5.\n"
-    "  --filters F0,..,F5  all 6 slots explicitly (names or ids; 0/none = empty)\n"
+    "  --filters F0,..,F5  all 6 slots explicitly (names or ids 0..255; 0/none =\n"
+    "                      empty)\n"
     "  --filters-meta M0,..,M5  the 6 filter meta values (-128..255)\n"
     "  --threads N         compression threads (output does not depend on it)\n"
     "  --dict              use a dictionary (lz4, lz4hc, zstd)\n"
@@ -72,23 +81,6 @@ static const char compress_help[] =
     "Exit status: 0 success, 1 unreadable input or write failure, 2 bad arguments.\n";
 
 #define CMD "compress"
-
-/* Filter id from a name or a number. Returns the id or -1. */
-static int parse_filter_id(const char *s)
-{
-    int64_t v;
-    int id;
-    if (!strcmp(s, "none"))
-        return B2_FILTER_NONE;
-    if (b2cli_parse_int(s, 0, 255, 0, &v) == 0)
-        return (int)v;
-    id = b2_filter_from_name(s);
-    if (id < 0 && !strcmp(s, "trunc-prec"))
-        id = B2_FILTER_TRUNC_PREC;
-    if (id < 0 && !strcmp(s, "int-trunc"))
-        id = B2_FILTER_INT_TRUNC;
-    return id < 0 ? -1 : id;
-}
 
 /* Split a comma-separated list of exactly 6 items into out[]; modifies s. */
 static int split6(char *s, char *out[6])
@@ -193,7 +185,7 @@ static int add_filter(opts *o, const char *val)
         return b2cli_usage_error(CMD, "unknown filter '%s'", val);
     memcpy(name, val, n);
     name[n] = '\0';
-    id = parse_filter_id(name);
+    id = b2cli_filter_id(name);
     if (id < 0)
         return b2cli_usage_error(CMD, "unknown filter '%s'", name);
     if (colon && b2cli_parse_int(colon + 1, -128, 255, 0, &meta) < 0)
@@ -202,6 +194,9 @@ static int add_filter(opts *o, const char *val)
         return b2cli_usage_error(CMD, "trunc_prec needs a precision: --filter trunc_prec:BITS");
     if (id == B2_FILTER_INT_TRUNC && !colon)
         return b2cli_usage_error(CMD, "int_trunc needs a bit count: --filter int_trunc:BITS");
+    if ((id == B2_FILTER_NDCELL || id == B2_FILTER_NDMEAN) && !colon)
+        return b2cli_usage_error(CMD, "%s needs a cell side: --filter %s:N", b2_filter_name(id),
+                                 b2_filter_name(id));
     if (id == B2_FILTER_BYTEDELTA_BUGGY)
         return b2cli_usage_error(CMD, "bytedelta_buggy (34) is only read; use bytedelta (35)");
     if (id == B2_FILTER_NONE) {
@@ -231,7 +226,7 @@ static int parse_list6(const char *opt, const char *val, int is_meta, uint8_t ou
                 return b2cli_usage_error(CMD, "%s: '%s' is not a number -128..255", opt, items[i]);
             out[i] = (uint8_t)(int)v;
         } else {
-            int id = parse_filter_id(items[i]);
+            int id = b2cli_filter_id(items[i]);
             if (id < 0)
                 return b2cli_usage_error(CMD, "%s: unknown filter '%s'", opt, items[i]);
             out[i] = (uint8_t)id;
@@ -272,8 +267,13 @@ static int parse_opts(opts *o, int argc, char **argv)
 #define VALUE(name) if (!(v = b2cli_opt_value(CMD, argc, argv, &i, name))) return B2CLI_EXIT_USAGE
         if (b2cli_opt_is(a, "--codec")) {
             VALUE("--codec");
-            if ((o->p.codec = b2_codec_from_name(v)) < 0)
+            if ((o->p.codec = b2cli_codec_id(v)) < 0)
                 return b2cli_usage_error(CMD, "unknown codec '%s'", v);
+        } else if (b2cli_opt_is(a, "--codec-meta")) {
+            VALUE("--codec-meta");
+            if (b2cli_parse_int(v, -128, 255, 0, &n) < 0)
+                return b2cli_usage_error(CMD, "--codec-meta wants -128..255, not '%s'", v);
+            o->p.codec_meta = (uint8_t)(int)n;
         } else if (b2cli_opt_is(a, "--clevel")) {
             VALUE("--clevel");
             if (b2cli_parse_int(v, 0, 9, 0, &n) < 0)
@@ -465,6 +465,27 @@ static int choose_kind(opts *o)
     return 0;
 }
 
+/* For a b2nd output, the block shape the array will have, so that filters
+ * working on blocks (ndcell, ndmean) are checked against it; shape errors are
+ * reported later, where the array is made. */
+static void b2nd_geometry(const opts *o, b2_cparams *p)
+{
+    b2_nd_params np;
+    memset(&np, 0, sizeof np);
+    np.ndim = o->c.ndim;
+    for (int d = 0; d < o->c.ndim; d++) {
+        np.shape[d] = o->c.shape[d];
+        np.chunkshape[d] = o->c.chunks[d];
+        np.blockshape[d] = o->c.blocks[d];
+    }
+    np.typesize = o->c.typesize;
+    if (o->c.kind != B2CLI_KIND_B2ND || np.ndim == 0 || b2_nd_default_shapes(&np) < 0)
+        return;
+    p->geometry.ndim = np.ndim;
+    for (int d = 0; d < np.ndim; d++)
+        p->geometry.blockshape[d] = np.blockshape[d];
+}
+
 static void free_metas(opts *o)
 {
     for (int i = 0; i < o->c.nmeta; i++)
@@ -487,8 +508,12 @@ int b2cli_cmd_compress(int argc, char **argv)
     rc = parse_opts(&o, argc, argv);
     if (rc == 0)
         rc = choose_kind(&o);
-    if (rc == 0 && (rc = b2_cparams_check(&o.p)) < 0)
-        rc = b2cli_usage_error(CMD, "invalid parameters: %s", b2cli_err(rc));
+    if (rc == 0) {
+        b2_cparams check = o.p;
+        b2nd_geometry(&o, &check);
+        if ((rc = b2_cparams_check(&check)) < 0)
+            rc = b2cli_usage_error(CMD, "invalid parameters: %s", b2cli_err(rc));
+    }
     if (rc == 0) {
         if (o.c.kind == B2CLI_KIND_CHUNK)
             rc = run_compress(&o);

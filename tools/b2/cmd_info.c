@@ -27,15 +27,16 @@ static const char info_help[] =
 
 static const char *yesno(int v) { return v ? "yes" : "no"; }
 
-static const char *codec_name(int id)
+/* Names for output; buf (32 bytes) holds "user codec N" and the like. */
+static const char *codec_name(int id, char *buf)
 {
-    const char *n = b2_codec_name(id);
+    const char *n = b2cli_codec_label(id, buf, 32);
     return n ? n : "unknown";
 }
 
-static const char *filter_name(int id)
+static const char *filter_name(int id, char *buf)
 {
-    const char *n = b2_filter_name(id);
+    const char *n = b2cli_filter_label(id, buf, 32);
     return n ? n : "unknown";
 }
 
@@ -53,17 +54,18 @@ static double ratio(const b2_chunk_info *ci)
 static void chunk_text(const char *path, const b2_chunk_info *ci)
 {
     int nfilters = 0;
+    char buf[32];
     printf("%s: Blosc chunk\n", path);
     printf("  format version   %d\n", ci->version);
     printf("  versionlz        %d\n", ci->versionlz);
-    printf("  codec            %s (id %d, format %d)\n", codec_name(ci->compcode), ci->compcode,
+    printf("  codec            %s (id %d, format %d)\n", codec_name(ci->compcode, buf), ci->compcode,
            ci->codec_format);
     printf("  clevel           unknown (not stored in a chunk)\n");
     printf("  filters         ");
     for (int i = 0; i < B2_MAX_FILTERS; i++) {
         if (ci->filters[i] == B2_FILTER_NONE)
             continue;
-        printf(" %d:%s(%d)", i, filter_name(ci->filters[i]),
+        printf(" %d:%s(%d)", i, filter_name(ci->filters[i], buf),
                filter_meta_value(ci->filters[i], ci->filters_meta[i]));
         nfilters++;
     }
@@ -89,12 +91,13 @@ static void chunk_text(const char *path, const b2_chunk_info *ci)
 static void chunk_json(const char *path, const b2_chunk_info *ci)
 {
     b2cli_json j;
+    char buf[32];
     b2cli_json_begin(&j, stdout);
     b2cli_json_str(&j, "file", path);
     b2cli_json_str(&j, "kind", "chunk");
     b2cli_json_int(&j, "version", ci->version);
     b2cli_json_int(&j, "versionlz", ci->versionlz);
-    b2cli_json_str(&j, "codec", b2_codec_name(ci->compcode));
+    b2cli_json_str(&j, "codec", b2cli_codec_label(ci->compcode, buf, sizeof buf));
     b2cli_json_int(&j, "codec_id", ci->compcode);
     b2cli_json_int(&j, "codec_format", ci->codec_format);
     b2cli_json_int(&j, "compcode_meta", ci->compcode_meta);
@@ -109,7 +112,7 @@ static void chunk_json(const char *path, const b2_chunk_info *ci)
     b2cli_json_array_end(&j);
     b2cli_json_array_begin(&j, "filters_names");
     for (int i = 0; i < B2_MAX_FILTERS; i++)
-        b2cli_json_array_str(&j, b2_filter_name(ci->filters[i]));
+        b2cli_json_array_str(&j, b2cli_filter_label(ci->filters[i], buf, sizeof buf));
     b2cli_json_array_end(&j);
     b2cli_json_int(&j, "typesize", ci->typesize);
     b2cli_json_int(&j, "nbytes", ci->nbytes);

@@ -140,13 +140,15 @@ static void inspect_payload(const uint8_t *p, size_t n, int verify, chunk_sum *c
 
 static void print_cd(h5ctx *c, const unsigned *cd, size_t ncd)
 {
+    char buf[32];
+    const char *codec = ncd > 6 ? b2cli_codec_label((int)cd[6], buf, sizeof buf) : "blosclz";
     if (c->json) {
         b2cli_json *j = c->j;
         b2cli_json_object_begin(j, "blosc2_params");
         for (size_t i = 0; i < ncd && i < 8; i++)
             b2cli_json_int(j, cd_names[i], cd[i]);
         if (ncd > 4)
-            b2cli_json_str(j, "codec_name", ncd > 6 ? b2_codec_name((int)cd[6]) : "blosclz");
+            b2cli_json_str(j, "codec_name", codec);
         if (ncd > 8) {
             b2cli_json_array_begin(j, "chunkshape");
             for (size_t i = 8; i < ncd; i++)
@@ -160,7 +162,7 @@ static void print_cd(h5ctx *c, const unsigned *cd, size_t ncd)
     for (size_t i = 0; i < ncd && i < 8; i++)
         printf(" %s=%u", cd_names[i], cd[i]);
     if (ncd > 6)
-        printf(" (%s%s)", b2_codec_name((int)cd[6]) ? b2_codec_name((int)cd[6]) : "unknown codec",
+        printf(" (%s%s)", codec ? codec : "unknown codec",
                cd[5] == 0 ? ", no filter" : cd[5] == 1 ? ", shuffle" : cd[5] == 2 ? ", bitshuffle" : "");
     if (ncd > 8) {
         printf(" chunkshape=(");

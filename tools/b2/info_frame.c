@@ -201,12 +201,14 @@ static int frame_text(const b2cli_obj *o, const fhdr *h)
         printf("  flags            general 0x%02x, frame type %d, codec 0x%02x, other 0x%02x, "
                "other2 0x%02x\n", h->general_flags, h->frame_type, h->codec_flags, h->other_flags,
                h->other_flags2);
+        char buf[32];
+        const char *cn = b2cli_codec_label(h->codec, buf, sizeof buf);
         printf("  codec            %s (id %d), clevel %d  (defaults for new chunks)\n",
-               b2_codec_name(h->codec) ? b2_codec_name(h->codec) : "unknown", h->codec, h->clevel);
+               cn ? cn : "unknown", h->codec, h->clevel);
         printf("  filters         ");
         for (int i = 0; i < 6; i++)
             if (h->filters[i]) {
-                const char *fn = b2_filter_name(h->filters[i]);
+                const char *fn = b2cli_filter_label(h->filters[i], buf, sizeof buf);
                 int sgn = h->filters[i] == B2_FILTER_TRUNC_PREC ||
                           h->filters[i] == B2_FILTER_INT_TRUNC;
                 printf(" %d:%s(%d)", i, fn ? fn : "unknown",
@@ -288,7 +290,8 @@ static int frame_json(const b2cli_obj *o, const fhdr *h)
         b2cli_json_int(&j, "other", h->other_flags);
         b2cli_json_int(&j, "other2", h->other_flags2);
         b2cli_json_object_end(&j);
-        b2cli_json_str(&j, "codec", b2_codec_name(h->codec));
+        char buf[32];
+        b2cli_json_str(&j, "codec", b2cli_codec_label(h->codec, buf, sizeof buf));
         b2cli_json_int(&j, "codec_id", h->codec);
         b2cli_json_int(&j, "clevel", h->clevel);
         b2cli_json_array_begin(&j, "filters");

@@ -36,6 +36,60 @@ const char *b2cli_err(int rc)
     return rc < 0 && b2_last_error_code() == rc ? b2_last_error_message() : b2_strerror(rc);
 }
 
+/* id's name, else "user <kind> N" in the user range, else NULL. */
+static const char *label(const char *name, const char *kind, int id, char *buf, size_t cap)
+{
+    if (name)
+        return name;
+    if (id < B2_USER_ID_FIRST || id > B2_USER_ID_LAST)
+        return NULL;
+    snprintf(buf, cap, "user %s %d", kind, id);
+    return buf;
+}
+
+const char *b2cli_codec_label(int id, char *buf, size_t cap)
+{
+    return label(b2_codec_name(id), "codec", id, buf, cap);
+}
+
+const char *b2cli_filter_label(int id, char *buf, size_t cap)
+{
+    return label(b2_filter_name(id), "filter", id, buf, cap);
+}
+
+/* A name as typed, '-' read as '_' ("zfp-acc" is zfp_acc). */
+static void underscores(const char *s, char *buf, size_t cap)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < cap; i++)
+        buf[i] = s[i] == '-' ? '_' : s[i];
+    buf[i] = '\0';
+}
+
+int b2cli_codec_id(const char *s)
+{
+    char name[64];
+    int64_t v;
+    if (b2cli_parse_int(s, 0, 255, 0, &v) == 0)
+        return (int)v;
+    underscores(s, name, sizeof name);
+    int id = b2_codec_from_name(name);
+    return id < 0 ? -1 : id;
+}
+
+int b2cli_filter_id(const char *s)
+{
+    char name[64];
+    int64_t v;
+    if (!strcmp(s, "none"))
+        return B2_FILTER_NONE;
+    if (b2cli_parse_int(s, 0, 255, 0, &v) == 0)
+        return (int)v;
+    underscores(s, name, sizeof name);
+    int id = b2_filter_from_name(name);
+    return id < 0 ? -1 : id;
+}
+
 int b2cli_is_help(const char *arg)
 {
     return !strcmp(arg, "-h") || !strcmp(arg, "--help");

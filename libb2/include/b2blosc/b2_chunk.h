@@ -2,14 +2,16 @@
  * filters, compression, decompression and partial decoding (getitem).
  *
  * Byte-compatible with c-blosc2 3.3 in both directions. Contexts carry every
- * piece of mutable state: a context may be used by one thread at a time, and any
- * number of contexts may be used concurrently. All sizes are in bytes unless the
+ * piece of mutable state (but for the process table of user filters and codecs,
+ * b2_plugin.h, which is thread-safe): a context may be used by one thread at a
+ * time, and any number of contexts may be used concurrently. All sizes are in bytes unless the
  * name says items. Functions returning int give a size/count >= 0 or a negative
  * B2_ERR_* code (see b2_common.h). */
 #ifndef B2_CHUNK_H
 #define B2_CHUNK_H
 
 #include "b2_common.h"
+#include "b2_plugin.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,13 +92,15 @@ typedef struct b2_chunk_info {
  * that). Returns B2_OK or a negative error. */
 B2_API int b2_chunk_get_info(const void *src, size_t size, b2_chunk_info *info);
 
-/* Name of a codec id ("blosclz", "lz4", ...), or NULL if unknown. */
+/* Name of a codec id ("blosclz", "lz4", "ndlz", ..., or a user codec's name in
+ * the process table; b2_plugin.h), or NULL if unknown. */
 B2_API const char *b2_codec_name(int compcode);
-/* Codec id for a name, or B2_ERR_NOT_FOUND. */
+/* Codec id for a name (the same names), or B2_ERR_NOT_FOUND. */
 B2_API int b2_codec_from_name(const char *name);
-/* Name of a filter id ("shuffle", "bitshuffle", ...), or NULL if unknown. */
+/* Name of a filter id ("shuffle", "bitshuffle", ..., or a user filter's name in
+ * the process table), or NULL if unknown. */
 B2_API const char *b2_filter_name(int id);
-/* Filter id for a name, or B2_ERR_NOT_FOUND. */
+/* Filter id for a name (the same names), or B2_ERR_NOT_FOUND. */
 B2_API int b2_filter_from_name(const char *name);
 /* Name of a special kind ("none", "zeros", "nan", "value", "uninit"), or NULL. */
 B2_API const char *b2_special_name(int special);
@@ -122,6 +126,10 @@ B2_API int64_t b2_dctx_blocks_decoded(const b2_dctx *dctx);
  * decoded on its own needs it when it uses ndcell, ndmean, ndlz or zfp; the
  * frame and b2nd layers set it from the b2nd metalayer themselves. */
 B2_API int b2_dctx_set_geometry(b2_dctx *dctx, const b2_block_geometry *geometry);
+/* User filters and codecs for later calls: registry is searched before the
+ * process table (b2_plugin.h; NULL: the process table alone). Not copied: it
+ * must outlive its use by the context. */
+B2_API int b2_dctx_set_registry(b2_dctx *dctx, const b2_registry *registry);
 
 /* Decompress a whole chunk into dst (capacity dstcap). Returns nbytes or an error.
  * Uninit special chunks leave dst untouched. */
@@ -182,6 +190,8 @@ typedef struct b2_cparams {
     int use_dict;       /* train/store a dictionary (lz4, lz4hc, zstd) */
     uint8_t codec_meta; /* the codec's parameter byte (header byte 23; plugin codecs) */
     b2_block_geometry geometry; /* block shape for ndcell/ndmean/ndlz/zfp (ndim 0: none) */
+    const b2_registry *registry; /* user filters/codecs, searched before the process
+                                    table (b2_plugin.h); not owned; NULL: none */
 } b2_cparams;
 
 /* Fill p with the reference defaults: blosclz, clevel 5, typesize 8, shuffle in slot 5,

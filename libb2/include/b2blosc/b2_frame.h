@@ -110,6 +110,12 @@ B2_API const b2_cparams *b2_schunk_cparams(const b2_schunk *s);
 B2_API int b2_schunk_set_sync(b2_schunk *s, int sync);
 /* Threads used for (de)compression by later calls (<= 0 means 1). */
 B2_API int b2_schunk_set_nthreads(b2_schunk *s, int nthreads);
+/* User filters and codecs (b2_plugin.h) for later reads and appends, searched
+ * before the process table; NULL: the process table alone. Not copied: it must
+ * outlive s. A super-chunk made from cparams starts with cparams->registry; one
+ * opened from storage with none, so call this before reading chunks that use a
+ * registry's ids. */
+B2_API int b2_schunk_set_registry(b2_schunk *s, const b2_registry *registry);
 
 /* ---- reading chunks ---- */
 

@@ -150,6 +150,12 @@ B2_API int b2_nd_set_nthreads(b2_nd_array *a, int nthreads);
  * reused across arrays); NULL returns to the array's own. The caller keeps it
  * alive while the array uses it and frees it. */
 B2_API int b2_nd_set_dctx(b2_nd_array *a, b2_dctx *dctx);
+/* User filters and codecs (b2_plugin.h) for later reads and writes, searched
+ * before the process table (NULL: the process table alone); also set on the
+ * super-chunk and on a context lent with b2_nd_set_dctx. Not copied: it must
+ * outlive a. Arrays made from cparams start with cparams->registry; opened ones
+ * with none. */
+B2_API int b2_nd_set_registry(b2_nd_array *a, const b2_registry *registry);
 /* Blocks decoded so far by this array's reads (for partial-decoding checks); on
  * disk, blocks read one by one through the frame's lazy reader count once each. */
 B2_API int64_t b2_nd_blocks_decoded(const b2_nd_array *a);
