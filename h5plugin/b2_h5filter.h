@@ -8,7 +8,10 @@
  *
  * cd_values (compression_opts in h5py): (0, blocksize, 0, 0, clevel, filter, codec)
  * with filter 0 none, 1 shuffle, 2 bitshuffle, 3 delta and codec 0 blosclz, 1 lz4,
- * 2 lz4hc, 4 zlib, 5 zstd. Threads: $B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1.
+ * 2 lz4hc, 4 zlib, 5 zstd, or a plugin codec: 32 ndlz, 33/34/35 zfp fixed
+ * accuracy/precision/rate, or a user codec registered in this process (160..255);
+ * bits 8-15 of the codec value carry the codec's meta byte (ndlz: cell size 4 or
+ * 8, 0 meaning 4; zfp: the parameter byte of plugins.md). Threads: $B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1.
  *
  * User codecs and filters (ids 160..255, b2_plugin.h): the filter sees only the
  * process table of the libb2 it runs with. A program linking the filter

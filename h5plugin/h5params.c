@@ -30,8 +30,14 @@ int b2_h5_params_parse(size_t n, const unsigned *v, int compress, b2_h5_params *
         p->clevel = (int)v[4];
     if (n >= 6)
         p->filter = (int)v[5];
-    if (n >= 7)
-        p->codec = (int)v[6];
+    if (n >= 7) {
+        /* the codec's meta byte rides in bits 8-15 (ndlz's cell size, zfp's
+         * parameter); the reference filter never sets them */
+        p->codec = (int)(v[6] & 0xff);
+        p->codec_meta = (int)((v[6] >> 8) & 0xff);
+        if (p->codec == B2_CODEC_NDLZ && p->codec_meta == 0)
+            p->codec_meta = 4; /* ndlz needs a cell size: 4x4 unless told 8 */
+    }
     if (n >= 8) {
         unsigned r = v[7];
         if (r < 2)
@@ -55,8 +61,9 @@ int b2_h5_params_parse(size_t n, const unsigned *v, int compress, b2_h5_params *
     if (n < 6)
         return fail(err, errcap, "%zu cd_values, compression needs at least 6 "
                     "(clevel, filter and codec were not given)", n);
-    if (b2_codec_name(p->codec) == NULL)
-        return fail(err, errcap, "unknown compressor code %d in cd_values[6]", p->codec);
+    if (b2_codec_name(p->codec) == NULL || (n >= 7 && v[6] >> 16))
+        return fail(err, errcap, "unknown compressor code %d (meta %d) in cd_values[6]",
+                    p->codec, p->codec_meta);
     if (p->clevel < 0 || p->clevel > 9)
         return fail(err, errcap, "clevel %u in cd_values[4] is outside 0..9", v[4]);
     if (v[5] > B2_FILTER_TRUNC_PREC)

@@ -27,7 +27,8 @@ typedef struct b2_h5_params {
     uint32_t chunkbytes;   /* v[3]: full element size x chunk items */
     int clevel;            /* v[4] */
     int filter;            /* v[5]: Blosc2 filter in the last slot */
-    int codec;             /* v[6] (0 when absent) */
+    int codec;             /* v[6] bits 0-7 (0 when absent) */
+    int codec_meta;        /* v[6] bits 8-15: the codec's meta byte (plugin codecs) */
     int rank;              /* v[7], 0 when absent */
     uint64_t dims[B2_H5_READ_MAXDIM];
     int nthreads;          /* from the environment */

@@ -45,6 +45,7 @@ static void make_cparams(const b2_h5_params *p, b2_cparams *cp)
 {
     b2_cparams_init(cp);
     cp->codec = p->codec;
+    cp->codec_meta = (uint8_t)p->codec_meta;
     cp->clevel = p->clevel;
     cp->typesize = (int32_t)p->typesize;
     cp->splitmode = B2_SPLIT_FORWARD_COMPAT;
