@@ -40,6 +40,7 @@
 
 #include "b2_nd.h"
 #include "check.h"
+#include "scratch.h"
 
 /* ---- deterministic random numbers ---- */
 
@@ -757,30 +758,6 @@ static char tmpdir[] = "/tmp/b2_nd_direct_XXXXXX";
 static int have_tmpdir;
 static long n_arrays, n_special_chunks[5], n_reopened[3];
 
-/* Remove a file or a directory tree (sparse frames, the temporary directory). */
-static void rm_tree(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return;
-    if (S_ISDIR(st.st_mode)) {
-        DIR *d = opendir(path);
-        struct dirent *e;
-        while (d && (e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            char sub[512];
-            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-            rm_tree(sub);
-        }
-        if (d)
-            closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
 static int write_file(const char *path, const uint8_t *buf, size_t len);
 
 /* Store a as a frame file (written here, without the library's fsyncs) or as a
@@ -964,7 +941,7 @@ static void one_array(int r, int64_t budget)
             n_reopened[sparse ? 2 : 1]++;
         }
         b2_nd_free(b);
-        rm_tree(path);
+        test_rm_tree(path);
     }
     b2_nd_free(a);
     free(model);
@@ -1899,7 +1876,7 @@ int main(int argc, char **argv)
     double t3 = now() - t0;
     b2_dctx_free(odctx);
     if (have_tmpdir)
-        rm_tree(tmpdir);
+        test_rm_tree(tmpdir);
     printf("random arrays: %ld (reopened: %ld frame buffer, %ld file, %ld sframe); chunks "
            "stored as none/zeros/nan/value/uninit: %ld/%ld/%ld/%ld/%ld\n",
            n_arrays, n_reopened[0], n_reopened[1], n_reopened[2], n_special_chunks[0],

@@ -18,6 +18,7 @@
 #include "manifest.h"
 #include "sha256.h"
 #include "check.h"
+#include "scratch.h"
 
 static int known_filter(int f) { return (f >= 0 && f <= 4) || (f >= 32 && f <= 36); }
 
@@ -298,6 +299,49 @@ static int b2nd_chunks(const jnode *v, b2_nd_array *a, const uint8_t *file, size
 
 static int nframes_same;
 
+static char tmpdir[] = "/tmp/b2_plugins_XXXXXX";
+static int have_tmpdir, nstored;
+
+/* The array saved as a file frame and as a sparse frame, reopened from disk and
+ * read whole and by a box (geometry from the reopened frames' metalayer). */
+static void stored_copies(const char *id, b2_nd_array *a, const uint8_t *want, size_t n)
+{
+    static const int kinds[2] = {B2_STORAGE_FILE, B2_STORAGE_SPARSE};
+    for (int k = 0; k < 2 && have_tmpdir; k++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/v%d.%s", tmpdir, nstored, k ? "b2dir" : "b2nd");
+        b2_nd_storage st = {kinds[k], path};
+        b2_nd_array *b = NULL;
+        int rc = b2_nd_save(a, &st);
+        if (rc == 0)
+            rc = b2_nd_open(path, B2_OPEN_READONLY, &b);
+        uint8_t *out = malloc(n + 1);
+        if (rc == 0)
+            rc = b2_nd_to_cbuffer(b, out, n);
+        int ok = rc == 0 && !memcmp(out, want, n);
+        CHECK(ok, "%s: %s frame on disk: %d (%s)", id, k ? "sparse" : "file", rc,
+              rc < 0 ? b2_last_error_message() : "content differs");
+        if (ok) { /* one item from the middle: the lazy block reader */
+            int nd = b2_nd_ndim(b);
+            int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM], lin = 0;
+            const int64_t *shape = b2_nd_shape(b);
+            for (int d = 0; d < nd; d++) {
+                start[d] = shape[d] / 2;
+                stop[d] = start[d] + 1;
+                lin = lin * shape[d] + start[d];
+            }
+            int32_t ts = b2_nd_typesize(b);
+            uint8_t item[64];
+            rc = ts <= 64 ? b2_nd_get_slice_cbuffer(b, start, stop, item, sizeof item) : -1;
+            CHECK(rc == 0 && !memcmp(item, want + lin * ts, (size_t)ts), "%s: %s frame, one item",
+                  id, k ? "sparse" : "file");
+            nstored += rc == 0;
+        }
+        free(out);
+        b2_nd_free(b);
+    }
+}
+
 static void b2nd_vector(const jnode *v)
 {
     const char *id = json_str(v, "id", "?");
@@ -318,6 +362,8 @@ static void b2nd_vector(const jnode *v)
         int ok = rc == 0 && sha_is(out, n, json_str(v, "expected.sha256", NULL));
         CHECK(ok, "%s: to_cbuffer %d (%s)", id, rc, rc < 0 ? b2_last_error_message() : "sha256");
         ndecoded += ok;
+        if (ok)
+            stored_copies(id, a, out, n);
         int frame_same = 0, same = ok ? b2nd_chunks(v, a, file, flen, out, &frame_same) : -1;
         if (same >= 0) {
             nencoded++;
@@ -468,9 +514,10 @@ int main(void)
         printf("SKIP: plugin vectors not found at %s (set B2_INTEROP_DIR)\n", path);
         return b2t_failures ? 1 : 77;
     }
+    have_tmpdir = mkdtemp(tmpdir) != NULL;
     b2_dctx *d = b2_dctx_new(1);
     const jnode *vecs = json_get(man, "vectors");
-    int nsup = 0, nbuggy = 0, ntrunc = 0, nzfp = 0, nndlz = 0;
+    int nsup = 0, nbuggy = 0, ntrunc = 0, nzfp = 0, nndlz = 0, nb2nd = 0;
     for (size_t i = 0; vecs && i < vecs->nkids; i++) {
         const jnode *v = &vecs->kids[i];
         if (!supported(v))
@@ -487,7 +534,7 @@ int main(void)
         else if (!strcmp(kind, "cframe"))
             frame_vector(v, d);
         else if (!strcmp(kind, "b2nd"))
-            b2nd_vector(v);
+            b2nd_vector(v), nb2nd++;
         else
             CHECK(0, "unknown kind %s", kind);
     }
@@ -506,5 +553,10 @@ int main(void)
     CHECK(nsup == want_sup && ndecoded == nsup, "all %d supported plugin vectors decode", want_sup);
     CHECK(nencoded == want_enc && nidentical == nencoded,
           "all %d lossless/int_trunc/ndmean/zfp re-encodings identical", want_enc);
+    if (have_tmpdir)
+        test_rm_tree(tmpdir);
+    printf("plugin b2nd vectors saved as file and sparse frames and reopened: %d\n", nstored);
+    CHECK(!have_tmpdir || nstored == 2 * nb2nd, "%d of %d stored copies read back", nstored,
+          2 * nb2nd);
     return b2t_summary("plugin filters");
 }
