@@ -447,14 +447,11 @@ static int uses(const jnode *v, int id)
 /* Returns 0, or 77 when the vectors are not there. */
 static int test_vectors(void)
 {
+    jnode *man = test_plugin_manifest();
+    if (!man)
+        return 77;
     const char *dir = getenv("B2_INTEROP_DIR");
     char path[4096];
-    snprintf(path, sizeof path, "%s/plugins/manifest.json", dir ? dir : ".");
-    jnode *man = dir ? json_load(path) : NULL;
-    if (!man) {
-        printf("SKIP: plugin vectors not found at %s (set B2_INTEROP_DIR)\n", path);
-        return 77;
-    }
     const jnode *vecs = json_get(man, "vectors");
     int seen = 0, decoded = 0, framed = 0;
     for (size_t k = 0; vecs && k < vecs->nkids; k++) {

@@ -507,13 +507,9 @@ int main(void)
     test_hand_cases();
     test_buggy_decode();
     dir = getenv("B2_INTEROP_DIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/plugins/manifest.json", dir ? dir : ".");
-    jnode *man = dir ? json_load(path) : NULL;
-    if (!man) {
-        printf("SKIP: plugin vectors not found at %s (set B2_INTEROP_DIR)\n", path);
+    jnode *man = test_plugin_manifest();
+    if (!man)
         return b2t_failures ? 1 : 77;
-    }
     have_tmpdir = mkdtemp(tmpdir) != NULL;
     b2_dctx *d = b2_dctx_new(1);
     const jnode *vecs = json_get(man, "vectors");

@@ -373,14 +373,11 @@ static void test_no_zfp_compress(void)
  * (one whose blocks were all stored raw still decodes). */
 static int test_no_zfp_vectors(void)
 {
+    jnode *man = test_plugin_manifest();
+    if (!man)
+        return 0;
     const char *dir = getenv("B2_INTEROP_DIR");
     char path[4096];
-    snprintf(path, sizeof path, "%s/plugins/manifest.json", dir ? dir : ".");
-    jnode *man = dir ? json_load(path) : NULL;
-    if (!man) {
-        printf("SKIP: plugin vectors not found at %s (set B2_INTEROP_DIR)\n", path);
-        return 0;
-    }
     const jnode *vecs = json_get(man, "vectors");
     int nzfp = 0, refused = 0;
     for (size_t i = 0; vecs && i < vecs->nkids; i++) {

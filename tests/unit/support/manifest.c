@@ -259,13 +259,18 @@ int json_bool(const jnode *o, const char *path, int dflt)
     return n && (n->type == J_BOOL || n->type == J_NUM) ? n->num != 0 : dflt;
 }
 
-jnode *test_interop_manifest(void)
+/* $B2_INTEROP_DIR/<sub>manifest.json, or NULL after a SKIP line. */
+static jnode *load_manifest(const char *sub)
 {
     const char *dir = getenv("B2_INTEROP_DIR");
     char path[4096];
-    snprintf(path, sizeof path, "%s/manifest.json", dir ? dir : "");
+    snprintf(path, sizeof path, "%s/%smanifest.json", dir ? dir : "", sub);
     jnode *man = dir ? json_load(path) : NULL;
     if (!man)
-        printf("SKIP: interop manifest not found (B2_INTEROP_DIR=%s)\n", dir ? dir : "(unset)");
+        printf("SKIP: %s not found (B2_INTEROP_DIR=%s)\n", path, dir ? dir : "(unset)");
     return man;
 }
+
+jnode *test_interop_manifest(void) { return load_manifest(""); }
+
+jnode *test_plugin_manifest(void) { return load_manifest("plugins/"); }

@@ -37,5 +37,7 @@ unsigned char *test_read_file(const char *path, size_t *len);
 /* $B2_INTEROP_DIR/manifest.json parsed, or NULL after printing a SKIP line that
  * says why (the caller then exits 77). */
 jnode *test_interop_manifest(void);
+/* $B2_INTEROP_DIR/plugins/manifest.json likewise. */
+jnode *test_plugin_manifest(void);
 
 #endif
