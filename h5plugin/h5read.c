@@ -127,6 +127,7 @@ static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
         }
         if (r->dctx)
             b2_nd_set_dctx(a, r->dctx);
+        int64_t blocks0 = b2_nd_blocks_decoded(a); /* the shared context counts on */
         int fits = b2_nd_ndim(a) == r->rank;
         for (int d = 0; fits && d < r->rank; d++)
             fits = b2_nd_shape(a)[d] == (int64_t)r->cdims[d];
@@ -143,7 +144,7 @@ static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
         bytes = b2_schunk_bytes_read(b2_nd_schunk(a));
         if (r->rep) {
             r->rep->bytes_read += bytes;
-            r->rep->blocks_decoded += b2_nd_blocks_decoded(a);
+            r->rep->blocks_decoded += b2_nd_blocks_decoded(a) - blocks0;
         }
         b2_nd_free(a);
         return rc < 0 ? rc : B2_OK;
