@@ -102,10 +102,32 @@ run_ctest() {
 # WebAssembly filter, not our code, and would install its npm packages twice.
 ASAN_EXCLUDE='^py_test_h5plugin_(tools|h5wasm)$'
 
+# libFuzzer targets (tests/fuzz/): each runs FUZZ_SECONDS (default 30) from its
+# seed corpus (the reference vectors; new inputs go to build-fuzz/corpus/), under
+# ASan+UBSan. Any crash, leak, timeout or sanitizer report fails; the input is
+# left in build-fuzz/ (keep it in tests/fuzz/regressions/<entry>/ once fixed).
+run_fuzzers() {
+    local dir="$ROOT/build-fuzz" secs="${FUZZ_SECONDS:-30}" e rc=0
+    local td="$ROOT/test_data"
+    declare -A seeds=([chunk]="$td/chunks $td/compat $td/plugins/chunks"
+                      [frame]="$td/frames $td/plugins/frames"
+                      [b2nd]="$td/b2nd $td/plugins/b2nd")
+    for e in chunk frame b2nd; do
+        say "fuzz_$e for ${secs}s"
+        mkdir -p "$dir/corpus/$e"
+        # shellcheck disable=SC2086
+        (cd "$dir" && "$dir/tests/fuzz_$e" -max_total_time="$secs" -rss_limit_mb=2048 \
+            -max_len=65536 -timeout=20 -print_final_stats=1 -artifact_prefix="$dir/crash-$e-" \
+            "$dir/corpus/$e" ${seeds[$e]}) > "$dir/fuzz_$e.log" 2>&1 || rc=1
+        grep -E "^(stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)" "$dir/fuzz_$e.log" || true
+    done
+    return $rc
+}
+
 # Every build of the test mode uses -Werror (B2_WERROR): gcc and clang build the
 # tree warning-free.
 test_all() {
-    local cfg=FAIL plain=FAIL clang=FAIL portable=FAIL asan=FAIL
+    local cfg=FAIL plain=FAIL clang=FAIL portable=FAIL asan=FAIL fuzz=FAIL
     # Configure-only: three option combinations (tools/check_configure.sh all does
     # the 16 by hand) and the serial/parallel HDF5 choice against a fake parallel HDF5.
     if say "configure checks" && bash "$ROOT/tools/check_configure.sh" ci &&
@@ -134,10 +156,14 @@ test_all() {
     if build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_SANITIZE=ON -DB2_WERROR=ON &&
        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
        run_ctest build-asan -E "$ASAN_EXCLUDE"; then asan=ok; fi
+    if CC=clang build build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_BUILD_FUZZERS=ON \
+           -DB2_BUILD_TOOLS=OFF -DB2_BUILD_PLUGIN=OFF -- fuzz_chunk fuzz_frame fuzz_b2nd &&
+       run_fuzzers; then fuzz=ok; fi
     echo "SUMMARY: configure checks: $cfg; release build + tests (C tests also with B2_SIMD=generic): $plain;" \
          "clang build + C tests: $clang; portable-kernels build without zfp + filter/chunk/zfp-refusal tests: $portable;" \
-         "asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan"
-    [ "$cfg" = ok ] && [ "$plain" = ok ] && [ "$clang" = ok ] && [ "$portable" = ok ] && [ "$asan" = ok ]
+         "asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan; libFuzzer targets ${FUZZ_SECONDS:-30}s each: $fuzz"
+    [ "$cfg" = ok ] && [ "$plain" = ok ] && [ "$clang" = ok ] && [ "$portable" = ok ] && [ "$asan" = ok ] &&
+        [ "$fuzz" = ok ]
 }
 
 case "$MODE" in
