@@ -124,11 +124,27 @@ static int chunk_src_open(b2_schunk *s, int64_t i, chunk_src *c)
     return B2_OK;
 }
 
-/* Read chunk i's header, bstarts and dictionary and the listed blocks (block 0
- * too when a delta filter needs it) into a new chunk-sized buffer. Blocks
- * [first, last] are listed when list is NULL. */
-static int read_blocks(b2_schunk *s, int64_t i, const int32_t *list, int32_t n, int32_t first,
-                       int32_t last, uint8_t **chunk, b2_chunk_info *info)
+/* The blocks to read: n listed ones, or (list NULL) those holding bytes
+ * [off, off + len) of the decoded chunk, known once the header is read. */
+typedef struct block_set {
+    const int32_t *list;
+    int32_t n;
+    int64_t off, len;
+} block_set;
+
+static int32_t set_count(const block_set *w) { return w->list ? w->n : 1; }
+
+/* Range k of the set as blocks [*j0, *j1] for blocks of bs bytes. */
+static void set_range(const block_set *w, int64_t bs, int32_t k, int32_t *j0, int32_t *j1)
+{
+    *j0 = w->list ? w->list[k] : (int32_t)(w->off / bs);
+    *j1 = w->list ? w->list[k] : (int32_t)((w->off + w->len - 1) / bs);
+}
+
+/* Read chunk i's header, bstarts and dictionary and the blocks of w (block 0
+ * too when a delta filter needs it) into a new chunk-sized buffer. */
+static int read_blocks(b2_schunk *s, int64_t i, const block_set *w, uint8_t **chunk,
+                       b2_chunk_info *info)
 {
     chunk_src c;
     uint8_t hdr[B2_HEADER_LEN], *buf = NULL;
@@ -150,17 +166,17 @@ static int read_blocks(b2_schunk *s, int64_t i, const int32_t *list, int32_t n, 
         goto done;
     memcpy(buf, hdr, B2_HEADER_LEN);
     int64_t bs = info->eff_blocksize;
-    int32_t nb = info->nblocks;
-    for (int32_t k = 0; k < (list ? n : 1); k++) {
-        int32_t j0 = list ? list[k] : first, j1 = list ? list[k] : last;
+    int32_t nb = info->nblocks, j0, j1;
+    for (int32_t k = 0; k < set_count(w); k++) {
+        set_range(w, bs, k, &j0, &j1);
         if (j0 < 0 || j1 >= nb || j0 > j1) {
             rc = B2_FAIL(B2_ERR_RANGE, "block %d of %d", (int)j1, (int)nb);
             goto done;
         }
     }
     if (info->memcpyed) {
-        for (int32_t k = 0; k < (list ? n : 1) && rc >= 0; k++) {
-            int32_t j0 = list ? list[k] : first, j1 = list ? list[k] : last;
+        for (int32_t k = 0; k < set_count(w) && rc >= 0; k++) {
+            set_range(w, bs, k, &j0, &j1);
             int64_t a = B2_HEADER_LEN + j0 * bs, b = B2_HEADER_LEN + (j1 + 1) * bs;
             rc = src_read(&c, a, buf + a, (b < info->cbytes ? b : info->cbytes) - a);
         }
@@ -192,8 +208,8 @@ static int read_blocks(b2_schunk *s, int64_t i, const int32_t *list, int32_t n, 
         delta |= info->filters[f] == B2_FILTER_DELTA;
     if (delta)
         rc = read_block(&c, info, bst, bst + nb, 0, buf);
-    for (int32_t k = 0; k < (list ? n : 1) && rc >= 0; k++) {
-        int32_t j0 = list ? list[k] : first, j1 = list ? list[k] : last;
+    for (int32_t k = 0; k < set_count(w) && rc >= 0; k++) {
+        set_range(w, bs, k, &j0, &j1);
         for (int32_t j = j0; j <= j1 && rc >= 0; j++)
             if (!(delta && j == 0))
                 rc = read_block(&c, info, bst, bst + nb, j, buf);
@@ -212,29 +228,19 @@ done:
 
 int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint8_t *dst)
 {
-    uint8_t hdr[B2_HEADER_LEN];
-    b2_chunk_info info;
-    chunk_src c;
-    /* The block range needs the block size: peek at the header first. */
-    int rc = chunk_src_open(s, i, &c);
-    if (rc >= 0)
-        rc = src_read(&c, 0, hdr, B2_HEADER_LEN);
-    if (c.fd >= 0)
-        close(c.fd);
-    if (rc >= 0)
-        rc = b2_chunk_get_info(hdr, sizeof hdr, &info);
-    if (rc < 0)
-        return rc;
-    if (off % info.typesize || len % info.typesize || len <= 0 || info.vlblocks)
+    if (len <= 0)
         return B2_ERR_UNSUPPORTED;
-    int64_t bs = info.eff_blocksize;
+    block_set w = {NULL, 0, off, len};
+    b2_chunk_info info;
     uint8_t *buf;
-    rc = read_blocks(s, i, NULL, 0, (int32_t)(off / bs), (int32_t)((off + len - 1) / bs), &buf,
-                     &info);
+    int rc = read_blocks(s, i, &w, &buf, &info);
     if (rc < 0)
         return rc;
-    rc = b2_chunk_getitem(s->dctx, buf, (size_t)info.cbytes, off / info.typesize,
-                          len / info.typesize, dst, (size_t)len);
+    /* whole items of the chunk's own typesize only (rare otherwise: read whole) */
+    rc = off % info.typesize || len % info.typesize
+             ? B2_ERR_UNSUPPORTED
+             : b2_chunk_getitem(s->dctx, buf, (size_t)info.cbytes, off / info.typesize,
+                                len / info.typesize, dst, (size_t)len);
     free(buf);
     return rc < 0 ? rc : B2_OK;
 }
@@ -250,7 +256,8 @@ static int schunk_read_blocks_body(b2_schunk *s, int64_t i, const int32_t *block
     if (sp != 0)
         return sp < 0 ? sp : B2_ERR_UNSUPPORTED;
     b2_chunk_info info;
-    int rc = read_blocks(s, i, blocks, n, 0, 0, chunk, &info);
+    block_set w = {blocks, n, 0, 0};
+    int rc = read_blocks(s, i, &w, chunk, &info);
     if (rc >= 0)
         *cbytes = info.cbytes;
     return rc;
