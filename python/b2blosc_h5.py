@@ -179,13 +179,13 @@ def _h5py_getitem(dataset, key):
 
 
 def _patched_getitem(self, args, new_dtype=None):
-    if new_dtype is None and _is_blosc2_cached(self):
+    if new_dtype is None and _is_blosc2_or_false(self):
         return read_slice(self, args)
     return _original_getitem(self, args, new_dtype) if new_dtype is not None \
         else _original_getitem(self, args)
 
 
-def _is_blosc2_cached(dataset):
+def _is_blosc2_or_false(dataset):
     try:
         return is_blosc2(dataset)
     except Exception:

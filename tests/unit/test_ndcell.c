@@ -450,7 +450,6 @@ static int test_vectors(void)
     jnode *man = test_plugin_manifest();
     if (!man)
         return 77;
-    const char *dir = getenv("B2_INTEROP_DIR");
     char path[4096];
     const jnode *vecs = json_get(man, "vectors");
     int seen = 0, decoded = 0, framed = 0;
@@ -461,7 +460,7 @@ static int test_vectors(void)
             continue;
         seen++;
         const char *id = json_str(v, "id", "?");
-        snprintf(path, sizeof path, "%s/plugins/%s", dir, json_str(v, "path", ""));
+        test_plugin_path(v, "path", path, sizeof path);
         size_t flen, n = (size_t)json_num(v, "expected.length", -1);
         uint8_t *file = test_read_file(path, &flen), *out = malloc(n + 1);
         b2_nd_array *a = NULL;

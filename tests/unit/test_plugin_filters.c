@@ -82,7 +82,6 @@ static void params_of(const jnode *v, b2_cparams *p)
     }
 }
 
-static const char *dir;
 static int ndecoded, nencoded, nidentical, nlossy_equal;
 
 /* The encoder's input: the expected bytes for lossless vectors, else the raw input file. */
@@ -96,7 +95,7 @@ static uint8_t *vector_input(const jnode *v, const uint8_t *decoded, size_t *n)
         return c;
     }
     char path[4096];
-    snprintf(path, sizeof path, "%s/plugins/%s", dir, ip);
+    test_plugin_path(v, "input.path", path, sizeof path);
     size_t len;
     uint8_t *in = test_read_file(path, &len);
     CHECK(in && len == *n && sha_is(in, len, json_str(v, "input.sha256", NULL)), "input %s", path);
@@ -134,7 +133,7 @@ static void chunk_vector(const jnode *v, b2_dctx *d)
 {
     const char *id = json_str(v, "id", "?");
     char path[4096];
-    snprintf(path, sizeof path, "%s/plugins/%s", dir, json_str(v, "path", ""));
+    test_plugin_path(v, "path", path, sizeof path);
     size_t len;
     uint8_t *c = test_read_file(path, &len);
     CHECK(c != NULL, "%s: cannot read %s", id, path);
@@ -169,7 +168,7 @@ static void frame_vector(const jnode *v, b2_dctx *d)
 {
     const char *id = json_str(v, "id", "?");
     char path[4096];
-    snprintf(path, sizeof path, "%s/plugins/%s", dir, json_str(v, "path", ""));
+    test_plugin_path(v, "path", path, sizeof path);
     b2_schunk *s = NULL;
     int rc = b2_schunk_open(path, B2_OPEN_READONLY, &s);
     CHECK(rc == 0, "%s: open %d (%s)", id, rc, b2_strerror(rc));
@@ -346,7 +345,7 @@ static void b2nd_vector(const jnode *v)
 {
     const char *id = json_str(v, "id", "?");
     char path[4096];
-    snprintf(path, sizeof path, "%s/plugins/%s", dir, json_str(v, "path", ""));
+    test_plugin_path(v, "path", path, sizeof path);
     size_t flen;
     uint8_t *file = test_read_file(path, &flen);
     CHECK(file != NULL, "%s: cannot read %s", id, path);
@@ -506,7 +505,6 @@ int main(void)
 {
     test_hand_cases();
     test_buggy_decode();
-    dir = getenv("B2_INTEROP_DIR");
     jnode *man = test_plugin_manifest();
     if (!man)
         return b2t_failures ? 1 : 77;

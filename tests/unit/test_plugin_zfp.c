@@ -376,7 +376,6 @@ static int test_no_zfp_vectors(void)
     jnode *man = test_plugin_manifest();
     if (!man)
         return 0;
-    const char *dir = getenv("B2_INTEROP_DIR");
     char path[4096];
     const jnode *vecs = json_get(man, "vectors");
     int nzfp = 0, refused = 0;
@@ -386,7 +385,7 @@ static int test_no_zfp_vectors(void)
         if (codec < B2_CODEC_ZFP_ACC || codec > B2_CODEC_ZFP_RATE)
             continue;
         nzfp++;
-        snprintf(path, sizeof path, "%s/plugins/%s", dir, json_str(v, "path", ""));
+        test_plugin_path(v, "path", path, sizeof path);
         b2_nd_array *a = NULL;
         int rc = b2_nd_open(path, B2_OPEN_READONLY, &a);
         CHECK(rc == 0, "%s: open %d", path, rc);

@@ -274,3 +274,10 @@ static jnode *load_manifest(const char *sub)
 jnode *test_interop_manifest(void) { return load_manifest(""); }
 
 jnode *test_plugin_manifest(void) { return load_manifest("plugins/"); }
+
+const char *test_plugin_path(const jnode *v, const char *field, char *buf, size_t cap)
+{
+    const char *dir = getenv("B2_INTEROP_DIR");
+    snprintf(buf, cap, "%s/plugins/%s", dir ? dir : ".", json_str(v, field, ""));
+    return buf;
+}

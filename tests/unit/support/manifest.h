@@ -39,5 +39,8 @@ unsigned char *test_read_file(const char *path, size_t *len);
 jnode *test_interop_manifest(void);
 /* $B2_INTEROP_DIR/plugins/manifest.json likewise. */
 jnode *test_plugin_manifest(void);
+/* The file a plugin vector's member field ("path", "input.path") names, as
+ * $B2_INTEROP_DIR/plugins/<value>, written into buf (cap bytes); returns buf. */
+const char *test_plugin_path(const jnode *v, const char *field, char *buf, size_t cap);
 
 #endif
