@@ -78,6 +78,19 @@ B2_H5_API int b2_h5_read_box(hid_t dset, hid_t mem_type, const hsize_t *start,
                              const hsize_t *count, void *buf, size_t bufsize,
                              b2_h5_read_report *report);
 
+/* Repeated reads of one dataset: b2_h5_reader_open checks the dataset's layout,
+ * pipeline and file once (what b2_h5_read_box does on every call), and
+ * b2_h5_reader_read then reads boxes exactly as b2_h5_read_box would. The reader
+ * must not outlive dset; one thread at a time uses it (each on its own reader is
+ * fine). Returns 0 or a negative B2_ERR_*. */
+typedef struct b2_h5_reader b2_h5_reader;
+B2_H5_API int b2_h5_reader_open(hid_t dset, b2_h5_reader **out);
+B2_H5_API int b2_h5_reader_read(b2_h5_reader *rd, hid_t mem_type, const hsize_t *start,
+                                const hsize_t *count, void *buf, size_t bufsize,
+                                b2_h5_read_report *report);
+/* Free a reader (NULL is fine); dset stays open. */
+B2_H5_API void b2_h5_reader_free(b2_h5_reader *rd);
+
 #ifdef __cplusplus
 }
 #endif

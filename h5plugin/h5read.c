@@ -26,16 +26,32 @@
 /* hdf5.h's H5F_ACC_RDWR expands to calls into libhdf5, which we never link */
 #define ACC_RDWR 0x0001u
 
+/* What stays true of a dataset while it is open: checked once by
+ * b2_h5_reader_open, so repeated small reads skip HDF5's property-list copies. */
+struct b2_h5_reader {
+    const b2_h5_read_api *h;
+    hid_t dset;
+    int rank;
+    size_t ts;                      /* the file type's element size */
+    hsize_t cdims[MAXDIM];          /* chunk shape */
+    char why[128];                  /* why the direct path is refused ("" when it is not) */
+    char *path;                     /* the HDF5 file, for opening frames in place */
+    hsize_t userblock;
+    int writable;                   /* open for writing: flush before each read */
+};
+
 /* Everything one call works with. */
 typedef struct reader {
     const b2_h5_read_api *h;
+    const b2_h5_reader *ds;
     hid_t dset, mem_type, fspace;
     int rank;
     size_t ts;                      /* element size */
-    hsize_t dims[MAXDIM], cdims[MAXDIM];
+    hsize_t dims[MAXDIM];
+    const hsize_t *cdims;
     const hsize_t *start, *count;
     uint8_t *buf;
-    char *path;                     /* the HDF5 file, for opening frames in place */
+    const char *path;
     b2_dctx *dctx;                  /* this thread's, shared with the filter (scratch reused) */
     hsize_t userblock;
     b2_h5_read_report *rep;
@@ -61,8 +77,12 @@ static int h5dread_part(reader *r, const hsize_t *lo, const hsize_t *hi)
         rc = r->h->Sselect_hyperslab(ms, H5S_SELECT_SET, moff, NULL, cnt, NULL) < 0 ? -1 : 0;
     if (rc == 0)
         rc = r->h->Sselect_hyperslab(r->fspace, H5S_SELECT_SET, lo, NULL, cnt, NULL) < 0 ? -1 : 0;
+    /* the dataset's own type when the caller gave none */
+    hid_t mt = r->mem_type != H5P_DEFAULT ? r->mem_type : r->h->Dget_type(r->dset);
     if (rc == 0)
-        rc = r->h->Dread(r->dset, r->mem_type, ms, r->fspace, H5P_DEFAULT, r->buf) < 0 ? -1 : 0;
+        rc = mt < 0 || r->h->Dread(r->dset, mt, ms, r->fspace, H5P_DEFAULT, r->buf) < 0 ? -1 : 0;
+    if (mt >= 0 && mt != r->mem_type)
+        b2_h5_api_get(NULL)->Tclose(mt);
     if (ms >= 0)
         r->h->Sclose(ms);
     return rc < 0 ? B2_FAIL(B2_ERR_IO, "H5Dread failed") : B2_OK;
@@ -243,14 +263,14 @@ static int read_chunk(reader *r, const hsize_t *ci, uint8_t **tmp, size_t *tmpca
     return B2_OK;
 }
 
-/* Why the dataset cannot take the direct path ("" when it can); ftype is its
- * file datatype. */
-static const char *dataset_refusal(reader *r, hid_t ftype)
+/* Why the dataset cannot take the direct path ("" when it can). Fills in the
+ * reader's chunk shape, file name, user block and intent on the way. */
+static const char *dataset_refusal(b2_h5_reader *rd)
 {
-    const b2_h5_read_api *h = r->h;
+    const b2_h5_read_api *h = rd->h;
     if (!h->Dget_chunk_info_by_coord)
         return "HDF5 older than 1.10.5 (no H5Dget_chunk_info_by_coord)";
-    hid_t dcpl = h->Dget_create_plist(r->dset);
+    hid_t dcpl = h->Dget_create_plist(rd->dset);
     if (dcpl < 0)
         return "no creation property list";
     const char *why = "";
@@ -267,30 +287,28 @@ static const char *dataset_refusal(reader *r, hid_t ftype)
     }
     if (!*why) {
         const b2_h5_api *base = b2_h5_api_get(NULL);
-        int cr = base ? base->Pget_chunk(dcpl, r->rank, r->cdims) : -1;
-        if (cr != r->rank)
+        int cr = base ? base->Pget_chunk(dcpl, rd->rank, rd->cdims) : -1;
+        if (cr != rd->rank)
             why = "unreadable chunk shape";
     }
     h->Pclose(dcpl);
     if (*why)
         return why;
-    if (h->Tequal(r->mem_type, ftype) <= 0)
-        return "the memory type differs from the file type (conversion)";
-    hid_t fid = h->Iget_file_id(r->dset);
+    hid_t fid = h->Iget_file_id(rd->dset);
     if (fid < 0)
         return "no file";
     hid_t fapl = h->Fget_access_plist(fid), fcpl = h->Fget_create_plist(fid);
     unsigned intent = 0;
     if (fapl < 0 || h->Pget_driver(fapl) != h->FD_sec2_init())
         why = "the file driver is not sec2 (plain POSIX file)";
-    else if (fcpl < 0 || h->Pget_userblock(fcpl, &r->userblock) < 0)
+    else if (fcpl < 0 || h->Pget_userblock(fcpl, &rd->userblock) < 0)
         why = "no file creation properties";
-    if (!*why && h->Fget_intent(fid, &intent) >= 0 && (intent & ACC_RDWR))
-        h->Fflush(fid, H5F_SCOPE_LOCAL); /* chunks still in HDF5's cache reach the file */
+    if (!*why && h->Fget_intent(fid, &intent) >= 0)
+        rd->writable = (intent & ACC_RDWR) != 0;
     if (!*why) {
         ssize_t len = h->Fget_name(fid, NULL, 0);
-        if (len <= 0 || !(r->path = malloc((size_t)len + 1)) ||
-            h->Fget_name(fid, r->path, (size_t)len + 1) != len)
+        if (len <= 0 || !(rd->path = malloc((size_t)len + 1)) ||
+            h->Fget_name(fid, rd->path, (size_t)len + 1) != len)
             why = "no file name";
     }
     if (fapl >= 0)
@@ -301,13 +319,25 @@ static const char *dataset_refusal(reader *r, hid_t ftype)
     return why;
 }
 
+/* Chunks still in HDF5's cache reach the file before we read it directly. */
+static void flush_if_writable(const b2_h5_reader *rd)
+{
+    if (!rd->writable)
+        return;
+    hid_t fid = rd->h->Iget_file_id(rd->dset);
+    if (fid >= 0) {
+        rd->h->Fflush(fid, H5F_SCOPE_LOCAL);
+        rd->h->Fclose(fid);
+    }
+}
+
 static int read_box(reader *r, size_t bufsize)
 {
     const b2_h5_read_api *h = r->h;
-    B2_FAIL_IF(r->rank < 1 || r->rank > MAXDIM, B2_ERR_UNSUPPORTED,
-               "dataspace rank %d (1..%d supported)", r->rank, MAXDIM);
     B2_FAIL_IF(h->Sget_simple_extent_type(r->fspace) != H5S_SIMPLE, B2_ERR_UNSUPPORTED,
                "the dataspace is not simple");
+    B2_FAIL_IF(h->Sget_simple_extent_ndims(r->fspace) != r->rank, B2_ERR_INVALID_PARAM,
+               "the dataset's rank changed");
     h->Sget_simple_extent_dims(r->fspace, r->dims, NULL);
     uint64_t nelem = 1;
     for (int d = 0; d < r->rank; d++) {
@@ -318,21 +348,26 @@ static int read_box(reader *r, size_t bufsize)
                    (unsigned long long)r->dims[d]);
         nelem *= r->count[d];
     }
-    hid_t ftype = h->Dget_type(r->dset);
-    B2_FAIL_IF(ftype < 0, B2_ERR_INVALID_PARAM, "the dataset has no datatype");
-    if (r->mem_type == H5P_DEFAULT)
-        r->mem_type = ftype;
-    r->ts = b2_h5_api_get(NULL)->Tget_size(r->mem_type);
-    const char *why = dataset_refusal(r, ftype);
+    const char *why = r->ds->why;
+    r->ts = r->ds->ts;
+    if (r->mem_type != H5P_DEFAULT) {
+        hid_t ftype = h->Dget_type(r->dset);
+        B2_FAIL_IF(ftype < 0, B2_ERR_INVALID_PARAM, "the dataset has no datatype");
+        if (!*why && h->Tequal(r->mem_type, ftype) <= 0)
+            why = "the memory type differs from the file type (conversion)";
+        b2_h5_api_get(NULL)->Tclose(ftype);
+        r->ts = b2_h5_api_get(NULL)->Tget_size(r->mem_type);
+    }
     size_t ts = r->ts;
-    int rc = B2_OK;
     if (ts == 0 || nelem > SIZE_MAX / ts || bufsize < nelem * ts)
-        rc = B2_FAIL(B2_ERR_DST_TOO_SMALL, "the box needs %llu elements of %zu bytes, buf has %zu",
-                     (unsigned long long)nelem, ts, bufsize);
-    if (rc >= 0 && nelem == 0) {
+        return B2_FAIL(B2_ERR_DST_TOO_SMALL, "the box needs %llu elements of %zu bytes, buf has %zu",
+                       (unsigned long long)nelem, ts, bufsize);
+    if (nelem == 0) {
         if (r->rep)
             r->rep->path = B2_H5_READ_DIRECT;
-    } else if (rc >= 0 && *why) {
+        return B2_OK;
+    }
+    if (*why) {
         if (r->rep) {
             r->rep->path = B2_H5_READ_H5DREAD;
             note(r->rep, "%s", why);
@@ -340,33 +375,102 @@ static int read_box(reader *r, size_t bufsize)
         hsize_t hi[MAXDIM];
         for (int d = 0; d < r->rank; d++)
             hi[d] = r->start[d] + r->count[d];
-        rc = h5dread_part(r, r->start, hi);
-    } else if (rc >= 0) {
-        hsize_t c0[MAXDIM], c1[MAXDIM], ci[MAXDIM];
-        for (int d = 0; d < r->rank; d++) {
-            c0[d] = ci[d] = r->start[d] / r->cdims[d];
-            c1[d] = (r->start[d] + r->count[d] - 1) / r->cdims[d];
-        }
-        uint8_t *tmp = NULL;
-        size_t tmpcap = 0;
-        for (;;) {
-            if ((rc = read_chunk(r, ci, &tmp, &tmpcap)) < 0)
-                break;
-            int d = r->rank - 1;
-            while (d >= 0 && ci[d] == c1[d])
-                ci[d] = c0[d], d--;
-            if (d < 0)
-                break;
-            ci[d]++;
-        }
-        free(tmp);
-        if (r->rep)
-            r->rep->path = r->rep->chunks_h5dread == 0 ? B2_H5_READ_DIRECT
-                         : r->rep->chunks_direct == 0  ? B2_H5_READ_H5DREAD
-                                                       : B2_H5_READ_MIXED;
+        return h5dread_part(r, r->start, hi);
     }
-    b2_h5_api_get(NULL)->Tclose(ftype);
+    flush_if_writable(r->ds);
+    hsize_t c0[MAXDIM], c1[MAXDIM], ci[MAXDIM];
+    for (int d = 0; d < r->rank; d++) {
+        c0[d] = ci[d] = r->start[d] / r->cdims[d];
+        c1[d] = (r->start[d] + r->count[d] - 1) / r->cdims[d];
+    }
+    uint8_t *tmp = NULL;
+    size_t tmpcap = 0;
+    int rc;
+    for (;;) {
+        if ((rc = read_chunk(r, ci, &tmp, &tmpcap)) < 0)
+            break;
+        int d = r->rank - 1;
+        while (d >= 0 && ci[d] == c1[d])
+            ci[d] = c0[d], d--;
+        if (d < 0)
+            break;
+        ci[d]++;
+    }
+    free(tmp);
+    if (r->rep)
+        r->rep->path = r->rep->chunks_h5dread == 0 ? B2_H5_READ_DIRECT
+                     : r->rep->chunks_direct == 0  ? B2_H5_READ_H5DREAD
+                                                   : B2_H5_READ_MIXED;
     return rc;
+}
+
+int b2_h5_reader_open(hid_t dset, b2_h5_reader **out)
+{
+    if (!out)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "out is NULL");
+    *out = NULL;
+    const b2_h5_read_api *h = b2_h5_read_api_get();
+    if (!h)
+        return B2_FAIL(B2_ERR_UNSUPPORTED, "no HDF5 library found in this process");
+    b2_h5_reader *rd = calloc(1, sizeof *rd);
+    if (!rd)
+        return B2_FAIL(B2_ERR_NOMEM, "a dataset reader");
+    rd->h = h;
+    rd->dset = dset;
+    hid_t fspace = h->Dget_space(dset), ftype = -1;
+    int rc = B2_OK;
+    if (fspace < 0) {
+        rc = B2_FAIL(B2_ERR_INVALID_PARAM, "not a dataset (no dataspace)");
+    } else {
+        rd->rank = h->Sget_simple_extent_ndims(fspace);
+        h->Sclose(fspace);
+        if (rd->rank < 1 || rd->rank > MAXDIM)
+            rc = B2_FAIL(B2_ERR_UNSUPPORTED, "dataspace rank %d (1..%d supported)", rd->rank, MAXDIM);
+    }
+    if (rc >= 0 && (ftype = h->Dget_type(dset)) < 0)
+        rc = B2_FAIL(B2_ERR_INVALID_PARAM, "the dataset has no datatype");
+    if (rc >= 0) {
+        rd->ts = b2_h5_api_get(NULL)->Tget_size(ftype);
+        b2_h5_api_get(NULL)->Tclose(ftype);
+        snprintf(rd->why, sizeof rd->why, "%s", dataset_refusal(rd));
+    }
+    if (rc < 0) {
+        b2_h5_reader_free(rd);
+        return rc;
+    }
+    *out = rd;
+    return B2_OK;
+}
+
+int b2_h5_reader_read(b2_h5_reader *rd, hid_t mem_type, const hsize_t *start,
+                      const hsize_t *count, void *buf, size_t bufsize,
+                      b2_h5_read_report *report)
+{
+    if (report)
+        memset(report, 0, sizeof *report);
+    if (!rd || !start || !count || (!buf && bufsize))
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "%s is NULL", !rd ? "reader" : !start ? "start"
+                       : !count ? "count" : "buf");
+    const b2_h5_read_api *h = rd->h;
+    reader r = {.h = h, .ds = rd, .dset = rd->dset, .mem_type = mem_type, .rank = rd->rank,
+                .cdims = rd->cdims, .start = start, .count = count, .buf = buf,
+                .path = rd->path, .userblock = rd->userblock, .rep = report};
+    r.fspace = h->Dget_space(rd->dset);
+    if (r.fspace < 0)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "not a dataset (no dataspace)");
+    b2_h5_ctx *ctx = b2_h5_ctx_get(b2_h5_nthreads_from_env());
+    r.dctx = ctx ? ctx->dctx : NULL;
+    int rc = read_box(&r, bufsize);
+    h->Sclose(r.fspace);
+    return rc;
+}
+
+void b2_h5_reader_free(b2_h5_reader *rd)
+{
+    if (!rd)
+        return;
+    free(rd->path);
+    free(rd);
 }
 
 int b2_h5_read_box(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count,
@@ -374,21 +478,12 @@ int b2_h5_read_box(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize
 {
     if (report)
         memset(report, 0, sizeof *report);
-    const b2_h5_read_api *h = b2_h5_read_api_get();
-    if (!h)
-        return B2_FAIL(B2_ERR_UNSUPPORTED, "no HDF5 library found in this process");
     if (!start || !count || (!buf && bufsize))
         return B2_FAIL(B2_ERR_INVALID_PARAM, "%s is NULL", !start ? "start" : !count ? "count" : "buf");
-    reader r = {.h = h, .dset = dset, .mem_type = mem_type, .start = start, .count = count,
-                .buf = buf, .rep = report};
-    r.fspace = h->Dget_space(dset);
-    if (r.fspace < 0)
-        return B2_FAIL(B2_ERR_INVALID_PARAM, "not a dataset (no dataspace)");
-    r.rank = h->Sget_simple_extent_ndims(r.fspace);
-    b2_h5_ctx *ctx = b2_h5_ctx_get(b2_h5_nthreads_from_env());
-    r.dctx = ctx ? ctx->dctx : NULL;
-    int rc = read_box(&r, bufsize);
-    h->Sclose(r.fspace);
-    free(r.path);
+    b2_h5_reader *rd = NULL;
+    int rc = b2_h5_reader_open(dset, &rd);
+    if (rc >= 0)
+        rc = b2_h5_reader_read(rd, mem_type, start, count, buf, bufsize, report);
+    b2_h5_reader_free(rd);
     return rc;
 }

@@ -28,6 +28,7 @@ $HDF5_PLUGIN_PATH, then where the library installed it.
 """
 import ctypes
 import os
+import weakref
 
 __all__ = ["read_slice", "read_box", "enable", "disable", "enabled", "is_blosc2",
            "filter_kwargs", "CODECS", "FILTERS", "ReadReport"]
@@ -89,6 +90,15 @@ def _library():
                           ctypes.POINTER(ctypes.c_uint64), ctypes.c_void_p, ctypes.c_size_t,
                           ctypes.POINTER(ReadReport)]
             f.restype = ctypes.c_int
+            lib.b2_h5_reader_open.argtypes = [ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p)]
+            lib.b2_h5_reader_open.restype = ctypes.c_int
+            f = lib.b2_h5_reader_read
+            f.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_uint64),
+                          ctypes.POINTER(ctypes.c_uint64), ctypes.c_void_p, ctypes.c_size_t,
+                          ctypes.POINTER(ReadReport)]
+            f.restype = ctypes.c_int
+            lib.b2_h5_reader_free.argtypes = [ctypes.c_void_p]
+            lib.b2_h5_reader_free.restype = None
             _lib = lib
             break
         else:
@@ -136,19 +146,71 @@ def _box(shape, key):
     return start, count, tuple(out)
 
 
+# One b2_h5_reader per open h5py dataset identifier (the dataset's checks done
+# once), freed when the identifier goes away. Keyed by id(): identifiers of the
+# same dataset opened twice compare equal but hold different HDF5 ids.
+_readers = {}
+
+
+def _free_reader(key):
+    ptr = _readers.pop(key, None)
+    if ptr:
+        _lib.b2_h5_reader_free(ptr)
+
+
+def _reader(dsid):
+    key = id(dsid)
+    ptr = _readers.get(key)
+    if ptr is None:
+        lib = _library()
+        p = ctypes.c_void_p()
+        rc = lib.b2_h5_reader_open(dsid.id, ctypes.byref(p))
+        if rc != 0:
+            raise OSError("b2_h5_reader_open failed (%d)" % rc)
+        ptr = _readers[key] = p.value
+        weakref.finalize(dsid, _free_reader, key)
+    return ptr
+
+
+def _phil():
+    """h5py's lock around HDF5 calls (a serial HDF5 is not thread-safe; ctypes
+    releases the GIL)."""
+    try:
+        from h5py._objects import phil
+        return phil
+    except ImportError:
+        import contextlib
+        return contextlib.nullcontext()
+
+
 def read_box(dataset, start, count):
     """Read the box [start, start + count) of dataset; returns (array, ReadReport)."""
-    import numpy as np
-    out = np.empty(tuple(count), dtype=dataset.dtype)
+    out = _np().empty(tuple(count), dtype=dataset.dtype)
     rank = len(count)
     rep = ReadReport()
     st = (ctypes.c_uint64 * rank)(*start)
     ct = (ctypes.c_uint64 * rank)(*count)
-    rc = _library().b2_h5_read_box(dataset.id.id, 0, st, ct, out.ctypes.data if out.size else None,
-                                   out.nbytes, ctypes.byref(rep))
+    with _phil():
+        rc = _lib_read(_reader(dataset.id), st, ct, out, rep)
     if rc != 0:
-        raise OSError("b2_h5_read_box failed (%d) on %s" % (rc, dataset.name))
+        raise OSError("b2_h5_reader_read failed (%d) on %s" % (rc, dataset.name))
     return out, rep
+
+
+def _lib_read(reader, st, ct, out, rep):
+    return _lib.b2_h5_reader_read(reader, 0, st, ct, out.ctypes.data if out.size else None,
+                                  out.nbytes, ctypes.byref(rep))
+
+
+_numpy = None
+
+
+def _np():
+    global _numpy
+    if _numpy is None:
+        import numpy
+        _numpy = numpy
+    return _numpy
 
 
 def read_slice(dataset, key, report=False):
@@ -185,11 +247,21 @@ def _patched_getitem(self, args, new_dtype=None):
         else _original_getitem(self, args)
 
 
+_blosc2_ids = {}  # id(dataset identifier) -> is_blosc2, for the patched __getitem__
+
+
 def _is_blosc2_or_false(dataset):
-    try:
-        return is_blosc2(dataset)
-    except Exception:
-        return False
+    dsid = dataset.id
+    key = id(dsid)
+    known = _blosc2_ids.get(key)
+    if known is None:
+        try:
+            known = is_blosc2(dataset)
+        except Exception:
+            return False
+        _blosc2_ids[key] = known
+        weakref.finalize(dsid, _blosc2_ids.pop, key, None)
+    return known
 
 
 def enable():

@@ -249,9 +249,11 @@ static int32_t block_size(const chunk_view *v, int32_t j)
 
 /* Decode block j's streams into out (stream s at out + s * bsize / nstreams).
  * With pl (room for B2_PLANES_MAX), a split block's raw streams are not copied:
- * pl[s] points at stream s wherever it is, in out or in the chunk. */
+ * pl[s] points at stream s wherever it is, in out or in the chunk. need: the
+ * bytes of each stream the caller reads (from its start), or more than the
+ * stream holds for all of it; codecs that can stop early then do. */
 static int decode_streams(const chunk_view *v, b2_dworker *w, int32_t j, int32_t bsize,
-                          uint8_t *out, const uint8_t **pl)
+                          uint8_t *out, const uint8_t **pl, int32_t need)
 {
     const b2_chunk_info *in = &v->info;
     int leftover_block = (j == in->nblocks - 1 && in->leftover);
@@ -296,7 +298,11 @@ static int decode_streams(const chunk_view *v, b2_dworker *w, int32_t j, int32_t
             } else {
                 b2_codec_use u = v->codec;
                 u.blocksize = bsize;
-                int r = b2_codec_decompress(&w->cs, &u, v->src + pos, csize, out, neblock);
+                int r = need < neblock
+                    ? b2_codec_decompress_prefix(&w->cs, &u, v->src + pos, csize, out, neblock, need)
+                    : b2_codec_decompress(&w->cs, &u, v->src + pos, csize, out, neblock);
+                if (need < neblock && r >= need)
+                    r = neblock; /* the prefix asked for is there */
                 if (r != neblock)
                     return r < 0 ? B2_FAIL(r, "block %d stream %d (%d bytes at %lld): %s", (int)j,
                                            (int)s, (int)csize, (long long)pos, b2_err_detail())
@@ -334,20 +340,20 @@ static int decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32_t 
     }
     use_dict(w, v);
     if (!v->filtered)
-        return decode_streams(v, w, j, bsize, out, NULL);
+        return decode_streams(v, w, j, bsize, out, NULL, INT32_MAX);
     uint8_t *tmp = worker_scratch(w, 2 * (size_t)in->eff_blocksize);
     if (!tmp)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     int32_t unit = split_unshuffle_unit(v, j, bsize);
     if (unit) { /* unshuffle straight from the streams, raw ones in place */
         const uint8_t *pl[B2_PLANES_MAX];
-        int rc = decode_streams(v, w, j, bsize, tmp, pl);
+        int rc = decode_streams(v, w, j, bsize, tmp, pl, INT32_MAX);
         if (rc < 0)
             return rc;
         b2_unshuffle_planes_kernel(unit)(unit, pl, 0, bsize / unit, out);
         return B2_OK;
     }
-    int rc = decode_streams(v, w, j, bsize, tmp, NULL);
+    int rc = decode_streams(v, w, j, bsize, tmp, NULL, INT32_MAX);
     if (rc < 0)
         return rc;
     return b2_pipeline_backward(&v->pipe, tmp, bsize, j ? ref : NULL, tmp + in->eff_blocksize,
@@ -542,7 +548,12 @@ static int decode_block_rows(const chunk_view *v, b2_dctx *d, b2_dworker *w, int
         __atomic_fetch_add(&d->blocks_decoded, 1, __ATOMIC_RELAXED);
         use_dict(w, v);
         int split = split_unshuffle_unit(v, j, bsize) != 0;
-        if ((rc = decode_streams(v, w, j, bsize, scr, split ? pl : NULL)) < 0)
+        /* Rows ending early in the block need only the start of each plane:
+         * element e's bytes sit at e in every plane. Unsplit, the last plane
+         * begins at (unit - 1) * nelem. */
+        int64_t nelem = bsize / unit, upto = (b2_rows_end(r) + unit - 1) / unit;
+        int32_t need = (int32_t)(split ? upto : (unit - 1) * nelem + upto);
+        if ((rc = decode_streams(v, w, j, bsize, scr, split ? pl : NULL, need)) < 0)
             return rc;
         if (!split)
             for (int32_t s = 0; s < unit; s++)
@@ -557,15 +568,22 @@ static int decode_block_rows(const chunk_view *v, b2_dctx *d, b2_dworker *w, int
          * the rows' elements are bit-unshuffled (row_bitunshuffle). */
         __atomic_fetch_add(&d->blocks_decoded, 1, __ATOMIC_RELAXED);
         use_dict(w, v);
-        if ((rc = decode_streams(v, w, j, bsize, scr + 2 * eb, NULL)) < 0)
+        if ((rc = decode_streams(v, w, j, bsize, scr + 2 * eb, NULL, INT32_MAX)) < 0)
             return rc;
         fn = row_bitunshuffle;
         op.src = scr + 2 * eb;
         op.unit = in->typesize;
         op.nelem = bsize / in->typesize;
         op.tmp = scr;
+    } else if (!v->filtered && !in->split) {
+        /* Codec only: the rows need the stream up to their last byte. */
+        __atomic_fetch_add(&d->blocks_decoded, 1, __ATOMIC_RELAXED);
+        use_dict(w, v);
+        if ((rc = decode_streams(v, w, j, bsize, scr + 2 * eb, NULL, (int32_t)b2_rows_end(r))) < 0)
+            return rc;
+        op.src = scr + 2 * eb;
     } else {
-        /* Codec-only or other pipelines: decode into scratch (cache-resident), then copy. */
+        /* Other pipelines: decode into scratch (cache-resident), then copy. */
         if ((rc = decode_block(v, d, w, j, scr + 2 * eb, ref)) < 0)
             return rc;
         op.src = scr + 2 * eb;

@@ -33,6 +33,8 @@ B2_HIDDEN int b2_rows_normalize(b2_block_rows *r, int32_t bsize);
 B2_HIDDEN int b2_rows_aligned(const b2_block_rows *r, int32_t unit);
 /* Bytes covered by the rows of a normalized r. */
 B2_HIDDEN int64_t b2_rows_bytes(const b2_block_rows *r);
+/* One past the last block byte the rows touch (after b2_rows_normalize). */
+B2_HIDDEN int64_t b2_rows_end(const b2_block_rows *r);
 /* Call fn(op, offset in the block, caller's row, run) for every row. */
 typedef void (*row_fn)(const void *op, int64_t off, uint8_t *user, int64_t len);
 B2_HIDDEN void b2_rows_walk(const b2_block_rows *r, row_fn fn, const void *op);

@@ -76,3 +76,11 @@ int64_t b2_rows_bytes(const b2_block_rows *r)
         n *= r->cnt[d];
     return n;
 }
+
+int64_t b2_rows_end(const b2_block_rows *r)
+{
+    int64_t end = r->soff + r->run;
+    for (int d = 0; d < r->nd; d++)
+        end += (r->cnt[d] - 1) * r->sstr[d];
+    return end;
+}

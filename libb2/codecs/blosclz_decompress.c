@@ -70,7 +70,8 @@ static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
     }
 }
 
-int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstcap)
+/* Decode until the stream ends, or once need bytes are out (need > dstcap: never). */
+static int decode(const uint8_t *src, int srclen, uint8_t *dst, int dstcap, size_t need)
 {
     if (!src || !dst || srclen <= 0 || dstcap < 0)
         return srclen == 0 ? B2_FAIL(B2_ERR_CORRUPT, "blosclz: empty stream")
@@ -94,7 +95,7 @@ int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstc
                 memcpy(dst + op, src + ip, n);
             ip += n;
             op += n;
-            if (ip >= in_len)
+            if (ip >= in_len || op >= need)
                 return (int)op;
             t = src[ip++];
             continue;
@@ -134,5 +135,17 @@ int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstc
         t = src[ip++];
         match_copy(dst + op, dist, len, cap - op);
         op += len;
+        if (op >= need)
+            return (int)op;
     }
+}
+
+int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstcap)
+{
+    return decode(src, srclen, dst, dstcap, SIZE_MAX);
+}
+
+int b2_blosclz_decompress_prefix(const uint8_t *src, int srclen, uint8_t *dst, int dstcap, int need)
+{
+    return decode(src, srclen, dst, dstcap, need > 0 ? (size_t)need : 1);
 }

@@ -221,6 +221,26 @@ int b2_codec_compress(b2_codec_state *st, const b2_codec_use *u, const uint8_t *
     return r > maxout ? 0 : r;
 }
 
+int b2_codec_decompress_prefix(b2_codec_state *st, const b2_codec_use *u, const uint8_t *src,
+                               int srclen, uint8_t *dst, int dstlen, int need)
+{
+    int r;
+    if (need >= dstlen)
+        return b2_codec_decompress(st, u, src, srclen, dst, dstlen);
+    if (u->fmt == 0) {
+        r = b2_blosclz_decompress_prefix(src, srclen, dst, dstlen, need);
+    } else if (u->fmt == 1 && !st->dict) {
+        r = LZ4_decompress_safe_partial((const char *)src, (char *)dst, srclen, need, dstlen);
+        if (r < 0)
+            return B2_FAIL(B2_ERR_CORRUPT, "lz4: malformed input at byte %d of %d", -r - 1, srclen);
+    } else {
+        return b2_codec_decompress(st, u, src, srclen, dst, dstlen);
+    }
+    if (r >= 0 && r < need)
+        return B2_FAIL(B2_ERR_CORRUPT, "stream ends after %d bytes, %d needed", r, need);
+    return r;
+}
+
 int b2_codec_decompress(b2_codec_state *st, const b2_codec_use *u, const uint8_t *src,
                         int srclen, uint8_t *dst, int dstlen)
 {

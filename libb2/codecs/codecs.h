@@ -33,6 +33,9 @@ B2_HIDDEN int b2_blosclz_compress(int clevel, const uint8_t *src, int srclen,
                                   uint8_t *dst, int maxout);
 /* Safe decoder (blosclz.md §2-3): never reads or writes out of bounds. */
 B2_HIDDEN int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstcap);
+/* The same, stopping once at least need bytes are decoded (returns how many). */
+B2_HIDDEN int b2_blosclz_decompress_prefix(const uint8_t *src, int srclen, uint8_t *dst, int dstcap,
+                                           int need);
 
 /* ---- plugin codecs (plugins.md): the same contracts as below ---- */
 /* ndlz (ndlz*.c, format in ndlz.h): 2-D blocks of one byte per item, meta 4 or
@@ -93,5 +96,12 @@ B2_HIDDEN int b2_codec_compress(b2_codec_state *st, const b2_codec_use *u, const
  * (dstlen bytes). */
 B2_HIDDEN int b2_codec_decompress(b2_codec_state *st, const b2_codec_use *u, const uint8_t *src,
                                   int srclen, uint8_t *dst, int dstlen);
+/* Decode at least the first need bytes of such a stream, and as little more as
+ * the codec allows (blosclz and lz4 stop early; the others decode it all).
+ * Returns the bytes decoded (>= need) or a negative B2_ERR_*. Only what was
+ * decoded is checked: a damaged tail goes unnoticed. */
+B2_HIDDEN int b2_codec_decompress_prefix(b2_codec_state *st, const b2_codec_use *u,
+                                         const uint8_t *src, int srclen, uint8_t *dst, int dstlen,
+                                         int need);
 
 #endif

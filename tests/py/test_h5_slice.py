@@ -232,6 +232,29 @@ def switch(tmp):
               "disable() restores h5py")
 
 
+def live(tmp):
+    """A dataset open for writing: the reader b2blosc_h5 keeps for it (checks made
+    once) sees later writes and extent changes, as h5py does."""
+    path = os.path.join(tmp, "live.h5")
+    with h5py.File(path, "w") as f:
+        ds = f.create_dataset("x", shape=(40, 30), maxshape=(None, 30), dtype="f4", chunks=(16, 16),
+                              **b2h5.filter_kwargs("lz4", 5, "shuffle"))
+        ds[...] = np.arange(40 * 30, dtype="f4").reshape(40, 30)
+        compare(ds, (slice(5, 35), slice(3, 29)), want_path=("direct",), label="live before writes")
+        for step in range(6):
+            ds[step * 6:step * 6 + 9, :] = (np.arange(270) % 7 + step).astype("f4").reshape(9, 30)
+            compare(ds, (slice(0, 40), slice(0, 30)), want_path=("direct",), label="live write %d" % step)
+        ds.resize((70, 30))
+        ds[50:70, :] = 5.5
+        rep = compare(ds, (slice(30, 70), slice(2, 20)), want_path=("direct", "mixed"), label="live resized")
+        check(rep["chunks_direct"] > 0, "a resized dataset is still read directly: %s" % rep)
+        check(len(b2h5._readers) >= 1, "read_slice keeps a reader per open dataset")
+    import gc
+    gc.collect()
+    check(all(k != id(ds.id) for k in b2h5._readers) or not ds.id.valid,
+          "a closed dataset's reader is not used")
+
+
 def cli(tmp):
     """`b2 slice FILE.h5:/DATASET SPEC` gives h5py's bytes, and says how it read them."""
     if not os.environ.get("B2_BIN") and not any(
@@ -269,6 +292,7 @@ def main():
     fallbacks(tmp)
     reference_files()
     switch(tmp)
+    live(tmp)
     cli(tmp)
     summary = "%d boxes compared with h5py (%s)" % (stats["boxes"], ", ".join(
         "%s %d" % kv for kv in sorted(stats.items()) if kv[0] != "boxes"))

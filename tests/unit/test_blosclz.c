@@ -366,6 +366,12 @@ static void test_roundtrip(void)
                     /* Also with a larger capacity: output length must still be n. */
                     d = b2_blosclz_decompress(cmp, c, back, n + 16);
                     CHECK(d == n, "%s n=%d: larger capacity gives %d", names[f], n, d);
+                    /* A prefix: at least need bytes, all of them right. */
+                    int need = 1 + (int)(rnd() % (uint32_t)n);
+                    memset(back, 0, (size_t)n);
+                    d = b2_blosclz_decompress_prefix(cmp, c, back, n, need);
+                    CHECK(d >= need && d <= n && memcmp(back, src, (size_t)d) == 0,
+                          "%s n=%d cl=%d: prefix of %d gives %d", names[f], n, cl, need, d);
                 }
             }
         }
