@@ -130,6 +130,7 @@ size_t b2_h5_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[]
         return 0;
     }
     p.nthreads = b2_h5_nthreads_from_env();
+    p.mem_limit = b2_h5_memory_limit_from_env();
     if (nbytes == 0) {
         B2_H5_ERROR(api, "blosc2 filter: empty chunk");
         return 0;

@@ -75,6 +75,28 @@ int b2_h5_params_parse(size_t n, const unsigned *v, int compress, b2_h5_params *
     return 0;
 }
 
+int64_t b2_h5_memory_limit_from_env(void)
+{
+    const char *s = getenv("B2_H5_MEMORY_LIMIT");
+    if (!s || !*s)
+        return 0;
+    char *end;
+    double v = strtod(s, &end);
+    int shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    v *= (double)((int64_t)1 << shift);
+    if (*end != '\0' || !(v >= 1) || v > 9e18)
+        return 0; /* junk: the default rather than failing every chunk */
+    return (int64_t)v;
+}
+
 int b2_h5_nthreads_from_env(void)
 {
     const char *names[2] = {"B2_H5_NTHREADS", "BLOSC_NTHREADS"};

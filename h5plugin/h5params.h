@@ -32,6 +32,7 @@ typedef struct b2_h5_params {
     int rank;              /* v[7], 0 when absent */
     uint64_t dims[B2_H5_READ_MAXDIM];
     int nthreads;          /* from the environment */
+    int64_t mem_limit;     /* from the environment (0: libb2's default) */
 } b2_h5_params;
 
 /* Decode and check cd_values; compress != 0 adds the checks only the write path
@@ -41,6 +42,9 @@ B2_HIDDEN int b2_h5_params_parse(size_t n, const unsigned *v, int compress,
 
 /* Threads to use: $B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1 (clamped 1..256). */
 B2_HIDDEN int b2_h5_nthreads_from_env(void);
+/* Memory limit for decoding: $B2_H5_MEMORY_LIMIT in bytes, with an optional
+ * K, M or G suffix (powers of 1024); 0 (libb2's default) when unset or junk. */
+B2_HIDDEN int64_t b2_h5_memory_limit_from_env(void);
 
 /* Allocator pair for buffers handed back to HDF5. */
 typedef struct b2_h5_alloc {

@@ -293,6 +293,7 @@ static int decode_b2nd(const b2_h5_params *p, b2_schunk *s, b2_dctx *dctx, const
                     p->chunkbytes);
     }
     size_t len = (size_t)nitems * (size_t)ts;
+    b2_nd_set_memory_limit(a, p->mem_limit);
     if (dctx)
         b2_nd_set_dctx(a, dctx);
     else
@@ -326,6 +327,15 @@ static int decode_plain(const b2_h5_params *p, b2_schunk *s, b2_dctx *dctx, cons
         b2_schunk_free(s);
         return lib_fail(nb < 0 ? nb : B2_ERR_FORMAT, err, errcap, "the frame's first chunk "
                     "is unreadable or empty");
+    }
+    /* The output is sized from what the frame declares. Filters before ours in
+     * the pipeline (fletcher32, say) make it differ from the chunk's size, so
+     * the memory limit bounds it. */
+    int64_t limit = p->mem_limit > 0 ? p->mem_limit : B2_DEFAULT_MEMORY_LIMIT;
+    if (nb > limit) {
+        b2_schunk_free(s);
+        return fail(B2_ERR_LIMIT, err, errcap, "the frame's chunk holds %d bytes, over the "
+                    "memory limit of %lld (B2_H5_MEMORY_LIMIT raises it)", nb, (long long)limit);
     }
     b2_schunk_set_nthreads(s, p->nthreads);
     void *buf = al->alloc((size_t)nb, al->ud);
@@ -362,9 +372,11 @@ int b2_h5_payload_decode(const b2_h5_params *p, b2_dctx *dctx, const void *src, 
     *out = NULL;
     *outsize = *outlen = 0;
     b2_schunk *s = NULL;
-    int rc = b2_schunk_open_buffer(src, len, 0, &s);
+    int rc = b2_schunk_open_buffer_limited(src, len, 0, p->mem_limit, &s);
     if (rc < 0)
         return lib_fail(rc, err, errcap, "the %zu stored bytes are not a Blosc2 frame", len);
+    if (dctx)
+        b2_dctx_set_memory_limit(dctx, p->mem_limit);
     int32_t mlen = 0;
     uint8_t *meta = NULL;
     int is_nd = b2_schunk_meta_get(s, B2_ND_META_NAME, &meta, &mlen) >= 0 ||

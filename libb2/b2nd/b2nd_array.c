@@ -159,6 +159,16 @@ static int nd_set_nthreads_body(b2_nd_array *a, int nthreads)
     return rc < 0 ? rc : B2_OK;
 }
 
+int b2_nd_set_memory_limit(b2_nd_array *a, int64_t bytes)
+{
+    if (!a)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "array is NULL");
+    a->mem_limit = bytes > 0 ? bytes : 0;
+    if (a->own_dctx)
+        b2_dctx_set_memory_limit(a->own_dctx, bytes);
+    return B2_KEEP(&a->err, b2_schunk_set_memory_limit(a->sc, bytes));
+}
+
 int b2_nd_set_nthreads(b2_nd_array *a, int nthreads)
 {
     int rc = nd_set_nthreads_body(a, nthreads);
@@ -168,8 +178,8 @@ int b2_nd_set_nthreads(b2_nd_array *a, int nthreads)
 b2_dctx *b2_nd_array_dctx(b2_nd_array *a)
 {
     if (!a->dctx) {
-        if (!a->own_dctx)
-            a->own_dctx = b2_dctx_new(a->dthreads);
+        if (!a->own_dctx && (a->own_dctx = b2_dctx_new(a->dthreads)) != NULL)
+            b2_dctx_set_memory_limit(a->own_dctx, a->mem_limit);
         a->dctx = a->own_dctx;
     }
     /* plugins like ndcell and zfp decode blocks of this shape (also on a

@@ -66,6 +66,7 @@ struct b2_nd_array {
     b2_cctx *cctx;     /* created on the first write */
     b2_cparams cparams;
     int64_t blocks_read_lazily; /* blocks decoded from bytes read block by block (for tests) */
+    int64_t mem_limit;  /* b2_nd_set_memory_limit (0: default), also the own context's */
 };
 
 /* ---- b2_nd_slice.c ---- */

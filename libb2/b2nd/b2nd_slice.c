@@ -209,6 +209,12 @@ static int fill_part(b2_nd_array *a, const chunk_part *p, const int64_t *start,
             return d ? rc : B2_FAIL_CODE(B2_ERR_NOMEM);
         }
         int32_t period = info.special == B2_SPECIAL_VALUE ? info.cbytes - B2_HEADER_LEN : info.typesize;
+        if ((period <= 0 || g->typesize % period) &&
+            (rc = b2_mem_check(a->mem_limit, g->chunk_bytes, "decoding the chunk",
+                               "b2_nd_set_memory_limit")) < 0) {
+            free(val);
+            return rc;
+        }
         if (period <= 0 || g->typesize % period) {
             uint8_t *whole = malloc((size_t)g->chunk_bytes);
             rc = whole ? b2_chunk_decompress(d, chunk, (size_t)cbytes, whole,

@@ -25,6 +25,7 @@ struct b2_dctx {
     b2_pool *pool;          /* threads kept between calls (created on first use) */
     b2_block_geometry geom; /* for the n-dimensional plugins (ndim 0: none) */
     const b2_registry *reg; /* user filters and codecs before the process table (not owned) */
+    int64_t mem_limit;      /* working memory per chunk (b2_dctx_set_memory_limit; 0: default) */
     b2_errinfo err;         /* last failure of a call on this context */
 };
 
@@ -128,6 +129,14 @@ int b2_dctx_set_geometry(b2_dctx *d, const b2_block_geometry *g)
     return B2_OK;
 }
 
+int b2_dctx_set_memory_limit(b2_dctx *d, int64_t bytes)
+{
+    if (!d)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "dctx is NULL");
+    d->mem_limit = bytes > 0 ? bytes : 0;
+    return B2_OK;
+}
+
 int b2_dctx_set_registry(b2_dctx *d, const b2_registry *reg)
 {
     if (!d)
@@ -199,6 +208,14 @@ static int open_view(const uint8_t *src, size_t size, const b2_dctx *d, chunk_vi
                               .geom = v->pipe.geom, .user = uc};
     /* unknown filter ids fail here, naming the id, before any block is decoded */
     if (v->filtered && (rc = b2_pipeline_check_ids(&v->pipe)) < 0)
+        return rc;
+    /* Working memory this chunk can make us allocate: every thread's scratch
+     * (three blocks at most) plus getitem's and the delta reference's block.
+     * A few hostile bytes can declare 2 GB blocks that a run fills. */
+    int64_t blk = in->vlblocks ? in->nbytes : in->eff_blocksize;
+    int64_t workers = d->nthreads < in->nblocks ? d->nthreads : in->nblocks;
+    if ((rc = b2_mem_check(d->mem_limit, blk * (3 * (workers > 0 ? workers : 1) + 2),
+                           "decoding the chunk", "b2_dctx_set_memory_limit")) < 0)
         return rc;
     int64_t pos = (int64_t)in->header_len + 4 * (int64_t)in->nblocks;
     B2_FAIL_IF(pos > v->bound, B2_ERR_TRUNCATED,

@@ -62,6 +62,14 @@ B2_HIDDEN unsigned b2_err_count(void);
 B2_HIDDEN const b2_errinfo *b2_err_thread(void);
 B2_HIDDEN void b2_err_set_thread(const b2_errinfo *e);
 
+/* B2_OK when what needs need bytes within limit (<= 0: B2_DEFAULT_MEMORY_LIMIT),
+ * else a B2_ERR_LIMIT failure naming both and setter, the call that raises it. */
+B2_HIDDEN int b2_mem_check(int64_t limit, int64_t need, const char *what, const char *setter);
+static inline int64_t b2_mem_limit_or_default(int64_t limit)
+{
+    return limit > 0 ? limit : B2_DEFAULT_MEMORY_LIMIT;
+}
+
 /* Little-endian loads and stores; memcpy keeps them alignment-safe. */
 static inline uint32_t b2_load_le32(const uint8_t *p)
 {

@@ -32,6 +32,7 @@ const char *b2_strerror(int code)
     case B2_ERR_DOES_NOT_FIT: return "data does not fit the format limits";
     case B2_ERR_READ_ONLY: return "handle is read-only";
     case B2_ERR_BAD_CODEC: return "unknown codec";
+    case B2_ERR_LIMIT: return "memory limit exceeded";
     default: return code < 0 ? "unknown error" : "not an error code";
     }
 }
@@ -109,3 +110,12 @@ void b2_err_set_thread(const b2_errinfo *e)
 
 const char *b2_last_error_message(void) { return tls_err.code ? tls_err.msg : ""; }
 int b2_last_error_code(void) { return tls_err.code; }
+
+int b2_mem_check(int64_t limit, int64_t need, const char *what, const char *setter)
+{
+    limit = b2_mem_limit_or_default(limit);
+    if (need <= limit)
+        return B2_OK;
+    return B2_FAIL(B2_ERR_LIMIT, "%s needs %lld bytes, over the limit of %lld (%s raises it)", what,
+                   (long long)need, (long long)limit, setter);
+}

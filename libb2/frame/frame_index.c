@@ -38,6 +38,9 @@ int b2_frame_index_materialize(b2_schunk *s)
 {
     if (s->index || s->nchunks == 0)
         return B2_OK;
+    int rc = FRAME_MEM_CHECK(s, s->nchunks * 8, "the chunk index");
+    if (rc < 0)
+        return rc;
     int64_t *p = malloc((size_t)s->nchunks * sizeof *p);
     if (!p)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
@@ -48,7 +51,7 @@ int b2_frame_index_materialize(b2_schunk *s)
     return B2_OK;
 }
 
-int b2_frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_t n,
+int b2_frame_index_decode(b2_dctx *dctx, int64_t mem_limit, const uint8_t *p, int64_t avail, int64_t n,
                        int64_t **out, int64_t *nout, int64_t *uniform)
 {
     b2_chunk_info info;
@@ -78,6 +81,8 @@ int b2_frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_
         *nout = n;
         return B2_OK;
     }
+    if ((rc = b2_mem_check(mem_limit, n * 8, "the chunk index", "b2_schunk_open_limited")) < 0)
+        return rc;
     uint8_t *raw = malloc(n ? (size_t)n * 8 : 1);
     if (!raw)
         return B2_FAIL_CODE(B2_ERR_NOMEM);

@@ -87,7 +87,12 @@ struct b2_schunk {
     int io_tear;            /* the failing file write first writes half its bytes (torn write) */
     int64_t io_bytes_read;  /* bytes read from file storage (b2_schunk_bytes_read) */
     int64_t dead_bytes;     /* unreferenced bytes this handle left in a file frame */
+    int64_t mem_limit;      /* largest allocation the frame's contents may ask for (0: default) */
 };
+
+/* b2_mem_check against the handle's limit. */
+#define FRAME_MEM_CHECK(s, need, what) \
+    b2_mem_check((s)->mem_limit, (need), (what), "b2_schunk_set_memory_limit")
 
 /* ---- frame_header.c ---- */
 /* Parse and validate the fixed 87 header bytes. */
@@ -139,7 +144,7 @@ B2_HIDDEN int b2_frame_index_materialize(b2_schunk *s);
 /* Decompress an index chunk of at most avail bytes at p into a malloc'ed array of
  * n entries; n < 0 means "derive from the chunk" (chunksize 0). A run-length index
  * (all entries equal) is not expanded: *out is NULL and *uniform the entry. */
-B2_HIDDEN int b2_frame_index_decode(b2_dctx *dctx, const uint8_t *p, int64_t avail, int64_t n,
+B2_HIDDEN int b2_frame_index_decode(b2_dctx *dctx, int64_t mem_limit, const uint8_t *p, int64_t avail, int64_t n,
                                  int64_t **out, int64_t *nout, int64_t *uniform);
 /* Compress n entries into a malloc'ed index chunk (the reference parameters; as a
  * run-length chunk when runlength is set and all entries are equal, or when idx is

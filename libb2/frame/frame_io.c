@@ -22,6 +22,9 @@ int b2_fio_scratch(b2_schunk *s, size_t n)
 {
     if (n <= s->scratch_cap)
         return B2_OK;
+    int rc = FRAME_MEM_CHECK(s, (int64_t)n, "reading the chunk");
+    if (rc < 0)
+        return rc;
     uint8_t *p = realloc(s->scratch, n);
     if (!p)
         return B2_FAIL_CODE(B2_ERR_NOMEM);

@@ -160,6 +160,8 @@ static int read_blocks(b2_schunk *s, int64_t i, const block_set *w, uint8_t **ch
     if (rc >= 0 && (info->special || info->vlblocks || info->lazy ||
                     info->header_len != B2_HEADER_LEN))
         rc = B2_ERR_UNSUPPORTED;
+    if (rc >= 0)
+        rc = FRAME_MEM_CHECK(s, info->cbytes, "reading the chunk");
     if (rc >= 0 && !(buf = malloc((size_t)info->cbytes)))
         rc = B2_FAIL_CODE(B2_ERR_NOMEM);
     if (rc < 0)

@@ -79,7 +79,11 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
                "header_len %d overlaps the trailer at %lld", (int)h->header_len,
                (long long)trailer_start);
 
-    /* Header with metalayers, then the trailer: both bounded by frame_len <= avail. */
+    /* Header with metalayers, then the trailer: both bounded by frame_len <= avail
+     * (a file's size, which a sparse file can make huge). */
+    if ((rc = FRAME_MEM_CHECK(s, h->header_len > s->trailer_len ? h->header_len : s->trailer_len,
+                              "the frame's header or trailer")) < 0)
+        return rc;
     uint8_t *buf = malloc((size_t)(h->header_len > s->trailer_len ? h->header_len : s->trailer_len));
     if (!buf)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
@@ -108,12 +112,14 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
         int64_t ilen = trailer_start - ipos;
         B2_FAIL_IF(ilen < B2_HEADER_LEN, B2_ERR_TRUNCATED,
                    "index chunk of %lld bytes at %lld", (long long)ilen, (long long)ipos);
+        if ((rc = FRAME_MEM_CHECK(s, ilen, "the index chunk")) < 0)
+            return rc;
         uint8_t *ib = malloc((size_t)ilen);
         if (!ib)
             return B2_FAIL_CODE(B2_ERR_NOMEM);
         rc = b2_fio_read(s, ipos, ib, (size_t)ilen);
         if (rc >= 0)
-            rc = b2_frame_index_decode(s->dctx, ib, ilen, n, &s->index, &s->nchunks, &s->index_uniform);
+            rc = b2_frame_index_decode(s->dctx, s->mem_limit, ib, ilen, n, &s->index, &s->nchunks, &s->index_uniform);
         free(ib);
         if (rc < 0)
             return rc;

@@ -182,12 +182,15 @@ static int schunk_vlmeta_get_body(b2_schunk *s, const char *name, uint8_t **cont
         return B2_FAIL(i, "vlmetalayer \"%s\"", name ? name : "NULL");
     b2_chunk_info info;
     int rc = b2_chunk_get_info(s->vlmeta[i].content, (size_t)s->vlmeta[i].len, &info);
+    if (rc >= 0)
+        rc = FRAME_MEM_CHECK(s, info.nbytes, "the vlmetalayer's content");
     if (rc < 0)
         return rc;
     uint8_t *d = malloc(info.nbytes ? (size_t)info.nbytes : 1);
     if (!d)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
-    memset(d, 0, (size_t)info.nbytes); /* an uninit chunk decodes to nothing */
+    if (info.special == B2_SPECIAL_UNINIT)
+        memset(d, 0, (size_t)info.nbytes); /* it decodes to nothing */
     rc = b2_chunk_decompress(s->dctx, s->vlmeta[i].content, (size_t)s->vlmeta[i].len, d,
                              (size_t)info.nbytes);
     if (rc < 0) {

@@ -28,12 +28,35 @@ void b2_schunk_free(b2_schunk *s)
     free(s);
 }
 
+/* A handle for opening, with its memory limit in place before anything is read. */
+static b2_schunk *alloc_limited(int64_t memory_limit)
+{
+    b2_schunk *s = b2_schunk_alloc(NULL);
+    if (s)
+        b2_schunk_set_memory_limit(s, memory_limit);
+    return s;
+}
+
+int b2_schunk_set_memory_limit(b2_schunk *s, int64_t bytes)
+{
+    if (!s)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "schunk is NULL");
+    s->mem_limit = bytes > 0 ? bytes : 0;
+    return b2_dctx_set_memory_limit(s->dctx, bytes);
+}
+
 int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out)
+{
+    return b2_schunk_open_buffer_limited(buf, len, copy, 0, out);
+}
+
+int b2_schunk_open_buffer_limited(const void *buf, size_t len, int copy, int64_t memory_limit,
+                                  b2_schunk **out)
 {
     *out = NULL;
     if (!buf && len)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    b2_schunk *s = b2_schunk_alloc(NULL);
+    b2_schunk *s = alloc_limited(memory_limit);
     if (!s)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->storage = B2_STORAGE_MEMORY;
@@ -61,12 +84,13 @@ int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out
     return B2_OK;
 }
 
-int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk **out)
+static int open_file(const char *path, int64_t offset, int flags, int64_t memory_limit,
+                     b2_schunk **out)
 {
     *out = NULL;
     if (!path || offset < 0)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    b2_schunk *s = b2_schunk_alloc(NULL);
+    b2_schunk *s = alloc_limited(memory_limit);
     if (!s)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->storage = B2_STORAGE_FILE;
@@ -95,7 +119,18 @@ int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk
     return B2_OK;
 }
 
+int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk **out)
+{
+    return open_file(path, offset, flags, 0, out);
+}
+
 int b2_schunk_open(const char *path, int flags, b2_schunk **out)
+{
+    return b2_schunk_open_limited(path, 0, flags, 0, out);
+}
+
+int b2_schunk_open_limited(const char *path, int64_t offset, int flags, int64_t memory_limit,
+                           b2_schunk **out)
 {
     struct stat st;
     *out = NULL;
@@ -105,7 +140,8 @@ int b2_schunk_open(const char *path, int flags, b2_schunk **out)
         return B2_FAIL(errno == ENOENT ? B2_ERR_NOT_FOUND : B2_ERR_IO, "%s: %s", path,
                        strerror(errno));
     if (S_ISDIR(st.st_mode)) {
-        b2_schunk *s = b2_schunk_alloc(NULL);
+        B2_FAIL_IF(offset != 0, B2_ERR_INVALID_PARAM, "%s is a sparse frame: no offset", path);
+        b2_schunk *s = alloc_limited(memory_limit);
         if (!s)
             return B2_FAIL_CODE(B2_ERR_NOMEM);
         s->storage = B2_STORAGE_SPARSE;
@@ -123,7 +159,7 @@ int b2_schunk_open(const char *path, int flags, b2_schunk **out)
         *out = s;
         return B2_OK;
     }
-    return b2_schunk_open_offset(path, 0, flags, out);
+    return open_file(path, offset, flags, memory_limit, out);
 }
 
 /* ---- properties ---- */
@@ -468,6 +504,8 @@ static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t
                               dst, (size_t)len);
         return rc < 0 ? rc : B2_OK;
     }
+    if ((rc = FRAME_MEM_CHECK(s, nb, "decoding the chunk")) < 0)
+        return rc;
     uint8_t *tmp = malloc((size_t)nb);
     if (!tmp)
         return B2_FAIL_CODE(B2_ERR_NOMEM);

@@ -131,6 +131,22 @@ def main():
                     C.ok("blosc2 filter" in str(e) and want in str(e),
                          "%s: error does not carry %r: %s" % (name, want, e))
             ds.id.write_direct_chunk(off, raw, 0)
+    # B2_H5_MEMORY_LIMIT bounds what a stored frame may make the filter allocate
+    make_file(path)
+    with h5py.File(path, "r") as f:
+        for name in ("plain", "b2nd2"):
+            want = f[name][()]
+            for limit, fails in (("4K", True), ("1M", False), ("junk", False)):
+                os.environ["B2_H5_MEMORY_LIMIT"] = limit
+                try:
+                    got = f[name][()]
+                    C.ok(not fails and np.array_equal(got, want),
+                         "%s under B2_H5_MEMORY_LIMIT=%s: read, %s" % (
+                             name, limit, "equal" if np.array_equal(got, want) else "different"))
+                except OSError as e:
+                    C.ok(fails and "memory limit" in str(e),
+                         "%s under B2_H5_MEMORY_LIMIT=%s: %s" % (name, limit, e))
+            del os.environ["B2_H5_MEMORY_LIMIT"]
     make_file(path)
     r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", path],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600,

@@ -130,6 +130,10 @@ B2_API int b2_dctx_set_geometry(b2_dctx *dctx, const b2_block_geometry *geometry
  * process table (b2_plugin.h; NULL: the process table alone). Not copied: it
  * must outlive its use by the context. */
 B2_API int b2_dctx_set_registry(b2_dctx *dctx, const b2_registry *registry);
+/* Most working memory (block scratch of every thread) the context may take for
+ * one chunk, whatever the chunk declares: a chunk needing more fails with
+ * B2_ERR_LIMIT before anything is allocated. bytes <= 0: B2_DEFAULT_MEMORY_LIMIT. */
+B2_API int b2_dctx_set_memory_limit(b2_dctx *dctx, int64_t bytes);
 
 /* Decompress a whole chunk into dst (capacity dstcap). Returns nbytes or an error.
  * Uninit special chunks leave dst untouched. */

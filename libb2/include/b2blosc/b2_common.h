@@ -50,7 +50,13 @@ enum b2_error {
     B2_ERR_DOES_NOT_FIT = -16,   /* data would not fit the size limits of the format */
     B2_ERR_READ_ONLY = -17,      /* write on a handle opened read-only */
     B2_ERR_BAD_CODEC = -18,      /* codec id this library does not know */
+    B2_ERR_LIMIT = -19,          /* input declares more memory than the handle's limit allows */
 };
+
+/* Memory limit of decompression contexts, frame handles and arrays unless set
+ * otherwise (b2_dctx_set_memory_limit, b2_schunk_set_memory_limit, ...): what
+ * one of them may allocate because its input says so (1 GiB). */
+#define B2_DEFAULT_MEMORY_LIMIT ((int64_t)1 << 30)
 
 /* Longest detailed error message, terminating NUL included. */
 #define B2_ERRMSG_LEN 200

@@ -50,6 +50,15 @@ B2_API int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2
  * the bytes (the super-chunk may then be modified); copy == 0 keeps a read-only
  * reference, and buf must outlive the super-chunk. */
 B2_API int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out);
+/* The opens above use B2_DEFAULT_MEMORY_LIMIT: no allocation sized from what the
+ * frame declares (its index, a chunk or vlmetalayer to decode, block scratch)
+ * may exceed it, and a frame asking for more fails with B2_ERR_LIMIT before
+ * allocating. These take the limit (<= 0: the default); offset as for
+ * b2_schunk_open_offset, 0 for a sparse frame. */
+B2_API int b2_schunk_open_limited(const char *path, int64_t offset, int flags,
+                                  int64_t memory_limit, b2_schunk **out);
+B2_API int b2_schunk_open_buffer_limited(const void *buf, size_t len, int copy,
+                                         int64_t memory_limit, b2_schunk **out);
 /* Close and free (NULL is fine). Never writes: every operation is complete when it returns. */
 B2_API void b2_schunk_free(b2_schunk *s);
 
@@ -110,6 +119,9 @@ B2_API const b2_cparams *b2_schunk_cparams(const b2_schunk *s);
 B2_API int b2_schunk_set_sync(b2_schunk *s, int sync);
 /* Threads used for (de)compression by later calls (<= 0 means 1). */
 B2_API int b2_schunk_set_nthreads(b2_schunk *s, int nthreads);
+/* Memory limit for later calls (see b2_schunk_open_limited; <= 0: the default),
+ * also given to the super-chunk's decompression context. */
+B2_API int b2_schunk_set_memory_limit(b2_schunk *s, int64_t bytes);
 /* User filters and codecs (b2_plugin.h) for later reads and appends, searched
  * before the process table; NULL: the process table alone. Not copied: it must
  * outlive s. A super-chunk made from cparams starts with cparams->registry; one

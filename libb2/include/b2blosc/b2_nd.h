@@ -146,6 +146,11 @@ B2_API b2_schunk *b2_nd_schunk(b2_nd_array *a);         /* underlying super-chun
 /* Threads used by later reads and writes of this array (<= 0 means 1); the bytes
  * written do not depend on it. */
 B2_API int b2_nd_set_nthreads(b2_nd_array *a, int nthreads);
+/* Memory limit for later reads (b2_schunk_open_limited; <= 0: the default), set
+ * on the super-chunk and the array's own context too. To open an array whose
+ * index alone exceeds the default, open its frame with b2_schunk_open_limited and
+ * call b2_nd_from_schunk. */
+B2_API int b2_nd_set_memory_limit(b2_nd_array *a, int64_t bytes);
 /* Decode later reads with a caller-owned context (its threads and scratch are
  * reused across arrays); NULL returns to the array's own. The caller keeps it
  * alive while the array uses it and frees it. */
