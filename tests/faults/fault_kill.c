@@ -29,10 +29,6 @@
 #include "scratch.h"
 #include "workload.h"
 
-typedef struct stats {
-    long kills, old, neu, partial, verified, ops;
-} stats;
-
 /* The child: open, then operate from state st (after operation j) until killed. */
 static void writer(const char *path, int ack, const wl_profile *p, uint64_t seed, int64_t j,
                    wl_state *st, int sync)
@@ -69,19 +65,35 @@ static void writer(const char *path, int ack, const wl_profile *p, uint64_t seed
     }
 }
 
-/* Signs that the kill stopped an operation between its writes: bytes past the
- * frame's end, a temporary file, or chunk files no index entry names. */
-static long leftovers(const char *path, int sparse)
+/* Signs that a kill stopped an operation between its writes. */
+typedef struct traces {
+    long tail;     /* bytes past a file frame's end: data written, header not yet */
+    long tmp;      /* a new temporary file: compaction, or a sparse frame's index */
+    long orphans;  /* more chunk files than the index names: a new chunk file not
+                      yet committed, or an old one not yet removed */
+} traces;
+
+typedef struct seen {
+    struct stat tmp; /* the temporary file last time (st_ino 0: none) */
+    long orphans;
+} seen;
+
+static void look(const char *path, int sparse, seen *last, traces *t)
 {
     char tmp[4300];
     struct stat st;
     snprintf(tmp, sizeof tmp, "%s%s", path, sparse ? "/chunks.b2frame.b2tmp" : ".b2tmp");
-    long n = stat(tmp, &st) == 0;
+    if (stat(tmp, &st) != 0)
+        memset(&st, 0, sizeof st);
+    t->tmp += st.st_ino && (st.st_ino != last->tmp.st_ino || st.st_size != last->tmp.st_size ||
+                            st.st_mtim.tv_nsec != last->tmp.st_mtim.tv_nsec ||
+                            st.st_mtim.tv_sec != last->tmp.st_mtim.tv_sec);
+    last->tmp = st;
     b2_schunk *s;
     if (b2_schunk_open(path, B2_OPEN_READONLY, &s) < 0)
-        return n;
+        return;
     if (!sparse) {
-        n += stat(path, &st) == 0 && st.st_size > b2_schunk_frame_len(s);
+        t->tail += stat(path, &st) == 0 && st.st_size > b2_schunk_frame_len(s);
     } else {
         long files = 0, used = 0;
         DIR *d = opendir(path);
@@ -92,11 +104,17 @@ static long leftovers(const char *path, int sparse)
             closedir(d);
         for (int64_t i = 0; i < s->nchunks; i++)
             used += frame_entry(s, i) >= 0;
-        n += files - used;
+        /* one unreferenced file may be the kept highest id (sframe.c) */
+        t->orphans += files - used > last->orphans;
+        last->orphans = files - used;
     }
     b2_schunk_free(s);
-    return n;
 }
+
+typedef struct stats {
+    long kills, old, neu, verified, ops;
+    traces tr;
+} stats;
 
 /* One epoch: a fresh frame, then rounds of writer-and-kill. */
 static void epoch(const char *path, int sparse, const wl_profile *p, uint64_t seed, int sync,
@@ -114,7 +132,8 @@ static void epoch(const char *path, int sparse, const wl_profile *p, uint64_t se
         return;
     b2_schunk_free(s);
     int64_t j = 0; /* the frame holds state j */
-    long prev_left = 0;
+    seen prev;
+    memset(&prev, 0, sizeof prev);
     char msg[2048], what[160];
     uint64_t r = seed;
     for (int round = 0; round < rounds; round++) {
@@ -177,9 +196,7 @@ static void epoch(const char *path, int sparse, const wl_profile *p, uint64_t se
             wl_copy(&cur, &next);
             j++;
         }
-        long left = leftovers(path, sparse);
-        t->partial += left > prev_left || (!sparse && left > 0);
-        prev_left = sparse ? left : 0;
+        look(path, sparse, &prev, &t->tr);
         int v = fu_b2_verify(path, msg, sizeof msg);
         CHECK(v <= 0, "%s: b2 verify after the kill during %s: %s", path,
               wl_describe(&op, what, sizeof what), msg);
@@ -208,12 +225,15 @@ int main(void)
             epoch(path, sparse, &p, seed + (uint64_t)e * 7919 + (uint64_t)sparse, e == 2, rounds, &t);
         }
         printf("%s frames: %ld kills during %ld operations; the frame held the last reported "
-               "state %ld times, the next one %ld times; %ld kills left partial writes of an "
-               "unfinished operation; b2 verify passed %ld times\n",
-               sparse ? "sparse" : "file", t.kills, t.ops, t.old, t.neu, t.partial, t.verified);
+               "state %ld times, the next one %ld times; b2 verify passed %ld times. Kills "
+               "inside an operation, after some of its writes: %ld left bytes past the frame, "
+               "%ld a new temporary file, %ld new unreferenced chunk files\n",
+               sparse ? "sparse" : "file", t.kills, t.ops, t.old, t.neu, t.verified, t.tr.tail,
+               t.tr.tmp, t.tr.orphans);
         CHECK(t.kills == 3L * rounds, "%ld kills of %d", t.kills, 3 * rounds);
         /* the kills must land inside operations, not only between them */
-        CHECK(t.partial > 0 && t.old > 0 && t.neu > 0, "kills never interrupted an operation midway");
+        CHECK(t.tr.tail + t.tr.tmp + t.tr.orphans > 0 && t.old > 0 && t.neu > 0,
+              "kills never interrupted an operation midway");
         if (!getenv("B2_BIN") || !*getenv("B2_BIN"))
             printf("b2 program not built (B2_BIN unset): frames checked by reading them back only\n");
         else
