@@ -10,8 +10,9 @@
  *     all but a few pages, so writes fail with ENOSPC.
  * Whenever the operation fails, it must say so (B2_ERR_IO, with the system's
  * reason in the message), the frame must still open with exactly its old
- * content and pass `b2 verify`, and, room made, the operation must succeed on
- * the reopened frame. With enough room it must succeed the first time. */
+ * content (and pass `b2 verify`, run for the first two failures of each
+ * operation), and, room made, the operation must succeed on the reopened
+ * frame. With enough room it must succeed the first time. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
