@@ -88,6 +88,9 @@ struct b2_schunk {
     int64_t io_bytes_read;  /* bytes read from file storage (b2_schunk_bytes_read) */
     int64_t dead_bytes;     /* unreferenced bytes this handle left in a file frame */
     int64_t mem_limit;      /* largest allocation the frame's contents may ask for (0: default) */
+    /* sparse frames (sframe.c): the next chunk file id (0: not looked up yet)
+     * and the unreferenced file kept to carry the highest id (-1: none) */
+    int64_t sparse_next_id, sparse_marker_id;
 };
 
 /* b2_mem_check against the handle's limit. */
@@ -196,7 +199,10 @@ B2_HIDDEN int b2_sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size);
 B2_HIDDEN int b2_sframe_read_header(b2_schunk *s, int64_t id, uint8_t *hdr, int32_t *size);
 /* Write a chunk file (fsync'ed). */
 B2_HIDDEN int b2_sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_t len);
-/* Remove a chunk file. */
+/* A fresh chunk file id: above every id the index or the directory holds. */
+B2_HIDDEN int b2_sframe_new_id(b2_schunk *s, int64_t *id);
+/* Remove a chunk file the committed index no longer names (the file of the
+ * highest id stays, unreferenced, until a higher id is committed). */
 B2_HIDDEN int b2_sframe_remove_chunk(b2_schunk *s, int64_t id);
 /* Write chunks.b2frame atomically from the in-memory state. */
 B2_HIDDEN int b2_sframe_commit(b2_schunk *s, int runlength_index);

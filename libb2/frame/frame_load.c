@@ -1,6 +1,8 @@
 /* Opening a frame: validate every size, offset and count of header, trailer and
  * index before use (frame.md §9.1), then keep the decoded state in b2_schunk. */
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "frame_internal.h"
 
@@ -45,6 +47,41 @@ static void cparams_from_header(const frame_hdr *h, b2_cparams *p)
     p->codec_meta = h->compcode_meta;
 }
 
+/* A file frame's size now. A writer appends the bytes a commit adds before it
+ * rewrites the header, so a header read after the size was taken may describe
+ * more bytes than that size, all of them already there. */
+static int file_avail(b2_schunk *s, int64_t *avail)
+{
+    struct stat st;
+    if (fstat(s->fd, &st) != 0)
+        return B2_FAIL(B2_ERR_IO, "fstat: %s", strerror(errno));
+    *avail = (int64_t)st.st_size - s->file_off;
+    return B2_OK;
+}
+
+/* Parse the fixed header fields at p into s->h and check them against the
+ * storage's length (refreshed for a file that grew since avail was taken). */
+static int load_fixed(b2_schunk *s, const uint8_t *p, int64_t *avail)
+{
+    frame_hdr *h = &s->h;
+    int sparse = s->storage == B2_STORAGE_SPARSE;
+    int rc = b2_frame_header_parse_fixed(p, h);
+    if (rc < 0)
+        return rc;
+    B2_FAIL_IF((h->frame_type & 0x0f) != (sparse ? FRAME_TYPE_SPARSE : FRAME_TYPE_CONTIGUOUS),
+               B2_ERR_FORMAT, "frame type %d where a %s frame is expected", h->frame_type & 0x0f,
+               sparse ? "sparse" : "contiguous");
+    if (s->storage == B2_STORAGE_FILE && h->frame_len > *avail && (rc = file_avail(s, avail)) < 0)
+        return rc;
+    B2_FAIL_IF(s->storage == B2_STORAGE_MEMORY ? h->frame_len != *avail : h->frame_len > *avail,
+               B2_ERR_INVALID_HEADER, "frame_len %lld but %lld bytes available",
+               (long long)h->frame_len, (long long)*avail);
+    B2_FAIL_IF(h->frame_len < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN, B2_ERR_INVALID_HEADER,
+               "frame_len %lld is below the minimum %d", (long long)h->frame_len,
+               FRAME_HEADER_FIXED + FRAME_TRAILER_MIN);
+    return B2_OK;
+}
+
 int b2_frame_load(b2_schunk *s, int64_t avail)
 {
     uint8_t fixed[FRAME_HEADER_FIXED], last[FRAME_TRAILER_MIN];
@@ -54,44 +91,47 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
                "%lld bytes, a frame needs at least %d", (long long)avail,
                FRAME_HEADER_FIXED + FRAME_TRAILER_MIN);
     int rc = b2_fio_read(s, 0, fixed, sizeof fixed);
+    if (rc >= 0)
+        rc = load_fixed(s, fixed, &avail);
     if (rc < 0)
         return rc;
-    rc = b2_frame_header_parse_fixed(fixed, h);
-    if (rc < 0)
+    /* Then the whole header again in one read, which every field and metalayer
+     * is taken from: a writer commits by rewriting the header, and two reads
+     * could see two different commits. */
+    int32_t hlen = h->header_len;
+    if ((rc = FRAME_MEM_CHECK(s, hlen, "the frame's header")) < 0)
         return rc;
-    B2_FAIL_IF((h->frame_type & 0x0f) != (sparse ? FRAME_TYPE_SPARSE : FRAME_TYPE_CONTIGUOUS),
-               B2_ERR_FORMAT, "frame type %d where a %s frame is expected", h->frame_type & 0x0f,
-               sparse ? "sparse" : "contiguous");
-    B2_FAIL_IF(s->storage == B2_STORAGE_MEMORY ? h->frame_len != avail : h->frame_len > avail,
-               B2_ERR_INVALID_HEADER, "frame_len %lld but %lld bytes available",
-               (long long)h->frame_len, (long long)avail);
-    B2_FAIL_IF(h->frame_len < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN, B2_ERR_INVALID_HEADER,
-               "frame_len %lld is below the minimum %d", (long long)h->frame_len,
-               FRAME_HEADER_FIXED + FRAME_TRAILER_MIN);
-    rc = b2_fio_read(s, h->frame_len - FRAME_TRAILER_MIN, last, sizeof last);
-    if (rc < 0)
-        return rc;
-    rc = b2_frame_trailer_locate(last, h->frame_len, &s->trailer_len);
-    if (rc < 0)
-        return rc;
+    uint8_t *hdr = malloc((size_t)hlen);
+    if (!hdr)
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
+    rc = b2_fio_read(s, 0, hdr, (size_t)hlen);
+    if (rc >= 0)
+        rc = load_fixed(s, hdr, &avail);
+    if (rc >= 0 && h->header_len != hlen)
+        rc = B2_FAIL(B2_ERR_INVALID_HEADER, "header_len changed from %d to %d while read",
+                     (int)hlen, (int)h->header_len);
+    if (rc >= 0)
+        rc = b2_fio_read(s, h->frame_len - FRAME_TRAILER_MIN, last, sizeof last);
+    if (rc >= 0)
+        rc = b2_frame_trailer_locate(last, h->frame_len, &s->trailer_len);
     int64_t trailer_start = h->frame_len - s->trailer_len;
-    B2_FAIL_IF(h->header_len > trailer_start, B2_ERR_INVALID_HEADER,
-               "header_len %d overlaps the trailer at %lld", (int)h->header_len,
-               (long long)trailer_start);
-
-    /* Header with metalayers, then the trailer: both bounded by frame_len <= avail
-     * (a file's size, which a sparse file can make huge). */
-    if ((rc = FRAME_MEM_CHECK(s, h->header_len > s->trailer_len ? h->header_len : s->trailer_len,
-                              "the frame's header or trailer")) < 0)
+    if (rc >= 0 && h->header_len > trailer_start)
+        rc = B2_FAIL(B2_ERR_INVALID_HEADER, "header_len %d overlaps the trailer at %lld",
+                     (int)h->header_len, (long long)trailer_start);
+    if (rc >= 0)
+        rc = b2_frame_meta_parse(hdr, h->header_len, s->meta, &s->nmeta);
+    free(hdr);
+    if (rc < 0)
         return rc;
-    uint8_t *buf = malloc((size_t)(h->header_len > s->trailer_len ? h->header_len : s->trailer_len));
+
+    /* The trailer: bounded by frame_len <= avail (a file's size, which a sparse
+     * file can make huge). */
+    if ((rc = FRAME_MEM_CHECK(s, s->trailer_len, "the frame's trailer")) < 0)
+        return rc;
+    uint8_t *buf = malloc((size_t)s->trailer_len);
     if (!buf)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
-    rc = b2_fio_read(s, 0, buf, (size_t)h->header_len);
-    if (rc >= 0)
-        rc = b2_frame_meta_parse(buf, h->header_len, s->meta, &s->nmeta);
-    if (rc >= 0)
-        rc = b2_fio_read(s, trailer_start, buf, (size_t)s->trailer_len);
+    rc = b2_fio_read(s, trailer_start, buf, (size_t)s->trailer_len);
     if (rc >= 0)
         rc = b2_frame_trailer_parse(buf, s->trailer_len, &s->vlmeta, &s->nvlmeta);
     free(buf);

@@ -184,15 +184,6 @@ static int index_reserve(b2_schunk *s, int64_t n)
     return B2_OK;
 }
 
-static int64_t max_sparse_id(const b2_schunk *s)
-{
-    int64_t m = -1;
-    for (int64_t i = 0; i < s->nchunks; i++)
-        if (frame_entry(s, i) > m)
-            m = frame_entry(s, i);
-    return m;
-}
-
 /* Check a caller's chunk and learn its header. */
 static int accept_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, b2_chunk_info *info)
 {
@@ -216,10 +207,10 @@ static int accept_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, b2_chun
 static int store_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, int64_t *entry)
 {
     if (s->storage == B2_STORAGE_SPARSE) {
-        int64_t id = max_sparse_id(s) + 1;
-        if (id > (int64_t)UINT32_MAX)
-            return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
-        int rc = b2_sframe_write_chunk(s, id, chunk, cbytes);
+        int64_t id;
+        int rc = b2_sframe_new_id(s, &id);
+        if (rc >= 0)
+            rc = b2_sframe_write_chunk(s, id, chunk, cbytes);
         if (rc < 0)
             return rc;
         *entry = id;

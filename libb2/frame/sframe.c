@@ -2,7 +2,17 @@
  * chunk ids, trailer) and one %08X.chunk file per stored chunk. New chunks always
  * get a fresh id and chunks.b2frame is replaced atomically, so a crash leaves the
  * old or the new super-chunk; files no longer referenced are removed only after
- * the new index is in place. */
+ * the new index is in place.
+ *
+ * Ids are never reused. A reader that loaded an older index may still open the
+ * files it names; a removed chunk's file is then missing (a clean error), but
+ * if its id had gone to a new chunk the reader would take that chunk for the
+ * old one. A new id is therefore above every id in the index and every chunk
+ * file in the directory, and the file of the highest id ever used is not
+ * removed with its chunk but kept, unreferenced, so that later writers see it,
+ * until a higher id is committed. */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -140,15 +150,85 @@ int b2_sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_
     return rc;
 }
 
-int b2_sframe_remove_chunk(b2_schunk *s, int64_t id)
+/* Id of a chunk file name ("%08X.chunk"), or -1. */
+static int64_t chunk_file_id(const char *name)
+{
+    for (int i = 0; i < 8; i++)
+        if (!isxdigit((unsigned char)name[i]))
+            return -1;
+    return strcmp(name + 8, ".chunk") ? -1 : (int64_t)strtoul(name, NULL, 16);
+}
+
+/* Learn the highest id in use: in the index or as a file in the directory (a
+ * kept file, or one a crashed writer left). Once per handle. */
+static int scan_ids(b2_schunk *s)
+{
+    if (s->sparse_next_id > 0)
+        return B2_OK;
+    int64_t top = -1, top_index;
+    for (int64_t i = 0; i < s->nchunks; i++)
+        if (frame_entry(s, i) > top)
+            top = frame_entry(s, i);
+    top_index = top;
+    DIR *d = opendir(s->path);
+    if (!d)
+        return B2_FAIL(B2_ERR_IO, "listing %s: %s", s->path, strerror(errno));
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int64_t id = chunk_file_id(e->d_name);
+        if (id > top)
+            top = id;
+    }
+    closedir(d);
+    s->sparse_next_id = top + 1;
+    s->sparse_marker_id = top > top_index ? top : -1;
+    return B2_OK;
+}
+
+int b2_sframe_new_id(b2_schunk *s, int64_t *id)
+{
+    int rc = scan_ids(s);
+    if (rc < 0)
+        return rc;
+    B2_FAIL_IF(s->sparse_next_id > (int64_t)UINT32_MAX, B2_ERR_DOES_NOT_FIT,
+               "chunk file ids of %s are used up", s->path);
+    *id = s->sparse_next_id++;
+    return B2_OK;
+}
+
+static int unlink_chunk(b2_schunk *s, int64_t id)
 {
     char *path = chunk_path(s, id);
     if (!path)
         return B2_FAIL_CODE(B2_ERR_CORRUPT);
-    int rc = b2_fio_hook(s);
-    if (rc >= 0 && unlink(path) != 0 && errno != ENOENT)
+    int rc = B2_OK;
+    if (unlink(path) != 0 && errno != ENOENT)
         rc = B2_FAIL(B2_ERR_IO, "removing %s: %s", path, strerror(errno));
     free(path);
+    return rc;
+}
+
+/* Remove the kept file once a higher id is committed (best effort: it is only
+ * garbage now). */
+static void drop_marker(b2_schunk *s)
+{
+    if (s->sparse_next_id > 0 && s->sparse_marker_id >= 0 &&
+        s->sparse_marker_id < s->sparse_next_id - 1) {
+        (void)unlink_chunk(s, s->sparse_marker_id);
+        s->sparse_marker_id = -1;
+    }
+}
+
+int b2_sframe_remove_chunk(b2_schunk *s, int64_t id)
+{
+    int rc = scan_ids(s);
+    if (rc >= 0)
+        rc = b2_fio_hook(s);
+    if (rc >= 0 && id == s->sparse_next_id - 1) {
+        s->sparse_marker_id = id; /* the highest id: keep the file */
+    } else if (rc >= 0) {
+        rc = unlink_chunk(s, id);
+    }
     if (rc < 0)
         s->writable = 0;
     return rc;
@@ -174,6 +254,8 @@ int b2_sframe_commit(b2_schunk *s, int runlength_index)
         memcpy(buf + s->h.header_len + idx_len, trl, (size_t)trl_len);
         rc = b2_fio_replace_file(s, path, buf, (size_t)s->h.frame_len);
     }
+    if (rc >= 0)
+        drop_marker(s);
     s->trailer_len = trl_len;
     free(path);
     free(buf);

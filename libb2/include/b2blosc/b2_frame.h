@@ -164,7 +164,11 @@ B2_API int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void 
  * Memory frames keep the reference layout. File and sparse frames never overwrite
  * live data and commit with one header write (or an atomic rename), so after a
  * crash or an I/O error the storage holds the old or the new state; the handle
- * then refuses further modifications (reopen the frame). */
+ * then refuses further modifications (reopen the frame). One writer at a time;
+ * readers (other handles, other processes) may open the frame meanwhile and see
+ * a state the writer committed, which a file frame's handle keeps showing. A
+ * sparse frame removes a chunk's file once the index no longer names it, so an
+ * older handle may then fail with B2_ERR_NOT_FOUND (reopen it). */
 
 /* Compress nbytes from src with the super-chunk's cparams and append it. */
 B2_API int64_t b2_schunk_append_buffer(b2_schunk *s, const void *src, int32_t nbytes);
