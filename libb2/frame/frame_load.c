@@ -11,6 +11,10 @@ b2_schunk *b2_schunk_alloc(const b2_cparams *cp)
         b2_cparams_init(&def);
         cp = &def;
     }
+    if (cp->nthreads > 256) { /* what a decoding context takes (readers make them later) */
+        b2_err_record(B2_ERR_INVALID_PARAM, __func__, "%d threads, at most 256", cp->nthreads);
+        return NULL;
+    }
     b2_schunk *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
