@@ -16,6 +16,11 @@
  * stored frame may make the filter allocate when read (default 1 GiB,
  * B2_DEFAULT_MEMORY_LIMIT); a frame declaring more fails to read.
  *
+ * The filter function may run in several threads at once (as a thread-safe HDF5
+ * calls it): each calling thread keeps its own contexts and buffers, freed when
+ * it exits (h5plugin/test/test_h5threads.c). b2_h5_read_box calls HDF5, so
+ * HDF5's own rules on threads apply to it.
+ *
  * User codecs and filters (ids 160..255, b2_plugin.h): the filter sees only the
  * process table of the libb2 it runs with. A program linking the filter
  * statically registers its ids with b2_register_codec / b2_register_filter, and

@@ -3,8 +3,10 @@
 #   bash tools/setup.sh demo   install what is missing, build, run a short demo
 #   bash tools/setup.sh test   install what is missing, build, run the test suite
 #                              (configure checks, plain gcc build, clang build,
-#                              portable-kernels build without zfp, then an
-#                              ASan+UBSan build; all with -Werror)
+#                              portable-kernels build without zfp, an
+#                              ASan+UBSan build, libFuzzer, a ThreadSanitizer
+#                              build of the thread tests, and valgrind over a
+#                              subset of the C tests; all with -Werror)
 # Missing Debian packages are installed when running as root; otherwise the
 # exact command to run is printed and the script stops.
 set -euo pipefail
@@ -25,7 +27,7 @@ usage() {
 ensure_packages() {
     local pkgs=(build-essential clang cmake pkg-config libhdf5-dev liblz4-dev libzstd-dev zlib1g-dev
                 libmsgpack-dev libzfp-dev libxxhash-dev python3 python3-h5py python3-numpy hdf5-tools netcdf-bin
-                hdf5-filter-plugin-blosc-serial libb2-dev dpkg-dev groff-base)
+                hdf5-filter-plugin-blosc-serial libb2-dev dpkg-dev groff-base valgrind)
     local missing=() p
     # node/npm may come from outside Debian: only ask for Debian's when absent.
     if ! command -v node >/dev/null 2>&1; then
@@ -124,10 +126,76 @@ run_fuzzers() {
     return $rc
 }
 
+# ThreadSanitizer (-DB2_TSAN=ON): the thread tests, where any report fails the
+# program. test_threads: 8 threads with their own contexts, then 8 reading one
+# shared frame and one shared b2nd array (memory, file, sparse);
+# test_h5threads: the plugin's filter function from 8 threads; test_pool and
+# test_registry: the worker pool and the plugin registry racing. No suppressions
+# are needed: nothing outside our code (libzfp, HDF5, codec libraries) reports.
+TSAN_TESTS='^test_(threads|h5threads|pool|registry)$'
+run_tsan() {
+    build build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_TSAN=ON -DB2_WERROR=ON \
+        -DB2_BUILD_TOOLS=OFF -- test_threads test_h5threads test_pool test_registry || return 1
+    say "thread tests under ThreadSanitizer"
+    B2_STRESS_ROUNDS=4 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+        run_ctest build-tsan -R "$TSAN_TESTS"
+}
+
+# valgrind memcheck over a subset of the C tests of the release build (build/),
+# two at a time: chunks (encode and decode paths, getitem), filters (the SIMD
+# kernels, and the portable ones again with B2_SIMD=generic), frames (memory,
+# file, sparse, lazy reads, reference vectors), b2nd arrays, the plugin filters
+# and codecs (ndcell, ndlz, zfp), user plugins, the thread tests and the HDF5
+# filter. Any memory error or definite/indirect leak fails; logs in build/valgrind/.
+VALGRIND_TESTS=(
+    tests/test_errors tests/test_filters "B2_SIMD=generic tests/test_filters"
+    tests/test_chunk_decode "B2_SIMD=generic tests/test_chunk_decode"
+    tests/test_frame_write tests/test_frame_lazy tests/test_frame_interop
+    tests/test_b2nd_slice tests/test_b2nd_vectors tests/test_b2nd_ops
+    tests/test_plugin_filters tests/test_plugin_ndlz tests/test_plugin_zfp tests/test_registry
+    tests/test_threads "h5plugin/test_h5threads h5plugin/libH5Zb2.so"
+)
+# valgrind_one "[VAR=value ...] program [args...]" (relative to build/)
+valgrind_one() {
+    local words env=() t0=$SECONDS log
+    read -ra words <<< "$1"
+    while [[ ${words[0]} == *=* ]]; do env+=("${words[0]}"); words=("${words[@]:1}"); done
+    log="$ROOT/build/valgrind/$(printf '%s' "$1" | tr -c 'A-Za-z0-9_.-' '_').log"
+    if (cd "$ROOT/build" && env B2_INTEROP_DIR="$ROOT/test_data" B2_TEST_DATA="$ROOT/test_data" \
+            "${env[@]}" valgrind -q --error-exitcode=99 --leak-check=full \
+            --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+            "${words[@]}") > "$log" 2>&1; then
+        echo "valgrind $1: ok ($((SECONDS - t0)) s)"
+    else
+        echo "valgrind $1: FAILED ($((SECONDS - t0)) s; $log):"
+        grep -E '^==[0-9]+==|FAIL' "$log" | head -40
+        return 1
+    fi
+}
+run_valgrind() {
+    local t running=0 rc=0
+    command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; return 1; }
+    mkdir -p "$ROOT/build/valgrind"
+    say "valgrind memcheck over ${#VALGRIND_TESTS[@]} C test runs (2 at a time)"
+    for t in "${VALGRIND_TESTS[@]}"; do
+        if [ "$running" -ge 2 ]; then
+            wait -n || rc=1
+            running=$((running - 1))
+        fi
+        valgrind_one "$t" &
+        running=$((running + 1))
+    done
+    while [ "$running" -gt 0 ]; do
+        wait -n || rc=1
+        running=$((running - 1))
+    done
+    return $rc
+}
+
 # Every build of the test mode uses -Werror (B2_WERROR): gcc and clang build the
 # tree warning-free.
 test_all() {
-    local cfg=FAIL plain=FAIL clang=FAIL portable=FAIL asan=FAIL fuzz=FAIL
+    local cfg=FAIL plain=FAIL clang=FAIL portable=FAIL asan=FAIL fuzz=FAIL tsan=FAIL vg=FAIL
     # Configure-only: three option combinations (tools/check_configure.sh all does
     # the 16 by hand) and the serial/parallel HDF5 choice against a fake parallel HDF5.
     if say "configure checks" && bash "$ROOT/tools/check_configure.sh" ci &&
@@ -159,11 +227,14 @@ test_all() {
     if CC=clang build build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_BUILD_FUZZERS=ON \
            -DB2_BUILD_TOOLS=OFF -DB2_BUILD_PLUGIN=OFF -- fuzz_chunk fuzz_frame fuzz_b2nd &&
        run_fuzzers; then fuzz=ok; fi
+    if run_tsan; then tsan=ok; fi
+    if run_valgrind; then vg=ok; fi # on the programs the release stage built
     echo "SUMMARY: configure checks: $cfg; release build + tests (C tests also with B2_SIMD=generic): $plain;" \
          "clang build + C tests: $clang; portable-kernels build without zfp + filter/chunk/zfp-refusal tests: $portable;" \
-         "asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan; libFuzzer targets ${FUZZ_SECONDS:-30}s each: $fuzz"
+         "asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan; libFuzzer targets ${FUZZ_SECONDS:-30}s each: $fuzz;" \
+         "tsan build + thread tests: $tsan; valgrind memcheck on ${#VALGRIND_TESTS[@]} C test runs: $vg"
     [ "$cfg" = ok ] && [ "$plain" = ok ] && [ "$clang" = ok ] && [ "$portable" = ok ] && [ "$asan" = ok ] &&
-        [ "$fuzz" = ok ]
+        [ "$fuzz" = ok ] && [ "$tsan" = ok ] && [ "$vg" = ok ]
 }
 
 case "$MODE" in

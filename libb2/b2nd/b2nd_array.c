@@ -26,7 +26,6 @@ void b2_nd_free(b2_nd_array *a)
     if (!a)
         return;
     b2_nd_meta_clear(&a->meta);
-    b2_dctx_free(a->own_dctx);
     b2_cctx_free(a->cctx);
     b2_schunk_free(a->sc);
     free(a);
@@ -146,12 +145,9 @@ static int nd_set_nthreads_body(b2_nd_array *a, int nthreads)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (nthreads <= 0)
         nthreads = 1;
-    int rc = a->dctx ? b2_dctx_set_nthreads(a->dctx, nthreads) : B2_OK;
-    if (rc >= 0 && a->own_dctx && a->own_dctx != a->dctx)
-        rc = b2_dctx_set_nthreads(a->own_dctx, nthreads);
+    int rc = a->lent ? b2_dctx_set_nthreads(a->lent, nthreads) : B2_OK;
     if (rc < 0)
         return rc;
-    a->dthreads = nthreads; /* for a decoding context made later */
     a->cparams.nthreads = nthreads;
     b2_cctx_free(a->cctx); /* rebuilt with the new count on the next write */
     a->cctx = NULL;
@@ -164,8 +160,6 @@ int b2_nd_set_memory_limit(b2_nd_array *a, int64_t bytes)
     if (!a)
         return B2_FAIL(B2_ERR_INVALID_PARAM, "array is NULL");
     a->mem_limit = bytes > 0 ? bytes : 0;
-    if (a->own_dctx)
-        b2_dctx_set_memory_limit(a->own_dctx, bytes);
     return B2_KEEP(&a->err, b2_schunk_set_memory_limit(a->sc, bytes));
 }
 
@@ -175,28 +169,11 @@ int b2_nd_set_nthreads(b2_nd_array *a, int nthreads)
     return a ? B2_KEEP(&a->err, rc) : rc;
 }
 
-b2_dctx *b2_nd_array_dctx(b2_nd_array *a)
-{
-    if (!a->dctx) {
-        if (!a->own_dctx && (a->own_dctx = b2_dctx_new(a->dthreads)) != NULL)
-            b2_dctx_set_memory_limit(a->own_dctx, a->mem_limit);
-        a->dctx = a->own_dctx;
-    }
-    /* plugins like ndcell and zfp decode blocks of this shape (also on a
-     * context the caller lent with b2_nd_set_dctx) */
-    if (a->dctx) {
-        b2_dctx_set_geometry(a->dctx, &a->cparams.geometry);
-        if (a->cparams.registry) /* a lent context keeps its own otherwise */
-            b2_dctx_set_registry(a->dctx, a->cparams.registry);
-    }
-    return a->dctx;
-}
-
 static int nd_set_dctx_body(b2_nd_array *a, b2_dctx *dctx)
 {
     if (!a)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    a->dctx = dctx ? dctx : a->own_dctx;
+    a->lent = dctx;
     return B2_OK;
 }
 
@@ -213,9 +190,7 @@ static int nd_set_registry_body(b2_nd_array *a, const b2_registry *registry)
     a->cparams.registry = registry;
     b2_cctx_free(a->cctx); /* rebuilt with the registry on the next write */
     a->cctx = NULL;
-    int rc = a->dctx ? b2_dctx_set_registry(a->dctx, registry) : B2_OK;
-    if (rc >= 0 && a->own_dctx && a->own_dctx != a->dctx)
-        rc = b2_dctx_set_registry(a->own_dctx, registry);
+    int rc = a->lent ? b2_dctx_set_registry(a->lent, registry) : B2_OK;
     if (rc >= 0)
         rc = b2_schunk_set_registry(a->sc, registry);
     return rc < 0 ? rc : B2_OK;
@@ -229,7 +204,7 @@ int b2_nd_set_registry(b2_nd_array *a, const b2_registry *registry)
 
 int64_t b2_nd_blocks_decoded(const b2_nd_array *a)
 {
-    return b2_dctx_blocks_decoded(a->dctx);
+    return a ? __atomic_load_n(&a->blocks_decoded, __ATOMIC_RELAXED) : 0;
 }
 
 /* ---- creation ---- */

@@ -38,15 +38,31 @@ B2_HIDDEN int b2_nd_shapes_check(int ndim, const int64_t *shape, const int32_t *
  * to C order. */
 B2_HIDDEN int b2_nd_geom_chunk_is_c_order(const b2_nd_geom *g);
 
+/* What one call reading an array uses for itself, so that threads may read one
+ * array at once: a reader of the super-chunk (its scratch, frame_internal.h) and
+ * a decoding context, the lent one when no other call is using it. */
+struct frame_rd;
+typedef struct nd_reader {
+    struct frame_rd *r;
+    b2_dctx *d;     /* the lent context, or r's */
+    int lent;       /* d is the lent context: give it back when done */
+    int64_t before; /* d's blocks decoded at the start */
+} nd_reader;
+
 /* ---- b2_nd_storage.c: the only code that talks to the super-chunk ---- */
+/* Take a reader for one call (B2_ERR_NOMEM when none can be made). */
+B2_HIDDEN int b2_nd_st_reader(b2_nd_array *a, nd_reader *x);
+/* Give it back, counting the blocks it decoded for the array. */
+B2_HIDDEN void b2_nd_st_reader_done(b2_nd_array *a, nd_reader *x);
 B2_HIDDEN int64_t b2_nd_st_nchunks(b2_nd_array *a);
 /* Special kind of chunk i (enum b2_special); B2_ERR_CORRUPT unless it has the
  * padded chunk size. */
 B2_HIDDEN int b2_nd_st_chunk_special(b2_nd_array *a, int64_t i);
 /* malloc'ed copy of chunk i (a complete chunk; specials rebuilt). */
 B2_HIDDEN int b2_nd_st_get_chunk(b2_nd_array *a, int64_t i, uint8_t **chunk, int32_t *cbytes);
-/* Chunk i's stored bytes without a copy, valid until the next storage call. */
-B2_HIDDEN int b2_nd_st_chunk_view(b2_nd_array *a, int64_t i, const uint8_t **chunk, int32_t *cbytes);
+/* Chunk i's stored bytes without a copy, valid until x's next view. */
+B2_HIDDEN int b2_nd_st_chunk_view(b2_nd_array *a, nd_reader *x, int64_t i, const uint8_t **chunk,
+                                  int32_t *cbytes);
 B2_HIDDEN int b2_nd_st_update_chunk(b2_nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);
 B2_HIDDEN int b2_nd_st_insert_chunk(b2_nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes);
 B2_HIDDEN int b2_nd_st_delete_chunk(b2_nd_array *a, int64_t i);
@@ -60,13 +76,13 @@ struct b2_nd_array {
     b2_nd_geom g;
     char meta_name[8]; /* "b2nd" or "caterva": where the shape lives */
     b2_schunk *sc;
-    b2_dctx *dctx;     /* decoding context in use: own_dctx or one set by b2_nd_set_dctx */
-    b2_dctx *own_dctx; /* made on the first read (b2_nd_array_dctx), never when one is lent */
-    int dthreads;      /* threads for own_dctx (0: 1) */
+    b2_dctx *lent;     /* a context lent with b2_nd_set_dctx, or NULL (readers' own) */
+    int lent_busy;     /* atomic: a read is using lent; concurrent ones use their reader's */
     b2_cctx *cctx;     /* created on the first write */
     b2_cparams cparams;
-    int64_t blocks_read_lazily; /* blocks decoded from bytes read block by block (for tests) */
-    int64_t mem_limit;  /* b2_nd_set_memory_limit (0: default), also the own context's */
+    int64_t blocks_decoded;     /* atomic: blocks this array's reads decoded */
+    int64_t blocks_read_lazily; /* atomic: of those, from bytes read block by block (for tests) */
+    int64_t mem_limit;          /* b2_nd_set_memory_limit (0: default) */
 };
 
 /* ---- b2_nd_slice.c ---- */
@@ -76,8 +92,6 @@ B2_HIDDEN int b2_nd_compress_chunk(b2_nd_array *a, const uint8_t *buf, uint8_t *
                                   int32_t *cbytes);
 /* Validate p, fill in defaults, and create an array holding no chunks yet. */
 B2_HIDDEN int b2_nd_create_bare(const b2_nd_params *p, const b2_nd_storage *st, b2_nd_array **out);
-/* The decoding context reads use, made on first use; NULL when out of memory. */
-B2_HIDDEN b2_dctx *b2_nd_array_dctx(b2_nd_array *a);
 /* Rebuild a->g from a->meta and the typesize. */
 B2_HIDDEN int b2_nd_array_refresh_geom(b2_nd_array *a);
 

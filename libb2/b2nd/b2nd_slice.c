@@ -158,12 +158,12 @@ static int box_check(const b2_nd_geom *g, const int64_t *start, const int64_t *s
     return B2_OK;
 }
 
-/* Chunk n's stored bytes (no copy; valid until the next storage call) and its
- * header, checked to decode to exactly one padded chunk. */
-static int view_chunk(b2_nd_array *a, int64_t n, const uint8_t **chunk, int32_t *cbytes,
-                      b2_chunk_info *info)
+/* Chunk n's stored bytes (no copy; valid until x's next view) and its header,
+ * checked to decode to exactly one padded chunk. */
+static int view_chunk(b2_nd_array *a, nd_reader *x, int64_t n, const uint8_t **chunk,
+                      int32_t *cbytes, b2_chunk_info *info)
 {
-    int rc = b2_nd_st_chunk_view(a, n, chunk, cbytes);
+    int rc = b2_nd_st_chunk_view(a, x, n, chunk, cbytes);
     if (rc >= 0)
         rc = b2_chunk_get_info(*chunk, (size_t)*cbytes, info);
     if (rc >= 0 && (info->nbytes != a->g.chunk_bytes || a->g.block_bytes % info->typesize))
@@ -191,7 +191,7 @@ static void copy_part_from_chunk(const b2_nd_geom *g, const chunk_part *p, const
 /* Fill part p of the output with zeros, or (with_value) with the content of a
  * NaN or repeated-value chunk: one item repeated when the chunk's pattern is
  * whole items (always, from writers), else the decoded chunk itself. */
-static int fill_part(b2_nd_array *a, const chunk_part *p, const int64_t *start,
+static int fill_part(b2_nd_array *a, nd_reader *x, const chunk_part *p, const int64_t *start,
                      const int64_t *ustr, const int64_t *bstr, void *dst, int with_value)
 {
     const b2_nd_geom *g = &a->g;
@@ -203,10 +203,10 @@ static int fill_part(b2_nd_array *a, const chunk_part *p, const int64_t *start,
         const uint8_t *chunk;
         int32_t cbytes;
         b2_chunk_info info;
-        b2_dctx *d = b2_nd_array_dctx(a);
-        if (!d || (rc = view_chunk(a, p->nchunk, &chunk, &cbytes, &info)) < 0) {
+        b2_dctx *d = x->d;
+        if ((rc = view_chunk(a, x, p->nchunk, &chunk, &cbytes, &info)) < 0) {
             free(val);
-            return d ? rc : B2_FAIL_CODE(B2_ERR_NOMEM);
+            return rc;
         }
         int32_t period = info.special == B2_SPECIAL_VALUE ? info.cbytes - B2_HEADER_LEN : info.typesize;
         if ((period <= 0 || g->typesize % period) &&
@@ -366,8 +366,8 @@ static int block_list(const b2_nd_geom *g, const chunk_part *p, int32_t **list, 
  * (with the header and block index) and decode them straight into the box, as
  * read_part does for a chunk in memory. B2_ERR_UNSUPPORTED (before any output)
  * when the storage or the chunk cannot do it. */
-static int read_part_lazily(b2_nd_array *a, const chunk_part *p, place_ctx *c, int32_t **list,
-                            int32_t *listcap)
+static int read_part_lazily(b2_nd_array *a, nd_reader *x, const chunk_part *p, place_ctx *c,
+                            int32_t **list, int32_t *listcap)
 {
     const b2_nd_geom *g = &a->g;
     b2_schunk *s = b2_nd_schunk(a);
@@ -386,28 +386,26 @@ static int read_part_lazily(b2_nd_array *a, const chunk_part *p, place_ctx *c, i
     /* Block k of the array must be block k of the chunk. */
     if (rc >= 0 && (info.eff_blocksize != g->block_bytes || info.nblocks != g->nblocks))
         rc = B2_FAIL_CODE(B2_ERR_CORRUPT);
-    b2_dctx *d = b2_nd_array_dctx(a);
-    if (rc >= 0 && !d)
-        rc = B2_FAIL_CODE(B2_ERR_NOMEM);
     if (rc >= 0) {
         c->p = p;
-        int64_t before = b2_dctx_blocks_decoded(d);
-        rc = b2_chunk_decompress_rows(d, chunk, (size_t)cbytes, *list, (int32_t)p->need,
+        int64_t before = b2_dctx_blocks_decoded(x->d); /* x->d is this call's alone */
+        rc = b2_chunk_decompress_rows(x->d, chunk, (size_t)cbytes, *list, (int32_t)p->need,
                                       place_block, c);
-        a->blocks_read_lazily += b2_dctx_blocks_decoded(d) - before;
+        __atomic_fetch_add(&a->blocks_read_lazily, b2_dctx_blocks_decoded(x->d) - before,
+                           __ATOMIC_RELAXED);
     }
     free(chunk);
     return rc;
 }
 /* Decode the needed blocks of part p straight into the user's box. */
-static int read_part(b2_nd_array *a, const chunk_part *p, place_ctx *c, int32_t **list,
-                     int32_t *listcap)
+static int read_part(b2_nd_array *a, nd_reader *x, const chunk_part *p, place_ctx *c,
+                     int32_t **list, int32_t *listcap)
 {
     const b2_nd_geom *g = &a->g;
     const uint8_t *chunk;
     int32_t cbytes, n = 0;
     b2_chunk_info info;
-    int rc = view_chunk(a, p->nchunk, &chunk, &cbytes, &info);
+    int rc = view_chunk(a, x, p->nchunk, &chunk, &cbytes, &info);
     if (rc < 0)
         return rc;
     /* Block k of the array must be block k of the chunk. */
@@ -419,10 +417,7 @@ static int read_part(b2_nd_array *a, const chunk_part *p, place_ctx *c, int32_t 
         n = (int32_t)p->need;
     }
     c->p = p;
-    b2_dctx *d = b2_nd_array_dctx(a);
-    if (!d)
-        return B2_FAIL_CODE(B2_ERR_NOMEM);
-    return b2_chunk_decompress_rows(d, chunk, (size_t)cbytes, n ? *list : NULL, n,
+    return b2_chunk_decompress_rows(x->d, chunk, (size_t)cbytes, n ? *list : NULL, n,
                                     place_block, c);
 }
 
@@ -454,6 +449,9 @@ static int nd_get_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const
     }
     place_ctx c = {.g = g, .start = start, .ustr = ustr, .bstr = bstr, .dst = dst};
     int32_t *list = NULL, listcap = 0;
+    nd_reader x; /* this call's own: other threads may read the array too */
+    if ((rc = b2_nd_st_reader(a, &x)) < 0)
+        return rc;
     do {
         chunk_part p;
         chunk_part_init(g, cc, start, stop, &p);
@@ -463,17 +461,18 @@ static int nd_get_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const
         if (sp < 0) {
             rc = sp;
         } else if (sp != B2_SPECIAL_NONE) {
-            rc = fill_part(a, &p, start, ustr, bstr, dst,
+            rc = fill_part(a, &x, &p, start, ustr, bstr, dst,
                            sp == B2_SPECIAL_NAN || sp == B2_SPECIAL_VALUE);
         } else {
             /* On disk, few blocks: read only their bytes (the compact path, spec §6). */
             rc = B2_ERR_UNSUPPORTED;
             if (p.need * (int64_t)g->block_bytes * 4 <= g->chunk_bytes)
-                rc = read_part_lazily(a, &p, &c, &list, &listcap);
+                rc = read_part_lazily(a, &x, &p, &c, &list, &listcap);
             if (rc == B2_ERR_UNSUPPORTED)
-                rc = read_part(a, &p, &c, &list, &listcap);
+                rc = read_part(a, &x, &p, &c, &list, &listcap);
         }
     } while (rc >= 0 && next_index(g->ndim, cc, clo, chi));
+    b2_nd_st_reader_done(a, &x);
     free(list);
     return rc < 0 ? rc : B2_OK;
 }
@@ -620,12 +619,13 @@ static int nd_set_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const
             }
             const uint8_t *stored;
             b2_chunk_info info;
-            if ((rc = view_chunk(a, p.nchunk, &stored, &cbytes, &info)) < 0)
+            nd_reader x;
+            if ((rc = b2_nd_st_reader(a, &x)) < 0)
                 break;
             memset(buf, 0, (size_t)g->chunk_bytes); /* uninit chunks leave it as is */
-            b2_dctx *d = b2_nd_array_dctx(a);
-            rc = d ? b2_chunk_decompress(d, stored, (size_t)cbytes, buf, (size_t)g->chunk_bytes)
-                   : B2_FAIL_CODE(B2_ERR_NOMEM);
+            if ((rc = view_chunk(a, &x, p.nchunk, &stored, &cbytes, &info)) >= 0)
+                rc = b2_chunk_decompress(x.d, stored, (size_t)cbytes, buf, (size_t)g->chunk_bytes);
+            b2_nd_st_reader_done(a, &x);
             if (rc < 0)
                 break;
             int64_t bc[B2_ND_MAX_DIM];

@@ -4,6 +4,37 @@
 #include <stdlib.h>
 
 #include "b2nd_internal.h"
+#include "frame_internal.h" /* readers (frame_rd) */
+
+int b2_nd_st_reader(b2_nd_array *a, nd_reader *x)
+{
+    *x = (nd_reader){0};
+    if (!(x->r = b2_frame_rd_get(a->sc)))
+        return B2_ERR_NOMEM;
+    int busy = 0;
+    x->lent = a->lent && __atomic_compare_exchange_n(&a->lent_busy, &busy, 1, 0, __ATOMIC_ACQUIRE,
+                                                     __ATOMIC_RELAXED);
+    x->d = x->lent ? a->lent : x->r->dctx;
+    /* plugins like ndcell and zfp decode blocks of this shape (also on a lent
+     * context; a "caterva" array's frame does not know it) */
+    b2_dctx_set_geometry(x->d, &a->cparams.geometry);
+    if (a->cparams.registry) /* a lent context keeps its own otherwise */
+        b2_dctx_set_registry(x->d, a->cparams.registry);
+    x->before = b2_dctx_blocks_decoded(x->d);
+    return B2_OK;
+}
+
+void b2_nd_st_reader_done(b2_nd_array *a, nd_reader *x)
+{
+    if (!x->r)
+        return;
+    __atomic_fetch_add(&a->blocks_decoded, b2_dctx_blocks_decoded(x->d) - x->before,
+                       __ATOMIC_RELAXED);
+    if (x->lent)
+        __atomic_store_n(&a->lent_busy, 0, __ATOMIC_RELEASE);
+    b2_frame_rd_put(a->sc, x->r);
+    *x = (nd_reader){0};
+}
 
 int64_t b2_nd_st_nchunks(b2_nd_array *a)
 {
@@ -32,9 +63,11 @@ int b2_nd_st_get_chunk(b2_nd_array *a, int64_t i, uint8_t **chunk, int32_t *cbyt
     return *chunk ? B2_OK : B2_FAIL_CODE(B2_ERR_CORRUPT);
 }
 
-int b2_nd_st_chunk_view(b2_nd_array *a, int64_t i, const uint8_t **chunk, int32_t *cbytes)
+int b2_nd_st_chunk_view(b2_nd_array *a, nd_reader *x, int64_t i, const uint8_t **chunk,
+                        int32_t *cbytes)
 {
-    return b2_schunk_chunk_view(a->sc, i, chunk, cbytes);
+    int rc = b2_schunk_chunk_view_rd(a->sc, x->r, i, chunk, cbytes);
+    return B2_KEEP(&a->sc->err, rc); /* as b2_schunk_chunk_view would */
 }
 
 int b2_nd_st_update_chunk(b2_nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes)

@@ -218,10 +218,11 @@ int b2_zfp_decompress(const b2_codec_use *u, const uint8_t *src, int srclen, uin
         uint64_t bits = (uint64_t)zfp_field_blocks(c.field) * maxbits;
         uint64_t want = (bits + stream_word_bits - 1) / stream_word_bits * wbytes;
         if ((uint64_t)have != want) {
+            size_t nblocks = zfp_field_blocks(c.field); /* before ctx_free frees the field */
             ctx_free(&c);
             return B2_FAIL(B2_ERR_CORRUPT, "codec id %d (%s): the stream has %d bytes, %zu blocks "
-                           "of %u bits take %llu", u->compcode, name, srclen,
-                           zfp_field_blocks(c.field), maxbits, (unsigned long long)want);
+                           "of %u bits take %llu", u->compcode, name, srclen, nblocks, maxbits,
+                           (unsigned long long)want);
         }
     }
     uint8_t *buf = malloc(cap);

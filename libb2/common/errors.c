@@ -1,9 +1,10 @@
 /* Error strings, detailed error messages and version (b2_common.h).
  *
  * The detail of a failure is formatted where it happens (B2_FAIL in
- * b2_internal.h) into a record owned by the calling thread: no state is shared
- * between threads, and success paths never touch it. Entry points taking a
- * context copy the record into the context when they fail. */
+ * b2_internal.h) into a record owned by the calling thread, and success paths
+ * never touch it. Entry points taking a context or handle copy the record into
+ * it when they fail. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -73,14 +74,22 @@ int b2_err_record(int code, const char *func, const char *fmt, ...)
 
 int b2_err_record_code(int code, const char *func) { return set_msg(code, func, ""); }
 
+/* Frames and arrays may be shared by threads for reading, and two of those
+ * reads may fail at once: their copies into the handle's record take turns
+ * (failures are rare; the lock costs nothing on success paths). */
+static pthread_mutex_t keep_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int b2_err_keep(b2_errinfo *e, int code, const char *func)
 {
     /* An error returned without a record (or a stale record of another code)
      * still gets a message naming the entry point. */
     if (tls_err.code != code)
         b2_err_record_code(code, func);
-    if (e)
+    if (e) {
+        pthread_mutex_lock(&keep_lock);
         *e = tls_err;
+        pthread_mutex_unlock(&keep_lock);
+    }
     return code;
 }
 

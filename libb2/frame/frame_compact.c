@@ -44,7 +44,8 @@ static int rewrite(b2_schunk *s, sink *k)
     int64_t *ni = malloc((size_t)(n ? n : 1) * sizeof *ni);
     if (!ni)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
-    int rc = B2_OK;
+    frame_rd *r = b2_frame_rd_get(s); /* file frames read each chunk into its scratch */
+    int rc = r ? B2_OK : B2_ERR_NOMEM;
     for (int64_t i = 0; i < n && rc >= 0; i++) {
         if (s->index[i] < 0) {
             ni[i] = s->index[i];
@@ -52,12 +53,13 @@ static int rewrite(b2_schunk *s, sink *k)
         }
         const uint8_t *p;
         int32_t cb;
-        rc = b2_schunk_chunk_ptr(s, i, &p, &cb);
+        rc = b2_schunk_chunk_ptr(s, r, i, &p, &cb);
         if (rc >= 0)
             rc = sink_write(k, s->h.header_len + pos, p, (size_t)cb);
         ni[i] = pos;
         pos += cb;
     }
+    b2_frame_rd_put(s, r);
     if (rc < 0) {
         free(ni);
         return rc;

@@ -43,5 +43,6 @@ int b2_schunk_adopt_geometry(b2_schunk *s)
     /* the append encoder was made with the old parameters */
     b2_cctx_free(s->cctx);
     s->cctx = NULL;
-    return b2_dctx_set_geometry(s->dctx, &g);
+    b2_frame_rd_drop(s); /* readers are made again with it */
+    return B2_OK;
 }

@@ -3,6 +3,7 @@
 #define B2_FRAME_INTERNAL_H
 
 #include <msgpack.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -45,6 +46,19 @@ typedef struct frame_meta {
 #define B2_READ_ONLY_WHY \
     "opened without B2_OPEN_WRITE, a frame inside a larger file, or after a failed write"
 
+/* What one read call uses for itself: a decoding context and a buffer for the
+ * chunk bytes it reads from disk. A handle keeps the readers it made on a stack
+ * (frame_reader.c); a call takes one and gives it back, so threads reading one
+ * shared handle never share mutable state. */
+typedef struct frame_rd {
+    struct frame_rd *next; /* on the handle's stack of idle readers */
+    b2_dctx *dctx;         /* made with the handle's threads, registry and geometry */
+    uint8_t *scratch;      /* chunk bytes read from a file or a sparse frame */
+    size_t scratch_cap;
+    int64_t mem_limit;     /* the handle's, when the reader was made */
+    uint8_t special[B2_HEADER_LEN]; /* a special index entry rebuilt as a chunk */
+} frame_rd;
+
 struct b2_schunk {
     b2_errinfo err; /* last failure of a call on this handle */
     int storage;  /* enum b2_frame_storage */
@@ -63,7 +77,10 @@ struct b2_schunk {
     int64_t trailer_len;
     b2_cparams cparams;
     int nthreads;
-    b2_dctx *dctx;
+    /* idle readers (frame_rd); the mutex guards the stack only. Shallow copies
+     * of a b2_schunk (serializing) never touch either. */
+    pthread_mutex_t rd_mu;
+    frame_rd *rd_idle;
     /* append_buffer's encoder and chunk buffer, kept between calls (NULL until used) */
     b2_cctx *cctx;
     uint8_t *cbuf;
@@ -77,15 +94,11 @@ struct b2_schunk {
     int fd;
     int64_t file_off;
     char *path; /* frame file, or sparse directory */
-    uint8_t special_chunk[B2_HEADER_LEN]; /* b2_schunk_chunk_view of index specials */
-    /* scratch for chunks read from disk */
-    uint8_t *scratch;
-    size_t scratch_cap;
     /* test hook: writes after io_fail_at succeed no more (simulated crash); -1 = off */
     int64_t io_fail_at;
     int64_t io_writes;
     int io_tear;            /* the failing file write first writes half its bytes (torn write) */
-    int64_t io_bytes_read;  /* bytes read from file storage (b2_schunk_bytes_read) */
+    int64_t io_bytes_read;  /* bytes read from file storage (b2_schunk_bytes_read); atomic */
     int64_t dead_bytes;     /* unreferenced bytes this handle left in a file frame */
     int64_t mem_limit;      /* largest allocation the frame's contents may ask for (0: default) */
     /* sparse frames (sframe.c): the next chunk file id (0: not looked up yet)
@@ -100,7 +113,7 @@ struct b2_schunk {
 /* ---- frame_header.c ---- */
 /* Parse and validate the fixed 87 header bytes. */
 B2_HIDDEN int b2_frame_header_parse_fixed(const uint8_t *p, frame_hdr *h);
-/* Take the block geometry (cparams and dctx) from the "b2nd" metalayer, if any
+/* Take the block geometry (cparams and readers) from the "b2nd" metalayer, if any
  * (frame_geometry.c); called whenever the metalayers change. */
 B2_HIDDEN int b2_schunk_adopt_geometry(b2_schunk *s);
 /* Parse the metalayers section of a header of h->header_len bytes at p. */
@@ -173,8 +186,22 @@ B2_HIDDEN int b2_fio_replace_file(b2_schunk *s, const char *path, const uint8_t 
 B2_HIDDEN int b2_fio_pwrite_fd(b2_schunk *s, int fd, const void *src, size_t n, int64_t pos);
 /* rename tmp over path and sync the directory (counted by the crash hook). */
 B2_HIDDEN int b2_fio_rename(b2_schunk *s, const char *tmp, const char *path);
-/* Ensure s->scratch holds n bytes. */
-B2_HIDDEN int b2_fio_scratch(b2_schunk *s, size_t n);
+/* Count n bytes read from storage (threads may read at once). */
+static inline void b2_fio_count(b2_schunk *s, int64_t n)
+{
+    __atomic_fetch_add(&s->io_bytes_read, n, __ATOMIC_RELAXED);
+}
+
+/* ---- frame_reader.c ---- */
+/* An idle reader of s, or a new one; NULL (recorded) when out of memory. */
+B2_HIDDEN frame_rd *b2_frame_rd_get(b2_schunk *s);
+/* Give r back to s (NULL is fine). */
+B2_HIDDEN void b2_frame_rd_put(b2_schunk *s, frame_rd *r);
+/* Free the idle readers: the next ones are made with s's current threads,
+ * registry and geometry. Only while no read runs on s. */
+B2_HIDDEN void b2_frame_rd_drop(b2_schunk *s);
+/* Ensure r->scratch holds n bytes. */
+B2_HIDDEN int b2_frame_rd_scratch(frame_rd *r, size_t n);
 
 /* ---- b2_frame_load.c ---- */
 /* Validate and load header, metalayers, trailer and index of the frame in s's storage
@@ -192,8 +219,8 @@ B2_HIDDEN int b2_frame_commit(b2_schunk *s, int runlength_index);
 B2_HIDDEN int b2_frame_maybe_compact(b2_schunk *s);
 
 /* ---- sframe.c ---- */
-/* Read chunk file id of a sparse frame into s->scratch; returns its size. */
-B2_HIDDEN int b2_sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size);
+/* Read chunk file id of a sparse frame into r->scratch; returns its size. */
+B2_HIDDEN int b2_sframe_read_chunk(b2_schunk *s, frame_rd *r, int64_t id, int32_t *size);
 /* Read only the header of chunk file id (B2_HEADER_LEN bytes, zero-padded if the
  * file is shorter) and give the file's size. */
 B2_HIDDEN int b2_sframe_read_header(b2_schunk *s, int64_t id, uint8_t *hdr, int32_t *size);
@@ -214,12 +241,18 @@ B2_HIDDEN int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8
                                      int32_t *idx_len, uint8_t **trl, int64_t *trl_len);
 
 /* ---- schunk.c ---- */
-/* Get a pointer to the bytes of regular chunk i (memory: in place; disk: scratch). */
-B2_HIDDEN int b2_schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cbytes);
+/* Get a pointer to the bytes of regular chunk i (memory: in place; disk: r's
+ * scratch, so r may be NULL for memory storage only). */
+B2_HIDDEN int b2_schunk_chunk_ptr(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **p,
+                                  int32_t *cbytes);
+/* b2_schunk_chunk_view with r's buffers: the view stays valid while r is held. */
+B2_HIDDEN int b2_schunk_chunk_view_rd(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **chunk,
+                                      int32_t *cbytes);
 /* ---- frame_lazy.c ---- */
 /* Decode bytes [off, off+len) of regular on-disk chunk i into dst, reading only the
  * blocks needed. B2_ERR_UNSUPPORTED: this chunk shape must be read whole. */
-B2_HIDDEN int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint8_t *dst);
+B2_HIDDEN int b2_schunk_lazy_range(b2_schunk *s, frame_rd *r, int64_t i, int64_t off, int64_t len,
+                                   uint8_t *dst);
 /* nbytes of a special entry at position i. */
 B2_HIDDEN int32_t b2_schunk_special_nbytes(const b2_schunk *s, int64_t i);
 

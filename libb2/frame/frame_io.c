@@ -18,21 +18,6 @@ int b2_fio_hook(b2_schunk *s)
     return B2_OK;
 }
 
-int b2_fio_scratch(b2_schunk *s, size_t n)
-{
-    if (n <= s->scratch_cap)
-        return B2_OK;
-    int rc = FRAME_MEM_CHECK(s, (int64_t)n, "reading the chunk");
-    if (rc < 0)
-        return rc;
-    uint8_t *p = realloc(s->scratch, n);
-    if (!p)
-        return B2_FAIL_CODE(B2_ERR_NOMEM);
-    s->scratch = p;
-    s->scratch_cap = n;
-    return B2_OK;
-}
-
 static int pread_all(int fd, void *dst, size_t n, int64_t pos)
 {
     uint8_t *d = dst;
@@ -81,7 +66,7 @@ int b2_fio_read(b2_schunk *s, int64_t pos, void *dst, size_t n)
     }
     int rc = pread_all(s->fd, dst, n, s->file_off + pos);
     if (rc >= 0)
-        s->io_bytes_read += (int64_t)n;
+        b2_fio_count(s, (int64_t)n);
     if (rc < 0 && s->path)
         return B2_FAIL(rc, "%s: %s", s->path, b2_err_detail());
     return rc;

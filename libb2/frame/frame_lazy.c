@@ -24,7 +24,7 @@ static int src_read(chunk_src *c, int64_t off, void *dst, int64_t n)
         return B2_FAIL_CODE(B2_ERR_CORRUPT);
     if (c->fd < 0)
         return b2_fio_read(c->s, c->base + off, dst, (size_t)n); /* counts the bytes */
-    c->s->io_bytes_read += n;
+    b2_fio_count(c->s, n);
     uint8_t *d = dst;
     while (n > 0) {
         ssize_t r = pread(c->fd, d, (size_t)n, (off_t)off);
@@ -228,7 +228,8 @@ done:
     return B2_OK;
 }
 
-int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint8_t *dst)
+int b2_schunk_lazy_range(b2_schunk *s, frame_rd *r, int64_t i, int64_t off, int64_t len,
+                         uint8_t *dst)
 {
     if (len <= 0)
         return B2_ERR_UNSUPPORTED;
@@ -241,7 +242,7 @@ int b2_schunk_lazy_range(b2_schunk *s, int64_t i, int64_t off, int64_t len, uint
     /* whole items of the chunk's own typesize only (rare otherwise: read whole) */
     rc = off % info.typesize || len % info.typesize
              ? B2_ERR_UNSUPPORTED
-             : b2_chunk_getitem(s->dctx, buf, (size_t)info.cbytes, off / info.typesize,
+             : b2_chunk_getitem(r->dctx, buf, (size_t)info.cbytes, off / info.typesize,
                                 len / info.typesize, dst, (size_t)len);
     free(buf);
     return rc < 0 ? rc : B2_OK;

@@ -13,6 +13,10 @@ b2_schunk *b2_schunk_alloc(const b2_cparams *cp)
         b2_cparams_init(&def);
         cp = &def;
     }
+    if (cp->nthreads > 256) { /* what a decoding context takes (readers make them later) */
+        b2_err_record(B2_ERR_INVALID_PARAM, __func__, "%d threads, at most 256", cp->nthreads);
+        return NULL;
+    }
     b2_schunk *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
@@ -20,12 +24,10 @@ b2_schunk *b2_schunk_alloc(const b2_cparams *cp)
     s->io_fail_at = -1;
     s->cparams = *cp;
     s->nthreads = cp->nthreads > 0 ? cp->nthreads : 1;
-    s->dctx = b2_dctx_new(s->nthreads);
-    if (!s->dctx) {
+    if (pthread_mutex_init(&s->rd_mu, NULL) != 0) {
         free(s);
         return NULL;
     }
-    b2_dctx_set_registry(s->dctx, cp->registry);
     b2_frame_header_init(&s->h, cp, 0);
     s->h.header_len = (int32_t)b2_frame_header_size(NULL, 0);
     return s;
@@ -158,8 +160,12 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
         if (!ib)
             return B2_FAIL_CODE(B2_ERR_NOMEM);
         rc = b2_fio_read(s, ipos, ib, (size_t)ilen);
+        frame_rd *r = rc >= 0 ? b2_frame_rd_get(s) : NULL;
         if (rc >= 0)
-            rc = b2_frame_index_decode(s->dctx, s->mem_limit, ib, ilen, n, &s->index, &s->nchunks, &s->index_uniform);
+            rc = r ? b2_frame_index_decode(r->dctx, s->mem_limit, ib, ilen, n, &s->index, &s->nchunks,
+                                           &s->index_uniform)
+                   : B2_ERR_NOMEM;
+        b2_frame_rd_put(s, r);
         free(ib);
         if (rc < 0)
             return rc;

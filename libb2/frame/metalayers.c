@@ -191,8 +191,11 @@ static int schunk_vlmeta_get_body(b2_schunk *s, const char *name, uint8_t **cont
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     if (info.special == B2_SPECIAL_UNINIT)
         memset(d, 0, (size_t)info.nbytes); /* it decodes to nothing */
-    rc = b2_chunk_decompress(s->dctx, s->vlmeta[i].content, (size_t)s->vlmeta[i].len, d,
-                             (size_t)info.nbytes);
+    frame_rd *r = b2_frame_rd_get(s);
+    rc = r ? b2_chunk_decompress(r->dctx, s->vlmeta[i].content, (size_t)s->vlmeta[i].len, d,
+                                 (size_t)info.nbytes)
+           : B2_ERR_NOMEM;
+    b2_frame_rd_put(s, r);
     if (rc < 0) {
         free(d);
         return rc;

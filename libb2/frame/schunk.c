@@ -18,11 +18,11 @@ void b2_schunk_free(b2_schunk *s)
     free(s->vlmeta);
     free(s->index);
     free(s->buf);
-    free(s->scratch);
     free(s->path);
     if (s->fd >= 0)
         close(s->fd);
-    b2_dctx_free(s->dctx);
+    b2_frame_rd_drop(s);
+    pthread_mutex_destroy(&s->rd_mu);
     b2_cctx_free(s->cctx);
     free(s->cbuf);
     free(s);
@@ -42,7 +42,8 @@ int b2_schunk_set_memory_limit(b2_schunk *s, int64_t bytes)
     if (!s)
         return B2_FAIL(B2_ERR_INVALID_PARAM, "schunk is NULL");
     s->mem_limit = bytes > 0 ? bytes : 0;
-    return b2_dctx_set_memory_limit(s->dctx, bytes);
+    b2_frame_rd_drop(s); /* the next readers' contexts take the new limit */
+    return B2_OK;
 }
 
 int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out)
@@ -170,7 +171,10 @@ int64_t b2_schunk_nchunks(const b2_schunk *s) { return s->nchunks; }
 int64_t b2_schunk_nbytes(const b2_schunk *s) { return s->h.nbytes; }
 int64_t b2_schunk_cbytes(const b2_schunk *s) { return s->h.cbytes; }
 int64_t b2_schunk_frame_len(const b2_schunk *s) { return s->h.frame_len; }
-int64_t b2_schunk_bytes_read(const b2_schunk *s) { return s ? s->io_bytes_read : 0; }
+int64_t b2_schunk_bytes_read(const b2_schunk *s)
+{
+    return s ? __atomic_load_n(&s->io_bytes_read, __ATOMIC_RELAXED) : 0;
+}
 int32_t b2_schunk_typesize(const b2_schunk *s) { return s->h.typesize; }
 int32_t b2_schunk_chunksize(const b2_schunk *s) { return s->h.chunksize; }
 const b2_cparams *b2_schunk_cparams(const b2_schunk *s) { return &s->cparams; }
@@ -183,11 +187,14 @@ int b2_schunk_set_sync(b2_schunk *s, int sync)
 
 static int schunk_set_nthreads_body(b2_schunk *s, int nthreads)
 {
+    B2_FAIL_IF(!s || nthreads > 256, B2_ERR_INVALID_PARAM, "%s",
+               s ? "more than 256 threads" : "schunk is NULL");
     s->nthreads = nthreads > 0 ? nthreads : 1;
     s->cparams.nthreads = s->nthreads;
     b2_cctx_free(s->cctx); /* made again with the new count on the next append */
     s->cctx = NULL;
-    return b2_dctx_set_nthreads(s->dctx, s->nthreads);
+    b2_frame_rd_drop(s); /* and the readers on the next read */
+    return B2_OK;
 }
 
 int b2_schunk_set_nthreads(b2_schunk *s, int nthreads)
@@ -203,7 +210,8 @@ int b2_schunk_set_registry(b2_schunk *s, const b2_registry *registry)
     s->cparams.registry = registry;
     b2_cctx_free(s->cctx); /* made again with the registry on the next append */
     s->cctx = NULL;
-    return b2_dctx_set_registry(s->dctx, registry);
+    b2_frame_rd_drop(s); /* and the readers on the next read */
+    return B2_OK;
 }
 
 /* ---- reading chunks ---- */
@@ -248,20 +256,20 @@ static int check_chunk(const uint8_t *p, int64_t room, b2_chunk_info *info)
     return B2_OK;
 }
 
-int b2_schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cbytes)
+int b2_schunk_chunk_ptr(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **p, int32_t *cbytes)
 {
     int64_t e = frame_entry(s, i);
     b2_chunk_info info;
     int rc;
     if (s->storage == B2_STORAGE_SPARSE) {
         int32_t size;
-        rc = b2_sframe_read_chunk(s, e, &size);
+        rc = b2_sframe_read_chunk(s, r, e, &size);
         if (rc < 0)
             return rc;
-        rc = check_chunk(s->scratch, size, &info);
+        rc = check_chunk(r->scratch, size, &info);
         if (rc < 0)
             return rc;
-        *p = s->scratch;
+        *p = r->scratch;
         *cbytes = size;
         return B2_OK;
     }
@@ -284,12 +292,12 @@ int b2_schunk_chunk_ptr(b2_schunk *s, int64_t i, const uint8_t **p, int32_t *cby
         if (rc >= 0)
             rc = check_chunk(hdr, room, &info);
         if (rc >= 0)
-            rc = b2_fio_scratch(s, (size_t)info.cbytes);
+            rc = b2_frame_rd_scratch(r, (size_t)info.cbytes);
         if (rc >= 0)
-            rc = b2_fio_read(s, pos, s->scratch, (size_t)info.cbytes);
+            rc = b2_fio_read(s, pos, r->scratch, (size_t)info.cbytes);
         if (rc < 0)
             return rc;
-        *p = s->scratch;
+        *p = r->scratch;
     }
     *cbytes = info.cbytes;
     return B2_OK;
@@ -320,9 +328,9 @@ static int chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *speci
         int rc = b2_sframe_read_header(s, frame_entry(s, i), hdr, &size);
         return rc < 0 ? rc : check_chunk(hdr, size, info);
     }
-    const uint8_t *p;
+    const uint8_t *p; /* memory storage: in place, no reader needed */
     int32_t cb;
-    int rc = b2_schunk_chunk_ptr(s, i, &p, &cb);
+    int rc = b2_schunk_chunk_ptr(s, NULL, i, &p, &cb);
     return rc < 0 ? rc : b2_chunk_get_info(p, (size_t)cb, info);
 }
 
@@ -374,7 +382,8 @@ int b2_schunk_chunk_special(b2_schunk *s, int64_t i)
     return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
-static int schunk_chunk_view_body(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes)
+int b2_schunk_chunk_view_rd(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **chunk,
+                            int32_t *cbytes)
 {
     *chunk = NULL;
     B2_FAIL_IF(i < 0 || i >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
@@ -387,14 +396,26 @@ static int schunk_chunk_view_body(b2_schunk *s, int64_t i, const uint8_t **chunk
         if (nb < 0)
             return nb;
         int32_t ts = s->h.typesize > B2_MAX_TYPESIZE ? 1 : s->h.typesize;
-        int rc = b2_chunk_make_special(sp, ts, nb, NULL, s->special_chunk, B2_HEADER_LEN);
+        int rc = b2_chunk_make_special(sp, ts, nb, NULL, r->special, B2_HEADER_LEN);
         if (rc < 0)
             return rc;
-        *chunk = s->special_chunk;
+        *chunk = r->special;
         *cbytes = rc;
         return B2_OK;
     }
-    return b2_schunk_chunk_ptr(s, i, chunk, cbytes);
+    return b2_schunk_chunk_ptr(s, r, i, chunk, cbytes);
+}
+
+/* The view lives in the reader given back to s, where it stays until the next
+ * call takes that reader: hence "valid until the next call on s". */
+static int schunk_chunk_view_body(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes)
+{
+    *chunk = NULL;
+    B2_FAIL_IF(!s, B2_ERR_INVALID_PARAM, "schunk is NULL");
+    frame_rd *r = b2_frame_rd_get(s);
+    int rc = r ? b2_schunk_chunk_view_rd(s, r, i, chunk, cbytes) : B2_ERR_NOMEM;
+    b2_frame_rd_put(s, r);
+    return rc;
 }
 
 int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes)
@@ -408,14 +429,17 @@ static int schunk_get_chunk_body(b2_schunk *s, int64_t i, uint8_t **chunk, int32
     const uint8_t *p;
     int32_t cb;
     *chunk = NULL;
-    int rc = b2_schunk_chunk_view(s, i, &p, &cb);
-    if (rc < 0)
-        return rc;
-    if (!(*chunk = malloc((size_t)cb)))
-        return B2_FAIL_CODE(B2_ERR_NOMEM);
-    memcpy(*chunk, p, (size_t)cb);
-    *cbytes = cb;
-    return B2_OK;
+    B2_FAIL_IF(!s, B2_ERR_INVALID_PARAM, "schunk is NULL");
+    frame_rd *r = b2_frame_rd_get(s);
+    int rc = r ? b2_schunk_chunk_view_rd(s, r, i, &p, &cb) : B2_ERR_NOMEM;
+    if (rc >= 0 && !(*chunk = malloc((size_t)cb)))
+        rc = B2_FAIL_CODE(B2_ERR_NOMEM);
+    if (rc >= 0) {
+        memcpy(*chunk, p, (size_t)cb);
+        *cbytes = cb;
+    }
+    b2_frame_rd_put(s, r);
+    return rc < 0 ? rc : B2_OK;
 }
 
 int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes)
@@ -442,7 +466,8 @@ static int fill_special(const b2_schunk *s, int sp, void *dst, size_t nb)
     return B2_OK;
 }
 
-static int schunk_decompress_chunk_body(b2_schunk *s, int64_t i, void *dst, size_t cap)
+/* Decompress chunk i into dst with reader r. */
+static int decompress_chunk_rd(b2_schunk *s, frame_rd *r, int64_t i, void *dst, size_t cap)
 {
     B2_FAIL_IF(i < 0 || i >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
                (long long)s->nchunks);
@@ -460,10 +485,19 @@ static int schunk_decompress_chunk_body(b2_schunk *s, int64_t i, void *dst, size
     }
     const uint8_t *p;
     int32_t cb;
-    int rc = b2_schunk_chunk_ptr(s, i, &p, &cb);
+    int rc = b2_schunk_chunk_ptr(s, r, i, &p, &cb);
     if (rc >= 0)
-        rc = b2_chunk_decompress(s->dctx, p, (size_t)cb, dst, cap);
+        rc = b2_chunk_decompress(r->dctx, p, (size_t)cb, dst, cap);
     return rc < 0 ? chunk_fail(rc, i) : rc;
+}
+
+static int schunk_decompress_chunk_body(b2_schunk *s, int64_t i, void *dst, size_t cap)
+{
+    B2_FAIL_IF(!s, B2_ERR_INVALID_PARAM, "schunk is NULL");
+    frame_rd *r = b2_frame_rd_get(s);
+    int rc = r ? decompress_chunk_rd(s, r, i, dst, cap) : B2_ERR_NOMEM;
+    b2_frame_rd_put(s, r);
+    return rc;
 }
 
 int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
@@ -472,8 +506,9 @@ int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
     return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
-/* Copy bytes [off, off+len) of chunk i (nb bytes long) into dst. */
-static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t len, uint8_t *dst)
+/* Copy bytes [off, off+len) of chunk i (nb bytes long) into dst, with reader r. */
+static int chunk_range(b2_schunk *s, frame_rd *r, int64_t i, int32_t nb, int64_t off, int64_t len,
+                       uint8_t *dst)
 {
     int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
@@ -481,18 +516,18 @@ static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t
     if (sp)
         return fill_special(s, sp, dst, (size_t)len);
     if (off == 0 && len == nb) {
-        int rc = b2_schunk_decompress_chunk(s, i, dst, (size_t)len);
+        int rc = decompress_chunk_rd(s, r, i, dst, (size_t)len);
         return rc < 0 ? rc : (rc == nb ? B2_OK : B2_ERR_CORRUPT);
     }
     if (s->storage != B2_STORAGE_MEMORY) {
-        int rc = b2_schunk_lazy_range(s, i, off, len, dst);
+        int rc = b2_schunk_lazy_range(s, r, i, off, len, dst);
         if (rc != B2_ERR_UNSUPPORTED)
             return rc;
     }
     const uint8_t *p;
     int32_t cb;
     b2_chunk_info info;
-    int rc = b2_schunk_chunk_ptr(s, i, &p, &cb);
+    int rc = b2_schunk_chunk_ptr(s, r, i, &p, &cb);
     if (rc >= 0)
         rc = b2_chunk_get_info(p, (size_t)cb, &info);
     if (rc < 0)
@@ -500,7 +535,7 @@ static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t
     if (info.nbytes != nb)
         return B2_FAIL_CODE(B2_ERR_CORRUPT);
     if (!info.vlblocks && off % info.typesize == 0 && len % info.typesize == 0) {
-        rc = b2_chunk_getitem(s->dctx, p, (size_t)cb, off / info.typesize, len / info.typesize,
+        rc = b2_chunk_getitem(r->dctx, p, (size_t)cb, off / info.typesize, len / info.typesize,
                               dst, (size_t)len);
         return rc < 0 ? rc : B2_OK;
     }
@@ -509,14 +544,15 @@ static int chunk_range(b2_schunk *s, int64_t i, int32_t nb, int64_t off, int64_t
     uint8_t *tmp = malloc((size_t)nb);
     if (!tmp)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
-    rc = b2_chunk_decompress(s->dctx, p, (size_t)cb, tmp, (size_t)nb);
+    rc = b2_chunk_decompress(r->dctx, p, (size_t)cb, tmp, (size_t)nb);
     if (rc >= 0)
         memcpy(dst, tmp + off, (size_t)len);
     free(tmp);
     return rc < 0 ? rc : B2_OK;
 }
 
-static int64_t schunk_get_items_body(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap)
+static int64_t get_items_rd(b2_schunk *s, frame_rd *r, int64_t start, int64_t n, void *dst,
+                            size_t cap)
 {
     int64_t ts = s->h.typesize;
     B2_FAIL_IF(start < 0 || n < 0 || start > s->h.nbytes / ts || n > s->h.nbytes / ts - start,
@@ -538,13 +574,13 @@ static int64_t schunk_get_items_body(b2_schunk *s, int64_t start, int64_t n, voi
                     break;
             }
         }
-        int r = b2_schunk_chunk_nbytes(s, i);
-        if (r < 0)
-            return r;
-        nb = r;
+        int cn = b2_schunk_chunk_nbytes(s, i);
+        if (cn < 0)
+            return cn;
+        nb = cn;
         if (first < chunk_start + nb) {
             int64_t off = first - chunk_start, len = nb - off < want ? nb - off : want;
-            int rc = chunk_range(s, i, (int32_t)nb, off, len, d);
+            int rc = chunk_range(s, r, i, (int32_t)nb, off, len, d);
             if (rc < 0)
                 return chunk_fail(rc, i);
             d += len;
@@ -556,6 +592,15 @@ static int64_t schunk_get_items_body(b2_schunk *s, int64_t start, int64_t n, voi
     B2_FAIL_IF(want > 0, B2_ERR_CORRUPT, "chunks hold %lld bytes less than nbytes %lld says",
                (long long)want, (long long)s->h.nbytes);
     return n * ts;
+}
+
+static int64_t schunk_get_items_body(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap)
+{
+    B2_FAIL_IF(!s, B2_ERR_INVALID_PARAM, "schunk is NULL");
+    frame_rd *r = b2_frame_rd_get(s);
+    int64_t rc = r ? get_items_rd(s, r, start, n, dst, cap) : B2_ERR_NOMEM;
+    b2_frame_rd_put(s, r);
+    return rc;
 }
 
 int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap)

@@ -239,7 +239,9 @@ static int stored_cbytes(b2_schunk *s, int64_t i)
 {
     const uint8_t *p;
     int32_t cb;
-    int rc = b2_schunk_chunk_ptr(s, i, &p, &cb);
+    frame_rd *r = b2_frame_rd_get(s);
+    int rc = r ? b2_schunk_chunk_ptr(s, r, i, &p, &cb) : B2_ERR_NOMEM;
+    b2_frame_rd_put(s, r);
     return rc < 0 ? rc : cb;
 }
 
@@ -568,15 +570,19 @@ static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
         buf = malloc((size_t)tmp.h.frame_len);
         rc = buf ? b2_frame_header_write(&tmp.h, s->meta, s->nmeta, buf) : B2_FAIL_CODE(B2_ERR_NOMEM);
     }
+    frame_rd *r = rc >= 0 ? b2_frame_rd_get(s) : NULL;
+    if (rc >= 0 && !r)
+        rc = B2_ERR_NOMEM;
     for (int64_t i = 0; i < s->nchunks && rc >= 0; i++) {
         const uint8_t *p;
         int32_t cb;
         if (s->index[i] < 0)
             continue;
-        rc = b2_schunk_chunk_ptr(s, i, &p, &cb);
+        rc = b2_schunk_chunk_ptr(s, r, i, &p, &cb);
         if (rc >= 0)
             memcpy(buf + tmp.h.header_len + tmp.index[i], p, (size_t)cb);
     }
+    b2_frame_rd_put(s, r);
     if (rc >= 0) {
         if (idx_len)
             memcpy(buf + tmp.h.header_len + total, idx, (size_t)idx_len);

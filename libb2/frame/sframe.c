@@ -83,20 +83,20 @@ static int read_at(int fd, int64_t id, uint8_t *dst, size_t n, off_t off)
     return B2_OK;
 }
 
-int b2_sframe_read_chunk(b2_schunk *s, int64_t id, int32_t *size)
+int b2_sframe_read_chunk(b2_schunk *s, frame_rd *r, int64_t id, int32_t *size)
 {
     int fd;
     int64_t n = 0;
     int rc = open_chunk(s, id, &fd, &n);
     if (rc < 0)
         return rc;
-    rc = b2_fio_scratch(s, (size_t)n);
+    rc = b2_frame_rd_scratch(r, (size_t)n);
     if (rc >= 0)
-        rc = read_at(fd, id, s->scratch, (size_t)n, 0);
+        rc = read_at(fd, id, r->scratch, (size_t)n, 0);
     close(fd);
     if (rc < 0)
         return rc;
-    s->io_bytes_read += n;
+    b2_fio_count(s, n);
     *size = (int32_t)n;
     return B2_OK;
 }
@@ -114,7 +114,7 @@ int b2_sframe_read_header(b2_schunk *s, int64_t id, uint8_t *hdr, int32_t *size)
     close(fd);
     if (rc < 0)
         return rc;
-    s->io_bytes_read += (int64_t)want;
+    b2_fio_count(s, (int64_t)want);
     *size = (int32_t)n;
     return B2_OK;
 }

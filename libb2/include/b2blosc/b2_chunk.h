@@ -3,8 +3,9 @@
  *
  * Byte-compatible with c-blosc2 3.3 in both directions. Contexts carry every
  * piece of mutable state (but for the process table of user filters and codecs,
- * b2_plugin.h, which is thread-safe): a context may be used by one thread at a
- * time, and any number of contexts may be used concurrently. All sizes are in bytes unless the
+ * b2_plugin.h, which is thread-safe): a context (b2_cctx, b2_dctx) may be used by
+ * one thread at a time, and any number of contexts may be used concurrently;
+ * functions taking no context may be called from any thread. All sizes are in bytes unless the
  * name says items. Functions returning int give a size/count >= 0 or a negative
  * B2_ERR_* code (see b2_common.h). */
 #ifndef B2_CHUNK_H

@@ -5,7 +5,15 @@
  * b2_strerror() turns it into a short English sentence. The failure also leaves
  * a detailed message (what failed, the offending value, the function) on the
  * calling thread, and calls on a context keep it in the context too:
- * b2_last_error_message() and b2_{cctx,dctx,schunk,nd}_last_error(). */
+ * b2_last_error_message() and b2_{cctx,dctx,schunk,nd}_last_error().
+ *
+ * Threads (checked under ThreadSanitizer by tests/unit/test_threads.c):
+ *  - functions taking no object (these, b2_chunk_get_info, the name lookups,
+ *    b2_chunk_make_special, b2_register_*) may be called from any thread;
+ *  - a b2_cctx or b2_dctx is used by one thread at a time (b2_chunk.h);
+ *  - a b2_schunk or b2_nd_array too, except that any number of threads may read
+ *    one at once while none modifies it (the list: b2_frame.h, b2_nd.h);
+ *  - a b2_registry is filled first, then only read, by any number of threads. */
 #ifndef B2_COMMON_H
 #define B2_COMMON_H
 

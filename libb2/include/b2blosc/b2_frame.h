@@ -3,8 +3,17 @@
  * with one file per chunk), plus fixed-size metalayers and variable-length
  * metalayers. Byte-compatible with c-blosc2 3.3 frames (see spec/frame.md).
  *
- * A b2_schunk may be used by one thread at a time. Functions returning int give
- * a count/size >= 0 or a negative B2_ERR_* code. Chunk numbers are 0-based. */
+ * Threads: a b2_schunk may be used by one thread at a time, except that any
+ * number of threads may read one at once (each read decodes with its own
+ * context and buffers) while no thread modifies it or changes its settings:
+ * b2_schunk_decompress_chunk, _get_items, _get_chunk, _read_blocks,
+ * _chunk_nbytes, _chunk_cbytes, _chunk_special, _meta_get, _vlmeta_get and the
+ * property getters. Not b2_schunk_chunk_view (its view lives in the handle).
+ * On a shared handle b2_schunk_last_error may show another thread's failure:
+ * b2_last_error_message() is the calling thread's own.
+ *
+ * Functions returning int give a count/size >= 0 or a negative B2_ERR_* code.
+ * Chunk numbers are 0-based. */
 #ifndef B2_FRAME_H
 #define B2_FRAME_H
 
@@ -117,7 +126,8 @@ B2_API const b2_cparams *b2_schunk_cparams(const b2_schunk *s);
  * commit, so they survive power loss in the old or new state. sync == 0 skips
  * fsync: much faster, and still consistent after a process crash. */
 B2_API int b2_schunk_set_sync(b2_schunk *s, int sync);
-/* Threads used for (de)compression by later calls (<= 0 means 1). */
+/* Threads used for (de)compression by later calls (<= 0 means 1; at most 256);
+ * with several threads reading s at once, each read uses this many. */
 B2_API int b2_schunk_set_nthreads(b2_schunk *s, int nthreads);
 /* Memory limit for later calls (see b2_schunk_open_limited; <= 0: the default),
  * also given to the super-chunk's decompression context. */
@@ -143,7 +153,8 @@ B2_API int b2_schunk_chunk_special(b2_schunk *s, int64_t i);
 B2_API int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes);
 /* Chunk i's stored bytes without a copy (memory frames: in place; files and sparse
  * frames: an internal buffer; special index entries: a rebuilt 32-byte chunk),
- * valid until the next call on s. */
+ * valid until the next call on s. Not for a handle other threads read at the
+ * same time (b2_schunk_get_chunk is). */
 B2_API int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes);
 /* Decompress chunk i into dst (capacity cap). Returns its nbytes. Uninit chunks
  * leave dst untouched. */

@@ -3,9 +3,18 @@
  * N-d chunk of the array; each Blosc2 block inside it is one padded N-d block.
  *
  * Coordinates are int64 element indices; boxes are half-open [start, stop).
- * Buffers handed in or out are C-order (row-major) with no padding. A b2_nd_array
- * may be used by one thread at a time. Functions returning int give a value >= 0
- * or a negative B2_ERR_* code (b2_common.h). */
+ * Buffers handed in or out are C-order (row-major) with no padding.
+ *
+ * Threads: a b2_nd_array may be used by one thread at a time, except that any
+ * number of threads may read one at once with b2_nd_get_slice_cbuffer,
+ * b2_nd_to_cbuffer and the property getters while none writes, resizes or
+ * changes its settings (set_nthreads, set_dctx, set_registry); a context lent
+ * with b2_nd_set_dctx serves one such read at a time, the others decode with
+ * their own. As for frames, b2_nd_last_error of a shared array may show another
+ * thread's failure; b2_last_error_message() is the calling thread's own.
+ *
+ * Functions returning int give a value >= 0 or a negative B2_ERR_* code
+ * (b2_common.h). */
 #ifndef B2_ND_H
 #define B2_ND_H
 
@@ -153,7 +162,8 @@ B2_API int b2_nd_set_nthreads(b2_nd_array *a, int nthreads);
 B2_API int b2_nd_set_memory_limit(b2_nd_array *a, int64_t bytes);
 /* Decode later reads with a caller-owned context (its threads and scratch are
  * reused across arrays); NULL returns to the array's own. The caller keeps it
- * alive while the array uses it and frees it. */
+ * alive while the array uses it and frees it, and uses it nowhere else while
+ * the array may (a context is one thread's at a time). */
 B2_API int b2_nd_set_dctx(b2_nd_array *a, b2_dctx *dctx);
 /* User filters and codecs (b2_plugin.h) for later reads and writes, searched
  * before the process table (NULL: the process table alone); also set on the
@@ -161,8 +171,9 @@ B2_API int b2_nd_set_dctx(b2_nd_array *a, b2_dctx *dctx);
  * outlive a. Arrays made from cparams start with cparams->registry; opened ones
  * with none. */
 B2_API int b2_nd_set_registry(b2_nd_array *a, const b2_registry *registry);
-/* Blocks decoded so far by this array's reads (for partial-decoding checks); on
- * disk, blocks read one by one through the frame's lazy reader count once each. */
+/* Blocks decoded so far by this array's reads, from all threads (for
+ * partial-decoding checks); on disk, blocks read one by one through the frame's
+ * lazy reader count once each. */
 B2_API int64_t b2_nd_blocks_decoded(const b2_nd_array *a);
 
 /* ---- one-chunk frames written in place (what an HDF5 chunk stores) ---- */
