@@ -66,8 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     /* zeroed: uninit chunks leave the destination untouched, in every read */
-    uint8_t *whole = calloc(1, (size_t)bytes + 1), *box = malloc((size_t)bytes + 1),
-            *box2 = malloc((size_t)bytes + 1);
+    uint8_t *whole = fuzz_calloc((size_t)bytes), *box = fuzz_malloc((size_t)bytes),
+            *box2 = fuzz_malloc((size_t)bytes);
     int have_whole = whole && b2_nd_to_cbuffer(a, whole, (size_t)bytes) >= 0;
     b2_nd_array *w = NULL;
     for (int k = 0; k < 3 && box && box2; k++) {

@@ -54,8 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const uint8_t *tail = size >= 9 ? data + size - 9 : NULL;
     unsigned gsel = tail ? tail[0] : 0;
-    size_t cap = (size_t)info.nbytes + 1;
-    uint8_t *out = malloc(cap), *out2 = malloc(cap);
+    size_t cap = (size_t)info.nbytes;
+    uint8_t *out = fuzz_malloc(cap), *out2 = fuzz_malloc(cap);
     if (!out || !out2)
         goto done;
     int full = -1;
@@ -101,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int64_t rows = (info.eff_blocksize + run - 1) / run;
         rows_ud u = {&info, run, gap, rows * (run + gap), NULL};
         if (u.slot * info.nblocks <= 2 * (int64_t)FUZZ_MAX_OUTPUT && info.nbytes / run <= (1 << 16))
-            u.rbuf = calloc(1, (size_t)(u.slot * info.nblocks) + 1);
+            u.rbuf = fuzz_calloc((size_t)(u.slot * info.nblocks));
         if (u.rbuf && b2_chunk_decompress_rows(d, data, size, NULL, 0, rows_fn, &u) >= 0 &&
             full >= 0 && info.special != B2_SPECIAL_UNINIT) {
             for (int32_t b = 0; b < info.nblocks; b++) {

@@ -18,6 +18,12 @@
  * 32 bytes, and filling tens of megabytes per input would be most of a run. */
 #define FUZZ_MAX_OUTPUT (8u << 20)
 
+/* Buffers handed to the library get exactly the capacity the call is told
+ * (never a spare byte that would hide a one-byte overrun from ASan); only an
+ * empty one becomes one byte, as malloc(0) may give NULL. */
+static inline void *fuzz_malloc(size_t n) { return malloc(n ? n : 1); }
+static inline void *fuzz_calloc(size_t n) { return calloc(1, n ? n : 1); }
+
 /* libFuzzer's entry point, also called by replay.c for regression files. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -24,7 +24,7 @@ static void read_all(b2_schunk *s)
         int nb = b2_schunk_chunk_nbytes(s, i);
         if (nb < 0 || (uint32_t)nb > FUZZ_MAX_OUTPUT)
             continue;
-        uint8_t *out = malloc((size_t)nb + 1);
+        uint8_t *out = fuzz_malloc((size_t)nb);
         if (out)
             b2_schunk_decompress_chunk(s, i, out, (size_t)nb);
         free(out);

@@ -121,8 +121,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!cc)
         return 0;
     size_t cap = b2_chunk_compress_bound(n);
-    uint8_t *chunk = malloc(cap), *chunk2 = malloc(cap), *out = calloc(1, n + 1),
-            *part = calloc(1, n + 1), *flat = malloc(n + 1);
+    uint8_t *chunk = malloc(cap), *chunk2 = malloc(cap), *out = fuzz_calloc(n),
+            *part = fuzz_calloc(n), *flat = fuzz_malloc(n);
     b2_dctx *d = b2_dctx_new(p.nthreads);
     int cb = chunk && chunk2 && out && part && flat && d ? b2_chunk_compress(cc, in.p, n, chunk, cap)
                                                           : -1;
@@ -157,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         u.slot = (info.eff_blocksize + u.run - 1) / u.run * (u.run + u.gap);
         int32_t nblocks = info.nblocks;
         if (u.slot * nblocks <= 4 * (int64_t)n + 4096)
-            u.buf = calloc(1, (size_t)(u.slot * nblocks) + 1);
+            u.buf = fuzz_calloc((size_t)(u.slot * nblocks));
         if (u.buf) {
             if (b2_chunk_decompress_rows(d, chunk, (size_t)cb, NULL, 0, rows_fn, &u) >= 0) {
                 memcpy(flat, out, n);

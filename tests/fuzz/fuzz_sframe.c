@@ -121,7 +121,7 @@ static void check_read_blocks(b2_schunk *s, int64_t i, const uint8_t *out, int n
     if (b2_schunk_read_blocks(s, i, blocks, 2, &part, &cb) < 0)
         return;
     b2_dctx *d = b2_dctx_new(1);
-    uint8_t *blk = malloc((size_t)info.eff_blocksize + 1);
+    uint8_t *blk = fuzz_malloc((size_t)info.eff_blocksize);
     for (int k = 0; k < 2 && d && blk; k++) {
         int32_t j = blocks[k];
         block_ud u = {j == info.nblocks - 1 && info.leftover ? info.leftover : info.eff_blocksize, blk};
@@ -144,7 +144,7 @@ static void read_frame(b2_schunk *s, unsigned sel)
         b2_schunk_chunk_cbytes(s, i);
         if (nb < 0 || (uint32_t)nb > FUZZ_MAX_OUTPUT)
             continue;
-        uint8_t *out = malloc((size_t)nb + 1);
+        uint8_t *out = fuzz_malloc((size_t)nb);
         if (out && b2_schunk_decompress_chunk(s, i, out, (size_t)nb) == nb &&
             b2_schunk_chunk_special(s, i) == B2_SPECIAL_NONE)
             check_read_blocks(s, i, out, nb, sel);
@@ -158,7 +158,7 @@ static void read_frame(b2_schunk *s, unsigned sel)
     if (ts > 0 && nbytes > 0 && nbytes <= FUZZ_MAX_OUTPUT) {
         int64_t items = nbytes / ts, a = (int64_t)(sel * 7919u % (unsigned)(items + 1));
         int64_t k = (int64_t)((sel >> 8) % (uint64_t)(items - a + 1));
-        uint8_t *all = calloc(1, (size_t)nbytes), *part = calloc(1, (size_t)(k * ts) + 1);
+        uint8_t *all = fuzz_calloc((size_t)nbytes), *part = fuzz_calloc((size_t)(k * ts));
         if (all && part && b2_schunk_get_items(s, 0, items, all, (size_t)nbytes) >= 0 &&
             b2_schunk_get_items(s, a, k, part, (size_t)(k * ts)) >= 0 && !uninit)
             FUZZ_CHECK(!memcmp(all + a * ts, part, (size_t)(k * ts)),
@@ -198,7 +198,7 @@ static void read_array(const char *path, unsigned sel)
         box *= stop[d] - start[d];
     }
     if (bytes >= 0 && bytes <= FUZZ_MAX_OUTPUT) {
-        uint8_t *out = malloc((size_t)bytes + 1);
+        uint8_t *out = fuzz_malloc((size_t)bytes);
         if (out && b2_nd_to_cbuffer(a, out, (size_t)bytes) >= 0)
             b2_nd_get_slice_cbuffer(a, start, stop, out, (size_t)box);
         free(out);

@@ -40,7 +40,7 @@ static int64_t geometry(unsigned sel, const uint8_t *p, b2_block_geometry *g)
 /* The stream padded with zeros (or cut) to n bytes. */
 static uint8_t *fit(const uint8_t *s, size_t len, size_t n)
 {
-    uint8_t *b = calloc(1, n + 1);
+    uint8_t *b = fuzz_calloc(n);
     if (b)
         memcpy(b, s, len < n ? len : n);
     return b;
@@ -104,7 +104,7 @@ static void run_cells(int mean, const uint8_t *q, const uint8_t *s, size_t len)
     int32_t ts = mean ? (q[1] & 1 ? 8 : 4) : 1 + (q[1] & 15);
     int64_t n = geometry(q[2], q + 3, &g) * ts;
     int8_t meta = (int8_t)q[0];
-    uint8_t *in = fit(s, len, (size_t)n), *a = malloc((size_t)n + 1), *b = malloc((size_t)n + 1);
+    uint8_t *in = fit(s, len, (size_t)n), *a = fuzz_malloc((size_t)n), *b = fuzz_malloc((size_t)n);
     if (in && a && b) {
         if (mean) {
             b2_ndmean_backward(meta, ts, &g, (int32_t)n, in, a);
@@ -126,7 +126,7 @@ static void run_cells(int mean, const uint8_t *q, const uint8_t *s, size_t len)
 static void run_bytedelta(const uint8_t *q, const uint8_t *s, size_t len)
 {
     int32_t ts = q[0], n = (int32_t)len;
-    uint8_t *a = malloc(len + 1), *b = malloc(len + 1);
+    uint8_t *a = fuzz_malloc(len), *b = fuzz_malloc(len);
     if (a && b) {
         b2_bytedelta_decode(ts, n, s, a, q[1] & 1);
         if (b2_bytedelta_encode(ts, n, s, a) == 0)
@@ -142,7 +142,7 @@ static void run_trunc(int prec, const uint8_t *q, const uint8_t *s, size_t len)
     static const int32_t sizes[4] = {1, 2, 4, 8};
     int32_t ts = prec ? (q[1] & 1 ? 8 : 4) : sizes[q[1] & 3];
     int32_t n = (int32_t)(len / (size_t)ts * (size_t)ts);
-    uint8_t *a = malloc(len + 1);
+    uint8_t *a = fuzz_malloc(len);
     if (a) {
         if (prec)
             b2_trunc_prec((int8_t)q[0], ts, n, s, a);
@@ -167,7 +167,7 @@ static void run_blosclz(const uint8_t *q, const uint8_t *s, size_t len)
         uint8_t *enc = malloc(len + 64);
         int c = enc ? b2_blosclz_compress(1 + q[5] % 9, s, (int)len, enc, (int)len + 64) : 0;
         if (c > 0) {
-            uint8_t *dec = malloc(len + 1);
+            uint8_t *dec = fuzz_malloc(len);
             FUZZ_CHECK(dec && b2_blosclz_decompress(enc, c, dec, (int)len) == (int)len &&
                            !memcmp(dec, s, len),
                        "blosclz round trip");
@@ -190,8 +190,8 @@ static void bitun_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t *ds
 static void run_shuffles(const uint8_t *q, const uint8_t *s, size_t len)
 {
     int32_t unit = 1 + q[0], n = (int32_t)len;
-    size_t cap = len + 1;
-    uint8_t *ref = malloc(cap), *got = malloc(cap), *back = malloc(cap);
+    size_t cap = len;
+    uint8_t *ref = fuzz_malloc(cap), *got = fuzz_malloc(cap), *back = fuzz_malloc(cap);
     if (!ref || !got || !back)
         goto out;
     shuf_fn sh[3] = {b2_shuffle_generic}, un[3] = {b2_unshuffle_generic}, bs[3] = {b2_bitshuffle_generic};
@@ -246,7 +246,7 @@ out:
 static void run_delta(const uint8_t *q, const uint8_t *s, size_t len)
 {
     int32_t ts = 1 + (q[0] & 15), n = (int32_t)(len / 2);
-    uint8_t *a = malloc(len + 1), *b = malloc(len + 1);
+    uint8_t *a = fuzz_malloc(len), *b = fuzz_malloc(len);
     if (a && b) {
         const uint8_t *ref = q[1] & 1 ? s + n : NULL; /* block 0's decoded bytes, or none */
         b2_delta_decode(ref, ts, n, s, a);
