@@ -104,24 +104,40 @@ run_ctest() {
 # WebAssembly filter, not our code, and would install its npm packages twice.
 ASAN_EXCLUDE='^py_test_h5plugin_(tools|h5wasm)$'
 
-# libFuzzer targets (tests/fuzz/): each runs FUZZ_SECONDS (default 30) from its
-# seed corpus (the reference vectors; new inputs go to build-fuzz/corpus/), under
-# ASan+UBSan. Any crash, leak, timeout or sanitizer report fails; the input is
-# left in build-fuzz/ (keep it in tests/fuzz/regressions/<entry>/ once fixed).
+# libFuzzer targets (tests/fuzz/fuzz_<entry>.c, README "Fuzzing"): first ctest
+# makes the seeds harnesses build from the vectors (fuzz_seeds_*) and replays
+# every seed and kept regression (fuzz_replay_*) under ASan+UBSan; then each
+# target runs FUZZ_SECONDS (default 25) from the reference vectors named here and
+# its made seeds (new inputs go to build-fuzz/corpus/<entry>/). Any crash, leak,
+# timeout, sanitizer report or failed check fails; the input is left in
+# build-fuzz/ (keep it in tests/fuzz/regressions/<entry>/ once fixed).
+fuzz_entries() {
+    local f
+    for f in "$ROOT"/tests/fuzz/fuzz_*.c; do f=${f##*/fuzz_}; echo "${f%.c}"; done
+}
+fuzz_targets() {
+    local e
+    for e in $(fuzz_entries); do echo "fuzz_$e replay_$e"; done
+}
 run_fuzzers() {
-    local dir="$ROOT/build-fuzz" secs="${FUZZ_SECONDS:-30}" e rc=0
+    local dir="$ROOT/build-fuzz" secs="${FUZZ_SECONDS:-25}" e rc=0 made
     local td="$ROOT/test_data"
     declare -A seeds=([chunk]="$td/chunks $td/compat $td/plugins/chunks"
                       [frame]="$td/frames $td/plugins/frames"
                       [b2nd]="$td/b2nd $td/plugins/b2nd")
-    for e in chunk frame b2nd; do
+    say "fuzz seeds made, seeds and regressions replayed"
+    run_ctest build-fuzz -R '^fuzz_(seeds|replay)_' || rc=1
+    for e in $(fuzz_entries); do
         say "fuzz_$e for ${secs}s"
         mkdir -p "$dir/corpus/$e"
+        made="$dir/tests/fuzz_seeds/$e"
+        [ -d "$made" ] || made=
         # shellcheck disable=SC2086
         (cd "$dir" && "$dir/tests/fuzz_$e" -max_total_time="$secs" -rss_limit_mb=2048 \
             -max_len=65536 -timeout=20 -print_final_stats=1 -artifact_prefix="$dir/crash-$e-" \
-            "$dir/corpus/$e" ${seeds[$e]}) > "$dir/fuzz_$e.log" 2>&1 || rc=1
-        grep -E "^(stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)" "$dir/fuzz_$e.log" || true
+            "$dir/corpus/$e" ${seeds[$e]:-} $made) > "$dir/fuzz_$e.log" 2>&1 || rc=1
+        grep -E "^(stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY|fuzz check failed)" \
+            "$dir/fuzz_$e.log" || true
     done
     return $rc
 }
@@ -224,14 +240,15 @@ test_all() {
     if build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_SANITIZE=ON -DB2_WERROR=ON &&
        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
        run_ctest build-asan -E "$ASAN_EXCLUDE"; then asan=ok; fi
+    # shellcheck disable=SC2046
     if CC=clang build build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_BUILD_FUZZERS=ON \
-           -DB2_BUILD_TOOLS=OFF -DB2_BUILD_PLUGIN=OFF -- fuzz_chunk fuzz_frame fuzz_b2nd &&
+           -DB2_BUILD_TOOLS=OFF -- $(fuzz_targets) &&
        run_fuzzers; then fuzz=ok; fi
     if run_tsan; then tsan=ok; fi
     if run_valgrind; then vg=ok; fi # on the programs the release stage built
     echo "SUMMARY: configure checks: $cfg; release build + tests (C tests also with B2_SIMD=generic): $plain;" \
          "clang build + C tests: $clang; portable-kernels build without zfp + filter/chunk/zfp-refusal tests: $portable;" \
-         "asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan; libFuzzer targets ${FUZZ_SECONDS:-30}s each: $fuzz;" \
+         "asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan; libFuzzer targets ${FUZZ_SECONDS:-25}s each: $fuzz;" \
          "tsan build + thread tests: $tsan; valgrind memcheck on ${#VALGRIND_TESTS[@]} C test runs: $vg"
     [ "$cfg" = ok ] && [ "$plain" = ok ] && [ "$clang" = ok ] && [ "$portable" = ok ] && [ "$asan" = ok ] &&
         [ "$fuzz" = ok ] && [ "$tsan" = ok ] && [ "$vg" = ok ]

@@ -396,12 +396,17 @@ static void fill_special(const chunk_view *v, int64_t offset, uint8_t *dst, int6
         int32_t vs = in->cbytes - B2_HEADER_LEN;
         const uint8_t *val = v->src + B2_HEADER_LEN;
         int64_t i = 0, k = offset % vs;
-        /* first partial value, then doubling copies of what is already written */
-        for (; i < n && (k != 0 || i == 0); i++, k = (k + 1) % vs)
+        /* the rest of a value cut by offset, one whole value, then doubling
+         * copies of the whole values written (from where they start, so rows
+         * starting inside a value keep its phase) */
+        for (; i < n && k != 0; i++, k = (k + 1) % vs)
+            dst[i] = val[k];
+        int64_t whole = i;
+        for (; i < n && k < vs; i++, k++)
             dst[i] = val[k];
         while (i < n) {
-            int64_t chunk = i < n - i ? i : n - i;
-            memcpy(dst + i, dst, (size_t)chunk);
+            int64_t chunk = i - whole < n - i ? i - whole : n - i;
+            memcpy(dst + i, dst + whole, (size_t)chunk);
             i += chunk;
         }
         break;

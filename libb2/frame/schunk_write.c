@@ -245,6 +245,22 @@ static int stored_cbytes(b2_schunk *s, int64_t i)
     return rc < 0 ? rc : cb;
 }
 
+/* Whether totals after a change are ones the reader accepts for nchunks chunks
+ * (frame_load.c: nbytes 0 means no chunk; with a fixed chunk size the count
+ * follows from nbytes). They always are for frames this library wrote, but a
+ * damaged frame opens with a header total that disagrees with its chunks' sizes,
+ * and changing it must not write a frame that no longer opens or opens with
+ * other chunks. */
+static int check_totals(int64_t nchunks, int64_t nbytes, int32_t cs)
+{
+    B2_FAIL_IF(nbytes < 0 || (nbytes == 0) != (nchunks == 0) ||
+                   (cs > 0 && nbytes > 0 && (nbytes - 1) / cs + 1 != nchunks),
+               B2_ERR_CORRUPT, "the frame's nbytes disagree with its chunks: %lld chunks "
+               "would hold %lld bytes (chunk size %d)", (long long)nchunks, (long long)nbytes,
+               (int)cs);
+    return B2_OK;
+}
+
 /* Special index entries need a fixed chunk size to be read back; when the chunk
  * size is about to become variable, store them as real (32-byte) special chunks.
  * The reference leaves them as entries, producing frames it cannot read. */
@@ -288,6 +304,8 @@ static int64_t schunk_insert_chunk_body(b2_schunk *s, int64_t pos, const void *c
         if (last < cs || nb > cs || (pos != s->nchunks && nb != cs))
             cs = 0;
     }
+    if ((rc = check_totals(s->nchunks + 1, s->h.nbytes + nb, cs)) < 0)
+        return rc;
     if (cs == 0 && s->h.chunksize > 0 && (rc = materialize_specials(s)) < 0)
         return rc;
     int64_t entry;
@@ -386,6 +404,8 @@ static int64_t schunk_update_chunk_body(b2_schunk *s, int64_t pos, const void *c
     int32_t cs = s->h.chunksize, nb = info.nbytes;
     if (cs > 0 && (nb > cs || (pos != s->nchunks - 1 && nb != cs)))
         cs = 0;
+    if ((rc = check_totals(s->nchunks, s->h.nbytes - old_nb + nb, cs)) < 0)
+        return rc;
     if (cs == 0 && s->h.chunksize > 0 && (rc = materialize_specials(s)) < 0)
         return rc;
     int64_t old = s->index[pos], entry;
@@ -437,6 +457,9 @@ static int64_t schunk_delete_chunk_body(b2_schunk *s, int64_t pos)
     nb = b2_schunk_chunk_nbytes(s, pos);
     if (nb < 0)
         return nb;
+    int tc = check_totals(s->nchunks - 1, s->h.nbytes - nb, s->h.chunksize);
+    if (tc < 0)
+        return tc;
     int64_t old = s->index[pos];
     if (s->storage != B2_STORAGE_MEMORY && old >= 0) {
         int c = stored_cbytes(s, pos);

@@ -1,9 +1,11 @@
 /* Runs a fuzz target over files without libFuzzer: every regular file named, or
- * found in a named directory (one level), is passed to LLVMFuzzerTestOneInput.
+ * found in a named directory (one level, in name order), is passed to
+ * LLVMFuzzerTestOneInput (B2_FUZZ_VERBOSE=1 names each on stderr first).
  * ctest replays the seed corpora and tests/fuzz/regressions/ this way in every
- * build, so a crasher kept there fails the ordinary test run (under ASan too). */
+ * build, so a crasher kept there fails the ordinary test run (under ASan too).
+ * `--make-seeds OUTDIR paths...` instead writes the harness's own seed inputs
+ * (fuzz_make_seeds, when the harness has one) into OUTDIR. */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,52 +15,31 @@
 
 static long nfiles;
 
-static void run_file(const char *path)
+static void run_file(const char *path, void *ud)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    (void)ud;
+    struct stat st;
+    size_t len = 0;
+    uint8_t *buf = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fuzz_read_file(path, &len) : NULL;
+    if (!buf)
         return;
-    uint8_t *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    uint8_t tmp[65536];
-    while ((got = fread(tmp, 1, sizeof tmp, f)) > 0) {
-        if (len + got > cap) {
-            cap = 2 * (len + got);
-            uint8_t *nb = realloc(buf, cap);
-            if (!nb)
-                break;
-            buf = nb;
-        }
-        memcpy(buf + len, tmp, got);
-        len += got;
-    }
-    fclose(f);
-    LLVMFuzzerTestOneInput(buf ? buf : tmp, len);
+    if (getenv("B2_FUZZ_VERBOSE")) /* which input a failure comes from */
+        fprintf(stderr, "%s\n", path);
+    LLVMFuzzerTestOneInput(buf, len);
     free(buf);
     nfiles++;
 }
 
 int main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        struct stat st;
-        if (stat(argv[i], &st) != 0)
-            continue;
-        if (!S_ISDIR(st.st_mode)) {
-            run_file(argv[i]);
-            continue;
-        }
-        DIR *d = opendir(argv[i]);
-        struct dirent *e;
-        while (d && (e = readdir(d))) {
-            char p[4096];
-            snprintf(p, sizeof p, "%s/%s", argv[i], e->d_name);
-            if (e->d_name[0] != '.' && stat(p, &st) == 0 && S_ISREG(st.st_mode))
-                run_file(p);
-        }
-        if (d)
-            closedir(d);
+    if (argc >= 3 && !strcmp(argv[1], "--make-seeds")) {
+        mkdir(argv[2], 0755);
+        int n = fuzz_make_seeds ? fuzz_make_seeds(argv[2], argc - 3, argv + 3) : 0;
+        printf("%s: %d seeds written to %s\n", argv[0], n, argv[2]);
+        return n < 0;
     }
+    for (int i = 1; i < argc; i++)
+        fuzz_each_path(argv[i], run_file, NULL);
     printf("%s: %ld inputs replayed\n", argv[0], nfiles);
     return nfiles > 0 ? 0 : 77;
 }
