@@ -35,16 +35,9 @@ check = b2test.Checks()
 
 def launcher(nproc):
     """mpirun/mpiexec command line for nproc ranks, or skip when there is none."""
-    exe = os.environ.get("B2_MPIEXEC") or shutil.which("mpirun") or shutil.which("mpiexec")
-    if not exe or not os.access(exe, os.X_OK):
+    cmd = b2test.mpirun_command(nproc)
+    if cmd is None:
         b2test.skip("mpirun/mpiexec not found (Debian: openmpi-bin): the MPI tests need it")
-    ver = subprocess.run([exe, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         universal_newlines=True).stdout
-    cmd = [exe, "-np", str(nproc)]
-    if "Open MPI" in ver or "OpenRTE" in ver:
-        cmd.append("--oversubscribe")  # more ranks than cores is fine for a test
-        if os.geteuid() == 0:
-            cmd.append("--allow-run-as-root")  # CI containers run as root
     return cmd
 
 
