@@ -146,7 +146,8 @@ test_all() {
     # against Debian's openmpi HDF5, run with 1, 2 and 4 ranks (C and h5py-mpi);
     # they load the plugin of the serial build above: one file serves both HDF5s.
     if build build-mpi -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON -DB2_HDF5_PARALLEL=ON \
-           -DB2_MPI_PLUGIN_DIR="$ROOT/build/h5plugin" -- h5_parallel test_h5_mpi_read_box &&
+           -DB2_MPI_PLUGIN_DIR="$ROOT/build/h5plugin" -- h5_parallel test_h5_mpi_read_box \
+           test_h5_mpi_incompressible &&
        run_ctest build-mpi -R '^mpi_'; then
         mpi=ok
     fi

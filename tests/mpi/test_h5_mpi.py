@@ -3,7 +3,8 @@ and mpi_py_test_h5_parallel_np<N>, registered by tests/mpi/CMakeLists.txt in bui
 configured with -DB2_HDF5_PARALLEL=ON).
 
     test_h5_mpi.py --np N --kind c    mpirun examples/h5_parallel (C, parallel libhdf5),
-                                      then test_h5_mpi_read_box on the file it wrote
+                                      then test_h5_mpi_read_box on the file it wrote, and
+                                      test_h5_mpi_incompressible
     test_h5_mpi.py --np N --kind py   mpirun python3 examples/h5_parallel.py (h5py built
                                       for MPI), with B2_H5_NTHREADS=2 in every rank
 
@@ -15,7 +16,8 @@ the serial h5py and the same plugin file, checks the parallel file again:
   * h5dump reads it through the plugin (its binary dump is the array) and names the filter;
   * b2blosc_h5.read_slice (b2_h5_read_box) reads boxes across slab and chunk
     boundaries by the direct path, equal to the array.
-Environment (set by CMake): B2_MPIEXEC, B2_MPI_PLUGIN_DIR, B2_H5PAR_C, B2_H5PAR_READ_BOX.
+Environment (set by CMake): B2_MPIEXEC, B2_MPI_PLUGIN_DIR, B2_H5PAR_C, B2_H5PAR_READ_BOX,
+B2_H5PAR_INCOMPRESSIBLE.
 Skips (77) when no mpirun/mpiexec is found, or (--kind py) when h5py has no MPI build."""
 import argparse
 import os
@@ -155,13 +157,16 @@ def main():
     env.pop("B2_H5_NTHREADS", None)
 
     if a.kind == "c":
-        exe, rbox = os.environ.get("B2_H5PAR_C"), os.environ.get("B2_H5PAR_READ_BOX")
-        for p in (exe, rbox):
+        progs = [os.environ.get("B2_H5PAR_" + k) for k in ("C", "READ_BOX", "INCOMPRESSIBLE")]
+        for p in progs:
             if not check(p and os.path.isfile(p), "program %s built" % p):
                 return 1
+        exe, rbox, incompressible = progs
         out = mpirun(cmd + [exe, path], env, "h5_parallel")
         check("byte for byte the serial write's" in out, "h5_parallel compared the stored chunks")
         mpirun(cmd + [rbox, path, plugin], env, "test_h5_mpi_read_box")
+        mpirun(cmd + [incompressible, os.path.join(work, "incompressible.h5")], env,
+               "test_h5_mpi_incompressible")
     else:
         probe = subprocess.run(cmd + [sys.executable, "-c",
                                       "import h5py, mpi4py; print('mpi', h5py.get_config().mpi)"],
