@@ -43,35 +43,49 @@ static size_t compress(const b2_h5_api *api, unsigned flags, const b2_h5_params 
 {
     char err[400];
     b2_h5_ctx *ctx = b2_h5_ctx_get(p->nthreads);
-    /* An optional filter only keeps frames smaller than the chunk. Those are
-     * written into this thread's kept buffer and copied over the input, which
-     * is no longer needed: no memory is allocated per chunk, so the heap never
-     * grows and shrinks around chunk-sized buffers (fresh pages cost more than
-     * the copy). A mandatory filter may need more room: HDF5 memory then. */
+    /* An optional filter writes its frame into this thread's kept buffer and
+     * copies it over the input, which is no longer needed: no memory is allocated
+     * per chunk, so the heap never grows and shrinks around chunk-sized buffers
+     * (fresh pages cost more than the copy). A mandatory filter's frame goes to
+     * HDF5 memory. An optional filter declines incompressible chunks: HDF5 then
+     * stores them as they are with the filter's mask bit set. Parallel HDF5
+     * 1.10's collective writes (its only filtered writes) drop that bit, and the
+     * raw chunk would be read as a frame: there every chunk is kept as a frame. */
     int optional = (flags & H5Z_FLAG_OPTIONAL) != 0;
+    int decline = optional && !api->parallel;
     int in_place = optional && ctx;
     b2_h5_alloc al = in_place ? (b2_h5_alloc){ctx_alloc, ctx_release, ctx}
                              : (b2_h5_alloc){h5_alloc, h5_release, (void *)api};
     void *out = NULL;
     size_t outsize = 0, flen = 0;
     int rc = b2_h5_payload_encode(p, ctx, is_whole_chunk(p, nbytes), *buf, nbytes,
-                                 optional ? nbytes : 0, &al, &out, &outsize, &flen, err,
+                                 decline ? nbytes : 0, &al, &out, &outsize, &flen, err,
                                  sizeof err);
-    if (rc == B2_ERR_DST_TOO_SMALL && optional)
+    if (rc == B2_ERR_DST_TOO_SMALL && decline)
         return 0; /* incompressible: stored as it is (below) */
     if (rc < 0) {
         B2_H5_ERROR(api, "blosc2 filter: compression failed: %s", err);
         return 0;
     }
-    if (flen >= nbytes && optional) {
+    if (flen >= nbytes && decline) {
         /* Incompressible: HDF5 stores the chunk as it is (filter mask bit set),
          * which every reader handles and costs less space. Not an error. */
         al.release(out, al.ud);
         return 0;
     }
-    if (in_place) {
-        memcpy(*buf, out, flen); /* flen < nbytes <= *buf_size */
+    if (in_place && flen <= *buf_size) {
+        memcpy(*buf, out, flen);
         return flen;
+    }
+    if (in_place) { /* a kept incompressible frame, larger than HDF5's buffer */
+        void *big = api->allocate_memory(flen, 0);
+        if (!big) {
+            B2_H5_ERROR(api, "blosc2 filter: cannot allocate %zu bytes", flen);
+            return 0;
+        }
+        memcpy(big, out, flen);
+        out = big;
+        outsize = flen;
     }
     /* The frame was written into memory HDF5 owns from now on. */
     api->free_memory(*buf);

@@ -47,6 +47,7 @@ static int resolve_from(void *h, b2_h5_api *a)
     a->maj_pline = dlsym(h, "H5E_PLINE_g");
     a->min_callback = dlsym(h, "H5E_CALLBACK_g");
     a->handle = h;
+    a->parallel = dlsym(h, "H5Pset_fapl_mpio") != NULL;
     return a->err_cls && a->maj_pline && a->min_callback;
 }
 

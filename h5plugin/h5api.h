@@ -30,6 +30,7 @@ typedef struct b2_h5_api {
     /* addresses of HDF5's global error class / major / minor id variables */
     const hid_t *err_cls, *maj_pline, *min_callback;
     void *handle; /* where they were found (dlsym handle; RTLD_DEFAULT possible) */
+    int parallel; /* that HDF5 is a parallel build (exports H5Pset_fapl_mpio) */
 } b2_h5_api;
 
 /* What b2_h5_read_box (h5read.c) calls besides the filter's table: dataset,

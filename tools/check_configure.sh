@@ -74,6 +74,9 @@ hdf5_checks() {
     libdir=$(pkg-config --variable=libdir hdf5-serial 2>/dev/null || true)
     printf 'Name: HDF5\nDescription: fake parallel HDF5\nVersion: 1.10.8\nCflags: -I%s\nLibs: -L%s -lhdf5\n' \
         "$F/include" "${libdir:-/usr/lib/x86_64-linux-gnu/hdf5/serial}" >"$F/pkgconfig/hdf5.pc"
+    # also as hdf5-openmpi, the first module a parallel build asks for: found in
+    # PKG_CONFIG_PATH before a real one (Debian's libhdf5-openmpi-dev, which CI installs)
+    ln -sf hdf5.pc "$F/pkgconfig/hdf5-openmpi.pc"
     printf '#define MPI_VERSION 3\n#define MPI_SUBVERSION 1\nint MPI_Init(int *, char ***);\nint MPI_Finalize(void);\n' \
         >"$F/mpi/include/mpi.h"
     printf '#include "mpi.h"\nint MPI_Init(int *a, char ***b) { (void)a; (void)b; return 0; }\nint MPI_Finalize(void) { return 0; }\n' \

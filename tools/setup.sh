@@ -6,7 +6,8 @@
 #                              portable-kernels build without zfp, an
 #                              ASan+UBSan build, libFuzzer, a ThreadSanitizer
 #                              build of the thread tests, and valgrind over a
-#                              subset of the C tests; all with -Werror)
+#                              subset of the C tests; all with -Werror; and the
+#                              MPI tests in a build against the parallel HDF5)
 # Missing Debian packages are installed when running as root; otherwise the
 # exact command to run is printed and the script stops.
 set -euo pipefail
@@ -27,7 +28,8 @@ usage() {
 ensure_packages() {
     local pkgs=(build-essential clang cmake pkg-config libhdf5-dev liblz4-dev libzstd-dev zlib1g-dev
                 libmsgpack-dev libzfp-dev libxxhash-dev python3 python3-h5py python3-numpy hdf5-tools netcdf-bin
-                hdf5-filter-plugin-blosc-serial libb2-dev dpkg-dev groff-base valgrind)
+                hdf5-filter-plugin-blosc-serial libb2-dev dpkg-dev groff-base valgrind
+                libhdf5-openmpi-dev openmpi-bin python3-h5py-mpi)
     local missing=() p
     # node/npm may come from outside Debian: only ask for Debian's when absent.
     if ! command -v node >/dev/null 2>&1; then
@@ -211,7 +213,7 @@ run_valgrind() {
 # Every build of the test mode uses -Werror (B2_WERROR): gcc and clang build the
 # tree warning-free.
 test_all() {
-    local cfg=FAIL plain=FAIL clang=FAIL portable=FAIL asan=FAIL fuzz=FAIL tsan=FAIL vg=FAIL
+    local cfg=FAIL plain=FAIL clang=FAIL portable=FAIL asan=FAIL fuzz=FAIL tsan=FAIL vg=FAIL mpi=FAIL
     # Configure-only: three option combinations (tools/check_configure.sh all does
     # the 16 by hand) and the serial/parallel HDF5 choice against a fake parallel HDF5.
     if say "configure checks" && bash "$ROOT/tools/check_configure.sh" ci &&
@@ -223,6 +225,15 @@ test_all() {
     if build build -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON && run_ctest build &&
        (say "C tests again with B2_SIMD=generic"; export B2_SIMD=generic; run_ctest build -R '^test_'); then
         plain=ok
+    fi
+    # Parallel HDF5 (tests/mpi/): only the MPI example and test programs, built
+    # against Debian's openmpi HDF5, run with 1, 2 and 4 ranks (C and h5py-mpi);
+    # they load the plugin of the serial build above: one file serves both HDF5s.
+    if build build-mpi -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON -DB2_HDF5_PARALLEL=ON \
+           -DB2_MPI_PLUGIN_DIR="$ROOT/build/h5plugin" -- h5_parallel test_h5_mpi_read_box \
+           test_h5_mpi_incompressible &&
+       run_ctest build-mpi -R '^mpi_'; then
+        mpi=ok
     fi
     # clang builds everything; its C unit tests run.
     if CC=clang build build-clang -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON &&
@@ -249,9 +260,10 @@ test_all() {
     echo "SUMMARY: configure checks: $cfg; release build + tests (C tests also with B2_SIMD=generic): $plain;" \
          "clang build + C tests: $clang; portable-kernels build without zfp + filter/chunk/zfp-refusal tests: $portable;" \
          "asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan; libFuzzer targets ${FUZZ_SECONDS:-25}s each: $fuzz;" \
-         "tsan build + thread tests: $tsan; valgrind memcheck on ${#VALGRIND_TESTS[@]} C test runs: $vg"
+         "tsan build + thread tests: $tsan; valgrind memcheck on ${#VALGRIND_TESTS[@]} C test runs: $vg;" \
+         "parallel HDF5 build + MPI tests (1, 2, 4 ranks): $mpi"
     [ "$cfg" = ok ] && [ "$plain" = ok ] && [ "$clang" = ok ] && [ "$portable" = ok ] && [ "$asan" = ok ] &&
-        [ "$fuzz" = ok ] && [ "$tsan" = ok ] && [ "$vg" = ok ]
+        [ "$fuzz" = ok ] && [ "$tsan" = ok ] && [ "$vg" = ok ] && [ "$mpi" = ok ]
 }
 
 case "$MODE" in

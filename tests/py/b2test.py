@@ -63,6 +63,24 @@ def clean_env(drop=("LD_PRELOAD",), **extra):
     return env
 
 
+def mpirun_command(nproc, mpiexec=None):
+    """Command line starting nproc MPI ranks (mpiexec, $B2_MPIEXEC, mpirun or mpiexec
+    on PATH), or None when there is no launcher. Open MPI gets --oversubscribe (more
+    ranks than cores) and, as root (CI containers), --allow-run-as-root."""
+    import shutil
+    exe = mpiexec or os.environ.get("B2_MPIEXEC") or shutil.which("mpirun") or shutil.which("mpiexec")
+    if not exe or not os.access(exe, os.X_OK):
+        return None
+    ver = subprocess.run([exe, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         universal_newlines=True).stdout
+    cmd = [exe, "-np", str(nproc)]
+    if "Open MPI" in ver or "OpenRTE" in ver:
+        cmd.append("--oversubscribe")
+        if os.geteuid() == 0:
+            cmd.append("--allow-run-as-root")
+    return cmd
+
+
 def version_macros():
     """(version from the B2_VERSION_MAJOR/MINOR/PATCH macros, B2_VERSION_STRING) of
     b2_common.h, the version's one home (CMake's project() reads it too)."""

@@ -2,7 +2,7 @@
 programs in examples/ against that installation the two documented ways -- with
 pkg-config (examples/Makefile) and with find_package(b2blosc) (examples/CMakeLists.txt,
 shared and static) -- and run every program, checking its exit code and its final
-"<name>: OK" line. Also checks what the installation holds and what pkg-config says.
+"<name>: OK" line; h5_parallel (MPI) too where Debian's parallel HDF5 and mpirun are. Also checks what the installation holds and what pkg-config says.
 
 Needs B2_BUILD_DIR (a configured and built tree), cmake, make and pkg-config; skips
 (77) when one is missing. In a sanitizer build (B2_SANITIZE=ON in the cache) the
@@ -74,6 +74,40 @@ def run_example(exe, args, env, cwd, want_ok=True):
         else:
             print("  ran %-40s failed as expected (no plugin)" % label)
     return out
+
+
+def parallel_example(tmp, make, cmake, cm_args, make_cmd, pkgconfig, penv, env, renv, sanitize):
+    """h5_parallel.c built with the Makefile (pkg-config hdf5-openmpi) and with CMake
+    (-DHDF5_PREFER_PARALLEL=ON), each run with 2 MPI ranks on the installed plugin.
+    Left out, saying why, without Debian's parallel HDF5 or mpirun, and in sanitizer
+    builds (MPI's own allocations are not ours to leak-check). Returns the runs made."""
+    mpirun = bt.mpirun_command(2)
+    if sanitize or mpirun is None or subprocess.run(
+            [pkgconfig, "--exists", "hdf5-openmpi"], env=penv).returncode != 0:
+        print("note: h5_parallel left out (%s)" % ("sanitizer build" if sanitize else
+              "no mpirun" if mpirun is None else "pkg-config has no hdf5-openmpi"))
+        return 0
+    mk_dir = os.path.join(tmp, "make")
+    run(make_cmd + ["h5_parallel"], env, cwd=mk_dir)
+    cm_dir = os.path.join(tmp, "cmake-mpi")
+    ok, out = run([cmake, "-S", EXAMPLES, "-B", cm_dir, "-DHDF5_PREFER_PARALLEL=ON"] + cm_args, env)
+    if ok:
+        run([cmake, "--build", cm_dir, "--target", "h5_parallel"], env)
+    ran = 0
+    for exe in (os.path.join(mk_dir, "h5_parallel"), os.path.join(cm_dir, "h5_parallel")):
+        if not check(os.path.isfile(exe), "%s was built" % exe):
+            continue
+        work = tempfile.mkdtemp(prefix="run-mpi-", dir=tmp)
+        p = subprocess.run(mpirun + [exe, os.path.join(work, "par.h5")], cwd=work, env=renv,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
+        out = p.stdout.decode(errors="replace")
+        label = "h5_parallel (%s, 2 ranks)" % os.path.basename(os.path.dirname(exe))
+        if check(p.returncode == 0 and "h5_parallel: OK" in out, "%s exited %d" % (label, p.returncode)):
+            print("  ran %-40s ok" % label)
+        else:
+            print(out[-4000:])
+        ran += 1
+    return ran
 
 
 def main():
@@ -230,6 +264,11 @@ def main():
                 ran += 1
                 if prog == "h5_dataset" and d == "make":
                     check("registered statically" in out, "h5_dataset used b2_h5_register")
+        if plugin_built:
+            ran += parallel_example(tmp, make, cmake, cm_args, [
+                make, "-f", os.path.join(EXAMPLES, "Makefile"), "CC=" + cc, "CFLAGS=" + cflags,
+                "LDFLAGS=" + ldflags, "PKG_CONFIG=" + pkgconfig, "PKG_CONFIG_PATH=" + pcdir],
+                pkgconfig, penv, env, dict(renv, HDF5_PLUGIN_PATH=plugdir), sanitize)
         print("%d example runs, %d checks, %d failures, %.1f s" %
               (ran, check.count, len(failures), time.time() - t0))
         return 1 if failures else 0
