@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "b2_chunk.h"
+#include "b2_frame.h"
 
 /* Largest decoded size a harness allocates: special chunks declare any size in
  * 32 bytes, and filling tens of megabytes per input would be most of a run. */
@@ -131,6 +132,25 @@ static inline int fuzz_write_seed(const char *outdir, const char *name, const vo
 }
 
 /* Whole file into a malloc'ed buffer (*len bytes); NULL when unreadable. */
+/* Read every metalayer and vlmetalayer of s (their parsers are under test). */
+static inline void fuzz_read_metalayers(b2_schunk *s)
+{
+    for (int k = 0; k < b2_schunk_meta_count(s); k++) {
+        uint8_t *c = NULL;
+        int32_t len;
+        const char *name = b2_schunk_meta_name(s, k);
+        if (name && b2_schunk_meta_get(s, name, &c, &len) >= 0)
+            free(c);
+    }
+    for (int k = 0; k < b2_schunk_vlmeta_count(s); k++) {
+        uint8_t *c = NULL;
+        int32_t len;
+        const char *name = b2_schunk_vlmeta_name(s, k);
+        if (name && b2_schunk_vlmeta_get(s, name, &c, &len) >= 0)
+            free(c);
+    }
+}
+
 static inline uint8_t *fuzz_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

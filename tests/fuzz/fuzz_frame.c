@@ -37,20 +37,7 @@ static void read_all(b2_schunk *s)
             b2_schunk_get_items(s, 0, nbytes / ts, out, (size_t)nbytes);
         free(out);
     }
-    for (int k = 0; k < b2_schunk_meta_count(s); k++) {
-        uint8_t *c = NULL;
-        int32_t len;
-        const char *name = b2_schunk_meta_name(s, k);
-        if (name && b2_schunk_meta_get(s, name, &c, &len) >= 0)
-            free(c);
-    }
-    for (int k = 0; k < b2_schunk_vlmeta_count(s); k++) {
-        uint8_t *c = NULL;
-        int32_t len;
-        const char *name = b2_schunk_vlmeta_name(s, k);
-        if (name && b2_schunk_vlmeta_get(s, name, &c, &len) >= 0)
-            free(c);
-    }
+    fuzz_read_metalayers(s);
 }
 
 /* Change a writable copy as op says; returns the number of chunks it should

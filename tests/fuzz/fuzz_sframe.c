@@ -166,20 +166,7 @@ static void read_frame(b2_schunk *s, unsigned sel)
         free(all);
         free(part);
     }
-    for (int k = 0; k < b2_schunk_meta_count(s); k++) {
-        uint8_t *c = NULL;
-        int32_t len;
-        const char *name = b2_schunk_meta_name(s, k);
-        if (name && b2_schunk_meta_get(s, name, &c, &len) >= 0)
-            free(c);
-    }
-    for (int k = 0; k < b2_schunk_vlmeta_count(s); k++) {
-        uint8_t *c = NULL;
-        int32_t len;
-        const char *name = b2_schunk_vlmeta_name(s, k);
-        if (name && b2_schunk_vlmeta_get(s, name, &c, &len) >= 0)
-            free(c);
-    }
+    fuzz_read_metalayers(s);
 }
 
 /* A b2nd array at path: read whole when small, and one slice. */
