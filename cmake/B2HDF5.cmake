@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # HDF5 for the filter plugin (headers only: h5plugin/h5api.c resolves the HDF5
 # functions at run time), the b2 tool and test_h5register (headers + libhdf5).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Packaging: `cpack -G DEB` in a build tree makes one Debian package, libb2blosc,
 # holding everything `cmake --install` installs: libb2blosc.so.0 (+ .so, .a), the
 # headers in /usr/include/b2blosc/, b2blosc.pc and b2blosc_h5filter.pc, the CMake

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # b2_install_pkgconfig(<template> <name>): configure <template> into <name>.pc and
 # install it in <libdir>/pkgconfig. The file locates its prefix from its own place
 # (${pcfiledir}), so `cmake --install --prefix X` and moved installations stay right;

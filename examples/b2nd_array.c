@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* b2_nd_array.c: an N-dimensional array (b2nd, as written by c-blosc2 and python-blosc2).
  *
  * Creates a 2-D float32 array from a C buffer, reads and writes rectangular slices

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* chunk_roundtrip.c: compress one buffer into a Blosc2 chunk, inspect the chunk
  * header, decompress it whole, and decode a few items without the rest.
  *

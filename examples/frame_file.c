@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* frame_file.c: build a contiguous frame file chunk by chunk, append to it after
  * reopening, then read back a single chunk and a range of items.
  *

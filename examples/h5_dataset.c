@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* h5_dataset.c: write and read an HDF5 dataset compressed with the Blosc2 filter
  * (id 32026, the one PyTables and hdf5plugin use), from C.
  *

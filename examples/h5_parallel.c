@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* h5_parallel.c: a Blosc2-compressed HDF5 dataset (filter 32026) written and read
  * by several MPI processes through parallel HDF5 (>= 1.10.2).
  *

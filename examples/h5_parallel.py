@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """h5_parallel.py: h5_parallel.c from Python, with h5py built for MPI (Debian:
 python3-h5py-mpi, which /usr/bin/python3's h5py picks when started by mpirun).
 

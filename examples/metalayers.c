@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* metalayers.c: attach metadata to a super-chunk.
  *
  * Metalayers are fixed-size and live uncompressed in the frame header: they must be

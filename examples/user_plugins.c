@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* user_plugins.c: add your own filter and codec to libb2 (b2_plugin.h).
  *
  * Ids 160..255 belong to applications. A chunk records the ids it was made

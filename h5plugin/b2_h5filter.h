@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libb2 HDF5 filter: Blosc2, filter id 32026 ("blosc2"), interchangeable with the
  * filter PyTables and hdf5plugin ship.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The filter callback: buffer handling between HDF5 and the payload codec
  * (hdf5-filter.md §3, §5, §7). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Run-time resolution of the HDF5 API (see h5api.h for why).
  *
  * Where the symbols are looked for, in order:

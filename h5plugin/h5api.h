@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The few HDF5 functions and globals the filter needs, resolved at run time.
  *
  * The plugin never links libhdf5: it must use the copy of HDF5 that loaded it,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-thread filter state. HDF5 calls the filter with no context argument, once
  * per chunk, possibly from several threads; creating threads and touching fresh
  * memory on every chunk cost more than decoding it (new pages are zeroed and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-thread state of the filter, kept between calls (internal to the plugin). */
 #ifndef B2_H5CONTEXT_H
 #define B2_H5CONTEXT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The filter class and its callbacks (internal to the plugin). */
 #ifndef B2_H5FILTER_INTERNAL_H
 #define B2_H5FILTER_INTERNAL_H

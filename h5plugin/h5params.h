@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal interfaces of the HDF5 Blosc2 filter (filter id 32026): cd_values
  * parsing and the payload (frame) encoder/decoder for one HDF5 chunk. */
 #ifndef B2_H5PARAMS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* b2_h5_read_box: read a box of a Blosc2 (32026) dataset by decoding, for every
  * chunk it meets, only the blocks of the stored frame that hold the box. The
  * chunk's place in the file comes from H5Dget_chunk_info_by_coord; the frame is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What one stored HDF5 chunk holds: a contiguous Blosc2 frame, either a one-chunk
  * b2nd array (chunks of rank >= 2) or a plain one-chunk super-chunk
  * (hdf5-filter.md §3 steps 4-5, §4, §5 steps 2-4). */

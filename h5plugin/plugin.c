@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The filter class and b2_h5_register() for programs that link statically; the
  * dynamic-plugin pair HDF5 looks up is in plugin_entry.c (plugin module only). */
 #include <stdlib.h>

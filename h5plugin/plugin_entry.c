@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The two functions HDF5 looks up in every library of HDF5_PLUGIN_PATH. They are
  * built into the plugin module only: the static filter library (b2_h5_register())
  * must not export unprefixed names a program could link twice. */

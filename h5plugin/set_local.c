@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* set_local: complete the user's cd_values with the dataset's type and chunk
  * shape, exactly as the reference filter does (hdf5-filter.md §2). */
 #include <string.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Fast slicing of Blosc2 (filter 32026) HDF5 datasets from h5py, with libb2.
 
 Reading a small box from a dataset with large chunks makes HDF5 read and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Side by side: `b2 bench` against the reference's ref_bench_files on the shared grid.
 
 The grid of issue 17 (../shared/bench/README.md protocol, 8 MiB chunks, clevel 5):

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Side by side: `b2 bench --frame` against the reference's ref_bench_frame (c-blosc2 3.3).
 
 Run from the source tree after a Release build, e.g.

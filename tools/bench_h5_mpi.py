@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Parallel HDF5 write and read speed with 1, 2 and 4 MPI ranks: Blosc2 (filter
 32026, our plugin) with lz4 + shuffle and zstd 1 + shuffle, next to no filter and
 gzip level 4.

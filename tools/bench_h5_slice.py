@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Small boxes of a big Blosc2 HDF5 dataset: the block-wise direct path against h5py.
 
 A 2000x2000 float64 dataset with 1000x1000 chunks (8 MB each) is written through

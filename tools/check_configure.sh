@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Configure-only checks of the build options (no compiling; each run is a fresh
 # build directory under ${TMPDIR:-/tmp}, removed afterwards).
 #   bash tools/check_configure.sh all    every combination of B2_BUILD_TESTS,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Demo of the HDF5 filter 32026 (libH5Zb2.so) through h5py.
 
 Writes a deterministic, realistic 3-D float32 field (a smooth signal plus

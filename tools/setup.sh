@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Set up, build and exercise libb2 on Debian 12.
 #   bash tools/setup.sh demo   install what is missing, build, run a short demo
 #   bash tools/setup.sh test   install what is missing, build, run the test suite

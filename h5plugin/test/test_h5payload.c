@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit test of the HDF5 filter's HDF5-independent half: cd_values checks, the
  * block-shape rule (hdf5-filter.md §4 table), payload encode/decode on both
  * paths, and hostile frames (every header/trailer byte changed, truncations)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A program that links HDF5 and the filter statically (no plugin search):
  * b2_h5_register(), then write and read datasets through the C API, including
  * an optional and a mandatory filter, fletcher32 before and after Blosc2, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The HDF5 filter's payload path with user codecs and filters (b2_plugin.h):
  * it sees the process table only. A codec registered with b2_register_codec is
  * accepted in cd_values[6] and round trips through both payload kinds (b2nd and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The HDF5 filter function called from several threads at once (issue 14): 8
  * threads compress and decompress their own chunks through the filter of the
  * dynamic plugin (dlopen'ed libH5Zb2.so, H5PLget_plugin_info), as HDF5 would

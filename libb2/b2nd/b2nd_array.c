@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* b2nd array objects: opening (from frames in memory, files, sframes), creating
  * (zeros/uninit/nans/full, from a C-order buffer), copying with new chunk/block
  * shapes, squeezing, saving, and the property getters. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* NumPy dtype strings (the b2nd dtype with dtype_format 0). Only the simple
  * typestr form "<byteorder><kind><size>" is interpreted; anything else
  * (structured descriptions such as "[('x', '<f4'), ('y', '<i2')]") is kept as an

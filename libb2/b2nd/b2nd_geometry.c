@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Derived geometry of a b2nd array (spec/b2nd.md §2) and the default rule for
  * chunk and block shapes. Every product is overflow-checked because the shapes
  * come from files. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal pieces of the b2nd layer (not installed). */
 #ifndef B2_ND_INTERNAL_H
 #define B2_ND_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Changing an array's shape (spec/b2nd.md §7): resize (shrink then extend),
  * insert, append, delete. Whole chunks are inserted (as zero-special chunks) or
  * deleted, so a change in the middle of a dimension must be chunk-aligned.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reading and writing boxes of a b2nd array (spec/b2nd.md §3, §6).
  *
  * A box is visited chunk by chunk (C order over the chunk grid) and, inside a

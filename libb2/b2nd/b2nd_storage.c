@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The b2nd layer's only contact with the super-chunk: every chunk and metalayer
  * access of the array goes through these few functions, so the storage backend
  * can change without touching the geometry or slicing code. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Chunk compression (chunk.md §13): header, filters, streams, runs, stored
  * streams, memcpy fallback and zero-chunk collapse, byte-identical to
  * single-threaded c-blosc2 3.3 for the same codec library versions.

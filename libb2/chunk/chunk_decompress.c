@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Chunk decoding: whole chunks, VL-block chunks and item ranges (chunk.md §4-§11).
  *
  * Every offset and length read from the chunk is checked against the bytes that

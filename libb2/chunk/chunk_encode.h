@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal declarations of the chunk encoder (chunk.md §13): blocksize tuning,
  * the split rule, dictionary building and special-chunk headers. */
 #ifndef B2_CHUNK_ENCODE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Chunk header parsing and validation (chunk.md §3, §7, §9, §11), plus the
  * name tables of codecs, filters and special kinds. */
 #include <string.h>

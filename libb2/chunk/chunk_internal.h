@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal declarations of the chunk layer (shared by decoder and encoder). */
 #ifndef B2_CHUNK_INTERNAL_H
 #define B2_CHUNK_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Blocks described as rows of a caller's strided memory (b2_block_rows), shared
  * by the decoder (rows are destinations) and the encoder (rows are sources). */
 #include "chunk_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Automatic blocksize and split decision, reproducing c-blosc2 3.3's default
  * tuner (chunk.md §13.2-13.3) so that chunks come out byte-identical. */
 #include "chunk_encode.h"

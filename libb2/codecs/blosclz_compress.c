@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* BloscLZ encoder reproducing c-blosc2 3.3's output byte for byte
  * (blosclz.md §5). The exact choices (entropy probe, hash, off-by-one match
  * length, output-space checks) all matter for identical output, so this

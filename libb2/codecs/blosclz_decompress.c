@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* BloscLZ decoder (blosclz.md §2-3).
  *
  * Every read of src and every write of dst is checked against srclen/dstcap

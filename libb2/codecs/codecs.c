@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Codec dispatch and thin wrappers around the system LZ4, zlib and Zstd
  * libraries, with the level mappings of codecs.md §3-4. */
 #include <stdlib.h>

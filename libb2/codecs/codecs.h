@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal codec layer: BloscLZ (our own) and wrappers around the system LZ4,
  * zlib and Zstd libraries. One call compresses or decompresses one stream.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ndlz (codec 32): what both directions check before touching a stream. */
 #include "ndlz.h"
 

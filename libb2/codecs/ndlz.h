@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ndlz (codec 32), the stream format shared by ndlz_compress.c and
  * ndlz_decompress.c (plugins.md; c-blosc2's plugins/codecs/ndlz).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ndlz encoder (format in ndlz.h). It takes the reference's decisions one by
  * one (what it tries for each cell and in which order, its hash tables and when
  * they change, when it gives up), so a block gives the reference's bytes. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ndlz decoder (format in ndlz.h). It needs no hashing, so it is built with or
  * without libxxhash. The reference's decoder trusts parts of the stream; this
  * one checks every read against the stream and writes only inside the block,

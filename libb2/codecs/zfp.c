@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* zfp plugin codecs (plugins.md): 33 fixed accuracy, 34 fixed precision, 35
  * fixed rate, on the system libzfp (1.0, the release the reference vectors were
  * made with). Each block is one zfp stream of the block shape as the zfp field

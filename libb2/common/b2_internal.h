@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal helpers shared by every layer (not installed). */
 #ifndef B2_INTERNAL_H
 #define B2_INTERNAL_H

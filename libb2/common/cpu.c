@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Runtime CPU feature detection for the SIMD kernels, resolved once per process
  * (pthread_once): the dispatchers ask for the level on every block row, so it
  * must cost a load, not a getenv. B2_SIMD=generic|sse2|avx2 caps the level;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Error strings, detailed error messages and version (b2_common.h).
  *
  * The detail of a failure is formatted where it happens (B2_FAIL in

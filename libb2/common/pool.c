@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Persistent worker pool (see pool.h).
  *
  * One mutex guards all of the pool's state. A run starts by bumping a generation

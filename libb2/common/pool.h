@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A small persistent worker pool, owned by a context (no global state; not
  * installed). Worker threads are created on the first run that needs them and
  * then sleep on a condition variable between runs, so a multi-threaded call

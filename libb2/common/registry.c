@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* User filters and codecs (b2_plugin.h): the process table, registries
  * attached to contexts, lookups, and the calls into user functions.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal side of the user filter and codec registry (registry.c; public
  * side in b2_plugin.h): lookups and the calls into user functions, which turn
  * their failures into recorded errors naming the id. */

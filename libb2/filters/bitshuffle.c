@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bit shuffle (filters.md §3): portable kernel and runtime dispatcher.
  * e = n / ts elements, e8 = e rounded down to a multiple of 8; the first e8*ts
  * bytes become 8*ts rows of e8/8 bytes (row 8j+b = bit b of byte j of every

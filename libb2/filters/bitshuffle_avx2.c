@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* AVX2 bit shuffle kernels: the scheme of bitshuffle_sse2.c with 32 groups of 8
  * elements per step. */
 #if defined(__x86_64__) || defined(__i386__)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SSE2 bit shuffle kernels for every typesize up to B2_BITSTRIP_MAX_TS: strips of
  * elements are byte-(un)shuffled in L1 (simd_kernels.h), and each byte plane's
  * 8x8 bit blocks are transposed with three delta swaps per 64-bit lane, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Bytedelta (plugins.md, ids 34 and 35): the block is read as `typesize`
  * consecutive streams of n / typesize bytes each (after a byte shuffle these
  * are the byte planes); every byte is stored as its difference (mod 256) from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Setting up a cell walk (cells.h). */
 #include <stdint.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Walking one block cell by cell, for the ndcell and ndmean filters
  * (plugins.md): the block is tiled with cells, visited in C order of the cell
  * grid, and each cell's rows (runs along the last dimension) in C order of the

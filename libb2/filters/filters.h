@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal filter layer: byte shuffle, bit shuffle, delta, trunc_prec, and the
  * 6-slot pipeline applied to one block (filters.md). None of these functions
  * writes into its source buffer unless it says "in place". */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The six-slot filter pipeline on one block (filters.md §1): forward applies
  * slots 0..5, backward undoes slots 5..0 (TRUNC_PREC and INT_TRUNC have no
  * inverse and are skipped). Besides the four core filters it runs the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* AVX2 byte shuffle kernels for units 2, 4, 8 and 16 (other units use the
  * portable loop), 32 elements per step. Shuffles of units 4 to 16 and
  * unshuffles of 8 and 16 use interleave rounds within 128-bit lanes (the

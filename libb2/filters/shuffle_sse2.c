@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SSE2 byte shuffle kernels for units 2, 4, 8 and 16 (other units use the
  * portable loop). Shuffles of units 4 to 16 take four interleave rounds (the
  * "wide" step below); unit 2 and every unshuffle transpose 16 elements = `unit`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SIMD kernels of the shuffle filters and the portable pieces they share.
  * Every kernel accepts any (unit, n): units it has no vector code for, and the
  * elements left over after the last whole vector, go through the portable

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Truncate precision (filters.md §5): zero the z low mantissa bits of every
  * float32/float64 element. Lossy and without inverse; the decoder skips it. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Compaction of contiguous frames: copy the live chunks in logical order into a
  * fresh frame (memory: a new buffer; file: a temporary file renamed into place,
  * so that a crash leaves the old or the new frame). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Block geometry of a frame that holds a b2nd array: the ndcell, ndmean, ndlz
  * and zfp plugins work on blocks of the array's block shape, which only the
  * "b2nd" metalayer records (plugins.md). The frame layer reads ndim and the

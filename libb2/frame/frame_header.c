@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Frame header (frame.md §2-§3): the fixed 87 bytes, read and rewritten by
  * position like the reference does, and the metalayers section.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The offsets index (frame.md §5): an ordinary chunk of little-endian int64
  * entries, one per logical chunk; negative entries mark special chunks. */
 #include <string.h>

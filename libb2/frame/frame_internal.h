@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal state and helpers of the frame layer (not installed). */
 #ifndef B2_FRAME_INTERNAL_H
 #define B2_FRAME_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Frame-relative I/O on the storage of a contiguous frame (a memory buffer or a
  * file at some offset), plus atomic whole-file replacement and a write-counting
  * hook that lets tests simulate a crash at any write boundary. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Partial reads of chunks that live on disk (frame.md §9.2): to decode a range of
  * items only the chunk header, bstarts, dictionary and the blocks holding the range
  * are read. The bytes are placed at their own offsets in a chunk-sized buffer, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Opening a frame: validate every size, offset and count of header, trailer and
  * index before use (frame.md §9.1), then keep the decoded state in b2_schunk. */
 #include <errno.h>

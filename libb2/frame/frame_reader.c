@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Readers of a super-chunk (frame_rd, frame_internal.h). Every read call takes
  * one from the handle's stack of idle readers and gives it back when done, so
  * threads reading one shared handle each decode with their own context and

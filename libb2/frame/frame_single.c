@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A one-chunk contiguous frame assembled around a chunk already placed in the
  * caller's buffer: what the HDF5 filter stores for every dataset chunk. The
  * chunk is compressed straight to its final place, so neither the chunk nor

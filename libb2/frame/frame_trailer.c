@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Frame trailer (frame.md §6): vlmetalayers (each a Blosc2 chunk), trailer length
  * and an unused fingerprint. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Metalayers (uncompressed, fixed size, in the header) and vlmetalayers
  * (compressed chunks in the trailer). */
 #include <errno.h>

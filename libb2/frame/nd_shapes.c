@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The shape part of a "b2nd" metalayer, read scalar by scalar (nd_shapes.h). */
 #include "nd_shapes.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Reading the shape part of a "b2nd" metalayer (b2nd.md §2) with msgpack-c, one
  * scalar at a time: every marker is checked before msgpack-c sees it, so hostile
  * content never makes it allocate for a declared array or string size. Shared by

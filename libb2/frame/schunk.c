@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Super-chunk objects: opening from memory or files, properties, and reading
  * chunks (regular chunks from storage, special index entries synthesised). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Modifying contiguous and sparse frames.
  *
  * Memory frames follow the reference layout exactly (frame.md §8): new chunk bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Writes on a full disk (issue 14).
  *
  * Each modifying operation (append, insert, update, delete, reorder, metalayer

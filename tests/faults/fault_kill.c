@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* kill -9 of a real writer (issue 14).
  *
  * A child process performs the seeded workload (workload.h: appends, inserts,

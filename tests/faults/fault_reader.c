@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A reader process beside a writer process (issue 14).
  *
  * A child writes the seeded workload (workload.h) to a file frame or a sparse

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers of the real-fault tests (tests/faults/): scratch directories, the b2
  * program's verify, copies of frames, clocks. */
 #ifndef B2_FAULT_HARNESS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The fault tests' workload (workload.h). */
 #include <stdio.h>
 #include <stdlib.h>

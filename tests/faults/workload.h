@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A deterministic workload for the real-fault tests (tests/faults/): a seeded
  * sequence of modifications of a file or sparse frame, a model of the state
  * after each one, and a reader that turns a frame back into that model.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fuzz target: a b2nd array opened from the input as a frame (b2_nd_open_buffer),
  * read whole, then boxes the input's last bytes choose read three ways that must
  * agree: b2_nd_get_slice_cbuffer, the same box cut from the whole array, and a

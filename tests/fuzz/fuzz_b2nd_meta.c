@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fuzz target: the "b2nd" metalayer on its own. b2_nd_meta_decode (the b2nd
  * layer's full decoder), then b2_nd_meta_encode of what it decoded and a second
  * decode, which must give the same array description; the frame layer's shape

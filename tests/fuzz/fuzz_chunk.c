@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fuzz target: one chunk. b2_chunk_get_info, b2_chunk_decompress with 1 and 2
  * threads (same bytes), VL blocks, b2_chunk_getitem of a range (the same bytes
  * as that part of the whole), b2_chunk_decompress_rows into strided rows (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared limits and helpers of the fuzz harnesses: what a harness refuses to
  * attempt so a run measures parsing, not allocation of sizes the input merely
  * declares; parameters drawn from the input; seed files. */

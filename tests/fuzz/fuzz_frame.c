@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fuzz target: a contiguous frame in memory (b2_schunk_open_buffer). Every chunk
  * is looked at (sizes, special kind, view, copy) and decoded, items are read
  * across chunks, every metalayer and vlmetalayer is read. Then the frame is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fuzz target: the HDF5 filter function b2_h5_filter (filter 32026), called
  * directly as HDF5 would, with cd_values and the chunk taken from the input:
  *   byte 0      flags: 1 decompress (H5Z_FLAG_REVERSE), 2 optional filter,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fuzz target: compression round trips with parameters drawn from the input.
  *   byte 0      codec: blosclz, lz4, lz4hc, zlib, zstd, ndlz, zfp_acc, zfp_prec, zfp_rate
  *   byte 1      clevel (mod 10)        byte 2  the codec's meta byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fuzz target: frames read from storage. The input packs a directory: records
  * of [id u8][length u32 LE][bytes] (a length past the end takes the rest), id
  * 0xFF being chunks.b2frame and any other id the chunk file %08X.chunk. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Fuzz target: one codec or filter on a raw stream, without a chunk around it,
  * so the fuzzer reaches each decoder with any bytes at all. Byte 0 picks the
  * kernel, bytes 1-7 its parameters, the rest is the stream:

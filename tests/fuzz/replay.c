@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Runs a fuzz target over files without libFuzzer: every regular file named, or
  * found in a named directory (one level, in name order), is passed to
  * LLVMFuzzerTestOneInput (B2_FUZZ_VERBOSE=1 names each on stderr first).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The HDF5 plugin under parallel HDF5, from N MPI ranks (ctest mpi_test_h5_parallel_np<N>
 and mpi_py_test_h5_parallel_np<N>, registered by tests/mpi/CMakeLists.txt in builds
 configured with -DB2_HDF5_PARALLEL=ON).

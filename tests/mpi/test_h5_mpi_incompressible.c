@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Incompressible chunks written collectively through the optional filter (as h5py
  * always sets it). Serially the filter declines them and HDF5 stores them raw with
  * the filter's mask bit set; parallel HDF5 1.10 drops that bit in collective

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* b2_h5_read_box (fast slicing, b2_h5filter.h) from every rank of an MPI job, on
  * the file examples/h5_parallel.c wrote in parallel:
  *   - opened with the MPI-IO driver (collectively), every rank's box must come

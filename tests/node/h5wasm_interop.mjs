@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Cross-check with h5wasm + h5wasm-plugins (the HDFGroup Blosc2 filter built to
 // WebAssembly), driven by tests/py/test_h5plugin_h5wasm.py. Usage:
 //   node h5wasm_interop.mjs write FILE   write datasets with filter 32026; prints

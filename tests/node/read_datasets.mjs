@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Read every dataset of an HDF5 file with h5wasm + h5wasm-plugins (the HDFGroup
 // Blosc2 filter built to WebAssembly), for tests/py/test_h5wasm_*.py. Usage:
 //   node read_datasets.mjs FILE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Shared helpers for the Python tests: locating the b2 program and the
 reference vectors, running b2, checking results against the manifest, and
 skipping (exit 77) with a clear reason."""

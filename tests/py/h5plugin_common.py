@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Shared helpers for the HDF5 filter plugin tests (tests/py/test_h5plugin_*.py).
 
 setup() must run before h5py is imported: it points HDF5_PLUGIN_PATH at the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Shared by tests/py/test_h5wasm_*.py: reading HDF5 files with h5wasm +
 h5wasm-plugins (the HDFGroup Blosc2 filter compiled to WebAssembly, the
 reference decoder here), versions pinned in tests/node/package-lock.json.

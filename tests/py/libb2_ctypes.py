@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Minimal ctypes binding of libb2's public frame and b2nd API (libb2/include/b2blosc/
 b2_frame.h, b2_nd.h), for tests that need frames the b2 program cannot write yet
 (several chunks, metalayers, vlmetalayers, special chunks).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`b2` on b2nd arrays: `cat` of every reference array against the manifest,
 `info --json` geometry and metalayers against it, `slice` boxes compared with
 NumPy slicing of the whole array, and compress -> cat round trips (contiguous

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Compact arrays: for every public b2nd vector c-blosc2 made from a buffer,
 `b2 compress` given the same data and parameters writes a file no larger than
 the reference's (and reports how many are the same size and byte-identical)."""

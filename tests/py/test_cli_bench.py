@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`b2 bench` (shared/bench/README.md protocol): JSON lines with the protocol's
 fields, one per file and parameter combination; ratio = nbytes / cbytes and cbytes
 equal to what `b2 compress` writes for the same parameters; the table form;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`b2 bench --frame`: the frame and b2nd timings whose lines pair with the
 reference's ref_bench_frame. On a small run (4 appends, one rep) every expected
 line must be present once with positive, ordered numbers (min <= median <= max),

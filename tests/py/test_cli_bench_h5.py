@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`b2 bench --hdf5`: the HDF5 filter benchmark (our filter 32026 vs Blosc1's 32001
 vs gzip) through the HDF5 C API, on 8 MiB datasets with one chunk shape and one
 round. Every row must carry real measurements: positive speeds, our filter

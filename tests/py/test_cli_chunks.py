@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Command-line behaviour of `b2` on chunks: exit codes and messages, `b2 info`
 text and JSON, compress -> cat round trips through stdin for every codec and
 several filter pipelines, explicit filter slots, and (when the reference vectors

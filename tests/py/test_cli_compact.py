@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`b2 compact` and the dead bytes `b2 info` reports: a frame file grown chunk by
 chunk (each commit leaves its old index and trailer behind), a b2nd array (which
 `b2 compress` must already write compact) and every contiguous reference frame

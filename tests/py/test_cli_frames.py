@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`b2` on contiguous and sparse frames: `cat` of every reference frame against
 the manifest, `info --json` against the manifest's frame description (sizes,
 chunk specials, metalayers and vlmetalayers byte for byte), `info` text, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`b2` and plugin / user codec and filter ids: `compress --codec NAME|ID` (plugin
 names with '-' or '_', numeric ids, unregistered user ids refused naming the
 id), `--codec-meta` (header byte 23, signed values), numeric ids in `--filter`

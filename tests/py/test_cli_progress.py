@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Progress bar of long `b2 compress` / `b2 verify` runs: drawn on stderr when
 stderr is a terminal (checked under a pseudo-terminal) and the input reaches
 B2_PROGRESS_MIN_BYTES (lowered here so small inputs qualify); absent when

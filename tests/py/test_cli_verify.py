@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """`b2 verify`: every reference chunk/frame/array/HDF5 file verifies clean
 (exit 0); damaged copies (a chunk header overwritten in a frame, a chunk file of
 a sparse frame truncated or deleted, a stored HDF5 chunk overwritten) exit 1

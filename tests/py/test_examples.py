@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Install libb2 from the build directory into a temporary prefix, then build the
 programs in examples/ against that installation the two documented ways -- with
 pkg-config (examples/Makefile) and with find_package(b2blosc) (examples/CMakeLists.txt,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Fast HDF5 slicing (b2_h5_read_box and python/b2blosc_h5.py) against h5py.
 
 Every read is compared with h5py's ordinary read of the same key:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Hostile stored chunks: write mutated frames with write_direct_chunk (filter
 mask 0, so HDF5 hands them to our filter on read) and read them back. Every read
 must either fail with an HDF5 error (OSError in h5py) or return data; the process

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """HDF5 filter 32026 read/write paths against numpy: datasets of ranks 1..8, dtypes
 of item size 1, 2, 4, 8 and 16 (u1, i2, f4, f8, complex128 / a 16-byte compound),
 chunk shapes whose edge chunks are partial in every dimension (and chunk dims of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Interop with h5wasm + h5wasm-plugins (the HDFGroup Blosc2 filter compiled to
 WebAssembly, versions pinned in tests/node/package-lock.json), both ways:
 h5wasm writes datasets with filter 32026 and h5py reads them through our plugin;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Read every HDF5 reference vector (B2_INTEROP_DIR/hdf5/*.h5, written by the
 reference Blosc2 filter and by a WebAssembly build of the HDFGroup one) through
 our plugin and compare each dataset with the manifest's length and sha256.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """HDF5 datasets whose chunks use the registered plugin filters and codecs.
 
   * Every b2nd plugin vector (ndcell, ndmean, ndlz, zfp, bytedelta, int_trunc:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Write datasets through h5py with filter 32026 (our plugin) and read them back:
 ranks 1-4, 9 and 17, integer/float dtypes of both byte orders, compound and array
 types, edge chunks, chunk dimensions of 1, every codec x Blosc2 filter, several

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The HDF5 and netCDF command-line tools with our plugin (HDF5_PLUGIN_PATH):
 h5repack -f UD=32026,... compresses an uncompressed file and h5diff finds no
 difference; h5repack -f NONE undoes it; h5dump prints the filtered data exactly

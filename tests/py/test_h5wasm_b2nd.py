@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """b2nd frames as HDF5 chunks, read by the reference filter (h5wasm-plugins'
 Blosc2 filter in WebAssembly), for ranks 2..8 (the reference's c-blosc2 2.x
 limit), many dtypes, and chunk shapes that are not multiples of the block shape:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Codec x filter matrix through our plugin, decoded by the reference filter
 (h5wasm-plugins' Blosc2 filter in WebAssembly): blosclz, lz4, lz4hc and zstd
 (the wasm build has no zlib) x no filter, shuffle, bitshuffle and delta, each

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Our frames as HDF5 chunks, read by the reference filter (h5wasm-plugins'
 Blosc2 filter in WebAssembly): frames built with libb2 (ctypes, libb2_ctypes.py)
 holding several chunks, fixed metalayers, vlmetalayers and special-value chunks

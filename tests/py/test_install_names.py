@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Installed names coexist with the system: install libb2 from the build tree into
 a temporary prefix next to Debian's libb2-dev (BLAKE2, in /usr) and check that
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Decode every reference chunk (manifest.json and compat/manifest.json, VL-block
 chunks included) with `b2 cat` using 1 and 2 threads, check length and sha256,
 and compare `b2 info --json` with the header fields the manifest records."""

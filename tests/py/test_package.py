@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The Debian package (cmake/B2Package.cmake): configure a packaging tree of the
 sources with -DCMAKE_INSTALL_PREFIX=/usr (Release, no tests), build it, run
 `cpack -G DEB`, then check

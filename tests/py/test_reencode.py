@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Re-encode test: decode every reference chunk whose manifest entry says
 checks.reencode_identical, compress the result again with the same parameters
 through `b2 compress --threads 1`, and compare with the reference bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* b2nd reads against a "plain decode" oracle built in this file.
  *
  * The oracle never calls the b2nd read path: for each chunk it takes the stored

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* b2nd metalayer codec, validation, dtype strings, derived geometry and the
  * default shape rule, checked against the worked examples of spec/b2nd.md. */
 #include <stdio.h>

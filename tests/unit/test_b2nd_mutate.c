@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Mutation test over the b2nd interop vectors: mutate the "b2nd" metalayer (bytes
  * flipped, fields set to edge values, truncated) and, less often, the rest of the
  * frame; opening and reading each mutant must fail cleanly or succeed, never crash,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* b2nd array operations: fills, from/to buffers, files and sframes, resize /
  * insert / append / delete (the spec's verified examples, then random sequences
  * against a brute-force model), copy with new chunk/block shapes, squeeze. */

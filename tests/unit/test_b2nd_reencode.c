@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Writing b2nd arrays byte-for-byte like c-blosc2: rebuild each single-threaded
  * reference vector made by b2_nd_from_cbuffer or b2_nd_zeros + set_slice (same
  * shapes, dtype, cparams, user metalayers and vlmetalayers, same operations) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Randomized get/set-slice tests of b2nd arrays against a brute-force C-order
  * model (ndim 1..16, shapes not multiples of chunks, chunks not multiples of
  * blocks, several typesizes and fills), plus the partial-decoding check: a small

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every b2nd interop vector decodes to its manifest length and sha256, both through
  * the whole-array read and through slices; its metalayer decodes to the manifest's
  * array description and re-encodes to the same bytes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* BloscLZ unit tests: the worked examples of blosclz.md §6 (exact bytes),
  * hand-made far forms, decoder robustness against random and mutated input,
  * encoder -> decoder round trips, and a rough speed figure. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Byte-exact check of the BloscLZ codec against c-blosc2's output: walks the
  * reference chunks in $B2_INTEROP_DIR/chunks, parses them directly (chunk.md
  * §3-5, independent of our chunk layer), decodes every BloscLZ stream and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Chunk decoder checks over every reference chunk vector, beyond "decodes to the
  * expected SHA-256" (which tests/py/test_interop_chunks.py covers):
  *  - 1, 2 and 3 decoder threads give identical bytes;

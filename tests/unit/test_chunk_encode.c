@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Chunk encoder tests: the automatic blocksize rule (chunk.md §13.2 examples),
  * the worked chunks of §17 as exact bytes, special chunks and re-encoding
  * against the reference vectors, and random round-trip properties (decode ==

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Mutation test for the chunk decoder: every reference chunk vector is truncated,
  * bit-flipped and given extreme header values; each mutant must either decode or
  * return an error code — never crash, hang or touch memory it does not own (run

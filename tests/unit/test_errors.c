@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Errors with detail: every failure leaves "<b2_strerror>: <detail> (<function>)"
  * on the calling thread (b2_last_error_message) and in the context the call was
  * made on (b2_{cctx,dctx,schunk,nd}_last_error); the detail names the offending

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Filter layer tests: the worked examples of filters.md as exact bytes, every
  * SIMD kernel against the portable one and a bit-by-bit reference, inverse
  * round trips, and pipeline round trips (src never modified).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Crash consistency of file-backed frames (contiguous file and sparse directory).
  *
  * For each modifying operation and each write boundary N, the operation runs with

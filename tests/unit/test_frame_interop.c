@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every cframe/sframe vector written by c-blosc2 (manifest.json and
  * compat/manifest.json) must decode to its recorded SHA-256, through the file
  * reader and the in-memory reader, with matching header properties, metalayers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Partial reads from on-disk frames read only the blocks they need: item ranges
  * from file and sparse frames must equal the full decode for many chunk shapes
  * (compressed, memcpyed, delta, dictionary, non-monotonic bstarts from 2 threads),

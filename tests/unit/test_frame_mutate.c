@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Hostile frames must give errors, never crashes, hangs or out-of-bounds access:
  * every prefix truncation, random byte flips, extreme values in every header,
  * trailer and index field, on small seed frames (built here, plus a few reference

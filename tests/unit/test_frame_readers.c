@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Readers of a frame that a writer goes on modifying: the two ways a reader went
  * wrong, replayed step by step (tests/faults/fault_reader.c found them with
  * real processes).

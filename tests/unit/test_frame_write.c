@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Writing super-chunks: every operation on memory, file and sparse storage,
  * checked against a model after each step and again after reopening; metalayer
  * rules; and byte-identical re-creation of reference frames (when B2_INTEROP_DIR

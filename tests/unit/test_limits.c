@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Memory limits against small inputs that declare huge sizes.
  *
  * A few dozen bytes can legitimately describe gigabytes (a run stream fills a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ndcell (32) and ndmean (33). The reference's b2nd vectors using them
  * ($B2_INTEROP_DIR/plugins, n00..n03) decode to their sha256 through the b2nd
  * layer and through the frame layer alone (chunks placed into the array here),

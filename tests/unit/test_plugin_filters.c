@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Registered plugin filters ndcell (32), ndmean (33), bytedelta (34 decode
  * only, 35) and int_trunc (36), the ndlz codec (32) when built with libxxhash
  * and the zfp codecs (33..35) when built with libzfp: the plugin vectors

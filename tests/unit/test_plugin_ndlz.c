@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ndlz (codec 32) by hand; the reference's own streams are checked by
  * test_plugin_filters (vectors n04, n05).
  *   - streams worked out by hand: a literal cell, a run cell, a cell match, an

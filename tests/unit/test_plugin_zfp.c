@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* zfp codecs 33 (fixed accuracy), 34 (fixed precision), 35 (fixed rate) by hand:
  * one-block chunks of a smooth field for ranks 1-4, float and double, in every
  * mode (accuracy within its tolerance, fixed-rate streams of the exact size);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Worker pool tests: many runs of tiny work-sharing jobs with 1, 2, 3 and 8
  * workers (each worker index used at most once per run and below n, every work
  * item done exactly once, the items' plain writes visible after the run); runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* User filters and codecs (b2_plugin.h): a byte-reversing XOR filter and a
  * run-length codec registered in the process table and in a b2_registry, round
  * trips through every layer (chunk: whole, getitem, rows, split streams; frames

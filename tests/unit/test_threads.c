@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Thread safety (issue 14). Runs in every build with small sizes, and in CI's
  * ThreadSanitizer build (-DB2_TSAN=ON), where any data race fails the test:
  *  1. 8 threads, each with its own contexts and objects, compress and decompress

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared declarations of the b2 command-line program: the subcommand table,
  * exit codes, file helpers, object-kind detection and the JSON writer. */
 #ifndef B2CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* b2 bench --frame: super-chunk, frame and b2nd timings, line for line the
  * scenarios of the reference program ref_bench_frame (c-blosc2 3.3) with the
  * same labels, so the two outputs can be paired by name

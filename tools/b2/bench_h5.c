@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* b2 bench --hdf5: our HDF5 filter 32026 against Blosc1's 32001 (when its plugin
  * is installed) and HDF5's gzip, measured through the HDF5 C API the way users
  * meet them: whole-file writes (create + H5Dwrite + close) and whole-dataset

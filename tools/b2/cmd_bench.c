@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* b2 bench: the benchmark protocol of shared/bench (README there). Each file is
  * compressed as one chunk with an automatic blocksize; after one warm-up, every
  * round times a memcpy of the buffer, a compression and a decompression (the

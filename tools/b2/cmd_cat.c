@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `b2 cat FILE` (decoded bytes to stdout) and `b2 decompress IN OUT` (the same
  * into a file, written atomically). The kind of input is detected from its
  * content; each kind has one decode function below. */

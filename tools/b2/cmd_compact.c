@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `b2 compact FILE...`: rewrite contiguous frame files (and b2nd arrays stored
  * in them) without dead space. The library writes to a temporary file and
  * renames it into place, so an interruption leaves the old or the new frame. */

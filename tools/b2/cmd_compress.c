@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `b2 compress [options] IN OUT`: compress a file into one Blosc2 chunk, a
  * contiguous frame, a sparse frame or a b2nd array (compress_frame.c does the
  * containers; the kind comes from --format, --sparse or OUT's extension).

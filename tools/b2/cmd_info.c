@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `b2 info FILE... [--json]`: what an object's header says, in words or as one
  * JSON object per file (key names are documented in README.md and stable). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `b2 slice FILE SPEC`: the bytes of part of an array. For a b2nd array SPEC is
  * one START:STOP per dimension (NumPy-like: omitted bounds mean the ends,
  * negative ones count from the end, a single index I means I:I+1, missing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `b2 verify FILE...`: decode everything and report each bad piece by index
  * with the library's reason. Unlike cat it keeps going after a bad chunk, so
  * one run lists all the damage. Exit 0 when every file is sound, 1 otherwise. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `b2 compress` into containers: a contiguous frame (.b2frame), a sparse frame
  * directory (--sparse) or a b2nd array (.b2nd). The output is built under a
  * temporary name next to OUT and renamed into place only when complete, so an

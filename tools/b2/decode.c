@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Decoding whole objects to a stream: a chunk's bytes, a super-chunk's chunks in
  * order (uninit chunks as zeros: their content is unspecified, zeros are the one
  * deterministic choice), or a b2nd array in C order without padding, produced

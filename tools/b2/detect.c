@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Recognising what a file holds from its bytes (never its name): a chunk, a
  * contiguous frame, a b2nd array (a frame with a "b2nd" metalayer) or, for a
  * directory, a sparse frame. Only cheap structural checks are done here; the

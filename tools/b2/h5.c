@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* HDF5 files whose datasets use the Blosc2 filter (id 32026): `info` shows each
  * dataset's filter pipeline with the Blosc2 cd_values decoded and a summary of
  * every stored chunk (each is a frame, or a b2nd frame, that our library opens

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* `b2 info` for frames, sparse frames and b2nd arrays: the fixed header fields
  * (read from the raw header bytes, which say what the writer recorded), the
  * super-chunk totals, metalayers and vlmetalayers (msgpack shown as JSON, other

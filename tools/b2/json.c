@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A tiny JSON writer: enough for `b2 info --json` style flat objects with
  * arrays. Strings are escaped per RFC 8259 (control bytes as \u00XX). */
 #include <math.h>

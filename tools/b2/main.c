@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* b2: command-line front end of libb2. Dispatches to one function per
  * subcommand (cmd_*.c); adding a subcommand means adding a row to `commands`. */
 #include <string.h>

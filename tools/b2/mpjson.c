@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Metalayer contents shown as JSON: msgpack (what b2nd and most writers store)
  * is converted value by value with msgpack-c; anything else is shown as hex.
  * Binary strings and extension values have no JSON form and become hex strings

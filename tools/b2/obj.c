@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Opening any Blosc2 object the tool understands into one handle: a chunk (kept
  * in memory), a contiguous frame (opened from its file so big frames are read
  * lazily, or from memory when it comes on stdin), a sparse-frame directory, or a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A one-line progress bar on stderr for long operations. It is drawn only when
  * stderr is a terminal (never into logs or pipes) and the job is big enough to
  * be worth it: B2_PROGRESS_MIN_BYTES (default 100 MB) lets tests force it on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Messages, option parsing and file helpers shared by the subcommands. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libb2 chunk layer: one Blosc2 chunk (header, blocks, streams), its codecs and
  * filters, compression, decompression and partial decoding (getitem).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libb2 — common definitions shared by every layer: version, error codes,
  * error messages, codec and filter ids.
  *

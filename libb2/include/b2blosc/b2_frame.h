@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libb2 super-chunks and frames: an ordered list of Blosc2 chunks stored as a
  * contiguous frame (in memory or in a file) or as a sparse frame (a directory
  * with one file per chunk), plus fixed-size metalayers and variable-length

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libb2 b2nd: N-dimensional arrays stored in a super-chunk (b2_frame.h) that carries
  * a "b2nd" metalayer (spec/b2nd.md). Each chunk of the super-chunk is one padded
  * N-d chunk of the array; each Blosc2 block inside it is one padded N-d block.

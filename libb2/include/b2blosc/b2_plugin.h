@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* libb2 user filters and codecs: an application adds its own filter (a forward
  * and a backward function) or codec (a compress and a decompress function)
  * under an id in 160..255, the range Blosc2 keeps for user plugins. Chunks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* CHECK for the C test programs (tests/unit/test_*.c, h5plugin/test/test_*.c).
  *
  * CHECK(cond, fmt, ...) counts one check; when cond is false it counts a failure

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Minimal recursive-descent JSON parser for the test suite (see manifest.h). */
 #include "manifest.h"
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Minimal JSON reader for tests: parses a whole document into a tree of nodes
  * (enough for the interop manifest.json). Not for hostile input beyond tests. */
 #ifndef B2_TEST_MANIFEST_H

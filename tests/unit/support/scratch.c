@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Scratch files for the tests (scratch.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Scratch files for the tests: a private temporary directory and its removal. */
 #ifndef TEST_SCRATCH_H
 #define TEST_SCRATCH_H

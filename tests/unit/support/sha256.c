@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Plain FIPS 180-4 SHA-256, written for the b2nd tests (speed is not a goal). */
 #include <stdio.h>
 #include <string.h>

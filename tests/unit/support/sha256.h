@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SHA-256 for the tests (checking decoded bytes against manifest digests). */
 #ifndef TEST_SHA256_H
 #define TEST_SHA256_H
