@@ -34,6 +34,41 @@ b2_schunk *b2_schunk_alloc(const b2_cparams *cp)
     return s;
 }
 
+/* A sparse frame names each chunk file once (sframe.md §4: ids are never shared),
+ * so a repeated id is corruption; refusing it also keeps a tiny run-length index
+ * from making every read reopen one file millions of times. */
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int check_sparse_ids(b2_schunk *s)
+{
+    if (!s->index) { /* one value for every entry */
+        B2_FAIL_IF(s->nchunks > 1 && b2_frame_index_special(s->index_uniform) == 0, B2_ERR_CORRUPT,
+                   "all %lld index entries name chunk file %08llX", (long long)s->nchunks,
+                   (unsigned long long)s->index_uniform);
+        return B2_OK;
+    }
+    int rc = FRAME_MEM_CHECK(s, s->nchunks * (int64_t)sizeof(int64_t), "the chunk ids");
+    if (rc < 0)
+        return rc;
+    int64_t *ids = malloc((size_t)s->nchunks * sizeof *ids + 1), n = 0;
+    if (!ids)
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
+    for (int64_t i = 0; i < s->nchunks; i++)
+        if (b2_frame_index_special(s->index[i]) == 0)
+            ids[n++] = s->index[i];
+    qsort(ids, (size_t)n, sizeof *ids, cmp_i64);
+    for (int64_t i = 1; i < n && rc >= 0; i++)
+        if (ids[i] == ids[i - 1])
+            rc = B2_FAIL(B2_ERR_CORRUPT, "the index names chunk file %08llX twice",
+                         (unsigned long long)ids[i]);
+    free(ids);
+    return rc;
+}
+
 /* Default compression parameters for later appends, taken from the header. */
 static void cparams_from_header(const frame_hdr *h, b2_cparams *p)
 {
@@ -187,6 +222,8 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
                    B2_ERR_CORRUPT, "index entry %lld: offset %lld is past cbytes %lld",
                    (long long)i, (long long)e, (long long)h->cbytes);
     }
+    if (sparse && (rc = check_sparse_ids(s)) < 0)
+        return rc;
     cparams_from_header(h, &s->cparams);
     s->cparams.nthreads = s->nthreads;
     return b2_schunk_adopt_geometry(s);

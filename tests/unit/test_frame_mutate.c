@@ -110,6 +110,44 @@ static void try_sparse(const char *dir, const char *file, const uint8_t *p, size
     }
 }
 
+static int sparse_failed;
+
+/* An index naming one chunk file twice (entry 1 made equal to entry 0) must not
+ * open: ids are never shared (sframe.md §4). The index chunk of this small frame
+ * is stored as plain bytes (memcpyed), so the entry can be patched in place. */
+static int repeated_id_refused(const char *dir)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/chunks.b2frame", dir);
+    FILE *f = fopen(path, "rb");
+    uint8_t orig[8192], m[8192];
+    size_t n = f ? fread(orig, 1, sizeof orig, f) : 0;
+    if (f)
+        fclose(f);
+    size_t hl = n > 15 ? (size_t)orig[11] << 24 | (size_t)orig[12] << 16 | orig[13] << 8 | orig[14] : 0;
+    if (!hl || hl + 48 > n || !(orig[hl + 2] & 0x02)) {
+        fprintf(stderr, "FAIL: no plain index chunk in %s\n", path);
+        return 0;
+    }
+    memcpy(m, orig, n);
+    memcpy(m + hl + 40, m + hl + 32, 8);
+    f = fopen(path, "wb");
+    if (f) {
+        fwrite(m, 1, n, f);
+        fclose(f);
+    }
+    b2_schunk *s = NULL;
+    int rc = b2_schunk_open(dir, B2_OPEN_READONLY, &s);
+    b2_schunk_free(s);
+    try_sparse(dir, "chunks.b2frame", orig, n); /* restore */
+    if (rc != B2_ERR_CORRUPT || !strstr(b2_last_error_message(), "twice")) {
+        fprintf(stderr, "FAIL: an index naming a chunk file twice opened (%d: %s)\n", rc,
+                b2_last_error_message());
+        return 0;
+    }
+    return 1;
+}
+
 static void mutate_sparse(const char *tmpdir)
 {
     char dir[4200];
@@ -153,6 +191,8 @@ static void mutate_sparse(const char *tmpdir)
         }
         try_sparse(dir, files[k], orig, n); /* restore */
     }
+    if (!repeated_id_refused(dir))
+        sparse_failed = 1;
     char cmd[4400];
     for (int k = 0; k < 3; k++) {
         snprintf(cmd, sizeof cmd, "%s/%s", dir, files[k]);
@@ -329,6 +369,8 @@ int main(void)
     unlink(tmpfile);
     printf("frame mutation: %d seeds, %ld mutated inputs, %ld opened, %ld chunk reads\n",
            nseeds, n_inputs, n_opened, n_chunks_read);
+    if (sparse_failed)
+        return 1;
     if (n_inputs < 10000) {
         fprintf(stderr, "FAIL: only %ld inputs\n", n_inputs);
         return 1;
