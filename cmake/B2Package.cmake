@@ -3,7 +3,9 @@
 # holding everything `cmake --install` installs: libb2blosc.so.0 (+ .so, .a), the
 # headers in /usr/include/b2blosc/, b2blosc.pc and b2blosc_h5filter.pc, the CMake
 # package b2blosc, libb2blosc_h5filter.a, the HDF5 plugin libH5Zb2.so in Debian's
-# default HDF5 plugin directory, the b2 program and its man page.
+# default HDF5 plugin directory (hdf5/serial/plugins, with a symlink in the Open
+# MPI HDF5's hdf5/openmpi/plugins), the b2 program and its man page, and Debian's
+# copyright (DEP-5) and changelog.Debian.gz in /usr/share/doc/libb2blosc.
 #
 # Configure the tree for packaging with the Debian layout:
 #   cmake -S . -B build-deb -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_BUILD_TYPE=Release
@@ -20,7 +22,8 @@
 # libxxhash) in Requires.private (pkg-config fails without their .pc files), the
 # CMake package needs zlib's headers (find_dependency(ZLIB)), and linking the
 # static libraries needs the codec and msgpack -dev packages (libzfp-dev too when
-# built with zfp); they are added.
+# built with zfp); they are added. So is python3, for the h5py module b2blosc_h5
+# in /usr/lib/python3/dist-packages (lintian: python-package-missing-depends-on-python).
 
 # ---- the man page of b2, installed with the program (gzipped as Debian wants) ----
 if(TARGET b2cli)
@@ -46,6 +49,49 @@ set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
 set(B2_PACKAGE_CONTACT "libb2 maintainers <maintainers@users.noreply.a-seed-e5276d63.example>"
   CACHE STRING "Maintainer field of the Debian package")
 set(CPACK_PACKAGE_CONTACT "${B2_PACKAGE_CONTACT}")
+
+# ---- Debian's copyright (DEP-5) and changelog.Debian.gz in usr/share/doc/libb2blosc ----
+# The copyright file is made from LICENSE: its copyright line, and its terms
+# (from "Redistribution") as the BSD-3-Clause licence text, each line indented
+# by one space and blank lines written " .".
+set(B2_DEB_DOCDIR ${CMAKE_INSTALL_DATAROOTDIR}/doc/libb2blosc)
+file(READ ${PROJECT_SOURCE_DIR}/LICENSE B2_LICENSE_TEXT)
+string(REGEX MATCH "Copyright \\(c\\) ([^\n]*)" _ "${B2_LICENSE_TEXT}")
+set(B2_COPYRIGHT_HOLDER "${CMAKE_MATCH_1}")
+string(FIND "${B2_LICENSE_TEXT}" "Redistribution" _pos)
+string(SUBSTRING "${B2_LICENSE_TEXT}" ${_pos} -1 _terms)
+string(STRIP "${_terms}" _terms)
+string(REGEX REPLACE "\n[ \t]*\n" "\n.\n" _terms "${_terms}")
+string(REGEX REPLACE "\n" "\n " _terms "${_terms}")
+file(WRITE ${PROJECT_BINARY_DIR}/deb/copyright
+  "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
+  "Upstream-Name: libb2\n"
+  "\n"
+  "Files: *\n"
+  "Copyright: ${B2_COPYRIGHT_HOLDER}\n"
+  "License: BSD-3-Clause\n"
+  "\n"
+  "License: BSD-3-Clause\n"
+  " ${_terms}\n")
+install(FILES ${PROJECT_BINARY_DIR}/deb/copyright DESTINATION ${B2_DEB_DOCDIR})
+# The changelog dpkg and lintian expect of a non-native package (version
+# <upstream>-<release>); dated from SOURCE_DATE_EPOCH when set (reproducible).
+string(TIMESTAMP B2_DEB_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+file(WRITE ${PROJECT_BINARY_DIR}/deb/changelog.Debian
+  "libb2blosc (${PROJECT_VERSION}-1) unstable; urgency=medium\n\n"
+  "  * libb2 ${PROJECT_VERSION}, packaged with CPack (cmake/B2Package.cmake).\n\n"
+  " -- ${B2_PACKAGE_CONTACT}  ${B2_DEB_DATE}\n")
+find_program(B2_GZIP gzip)
+if(B2_GZIP)
+  add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/deb/doc/changelog.Debian.gz
+    COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_BINARY_DIR}/deb/changelog.Debian
+      ${PROJECT_BINARY_DIR}/deb/doc/changelog.Debian
+    COMMAND ${B2_GZIP} -9nf ${PROJECT_BINARY_DIR}/deb/doc/changelog.Debian
+    DEPENDS ${PROJECT_BINARY_DIR}/deb/changelog.Debian VERBATIM)
+  add_custom_target(b2_deb_changelog ALL DEPENDS ${PROJECT_BINARY_DIR}/deb/doc/changelog.Debian.gz)
+  install(FILES ${PROJECT_BINARY_DIR}/deb/doc/changelog.Debian.gz DESTINATION ${B2_DEB_DOCDIR})
+endif()
+
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
   "Blosc2 chunks, frames and b2nd arrays: library, HDF5 filter 32026 and b2 tool")
 # CPack puts the summary above this text, as the first line of the Description field.
@@ -67,7 +113,7 @@ set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
 set(CPACK_DEBIAN_PACKAGE_SECTION "libs")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "liblz4-dev, libzstd-dev, zlib1g-dev, libmsgpack-dev")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "liblz4-dev, libzstd-dev, zlib1g-dev, libmsgpack-dev, python3")
 if(B2_WITH_ZFP)
   string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libzfp-dev")
 endif()

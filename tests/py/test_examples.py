@@ -162,9 +162,17 @@ def main():
               "b2bloscConfig.cmake installed")
 
         plugin_built = os.path.isfile(os.path.join(build, "h5plugin", "libH5Zb2.so"))
-        plugins = glob.glob(os.path.join(prefix, "**", "libH5Zb2.so"), recursive=True)
+        found = glob.glob(os.path.join(prefix, "**", "libH5Zb2.so"), recursive=True)
+        plugins = [p for p in found if not os.path.islink(p)]
         if plugin_built:
             check(len(plugins) == 1, "libH5Zb2.so installed once (found %d)" % len(plugins))
+            # and, beside the default hdf5/serial/plugins, a symlink to it where
+            # Debian's Open MPI HDF5 looks
+            links = [p for p in found if os.path.islink(p)]
+            if plugins and plugins[0].endswith("/hdf5/serial/plugins/libH5Zb2.so"):
+                check([os.path.relpath(p, libdir) for p in links] == ["hdf5/openmpi/plugins/libH5Zb2.so"]
+                      and os.path.realpath(links[0]) == os.path.realpath(plugins[0]),
+                      "hdf5/openmpi/plugins/libH5Zb2.so links to the plugin (%s)" % links)
             check(os.path.isfile(os.path.join(prefix, "include", "b2blosc", "b2_h5filter.h")),
                   "b2_h5filter.h installed")
             check(os.path.isfile(os.path.join(libdir, "libb2blosc_h5filter.a")),

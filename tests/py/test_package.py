@@ -8,8 +8,11 @@ sources with -DCMAKE_INSTALL_PREFIX=/usr (Release, no tests), build it, run
   * `dpkg-deb --contents`: library, headers in usr/include/b2blosc/, pkg-config
     and CMake files, static libraries, the HDF5 plugin in exactly the default
     plugin directory of the system's HDF5 (read from h5py with
-    HDF5_PLUGIN_PATH unset), usr/bin/b2 and its man page, nothing outside usr/
-    and nothing in a non-multiarch libdir;
+    HDF5_PLUGIN_PATH unset) and a relative symlink to it in the Open MPI HDF5's
+    (hdf5/openmpi/plugins), usr/bin/b2 and its man page, a DEP-5 copyright file
+    (BSD-3-Clause, LICENSE's text) and changelog.Debian.gz in
+    usr/share/doc/libb2blosc, nothing outside usr/ and nothing in a
+    non-multiarch libdir; lintian (when installed) reports no error or warning;
   * `dpkg-deb -I`: package name and version, Depends naming liblz4, libzstd,
     zlib, msgpack, libhdf5 and libc, every name a package dpkg knows here;
   * `apt-get install -s ./FILE.deb` (a simulation): apt resolves it, removing
@@ -22,7 +25,15 @@ sources with -DCMAKE_INSTALL_PREFIX=/usr (Release, no tests), build it, run
     default path), checking the plugin that process mapped is the extracted
     one; then, as root, in a private mount namespace with the extracted plugin
     directory bind-mounted over HDF5's default one, h5py with HDF5_PLUGIN_PATH
-    unset.
+    unset;
+  * examples/h5_dataset.c built the plugin way against each HDF5 flavour whose
+    pkg-config module is installed (hdf5-serial, hdf5-openmpi): its default
+    plugin directory (H5PLget) is the package's, and the program finds the
+    extracted plugin (LD_DEBUG=files shows which file that flavour's libhdf5
+    loaded) through HDF5_PLUGIN_PATH set to that flavour's directory, and, as
+    root in a private mount namespace with the extracted usr/lib/<triplet>/hdf5
+    bind-mounted over the system's, with HDF5_PLUGIN_PATH unset. The Open MPI
+    build runs as a singleton (no MPI_Init, no mpirun).
 
 The package is never installed into the system. Needs cmake/cpack, dpkg-dev
 (dpkg-shlibdeps, dpkg-architecture) and groff; skips (77) when one is missing.
@@ -139,17 +150,113 @@ def packaging_tree(tmp):
 
 
 def contents(deb):
+    """{path: mode string} and {symlink path: its target} of the package."""
     ok, out = run(["dpkg-deb", "--contents", deb], what="dpkg-deb --contents")
-    paths = {}
+    paths, links = {}, {}
     for line in out.splitlines():
         parts = line.split(None, 5)
         if len(parts) < 6:
             continue
-        name = parts[5].split(" -> ")[0]
+        name, _, target = parts[5].partition(" -> ")
         name = re.sub(r"^\./", "", name).rstrip("/")
         if name and name != ".":
             paths[name] = parts[0]
-    return paths
+            if target:
+                links[name] = target
+    return paths, links
+
+
+def hdf5_flavours():
+    """{flavour: pkg-config module} of Debian's HDF5 builds whose -dev package is
+    installed: serial (libhdf5-dev) and Open MPI (libhdf5-openmpi-dev)."""
+    found = {}
+    if shutil.which("pkg-config"):
+        for flavour in ("serial", "openmpi"):
+            mod = "hdf5-" + flavour
+            if subprocess.run(["pkg-config", "--exists", mod], env=clean_env()).returncode == 0:
+                found[flavour] = mod
+    return found
+
+
+PLUGIN_DIRS_C = r'''
+#include <hdf5.h>
+#include <stdio.h>
+int main(void)
+{
+    unsigned n = 0;
+    char buf[4096];
+    if (H5PLsize(&n) < 0) return 1;
+    for (unsigned i = 0; i < n; i++) {
+        if (H5PLget(i, buf, sizeof buf) < 0) return 1;
+        printf("%s\n", buf);
+    }
+    return 0;
+}
+'''
+
+
+def check_example_flavours(tmp, root, triplet, can_mount):
+    """examples/h5_dataset.c built the plugin way (links only libhdf5) against each
+    installed HDF5 flavour: it finds filter 32026 in the extracted package through
+    HDF5_PLUGIN_PATH set to that flavour's plugin directory, and (root, private
+    mount namespace, the extracted usr/lib/<triplet>/hdf5 bind-mounted over the
+    system's) with HDF5_PLUGIN_PATH unset. Checks through LD_DEBUG=files which
+    plugin file the flavour's libhdf5 loaded."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    flavours = hdf5_flavours()
+    if not check(cc and "serial" in flavours, "cc and pkg-config hdf5-serial (libhdf5-dev) found"):
+        return
+    if "openmpi" not in flavours:
+        print("NOTE: no pkg-config hdf5-openmpi (libhdf5-openmpi-dev): the Open MPI HDF5 was not tried")
+    src = os.path.join(bt.REPO, "examples", "h5_dataset.c")
+    pl_src = os.path.join(tmp, "plugin_dirs.c")
+    with open(pl_src, "w") as f:
+        f.write(PLUGIN_DIRS_C)
+    sys_hdf5 = "/usr/lib/%s/hdf5" % triplet
+    for flavour, mod in sorted(flavours.items()):
+        ok, flags = run(["pkg-config", "--cflags", "--libs", mod], what="pkg-config " + mod)
+        if not ok:
+            continue
+        pdir_rel = "usr/lib/%s/hdf5/%s/plugins" % (triplet, flavour)
+        # that flavour's default plugin directory is the one the package fills
+        pl = os.path.join(tmp, "plugin_dirs_" + flavour)
+        if run([cc, pl_src, "-o", pl] + flags.split(), what="compile H5PLget lister with " + mod)[0]:
+            ok, out = run([pl], env=clean_env(), what="default plugin path of " + mod)
+            dirs = [d.rstrip("/") for line in out.splitlines() for d in line.split(":") if d]
+            check(("/" + pdir_rel) in dirs, "%s's default plugin path %s holds /%s" % (mod, dirs, pdir_rel))
+        exe = os.path.join(tmp, "h5_dataset_plugin_" + flavour)
+        if not run([cc, "-O2", "-DB2_EXAMPLE_USE_PLUGIN", src, "-o", exe] + flags.split(),
+                   what="compile examples/h5_dataset.c (plugin route) with " + mod)[0]:
+            continue
+        lib = "libhdf5_%s.so" % flavour
+
+        def loaded(out, want_dir):
+            got = sorted(set(re.findall(r"file=(\S*/libH5Zb2\.so) \[\d+\];\s+dynamically loaded by (\S+)",
+                                        out)))
+            return len(got) == 1 and got[0][0] == want_dir + "/libH5Zb2.so" \
+                and os.path.basename(got[0][1]).startswith(lib), got
+
+        pdir = os.path.join(root, pdir_rel)
+        ok, out = run([exe, os.path.join(tmp, "ex_%s.h5" % flavour)],
+                      env=clean_env(HDF5_PLUGIN_PATH=pdir, LD_DEBUG="files"),
+                      what="h5_dataset_plugin (%s) with HDF5_PLUGIN_PATH=%s" % (mod, pdir))
+        good, got = loaded(out, pdir)
+        print("h5_dataset_plugin (%s), HDF5_PLUGIN_PATH=%s: loaded %s" % (mod, pdir, got))
+        check(ok and "h5_dataset: OK" in out and good,
+              "h5_dataset_plugin linked with %s finds the extracted plugin through "
+              "HDF5_PLUGIN_PATH (loaded %s)" % (mod, got))
+        if can_mount:
+            script = 'mount --bind "$1" "$2" && exec "$3" "$4"'
+            ok, out = run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
+                           os.path.join(root, "usr", "lib", triplet, "hdf5"), sys_hdf5, exe,
+                           os.path.join(tmp, "ex_default_%s.h5" % flavour)],
+                          env=clean_env(LD_DEBUG="files"),
+                          what="h5_dataset_plugin (%s), HDF5_PLUGIN_PATH unset" % mod)
+            good, got = loaded(out, "/" + pdir_rel)
+            print("h5_dataset_plugin (%s), HDF5_PLUGIN_PATH unset: loaded %s" % (mod, got))
+            check(ok and "h5_dataset: OK" in out and good,
+                  "h5_dataset_plugin linked with %s finds the plugin in /%s without "
+                  "HDF5_PLUGIN_PATH (loaded %s)" % (mod, pdir_rel, got))
 
 
 def main():
@@ -163,6 +270,8 @@ def main():
     version = project_version()
     libdir = "usr/lib/" + triplet
     plugin_dir = libdir + "/hdf5/serial/plugins"
+    mpi_plugin_dir = libdir + "/hdf5/openmpi/plugins"  # Debian's Open MPI HDF5 looks here
+    docdir = "usr/share/doc/libb2blosc"
 
     check_man(b2_built)
 
@@ -189,7 +298,7 @@ def main():
               "file name libb2blosc_%s-<release>_<arch>.deb" % version)
 
         # ---- what the package holds ----
-        paths = contents(deb)
+        paths, links = contents(deb)
         headers = [os.path.basename(h) for h in glob.glob(os.path.join(bt.REPO, "libb2", "include", "b2blosc", "*.h"))]
         headers.append("b2_h5filter.h")
         want = ["usr/bin/b2", "usr/share/man/man1/b2.1.gz",
@@ -199,11 +308,21 @@ def main():
                 libdir + "/cmake/b2blosc/b2bloscConfig.cmake",
                 libdir + "/cmake/b2blosc/b2bloscConfigVersion.cmake",
                 libdir + "/cmake/b2blosc/b2bloscTargets.cmake",
-                plugin_dir + "/libH5Zb2.so", "usr/lib/python3/dist-packages/b2blosc_h5.py"] + \
+                plugin_dir + "/libH5Zb2.so", mpi_plugin_dir + "/libH5Zb2.so",
+                docdir + "/copyright", docdir + "/changelog.Debian.gz",
+                "usr/lib/python3/dist-packages/b2blosc_h5.py"] + \
             ["usr/include/b2blosc/" + h for h in headers]
         for w in want:
             check(w in paths, "package holds /%s" % w)
         check(paths.get("usr/bin/b2", "").startswith("-rwx"), "usr/bin/b2 is executable")
+        # one plugin file; the Open MPI flavour's directory has a relative symlink to it
+        check(paths.get(plugin_dir + "/libH5Zb2.so", "").startswith("-") and plugin_dir + "/libH5Zb2.so" not in links,
+              "/%s/libH5Zb2.so is a regular file" % plugin_dir)
+        mlink = links.get(mpi_plugin_dir + "/libH5Zb2.so")
+        check(mlink == "../../serial/plugins/libH5Zb2.so",
+              "/%s/libH5Zb2.so is a relative symlink to the serial one (-> %s)" % (mpi_plugin_dir, mlink))
+        check(sum(1 for p in paths if p.endswith("/libH5Zb2.so") and p not in links) == 1,
+              "the package holds one plugin file")
         stray = [p for p in paths if not (p == "usr" or p.startswith("usr/"))
                  or p.startswith("usr/local") or re.match(r"usr/lib/[^/]*\.(so|a)", p)
                  or p.startswith("usr/lib/hdf5") or p.startswith("usr/lib/cmake")
@@ -250,6 +369,41 @@ def main():
         if not ok:
             return
         rlib = os.path.join(root, libdir)
+
+        # Debian's machine-readable copyright file (DEP-5) with the licence's full text
+        cpath = os.path.join(root, docdir, "copyright")
+        ctext = open(cpath).read() if os.path.isfile(cpath) else ""
+        with open(os.path.join(bt.REPO, "LICENSE")) as f:
+            lic = f.read()
+        check(ctext.startswith("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"),
+              "copyright is in DEP-5 format: %r" % ctext[:100])
+        check(re.search(r"^Files: \*\nCopyright: .*The libb2 authors\nLicense: BSD-3-Clause$", ctext, re.M),
+              "copyright: Files: * / Copyright: The libb2 authors / License: BSD-3-Clause")
+        body = re.search(r"^License: BSD-3-Clause\n((?: .*\n)+)\Z", ctext, re.M)
+        norm = lambda t: " ".join(t.replace("\n .\n", "\n").split())  # noqa: E731
+        check(body and norm(body.group(1)) in norm(lic) and "Redistribution and use" in body.group(1)
+              and "SUCH DAMAGE" in body.group(1),
+              "copyright holds LICENSE's full BSD-3-Clause text")
+        check(paths.get(docdir + "/copyright", "").startswith("-rw-r--r--"), "copyright is mode 644")
+        ok, chlog = run(["sh", "-c", 'gzip -dc "$1" | head -1', "sh", os.path.join(root, docdir, "changelog.Debian.gz")],
+                        what="read changelog.Debian.gz")
+        check(chlog.startswith("libb2blosc (%s) " % fields["Version"]),
+              "changelog.Debian.gz names version %s: %r" % (fields["Version"], chlog[:80]))
+
+        # lintian (when installed): no error, and only the warnings that come with
+        # one CPack-made package holding both the run-time library and its
+        # development files (Debian would split libb2blosc0 / libb2blosc-dev), CPack's
+        # own ldconfig calls in postinst/postrm, and a changelog closing no ITP bug.
+        if shutil.which("lintian"):
+            ok, out = run(["lintian", "--tag-display-limit", "0", deb], what="lintian")
+            print("lintian:\n" + out.strip())
+            known = ("link-to-shared-library-in-wrong-package", "package-name-doesnt-match-sonames",
+                     "maintscript-calls-ldconfig", "initial-upload-closes-no-bugs")
+            tags = re.findall(r"^([EW]): libb2blosc[^:]*: (\S+)", out, re.M)
+            bad = [t for t in tags if t[0] == "E" or t[1] not in known]
+            check(ok and not bad, "lintian reports no error and no unexpected warning: %s" % bad)
+        else:
+            print("NOTE: lintian not installed: the package was not linted")
         renv = clean_env(LD_LIBRARY_PATH=rlib)
         rb2 = os.path.join(root, "usr", "bin", "b2")
         ok, out = run([rb2, "--version"], env=renv, what="extracted b2 --version")
@@ -335,9 +489,11 @@ print("h5py OK")
         # extracted plugin directory is bind-mounted over HDF5's default one, as if
         # the package were installed; the system itself never sees it.
         sysdir = "/" + plugin_dir
-        if os.geteuid() == 0 and shutil.which("unshare") and shutil.which("mount") and os.path.isdir(sysdir) \
-                and subprocess.run(["unshare", "-m", "--propagation", "private", "true"],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+        can_mount = (os.geteuid() == 0 and shutil.which("unshare") and shutil.which("mount")
+                     and os.path.isdir(sysdir)
+                     and subprocess.run(["unshare", "-m", "--propagation", "private", "true"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0)
+        if can_mount:
             script = 'mount --bind "$1" "$2" && exec "$3" -c "$4" "$5" "$2" "$6"'
             ok, out = run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
                            pdir, sysdir, PY, code, os.path.join(tmp, "default.h5"), pydir],
@@ -348,6 +504,9 @@ print("h5py OK")
                   "h5py finds filter 32026 in %s without HDF5_PLUGIN_PATH" % sysdir)
         else:
             print("NOTE: not root or no mount namespaces: the plugin was not tried in %s" % sysdir)
+
+        # examples/h5_dataset_plugin linked with the serial and with the Open MPI HDF5
+        check_example_flavours(tmp, root, triplet, can_mount)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
