@@ -116,7 +116,8 @@ class _MetaMapping:
 # ---- indexing ----
 
 def _parse_key(key, shape):
-    """Basic NumPy index -> (box start, box stop, index into the box array)."""
+    """Basic NumPy index -> (box start, box stop, index into the box array,
+    whether the result is a scalar: ints only, as NumPy gives for a[1, 2])."""
     if not isinstance(key, tuple):
         key = (key,)
     n_ell = sum(1 for k in key if k is Ellipsis)
@@ -170,7 +171,8 @@ def _parse_key(key, shape):
             stop.append(i + 1)
             post.append(0)
         dim += 1
-    return start, stop, tuple(post)
+    scalar = n_ell == 0 and all(p is not None and not isinstance(p, slice) for p in post)
+    return start, stop, tuple(post), scalar
 
 
 class _ArrayBase:
@@ -223,13 +225,12 @@ class _ArrayBase:
 
     def __getitem__(self, key):
         np = _np()
-        start, stop, post = _parse_key(key, self.shape)
+        start, stop, post, scalar = _parse_key(key, self.shape)
         box = self._read_box(start, stop)
-        res = box[post]
-        if isinstance(res, np.ndarray) and res.ndim == 0 and all(p is not None and not isinstance(p, slice)
-                                                                for p in post):
-            return res[()]
-        return res
+        if scalar:
+            res = box[post]
+            return res[()] if isinstance(res, np.ndarray) else res
+        return box[post + (Ellipsis,)]   # an array, 0-d too (a[..., 0] of a 1-d array)
 
     def __array__(self, dtype=None, copy=None):
         a = self._read_box([0] * self.ndim, list(self.shape))
@@ -637,7 +638,8 @@ def save(array, path, chunks=None, blocks=None, cname="lz4", clevel=5, filters=S
         raise ValueError("cannot save dtype %s: items of 0 bytes" % dt)
     if arr.ndim > _libb2.MAX_DIM:
         raise ValueError("at most %d dimensions, the array has %d" % (_libb2.MAX_DIM, arr.ndim))
-    arr = np.ascontiguousarray(arr)
+    if not arr.flags.c_contiguous:
+        arr = arr.copy(order="C")   # (ascontiguousarray would make a 0-d array 1-d)
     cs = _shape_arg("chunks", chunks, arr.ndim)
     bs = _shape_arg("blocks", blocks, arr.ndim)
     if chunks is not None and blocks is not None and any(b > c for b, c in zip(bs, cs)):
