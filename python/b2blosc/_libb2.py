@@ -109,7 +109,10 @@ SIGNATURES = {
     "b2_filter_name": (_cp, [_int]),
     "b2_filter_from_name": (_int, [_cp]),
     # b2_frame.h
+    "b2_schunk_new": (_vp, [ctypes.POINTER(CParams)]),
     "b2_schunk_open": (_int, [_cp, _int, ctypes.POINTER(_vp)]),
+    "b2_schunk_append_chunk": (_i64, [_vp, _cp, _i32]),
+    "b2_schunk_meta_add": (_int, [_vp, _cp, _cp, _i32]),
     "b2_schunk_free": (None, [_vp]),
     "b2_schunk_last_error": (_cp, [_vp]),
     "b2_schunk_storage": (_int, [_vp]),
@@ -135,6 +138,7 @@ SIGNATURES = {
     # b2_nd.h
     "b2_nd_meta_decode": (_int, [_cp, _sz, ctypes.POINTER(NDMeta)]),
     "b2_nd_meta_clear": (None, [ctypes.POINTER(NDMeta)]),
+    "b2_nd_meta_encode": (_int, [ctypes.POINTER(NDMeta), _ppu8, _pi32]),
     "b2_nd_dtype_itemsize": (_i32, [_cp]),
     "b2_nd_from_cbuffer": (_int, [ctypes.POINTER(NDParams), ctypes.POINTER(Storage), _vp, _sz,
                                   ctypes.POINTER(_vp)]),

@@ -218,6 +218,27 @@ class _ArrayBase:
     metalayers = meta
     vlmetalayers = vlmeta
 
+    @property
+    def nchunks(self):
+        """Number of chunks of the super-chunk."""
+        return int(_lib().dll.b2_schunk_nchunks(self._schunk_handle()))
+
+    def get_chunk(self, i):
+        """Stored bytes of chunk i as one complete Blosc2 chunk (a b2nd array's
+        chunks are in C order over the chunk grid, each padded to the chunk shape:
+        exactly what an HDF5 chunk of filter 32026 may hold)."""
+        lib = _lib()
+        s = self._schunk_handle()
+        n = self.nchunks
+        i = operator.index(i)
+        if not -n <= i < n:
+            raise IndexError("chunk %d out of range (%d chunks)" % (i, n))
+        buf, cb = ctypes.POINTER(ctypes.c_uint8)(), ctypes.c_int32()
+        rc = lib.dll.b2_schunk_get_chunk(s, i % n, ctypes.byref(buf), ctypes.byref(cb))
+        if rc < 0:
+            raise lib.error(rc, "reading chunk %d of %s" % (i, self.path), lib.dll.b2_schunk_last_error(s))
+        return lib.take(buf, cb.value)
+
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of unsized object")
@@ -346,6 +367,43 @@ class B2ndArray(_ArrayBase):
         self._check_open()
         _lib().check(_lib().dll.b2_nd_set_nthreads(self._handle, int(n)), "set_nthreads")
 
+    def chunk_frame(self, i):
+        """Chunk i (C order over the chunk grid) as a complete one-chunk b2nd
+        frame of the chunk's shape, its stored bytes copied without recompressing:
+        what python-blosc2 and hdf5plugin store as one HDF5 chunk of filter 32026
+        (h5py: dataset with chunks=self.chunks, ds.id.write_direct_chunk)."""
+        lib = _lib()
+        d = lib.dll
+        chunk = self.get_chunk(i)
+        s = self._schunk_handle()
+        name = b"b2nd" if "b2nd" in self.meta else b"caterva"
+        raw = self.meta[name.decode()]
+        m = _libb2.NDMeta()
+        lib.check(d.b2_nd_meta_decode(raw, len(raw), ctypes.byref(m)), "decoding the b2nd metalayer")
+        try:
+            for k in range(m.ndim):
+                m.shape[k] = m.chunkshape[k]
+            buf, n = ctypes.POINTER(ctypes.c_uint8)(), ctypes.c_int32()
+            lib.check(d.b2_nd_meta_encode(ctypes.byref(m), ctypes.byref(buf), ctypes.byref(n)),
+                      "encoding the b2nd metalayer")
+            meta = lib.take(buf, n.value)
+        finally:
+            d.b2_nd_meta_clear(ctypes.byref(m))
+        cp = _libb2.CParams()
+        ctypes.memmove(ctypes.byref(cp), d.b2_schunk_cparams(s), ctypes.sizeof(cp))
+        cp.registry = None
+        one = d.b2_schunk_new(ctypes.byref(cp))
+        if not one:
+            raise lib.error(d.b2_last_error_code() or -6, "making a one-chunk frame")
+        try:
+            lib.check(d.b2_schunk_meta_add(one, b"b2nd", meta, len(meta)), "adding the b2nd metalayer")
+            lib.check(d.b2_schunk_append_chunk(one, chunk, len(chunk)), "appending chunk %d" % i)
+            buf, n = ctypes.POINTER(ctypes.c_uint8)(), ctypes.c_size_t()
+            lib.check(d.b2_schunk_to_buffer(one, ctypes.byref(buf), ctypes.byref(n)), "serializing the frame")
+            return lib.take(buf, n.value)
+        finally:
+            d.b2_schunk_free(one)
+
     def _read_box(self, start, stop):
         np = _np()
         self._check_open()
@@ -385,7 +443,6 @@ class FrameArray(_ArrayBase):
         d = lib.dll
         nbytes = int(d.b2_schunk_nbytes(handle))
         ts = int(d.b2_schunk_typesize(handle))
-        self.nchunks = int(d.b2_schunk_nchunks(handle))
         if ts <= 0 or nbytes % ts:
             ts = 1
         self._by_items = ts == int(d.b2_schunk_typesize(handle))
