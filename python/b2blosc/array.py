@@ -37,7 +37,7 @@ import os
 from ._libb2 import Blosc2Error, LibraryNotFoundError  # noqa: F401  (re-exported)
 from . import _libb2
 
-__all__ = ["open", "save", "B2ndArray", "FrameArray", "Blosc2Error", "LibraryNotFoundError",
+__all__ = ["open", "save", "B2ndArray", "FrameArray", "Blosc2Error", "LibraryNotFoundError", "msgpack_unpack",
            "NOFILTER", "SHUFFLE", "BITSHUFFLE", "DELTA", "TRUNC_PREC"]
 
 # hdf5plugin's single filter values (Blosc2.NOFILTER ... TRUNC_PREC)
@@ -97,6 +97,12 @@ class _MetaMapping:
                   "%s %r" % ("vlmetalayer" if self._vl else "metalayer", name))
         return lib.take(buf, n.value)
 
+    def unpack(self, name):
+        """The value of name decoded as msgpack (python-blosc2 stores its
+        vlmetalayers so): None, bool, int, float, str, bytes, list, dict; an
+        extension type gives (code, bytes). ValueError if it is not one msgpack value."""
+        return msgpack_unpack(self[name])
+
     def get(self, name, default=None):
         try:
             return self[name]
@@ -111,6 +117,86 @@ class _MetaMapping:
 
     def __repr__(self):
         return "{%s}" % ", ".join("%r: <%d bytes>" % (k, len(v)) for k, v in self.items())
+
+
+def msgpack_unpack(data):
+    """Decode one msgpack value (the whole of data) without the msgpack package."""
+    import struct
+    data = bytes(data)
+    pos = 0
+
+    def take(n):
+        nonlocal pos
+        if n < 0 or pos + n > len(data):
+            raise ValueError("msgpack: truncated at byte %d" % pos)
+        b = data[pos:pos + n]
+        pos += n
+        return b
+
+    def uint(n):
+        return int.from_bytes(take(n), "big")
+
+    def sint(n):
+        return int.from_bytes(take(n), "big", signed=True)
+
+    def value(depth):
+        if depth > 100:
+            raise ValueError("msgpack: nesting deeper than 100")
+        t = take(1)[0]
+        if t <= 0x7f:
+            return t
+        if t >= 0xe0:
+            return t - 0x100
+        if 0x80 <= t <= 0x8f:
+            return mapping(t & 0x0f, depth)
+        if 0x90 <= t <= 0x9f:
+            return [value(depth + 1) for _ in range(t & 0x0f)]
+        if 0xa0 <= t <= 0xbf:
+            return take(t & 0x1f).decode("utf-8")
+        simple = {0xc0: None, 0xc2: False, 0xc3: True}
+        if t in simple:
+            return simple[t]
+        if t in (0xc4, 0xc5, 0xc6):
+            return take(uint(1 << (t - 0xc4)))
+        if t in (0xc7, 0xc8, 0xc9):
+            n = uint(1 << (t - 0xc7))
+            code = sint(1)
+            return (code, take(n))
+        if t == 0xca:
+            return struct.unpack(">f", take(4))[0]
+        if t == 0xcb:
+            return struct.unpack(">d", take(8))[0]
+        if 0xcc <= t <= 0xcf:
+            return uint(1 << (t - 0xcc))
+        if 0xd0 <= t <= 0xd3:
+            return sint(1 << (t - 0xd0))
+        if 0xd4 <= t <= 0xd8:
+            code = sint(1)
+            return (code, take(1 << (t - 0xd4)))
+        if t in (0xd9, 0xda, 0xdb):
+            return take(uint(1 << (t - 0xd9))).decode("utf-8")
+        if t in (0xdc, 0xdd):
+            return [value(depth + 1) for _ in range(uint(2 if t == 0xdc else 4))]
+        if t in (0xde, 0xdf):
+            return mapping(uint(2 if t == 0xde else 4), depth)
+        raise ValueError("msgpack: byte 0x%02x at %d is no type" % (t, pos - 1))
+
+    def mapping(n, depth):
+        out = {}
+        for _ in range(n):
+            k = value(depth + 1)
+            if isinstance(k, (list, dict)):
+                k = repr(k)
+            out[k] = value(depth + 1)
+        return out
+
+    try:
+        v = value(0)
+    except UnicodeDecodeError as e:
+        raise ValueError("msgpack: invalid UTF-8 string: %s" % e) from None
+    if pos != len(data):
+        raise ValueError("msgpack: %d bytes after the value" % (len(data) - pos))
+    return v
 
 
 # ---- indexing ----
@@ -211,8 +297,8 @@ class _ArrayBase:
 
     @property
     def vlmeta(self):
-        """Variable-length metalayers: read-only mapping name -> bytes (decompressed,
-        not msgpack-unpacked: python-blosc2 stores msgpack, which you may unpack)."""
+        """Variable-length metalayers: read-only mapping name -> bytes, as stored
+        (decompressed); vlmeta.unpack(name) decodes python-blosc2's msgpack values."""
         return _MetaMapping(self, True)
 
     metalayers = meta

@@ -10,7 +10,8 @@
     small box decodes only the blocks it touches;
   * save() round trips across dtypes (structured, big-endian, strings, V),
     ndims 0..8, every codec, every hdf5plugin filter value and filter lists,
-    explicit and default chunk/block shapes, sparse frames, user metalayers."""
+    explicit and default chunk/block shapes, sparse frames, user metalayers;
+  * msgpack_unpack (vlmeta.unpack) on hand-made encodings and malformed input."""
 import os
 import sys
 
@@ -260,7 +261,7 @@ def roundtrips(tmp):
     sp = os.path.join(tmp, "sparse.b2nd")
     w = rng.standard_normal((20, 30)).astype("<f4")
     a = ba.save(w, sp, chunks=(8, 12), contiguous=False, meta={"units": b"\x92\xa1m\xa1s"},
-                vlmeta={"note": b"hello", "text": "caf\u00e9"})
+                vlmeta={"note": b"hello", "text": "caf\u00e9", "attrs": b"\x82\xa1a\x01\xa1b\x92\xc3\xcb" + b"@\x04" + bytes(6)})
     a.close()
     check(os.path.isdir(sp) and os.path.isfile(os.path.join(sp, "chunks.b2frame")), "sparse b2nd is a directory")
     with ba.open(sp) as a:
@@ -268,13 +269,45 @@ def roundtrips(tmp):
               "sparse b2nd reads back")
         check(list(a.meta) == ["b2nd", "units"] and a.meta["units"] == b"\x92\xa1m\xa1s",
               "user metalayer: %r" % dict(a.meta))
-        check(dict(a.vlmeta) == {"note": b"hello", "text": "caf\u00e9".encode()}, "vlmeta: %r" % dict(a.vlmeta))
-        check("note" in a.vlmeta and "nope" not in a.vlmeta and a.vlmeta.get("nope") is None and len(a.vlmeta) == 2,
+        check(a.vlmeta["text"] == "caf\u00e9".encode() and a.vlmeta["note"] == b"hello", "vlmeta: %r" % dict(a.vlmeta))
+        check(a.vlmeta.unpack("attrs") == {"a": 1, "b": [True, 2.5]}, "vlmeta msgpack: %r" % a.vlmeta.unpack("attrs"))
+        try:
+            a.vlmeta.unpack("note")
+            check(False, "vlmeta.unpack of b'hello' (no msgpack value) raises ValueError")
+        except ValueError:
+            pass
+        check("note" in a.vlmeta and "nope" not in a.vlmeta and a.vlmeta.get("nope") is None and len(a.vlmeta) == 3,
               "vlmeta mapping protocol")
     # saving over an existing file replaces it
     with ba.save(np.arange(4), os.path.join(tmp, "f8_2d_default.b2nd")) as a:
         check(a.shape == (4,), "save replaces an existing file")
     return n
+
+
+def msgpack():
+    """msgpack_unpack on hand-made encodings (the msgpack package is not installed)."""
+    import struct
+    cases = [(b"\x81\xa1a\x01", {"a": 1}), (b"\x93\x01\xa3abc\xc3", [1, "abc", True]),
+             (b"\xcb" + struct.pack(">d", 2.5), 2.5), (b"\xca" + struct.pack(">f", 0.5), 0.5),
+             (b"\xd0\xff", -1), (b"\xff", -1), (b"\xcd\x01\x00", 256), (b"\xd3" + (-2**40).to_bytes(8, "big", signed=True), -2**40),
+             (b"\xcf" + (2**63).to_bytes(8, "big"), 2**63), (b"\xc4\x03xyz", b"xyz"), (b"\xc0", None),
+             (b"\xc2", False), (b"\xd9\x05hello", "hello"), (b"\xde\x00\x01\xa1k\x92\x01\x02", {"k": [1, 2]}),
+             (b"\xd4\x2a\x07", (42, b"\x07")), (b"\xc7\x02\x05ab", (5, b"ab")),
+             (b"\xdc\x00\x02\x90\x80", [[], {}])]
+    for raw, want in cases:
+        try:
+            got = ba.msgpack_unpack(raw)
+        except Exception as e:
+            got = e
+        check(got == want and type(got) is type(want), "msgpack %s -> %r (%r)" % (raw.hex(), want, got))
+    for raw in (b"", b"\x92\x01", b"\x01\x02", b"\xc1", b"\xa2\xff\xfe", b"\xdb\xff\xff\xff\xff", b"\x91" * 1000):
+        try:
+            ba.msgpack_unpack(raw)
+            check(False, "msgpack %s... raises ValueError" % raw[:8].hex())
+        except ValueError:
+            check(True, "")
+        except Exception as e:
+            check(False, "msgpack %s...: %s is not a ValueError" % (raw[:8].hex(), type(e).__name__))
 
 
 def main():
@@ -284,6 +317,7 @@ def main():
     nf = frame_vectors(d, m)
     partial_decoding(d)
     nr = roundtrips(tmp)
+    msgpack()
     print("b2nd vectors %d, frame vectors %d, save round trips %d; %d checks, %d failed"
           % (nb, nf, nr, check.count, len(check.failures)))
     return 1 if check.failures or nb == 0 or nf == 0 else 0
