@@ -24,6 +24,16 @@ Results are new arrays, never views of the file; an index of ints only gives a
 NumPy scalar, as NumPy does. Fancy (list/array/boolean) indices are refused with
 IndexError.
 
+B2ndArray.dtype is NumPy's reading of the dtype string stored in the b2nd
+metalayer ('<f8', '>i4', "[('x', '<f4'), ('y', '<i2')]", ...); when the string
+does not parse or its itemsize differs from the frame's typesize (c-blosc2's
+own examples store '|u1' for 4-byte items) the items are '|V<typesize>'; the
+stored string stays in .dtype_label.
+
+save() writes the array (C order, a contiguous copy made when needed) and
+returns it opened read-only (close it, or use `with`). Fixed metalayers and
+vlmetalayers read as bytes; vlmeta.unpack(name) decodes python-blosc2's msgpack.
+
 Errors: a libb2 failure (truncated, corrupt or non-Blosc2 file, ...) raises
 Blosc2Error, a ValueError carrying .code (the negative B2_ERR_* code), .name and
 .message (the library's detailed message); a missing path raises
@@ -311,8 +321,9 @@ class _ArrayBase:
 
     def get_chunk(self, i):
         """Stored bytes of chunk i as one complete Blosc2 chunk (a b2nd array's
-        chunks are in C order over the chunk grid, each padded to the chunk shape:
-        exactly what an HDF5 chunk of filter 32026 may hold)."""
+        chunks are in C order over the chunk grid, each padded to the chunk
+        shape). For an HDF5 chunk of filter 32026 use chunk_frame(i): the
+        reference filter reads b2nd frames there."""
         lib = _lib()
         s = self._schunk_handle()
         n = self.nchunks
