@@ -130,83 +130,17 @@ class _MetaMapping:
 
 
 def msgpack_unpack(data):
-    """Decode one msgpack value (the whole of data) without the msgpack package."""
-    import struct
-    data = bytes(data)
-    pos = 0
-
-    def take(n):
-        nonlocal pos
-        if n < 0 or pos + n > len(data):
-            raise ValueError("msgpack: truncated at byte %d" % pos)
-        b = data[pos:pos + n]
-        pos += n
-        return b
-
-    def uint(n):
-        return int.from_bytes(take(n), "big")
-
-    def sint(n):
-        return int.from_bytes(take(n), "big", signed=True)
-
-    def value(depth):
-        if depth > 100:
-            raise ValueError("msgpack: nesting deeper than 100")
-        t = take(1)[0]
-        if t <= 0x7f:
-            return t
-        if t >= 0xe0:
-            return t - 0x100
-        if 0x80 <= t <= 0x8f:
-            return mapping(t & 0x0f, depth)
-        if 0x90 <= t <= 0x9f:
-            return [value(depth + 1) for _ in range(t & 0x0f)]
-        if 0xa0 <= t <= 0xbf:
-            return take(t & 0x1f).decode("utf-8")
-        simple = {0xc0: None, 0xc2: False, 0xc3: True}
-        if t in simple:
-            return simple[t]
-        if t in (0xc4, 0xc5, 0xc6):
-            return take(uint(1 << (t - 0xc4)))
-        if t in (0xc7, 0xc8, 0xc9):
-            n = uint(1 << (t - 0xc7))
-            code = sint(1)
-            return (code, take(n))
-        if t == 0xca:
-            return struct.unpack(">f", take(4))[0]
-        if t == 0xcb:
-            return struct.unpack(">d", take(8))[0]
-        if 0xcc <= t <= 0xcf:
-            return uint(1 << (t - 0xcc))
-        if 0xd0 <= t <= 0xd3:
-            return sint(1 << (t - 0xd0))
-        if 0xd4 <= t <= 0xd8:
-            code = sint(1)
-            return (code, take(1 << (t - 0xd4)))
-        if t in (0xd9, 0xda, 0xdb):
-            return take(uint(1 << (t - 0xd9))).decode("utf-8")
-        if t in (0xdc, 0xdd):
-            return [value(depth + 1) for _ in range(uint(2 if t == 0xdc else 4))]
-        if t in (0xde, 0xdf):
-            return mapping(uint(2 if t == 0xde else 4), depth)
-        raise ValueError("msgpack: byte 0x%02x at %d is no type" % (t, pos - 1))
-
-    def mapping(n, depth):
-        out = {}
-        for _ in range(n):
-            k = value(depth + 1)
-            if isinstance(k, (list, dict)):
-                k = repr(k)
-            out[k] = value(depth + 1)
-        return out
-
+    """Decode one msgpack value (the whole of data) with Debian's python3-msgpack.
+    Extension types give (code, bytes); any malformed input raises ValueError."""
     try:
-        v = value(0)
-    except UnicodeDecodeError as e:
-        raise ValueError("msgpack: invalid UTF-8 string: %s" % e) from None
-    if pos != len(data):
-        raise ValueError("msgpack: %d bytes after the value" % (len(data) - pos))
-    return v
+        import msgpack
+    except ImportError:
+        raise ImportError("vlmeta.unpack needs the msgpack package (Debian: python3-msgpack)") from None
+    try:
+        return msgpack.unpackb(bytes(data), raw=False, strict_map_key=False,
+                               ext_hook=lambda code, body: (code, body))
+    except (ValueError, TypeError) as e:  # TypeError: a list or map used as a map key
+        raise ValueError("msgpack: %s" % (e or type(e).__name__)) from None
 
 
 # ---- indexing ----

@@ -285,7 +285,7 @@ def roundtrips(tmp):
 
 
 def msgpack():
-    """msgpack_unpack on hand-made encodings (the msgpack package is not installed)."""
+    """msgpack_unpack (python3-msgpack underneath) on hand-made encodings."""
     import struct
     cases = [(b"\x81\xa1a\x01", {"a": 1}), (b"\x93\x01\xa3abc\xc3", [1, "abc", True]),
              (b"\xcb" + struct.pack(">d", 2.5), 2.5), (b"\xca" + struct.pack(">f", 0.5), 0.5),
