@@ -28,7 +28,7 @@ usage() {
 # ---- 1. packages ----
 ensure_packages() {
     local pkgs=(build-essential clang cmake pkg-config libhdf5-dev liblz4-dev libzstd-dev zlib1g-dev
-                libmsgpack-dev libzfp-dev libxxhash-dev python3 python3-h5py python3-numpy hdf5-tools netcdf-bin
+                libmsgpack-dev libzfp-dev libxxhash-dev python3 python3-h5py python3-numpy python3-msgpack hdf5-tools netcdf-bin
                 hdf5-filter-plugin-blosc-serial libb2-dev dpkg-dev groff-base lintian valgrind
                 libhdf5-openmpi-dev openmpi-bin python3-h5py-mpi)
     local missing=() p

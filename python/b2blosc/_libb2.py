@@ -1,0 +1,273 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""ctypes binding of libb2's public frame and b2nd C API (libb2/include/b2blosc/
+b2_common.h, b2_chunk.h, b2_frame.h, b2_nd.h), for b2blosc.array.
+
+The library is found once, on first use (get()), never at import:
+  1. $B2_LIBB2, the path of a libb2blosc.so file, when set (it must then load:
+     there is no fallback, so a wrong setting is reported, not bypassed);
+  2. otherwise <this package>/lib/libb2blosc.so, where the package's build step puts it.
+Failure raises LibraryNotFoundError (an OSError) naming the paths tried and why.
+
+Every call that can fail goes through check(): a negative B2_ERR_* code becomes a
+Blosc2Error (a ValueError) carrying the code and the library's detailed message."""
+import ctypes
+import os
+import threading
+
+__all__ = ["Blosc2Error", "LibraryNotFoundError", "get", "library_path"]
+
+MAX_DIM = 16            # B2_ND_MAX_DIM / B2_GEOM_MAX_DIM
+MAX_FILTERS = 6         # B2_MAX_FILTERS
+OPEN_READONLY, OPEN_WRITE = 0, 1
+STORAGE_MEMORY, STORAGE_FILE, STORAGE_SPARSE = 0, 1, 2
+ERR_NOT_FOUND = -12
+
+ERROR_NAMES = {
+    -1: "B2_ERR_INVALID_PARAM", -2: "B2_ERR_TRUNCATED", -3: "B2_ERR_INVALID_HEADER",
+    -4: "B2_ERR_CORRUPT", -5: "B2_ERR_UNSUPPORTED", -6: "B2_ERR_NOMEM",
+    -7: "B2_ERR_DST_TOO_SMALL", -8: "B2_ERR_CODEC", -9: "B2_ERR_FILTER", -10: "B2_ERR_IO",
+    -11: "B2_ERR_THREAD", -12: "B2_ERR_NOT_FOUND", -13: "B2_ERR_RANGE", -14: "B2_ERR_EXISTS",
+    -15: "B2_ERR_FORMAT", -16: "B2_ERR_DOES_NOT_FIT", -17: "B2_ERR_READ_ONLY",
+    -18: "B2_ERR_BAD_CODEC", -19: "B2_ERR_LIMIT",
+}
+
+
+class Blosc2Error(ValueError):
+    """A libb2 call failed. code: the negative B2_ERR_* code; name: its name
+    (e.g. "B2_ERR_TRUNCATED"); message: the library's detailed message."""
+
+    def __init__(self, code, message, what=""):
+        self.code = code
+        self.name = ERROR_NAMES.get(code, "B2_ERR_%d" % code)
+        self.message = message
+        self.what = what
+        text = "%s: %s [%s %d]" % (what, message, self.name, code) if what else \
+            "%s [%s %d]" % (message, self.name, code)
+        super().__init__(text)
+
+
+class LibraryNotFoundError(OSError):
+    """libb2blosc.so could not be found or loaded; the message names the paths tried."""
+
+
+# ---- struct layouts (checked against the headers) ----
+
+class BlockGeometry(ctypes.Structure):          # b2_block_geometry (b2_chunk.h)
+    _fields_ = [("ndim", ctypes.c_int), ("blockshape", ctypes.c_int32 * MAX_DIM)]
+
+
+class CParams(ctypes.Structure):                # b2_cparams (b2_chunk.h)
+    _fields_ = [("codec", ctypes.c_int), ("clevel", ctypes.c_int), ("typesize", ctypes.c_int32),
+                ("blocksize", ctypes.c_int32), ("splitmode", ctypes.c_int),
+                ("filters", ctypes.c_uint8 * MAX_FILTERS),
+                ("filters_meta", ctypes.c_uint8 * MAX_FILTERS),
+                ("nthreads", ctypes.c_int), ("use_dict", ctypes.c_int),
+                ("codec_meta", ctypes.c_uint8), ("geometry", BlockGeometry),
+                ("registry", ctypes.c_void_p)]
+
+
+class NDMeta(ctypes.Structure):                 # b2_nd_meta (b2_nd.h)
+    _fields_ = [("version", ctypes.c_int), ("ndim", ctypes.c_int),
+                ("shape", ctypes.c_int64 * MAX_DIM), ("chunkshape", ctypes.c_int32 * MAX_DIM),
+                ("blockshape", ctypes.c_int32 * MAX_DIM), ("dtype_format", ctypes.c_int),
+                ("dtype", ctypes.c_void_p), ("dtype_len", ctypes.c_int32)]
+
+
+class UserMeta(ctypes.Structure):               # b2_nd_user_meta (b2_nd.h)
+    _fields_ = [("name", ctypes.c_char_p), ("content", ctypes.c_void_p), ("len", ctypes.c_int32)]
+
+
+class NDParams(ctypes.Structure):               # b2_nd_params (b2_nd.h)
+    _fields_ = [("ndim", ctypes.c_int), ("shape", ctypes.c_int64 * MAX_DIM),
+                ("chunkshape", ctypes.c_int32 * MAX_DIM), ("blockshape", ctypes.c_int32 * MAX_DIM),
+                ("typesize", ctypes.c_int32), ("dtype", ctypes.c_char_p),
+                ("cparams", ctypes.POINTER(CParams)), ("nmetalayers", ctypes.c_int),
+                ("metalayers", ctypes.POINTER(UserMeta))]
+
+
+class Storage(ctypes.Structure):                # b2_nd_storage (b2_nd.h)
+    _fields_ = [("kind", ctypes.c_int), ("path", ctypes.c_char_p)]
+
+
+_vp, _i64, _i32, _int, _sz = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32, ctypes.c_int, ctypes.c_size_t
+_cp = ctypes.c_char_p
+_pu8 = ctypes.POINTER(ctypes.c_uint8)
+_ppu8 = ctypes.POINTER(_pu8)
+_pi64, _pi32 = ctypes.POINTER(_i64), ctypes.POINTER(_i32)
+
+SIGNATURES = {
+    # b2_common.h
+    "b2_last_error_message": (_cp, []),
+    "b2_last_error_code": (_int, []),
+    "b2_strerror": (_cp, [_int]),
+    "b2_version": (_cp, []),
+    # b2_chunk.h
+    "b2_cparams_init": (None, [ctypes.POINTER(CParams)]),
+    "b2_cparams_check": (_int, [ctypes.POINTER(CParams)]),
+    "b2_codec_name": (_cp, [_int]),
+    "b2_codec_from_name": (_int, [_cp]),
+    "b2_filter_name": (_cp, [_int]),
+    "b2_filter_from_name": (_int, [_cp]),
+    # b2_frame.h
+    "b2_schunk_new": (_vp, [ctypes.POINTER(CParams)]),
+    "b2_schunk_open": (_int, [_cp, _int, ctypes.POINTER(_vp)]),
+    "b2_schunk_append_chunk": (_i64, [_vp, _cp, _i32]),
+    "b2_schunk_meta_add": (_int, [_vp, _cp, _cp, _i32]),
+    "b2_schunk_free": (None, [_vp]),
+    "b2_schunk_last_error": (_cp, [_vp]),
+    "b2_schunk_storage": (_int, [_vp]),
+    "b2_schunk_nchunks": (_i64, [_vp]),
+    "b2_schunk_nbytes": (_i64, [_vp]),
+    "b2_schunk_cbytes": (_i64, [_vp]),
+    "b2_schunk_typesize": (_i32, [_vp]),
+    "b2_schunk_chunksize": (_i32, [_vp]),
+    "b2_schunk_cparams": (ctypes.POINTER(CParams), [_vp]),
+    "b2_schunk_set_nthreads": (_int, [_vp, _int]),
+    "b2_schunk_chunk_nbytes": (_int, [_vp, _i64]),
+    "b2_schunk_get_chunk": (_int, [_vp, _i64, _ppu8, _pi32]),
+    "b2_schunk_decompress_chunk": (_int, [_vp, _i64, _vp, _sz]),
+    "b2_schunk_get_items": (_i64, [_vp, _i64, _i64, _vp, _sz]),
+    "b2_schunk_meta_count": (_int, [_vp]),
+    "b2_schunk_meta_name": (_cp, [_vp, _int]),
+    "b2_schunk_meta_get": (_int, [_vp, _cp, _ppu8, _pi32]),
+    "b2_schunk_vlmeta_count": (_int, [_vp]),
+    "b2_schunk_vlmeta_name": (_cp, [_vp, _int]),
+    "b2_schunk_vlmeta_get": (_int, [_vp, _cp, _ppu8, _pi32]),
+    "b2_schunk_vlmeta_add": (_int, [_vp, _cp, _cp, _i32]),
+    "b2_schunk_to_buffer": (_int, [_vp, _ppu8, ctypes.POINTER(_sz)]),
+    # b2_nd.h
+    "b2_nd_meta_decode": (_int, [_cp, _sz, ctypes.POINTER(NDMeta)]),
+    "b2_nd_meta_clear": (None, [ctypes.POINTER(NDMeta)]),
+    "b2_nd_meta_encode": (_int, [ctypes.POINTER(NDMeta), _ppu8, _pi32]),
+    "b2_nd_dtype_itemsize": (_i32, [_cp]),
+    "b2_nd_from_cbuffer": (_int, [ctypes.POINTER(NDParams), ctypes.POINTER(Storage), _vp, _sz,
+                                  ctypes.POINTER(_vp)]),
+    "b2_nd_open": (_int, [_cp, _int, ctypes.POINTER(_vp)]),
+    "b2_nd_from_schunk": (_int, [_vp, ctypes.POINTER(_vp)]),
+    "b2_nd_to_frame_buffer": (_int, [_vp, _ppu8, ctypes.POINTER(_sz)]),
+    "b2_nd_free": (None, [_vp]),
+    "b2_nd_last_error": (_cp, [_vp]),
+    "b2_nd_ndim": (_int, [_vp]),
+    "b2_nd_shape": (_pi64, [_vp]),
+    "b2_nd_chunkshape": (_pi32, [_vp]),
+    "b2_nd_blockshape": (_pi32, [_vp]),
+    "b2_nd_typesize": (_i32, [_vp]),
+    "b2_nd_dtype": (_cp, [_vp]),
+    "b2_nd_nitems": (_i64, [_vp]),
+    "b2_nd_schunk": (_vp, [_vp]),
+    "b2_nd_set_nthreads": (_int, [_vp, _int]),
+    "b2_nd_blocks_decoded": (_i64, [_vp]),
+    "b2_nd_to_cbuffer": (_int, [_vp, _vp, _sz]),
+    "b2_nd_get_slice_cbuffer": (_int, [_vp, _pi64, _pi64, _vp, _sz]),
+}
+
+
+def _package_lib():
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib", "libb2blosc.so")
+
+
+def library_path():
+    """(path, where) of the library get() loads: $B2_LIBB2 when set, else the package's copy."""
+    env = os.environ.get("B2_LIBB2")
+    if env:
+        return env, "$B2_LIBB2"
+    return _package_lib(), "package"
+
+
+def _sanitizer_problem(path):
+    """A reason not to dlopen path: an instrumented (ASan) build without its runtime
+    preloaded makes the loader abort the process, which no exception can catch."""
+    if "asan" in os.environ.get("LD_PRELOAD", ""):
+        return None
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if b"libasan.so" in data or b"libclang_rt.asan" in data:
+        return ("it is a sanitizer (ASan) build, which can only be loaded with the sanitizer "
+                "runtime preloaded (LD_PRELOAD)")
+    return None
+
+
+class Lib:
+    """The loaded library: dll with every signature declared, plus helpers."""
+
+    def __init__(self, path):
+        self.path = path
+        self.dll = dll = ctypes.CDLL(path)
+        missing = []
+        for name, (res, args) in SIGNATURES.items():
+            try:
+                fn = getattr(dll, name)
+            except AttributeError:
+                missing.append(name)
+                continue
+            fn.restype, fn.argtypes = res, args
+        if missing:
+            raise LibraryNotFoundError("%s is not a usable libb2 (missing symbols: %s)"
+                                       % (path, ", ".join(missing)))
+        # the process's free(): the one the library's malloc pairs with (the
+        # sanitizer's when it is preloaded)
+        self._free = ctypes.CDLL(None).free
+        self._free.argtypes, self._free.restype = [ctypes.c_void_p], None
+        self.version = dll.b2_version().decode()
+
+    def error(self, rc, what, handle_msg=None):
+        """Blosc2Error for code rc: the calling thread's detailed message when it
+        matches rc, else the handle's message, else b2_strerror."""
+        msg = ""
+        if self.dll.b2_last_error_code() == rc:
+            msg = (self.dll.b2_last_error_message() or b"").decode("utf-8", "replace")
+        if not msg and handle_msg:
+            msg = handle_msg.decode("utf-8", "replace")
+        if not msg:
+            msg = (self.dll.b2_strerror(int(rc)) or b"").decode("utf-8", "replace")
+        return Blosc2Error(int(rc), msg, what)
+
+    def check(self, rc, what):
+        if rc < 0:
+            raise self.error(rc, what)
+        return rc
+
+    def take(self, ptr, n):
+        """bytes of a malloc'ed buffer the library returned, freed afterwards."""
+        try:
+            return ctypes.string_at(ptr, n) if n else b""
+        finally:
+            if ptr:
+                self._free(ptr)
+
+    def free(self, ptr):
+        if ptr:
+            self._free(ptr)
+
+
+_lib = None
+_lock = threading.Lock()
+
+
+def get():
+    """The loaded library (loaded on first call)."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    with _lock:
+        if _lib is None:
+            path, where = library_path()
+            tried = "%s (%s)" % (path, where)
+            if not os.path.isfile(path):
+                extra = "" if where == "$B2_LIBB2" else \
+                    "; set B2_LIBB2 to the path of a built libb2blosc.so, or install the package"
+                raise LibraryNotFoundError("libb2blosc.so not found: tried %s: no such file%s"
+                                           % (tried, extra))
+            why = _sanitizer_problem(path)
+            if why:
+                raise LibraryNotFoundError("cannot load %s: %s" % (tried, why))
+            try:
+                _lib = Lib(path)
+            except LibraryNotFoundError:
+                raise
+            except OSError as e:
+                raise LibraryNotFoundError("cannot load %s: %s" % (tried, e)) from e
+    return _lib
