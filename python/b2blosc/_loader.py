@@ -23,7 +23,11 @@ _OWN_PLUGIN = os.path.join(_HERE, "plugins", PLUGIN_NAME)
 
 class PluginError(OSError):
     """libb2's HDF5 plugin is missing or will not load; .filename names the
-    file, the message says why."""
+    file, the message says why (errno: ENOENT missing, ENOEXEC will not load,
+    EINVAL not libb2's plugin, EIO registration refused)."""
+
+    def __str__(self):
+        return self.strerror or super().__str__()
 
 
 def candidates():

@@ -40,6 +40,21 @@ CODECS = {"blosclz": 0, "lz4": 1, "lz4hc": 2, "zlib": 4, "zstd": 5}
 FILTERS = {"none": 0, "shuffle": 1, "bitshuffle": 2, "delta": 3}
 _lib = None
 
+# libb2's error codes (b2_common.h), for messages
+_ERRORS = {-1: "INVALID_PARAM: an argument is out of range", -2: "TRUNCATED: stored data ends early",
+           -3: "INVALID_HEADER: inconsistent header", -4: "CORRUPT: stored data does not decode",
+           -5: "UNSUPPORTED: a format feature this build cannot handle", -6: "NOMEM: out of memory",
+           -7: "DST_TOO_SMALL", -8: "CODEC: a codec library failed",
+           -9: "FILTER: a filter cannot run with these parameters",
+           -10: "IO: reading the file failed (HDF5's read of a chunk, e.g. a corrupt one)",
+           -11: "THREAD", -12: "NOT_FOUND", -13: "RANGE: outside the dataset",
+           -15: "FORMAT: not a Blosc2 frame", -16: "DOES_NOT_FIT", -18: "BAD_CODEC: unknown codec",
+           -19: "LIMIT: the frame declares more memory than allowed (B2_H5_MEMORY_LIMIT)"}
+
+
+def _error(rc, what):
+    return OSError("%s failed: B2_ERR_%s (%d)" % (what, _ERRORS.get(rc, "?"), rc))
+
 
 def _library():
     """The plugin with b2_h5_read_box, loaded once (PluginError if it cannot be)."""
@@ -108,7 +123,7 @@ def _reader(dsid):
         p = ctypes.c_void_p()
         rc = lib.b2_h5_reader_open(dsid.id, ctypes.byref(p))
         if rc != 0:
-            raise OSError("b2_h5_reader_open failed (%d)" % rc)
+            raise _error(rc, "b2_h5_reader_open")
         ptr = _readers[key] = p.value
         weakref.finalize(dsid, _free_reader, key)
     return ptr
@@ -135,7 +150,8 @@ def read_box(dataset, start, count):
     with _phil():
         rc = _lib_read(_reader(dataset.id), st, ct, out, rep)
     if rc != 0:
-        raise OSError("b2_h5_reader_read failed (%d) on %s" % (rc, dataset.name))
+        raise _error(rc, "reading the box at %s of shape %s from %s"
+                     % (tuple(start), tuple(count), dataset.name))
     return out, rep
 
 
