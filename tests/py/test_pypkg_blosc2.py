@@ -16,6 +16,8 @@
     where the reference stores a frame smaller than the chunk; where its frame is
     not smaller, ours stores the chunk raw, as h5py adds the filter as optional). TRUNC_PREC (filter 4, no
     precision): both store the chunks raw (filter mask 1), exactly.
+  * register(): with the reference filter on HDF5_PLUGIN_PATH, `import b2blosc`
+    keeps it, register(force=True) puts ours in its place.
 The reference part is skipped (reported) only when the reference plugin is absent."""
 import os
 import subprocess
@@ -210,6 +212,34 @@ else:
     print("chunks compared: %d; byte-identical to the reference: %d; TRUNC_PREC raw in both: %d; "
           "stored raw by us where the reference's frame is not smaller than the chunk: %d"
           % (total, same, raw, kept_raw))
+
+# ---- 5. register(force=...) with the reference filter already on HDF5_PLUGIN_PATH ----
+# Random doubles do not compress: the reference then stores its (larger) frame,
+# ours stores the chunk raw (filter mask 1), which tells the two filters apart.
+FORCE = r'''
+import h5py, numpy as np
+assert h5py.h5z.filter_avail(32026)
+import b2blosc
+print("CONFIG", b2blosc.get_config()["registered"])
+a = np.random.default_rng(3).random((64, 64))
+with h5py.File(__import__("sys").argv[1], "w") as f:
+    d = f.create_dataset("before", data=a, chunks=(64, 64), compression=b2blosc.Blosc2("blosclz", 1, 0))
+    print("BEFORE", d.id.read_direct_chunk((0, 0))[0], np.array_equal(d[...], a))
+    print("FORCE", b2blosc.register(force=True), b2blosc.get_config()["registered"])
+    d = f.create_dataset("after", data=a, chunks=(64, 64), compression=b2blosc.Blosc2("blosclz", 1, 0))
+    print("AFTER", d.id.read_direct_chunk((0, 0))[0], np.array_equal(d[...], a))
+    print("KEEP", b2blosc.register(force=False))
+'''
+if ref_done:
+    r = subprocess.run([sys.executable, "-c", FORCE, os.path.join(tmp, "force.h5")],
+                       env=b2test.clean_env(HDF5_PLUGIN_PATH=refdir, PYTHONPATH=os.path.join(b2test.REPO, "python"),
+                                            B2_H5_PLUGIN=os.path.join(PDIR, hc.PLUGIN_NAME)),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
+    print(r.stdout, end="")
+    check(r.returncode == 0 and "CONFIG kept" in r.stdout and "BEFORE 0 True" in r.stdout,
+          "import b2blosc keeps the reference filter found on HDF5_PLUGIN_PATH")
+    check("FORCE True b2blosc" in r.stdout and "AFTER 1 True" in r.stdout and "KEEP False" in r.stdout,
+          "register(force=True) replaces it with ours; register(force=False) keeps what is there")
 
 print("test_pypkg_blosc2: %d checks, %d failed%s" % (check.count, len(check.failures),
                                                      "" if ref_done else " (reference part skipped)"))
