@@ -175,10 +175,11 @@ else:
     os.mkdir(refdir)
     os.symlink(REF, os.path.join(refdir, "libH5Zblosc2.so"))  # alone in its folder
     files = {}
+    # drop=(): Python subprocesses keep a sanitizer build's LD_PRELOAD (our plugin is instrumented)
     for who, pdir in (("ours", PDIR), ("ref", refdir)):
         files[who] = os.path.join(tmp, "chunks_%s.h5" % who)
         r = subprocess.run([sys.executable, "-c", WRITER, files[who], repr(CDS)],
-                           env=b2test.clean_env(HDF5_PLUGIN_PATH=pdir), stdout=subprocess.PIPE,
+                           env=b2test.clean_env(drop=(), HDF5_PLUGIN_PATH=pdir), stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, universal_newlines=True, timeout=300)
         check(r.returncode == 0, "%s plugin wrote the datasets: %s" % (who, r.stdout[-2000:]))
     ref_done = True
@@ -232,7 +233,8 @@ with h5py.File(__import__("sys").argv[1], "w") as f:
 '''
 if ref_done:
     r = subprocess.run([sys.executable, "-c", FORCE, os.path.join(tmp, "force.h5")],
-                       env=b2test.clean_env(HDF5_PLUGIN_PATH=refdir, PYTHONPATH=os.path.join(b2test.REPO, "python"),
+                       env=b2test.clean_env(drop=(), HDF5_PLUGIN_PATH=refdir,
+                                            PYTHONPATH=os.path.join(b2test.REPO, "python"),
                                             B2_H5_PLUGIN=os.path.join(PDIR, hc.PLUGIN_NAME)),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
     print(r.stdout, end="")
