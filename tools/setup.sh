@@ -30,7 +30,9 @@ ensure_packages() {
     local pkgs=(build-essential clang cmake pkg-config libhdf5-dev liblz4-dev libzstd-dev zlib1g-dev
                 libmsgpack-dev libzfp-dev libxxhash-dev python3 python3-h5py python3-numpy python3-msgpack hdf5-tools netcdf-bin
                 hdf5-filter-plugin-blosc-serial libb2-dev dpkg-dev groff-base lintian valgrind
-                libhdf5-openmpi-dev openmpi-bin python3-h5py-mpi)
+                libhdf5-openmpi-dev openmpi-bin python3-h5py-mpi
+                python3-venv python3-pip python3-setuptools python3-wheel
+                python3-xarray python3-h5netcdf python3-netcdf4)
     local missing=() p
     # node/npm may come from outside Debian: only ask for Debian's when absent.
     if ! command -v node >/dev/null 2>&1; then

@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""b2blosc: libb2's Blosc2 HDF5 filter (id 32026) for h5py, and Blosc2 files.
+
+    import h5py, b2blosc
+    with h5py.File("x.h5", "w") as f:
+        f.create_dataset("d", data=a, chunks=(100, 100),
+                         compression=b2blosc.Blosc2(cname="zstd", clevel=5))
+
+Importing b2blosc registers filter 32026 with the HDF5 library h5py has loaded,
+unless HDF5 already has a filter 32026 (a plugin on HDF5_PLUGIN_PATH or in the
+system's plugin folder): register(force=True) replaces that one with ours.
+
+How it registers: the plugin exports b2_h5_register(), which finds the HDF5
+library already loaded in the process (never loading one: it opens libraries
+with RTLD_NOLOAD and walks the loaded objects, since h5py's libhdf5 is loaded
+RTLD_LOCAL) and calls its H5Zregister with the filter class. That is the same
+lookup the filter itself uses to call HDF5, so registration and filtering are
+bound to the same HDF5 by construction; calling H5Zregister through ctypes on
+h5py's library would need its file name and a second copy of the class layout.
+
+PLUGIN_PATH is the folder holding libH5Zb2.so, for HDF5_PLUGIN_PATH of programs
+outside Python (h5dump, nccopy, netCDF-C). Without h5py the import still works:
+Blosc2 builds its arguments, only registration and b2blosc.h5 need h5py.
+
+Errors with the plugin file (missing, not loadable) raise PluginError naming the
+file; at import they become a RuntimeWarning, so that the rest stays usable."""
+import warnings as _warnings
+
+from ._loader import FILTER_ID, PLUGIN_NAME, PluginError
+from ._loader import plugin_file as _plugin_file
+from ._filters import Blosc2, UnknownCodecError
+
+try:
+    from ._version import version as __version__
+except ImportError:  # running from the source tree
+    def _source_version():
+        import os
+        import re
+        h = os.path.join(os.path.dirname(__file__), "..", "..", "libb2", "include", "b2blosc",
+                         "b2_common.h")
+        try:
+            with open(h) as f:
+                txt = f.read()
+            return ".".join(re.search(r"#define B2_VERSION_%s (\d+)" % p, txt).group(1)
+                            for p in ("MAJOR", "MINOR", "PATCH"))
+        except (OSError, AttributeError):
+            return "unknown"
+    __version__ = _source_version()
+
+PLUGIN_FILE = _plugin_file()
+"""The plugin file b2blosc uses (libH5Zb2.so)."""
+PLUGIN_PATH = __import__("os").path.dirname(PLUGIN_FILE)
+"""Folder holding the plugin, for HDF5_PLUGIN_PATH of programs outside Python."""
+
+_state = {"registered": None}  # None, "b2blosc" (ours) or "kept" (another copy)
+
+
+def register(force=True):
+    """Register filter 32026 from b2blosc's plugin with h5py's HDF5 library.
+
+    force=True (default, as hdf5plugin.register): replace whatever filter 32026
+    HDF5 has. force=False: keep a filter 32026 HDF5 already has or can load from
+    its plugin path. Returns True when ours was registered, False when another
+    was kept. Raises PluginError when the plugin is missing or will not load or
+    register, ImportError without h5py."""
+    import h5py
+    from . import _loader
+    if not force and h5py.h5z.filter_avail(FILTER_ID):
+        _state["registered"] = "kept"
+        return False
+    lib = _loader.load()
+    with _phil():
+        rc = lib.b2_h5_register()
+    if rc < 0:
+        path = _loader.plugin_file()
+        raise PluginError(5, "%s: b2_h5_register() found no HDF5 library in the process or "
+                          "H5Zregister refused the filter" % path, path)
+    _state["registered"] = "b2blosc"
+    return True
+
+
+def get_config():
+    """What this process uses: version, plugin file and folder, and who provides
+    filter 32026 ("b2blosc", "kept": another copy HDF5 found first, or None)."""
+    return {"version": __version__, "plugin_file": PLUGIN_FILE, "plugin_path": PLUGIN_PATH,
+            "registered": _state["registered"]}
+
+
+def _phil():
+    try:
+        from h5py._objects import phil
+        return phil
+    except ImportError:
+        import contextlib
+        return contextlib.nullcontext()
+
+
+def __getattr__(name):
+    if name == "h5":  # b2blosc.h5 without an explicit import
+        import importlib
+        return importlib.import_module(".h5", __name__)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+try:  # .b2nd / .b2frame arrays (array.py), when present
+    from .array import open, save  # noqa: F401
+except ImportError as _e:
+    if _e.name != __name__ + ".array":
+        raise
+
+
+def _register_on_import():
+    try:
+        import h5py  # noqa: F401
+    except ImportError:
+        return
+    try:
+        register(force=False)
+    except PluginError as e:
+        _warnings.warn("b2blosc: filter 32026 not registered: %s" % e, RuntimeWarning, stacklevel=3)
+
+
+_register_on_import()
+
+__all__ = ["Blosc2", "FILTER_ID", "PLUGIN_PATH", "PLUGIN_FILE", "PluginError", "UnknownCodecError",
+           "register", "get_config", "__version__"]
