@@ -5,7 +5,9 @@ b2_common.h, b2_chunk.h, b2_frame.h, b2_nd.h), for b2blosc.array.
 The library is found once, on first use (get()), never at import:
   1. $B2_LIBB2, the path of a libb2blosc.so file, when set (it must then load:
      there is no fallback, so a wrong setting is reported, not bypassed);
-  2. otherwise <this package>/lib/libb2blosc.so, where the package's build step puts it.
+  2. otherwise <this package>/lib/libb2blosc.so, where the package's build step puts it;
+  3. otherwise, in a copy that `cmake --install` (or the .deb) put beside the C
+     library, that library (libb2blosc.so.0 in the install's libdir).
 Failure raises LibraryNotFoundError (an OSError) naming the paths tried and why.
 
 Every call that can fail goes through check(): a negative B2_ERR_* code becomes a
@@ -166,12 +168,19 @@ def _package_lib():
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib", "libb2blosc.so")
 
 
+_INSTALLED_LIB = "@B2_LIB_FULL_PATH@"  # filled in by cmake --install
+
+
 def library_path():
-    """(path, where) of the library get() loads: $B2_LIBB2 when set, else the package's copy."""
+    """(path, where) of the library get() loads: $B2_LIBB2 when set, else the package's
+    copy, else the C library `cmake --install` put beside this package."""
     env = os.environ.get("B2_LIBB2")
     if env:
         return env, "$B2_LIBB2"
-    return _package_lib(), "package"
+    own = _package_lib()
+    if not os.path.isfile(own) and not _INSTALLED_LIB.startswith("@"):
+        return _INSTALLED_LIB, "installed"
+    return own, "package"
 
 
 def _sanitizer_problem(path):

@@ -311,6 +311,8 @@ def main():
                 plugin_dir + "/libH5Zb2.so", mpi_plugin_dir + "/libH5Zb2.so",
                 docdir + "/copyright", docdir + "/changelog.Debian.gz",
                 "usr/lib/python3/dist-packages/b2blosc_h5.py"] + \
+            ["usr/lib/python3/dist-packages/b2blosc/%s.py" % m
+             for m in ("__init__", "_filters", "_loader", "_libb2", "_version", "array", "h5")] + \
             ["usr/include/b2blosc/" + h for h in headers]
         for w in want:
             check(w in paths, "package holds /%s" % w)
@@ -369,6 +371,12 @@ def main():
         if not ok:
             return
         rlib = os.path.join(root, libdir)
+        # the packaged b2blosc.open/save find the packaged C library
+        libb2_py = os.path.join(root, "usr", "lib", "python3", "dist-packages", "b2blosc", "_libb2.py")
+        m = re.search(r'^_INSTALLED_LIB = "([^"]*)"', open(libb2_py).read(), re.M) \
+            if os.path.isfile(libb2_py) else None
+        check(m is not None and m.group(1) == "/%s/libb2blosc.so.0" % libdir,
+              "b2blosc._libb2 names the packaged library (%s)" % (m.group(1) if m else "no _INSTALLED_LIB"))
 
         # Debian's machine-readable copyright file (DEP-5) with the licence's full text
         cpath = os.path.join(root, docdir, "copyright")
@@ -476,11 +484,18 @@ with h5py.File(path, "r") as f:
     part, rep = b2blosc_h5.read_slice(f["x"], (slice(3, 9), slice(100, 110), 7), report=True)
     assert rep["path"] == "direct", rep
     assert np.array_equal(part, a[3:9, 100:110, 7]), "module read differs"
+import os, b2blosc
+os.environ["B2_LIBB2"] = sys.argv[4]  # the extracted library (the package names /usr/lib's)
+b2 = path + ".b2nd"
+b2blosc.save(a[:4], b2, chunks=(2, 64, 64)).close()
+with b2blosc.open(b2) as arr:
+    assert np.array_equal(arr[1:3, 5:9, 200:], a[1:3, 5:9, 200:]), "b2blosc.open differs"
 print("h5py OK")
 '''
         pydir = os.path.join(root, "usr", "lib", "python3", "dist-packages")
         h5 = os.path.join(tmp, "pkg.h5")
-        ok, out = run([PY, "-c", code, h5, pdir, pydir], env=clean_env(HDF5_PLUGIN_PATH=pdir),
+        extracted_lib = os.path.join(root, libdir, "libb2blosc.so.0")
+        ok, out = run([PY, "-c", code, h5, pdir, pydir, extracted_lib], env=clean_env(HDF5_PLUGIN_PATH=pdir),
                       what="h5py with the extracted plugin")
         print(out.strip())
         check(ok and "h5py OK" in out, "h5py writes and reads filter 32026 through the extracted plugin")
@@ -494,9 +509,9 @@ print("h5py OK")
                      and subprocess.run(["unshare", "-m", "--propagation", "private", "true"],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0)
         if can_mount:
-            script = 'mount --bind "$1" "$2" && exec "$3" -c "$4" "$5" "$2" "$6"'
+            script = 'mount --bind "$1" "$2" && exec "$3" -c "$4" "$5" "$2" "$6" "$7"'
             ok, out = run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh",
-                           pdir, sysdir, PY, code, os.path.join(tmp, "default.h5"), pydir],
+                           pdir, sysdir, PY, code, os.path.join(tmp, "default.h5"), pydir, extracted_lib],
                           env=clean_env(),
                           what="h5py with the plugin in HDF5's default directory, HDF5_PLUGIN_PATH unset")
             print(out.strip())
