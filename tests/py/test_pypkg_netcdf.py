@@ -130,6 +130,8 @@ check("read failed:" in out and "temp equal" not in out,
 # ---- 3. ncdump ----
 if shutil.which("ncdump"):
     env = b2test.clean_env(drop=("LD_PRELOAD", "HDF5_PLUGIN_PATH"), HDF5_PLUGIN_PATH=plugin_path)
+    if os.environ.get("LD_PRELOAD"):  # sanitizer builds: the plugin is instrumented
+        env["LD_PRELOAD"] = os.environ["LD_PRELOAD"]
     r = subprocess.run(["ncdump", "-s", "-v", "count", NC], env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
     head = r.stdout.split("data:")[0]
