@@ -230,6 +230,16 @@ class _ArrayBase:
         return self.dtype.itemsize
 
     @property
+    def cbytes(self):
+        """Stored (compressed) bytes."""
+        return int(_lib().dll.b2_schunk_cbytes(self._schunk_handle()))
+
+    @property
+    def cparams(self):
+        """The compression parameters the frame records, as a dict."""
+        return _cparams_dict(_lib().dll.b2_schunk_cparams(self._schunk_handle()))
+
+    @property
     def nbytes(self):
         """Uncompressed size of the items: size * itemsize (NumPy's meaning)."""
         return self.size * self.dtype.itemsize
@@ -381,14 +391,6 @@ class B2ndArray(_ArrayBase):
         _lib().dll.b2_nd_free(h)
 
     @property
-    def cbytes(self):
-        return int(_lib().dll.b2_schunk_cbytes(self._schunk_handle()))
-
-    @property
-    def cparams(self):
-        return _cparams_dict(_lib().dll.b2_schunk_cparams(self._schunk_handle()))
-
-    @property
     def blocks_decoded(self):
         self._check_open()
         return int(_lib().dll.b2_nd_blocks_decoded(self._handle))
@@ -490,14 +492,6 @@ class FrameArray(_ArrayBase):
 
     def _free(self, h):
         _lib().dll.b2_schunk_free(h)
-
-    @property
-    def cbytes(self):
-        return int(_lib().dll.b2_schunk_cbytes(self._schunk_handle()))
-
-    @property
-    def cparams(self):
-        return _cparams_dict(_lib().dll.b2_schunk_cparams(self._schunk_handle()))
 
     def _read_box(self, start, stop):
         np = _np()
