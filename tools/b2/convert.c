@@ -550,11 +550,13 @@ static int h5_to_b2nd(conv *c, const char *file, const char *dname)
             same_chunks = 0;
     }
     int raw = only_blosc2 && same_chunks && !c->cpo.given && !c->recompress;
-    if (!only_blosc2)
+    if (!h.chunked)
+        why(c, "the dataset is not chunked");
+    else if (!only_blosc2)
         why(c, nf == 0 ? "the dataset is not compressed with Blosc2" : !ncd
                 ? "the dataset does not use the Blosc2 filter" : "filters other than Blosc2 in the pipeline");
     else if (!same_chunks)
-        why(c, h.chunked ? "another chunk shape" : "the dataset is not chunked");
+        why(c, "another chunk shape");
     else if (c->cpo.given)
         why(c, "compression options given");
     else if (c->recompress)
@@ -562,7 +564,7 @@ static int h5_to_b2nd(conv *c, const char *file, const char *dname)
     if (raw && !c->nblocks_dims) {
         /* The block shape of the first stored chunk that maps onto the array. */
         hsize_t nck = 0;
-        H5Dget_num_chunks(h.d, H5S_ALL, &nck);
+        H5Dget_num_chunks(h.d, sp, &nck);
         for (hsize_t k = 0; k < nck && k < 16; k++) {
             hsize_t off[H5S_MAX_RANK];
             unsigned mask;
@@ -572,7 +574,7 @@ static int h5_to_b2nd(conv *c, const char *file, const char *dname)
             int32_t bs[B2_ND_MAX_DIM];
             char scratch[sizeof c->reason];
             memcpy(scratch, c->reason, sizeof scratch);
-            if (H5Dget_chunk_info(h.d, H5S_ALL, k, off, &mask, &addr, &size) < 0)
+            if (H5Dget_chunk_info(h.d, sp, k, off, &mask, &addr, &size) < 0)
                 break;
             rc = h5_chunk_frame(c, &h, off, &s);
             memcpy(c->reason, scratch, sizeof scratch);
