@@ -423,22 +423,83 @@ static int h5_move_chunk(conv *c, h5src *h, b2_nd_array *a, int64_t idx, const i
         return 0;
     }
     b2_schunk *out = b2_nd_schunk(a);
+    const int32_t *acs = b2_nd_chunkshape(a);
+    int64_t chunk_bytes = h->ts; /* the padded chunk: whole blocks */
+    for (int i = 0; i < h->rank; i++)
+        chunk_bytes *= (acs[i] + abs[i] - 1) / abs[i] * abs[i];
     const uint8_t *ch;
     int32_t cb;
     b2_chunk_info ci;
     rc = b2_schunk_chunk_view(s, 0, &ch, &cb);
     if (rc >= 0)
         rc = b2_chunk_get_info(ch, (size_t)cb, &ci);
-    if (rc < 0 || ci.special == B2_SPECIAL_UNINIT || ci.nbytes != b2_schunk_chunksize(out) ||
+    if (rc < 0 || ci.special == B2_SPECIAL_UNINIT || ci.nbytes != chunk_bytes ||
         ci.typesize != (h->ts > 255 ? 1 : h->ts)) {
         why(c, rc < 0 ? "unreadable stored chunks" : ci.special == B2_SPECIAL_UNINIT
                 ? "uninitialised chunks" : "chunks of another size or typesize");
         b2_schunk_free(s);
         return 0;
     }
-    int64_t r = b2_schunk_update_chunk(out, idx, ch, cb);
+    int64_t r = b2_schunk_nchunks(out) == idx ? b2_schunk_append_chunk(out, ch, cb) : B2_ERR_RANGE;
     b2_schunk_free(s);
     return r < 0 ? (int)r : 1;
+}
+
+/* Copy the C-order box of extent ext (nd dims) into the C-order buffer of
+ * extent full at its origin; the rest of dst is left as it is. */
+static void place_box(int nd, const int64_t *ext, const int32_t *full, size_t ts, const uint8_t *src,
+                      uint8_t *dst)
+{
+    if (nd == 1) {
+        memcpy(dst, src, (size_t)ext[0] * ts);
+        return;
+    }
+    size_t sstride = ts, dstride = ts;
+    for (int d = 1; d < nd; d++) {
+        sstride *= (size_t)ext[d];
+        dstride *= (size_t)full[d];
+    }
+    for (int64_t i = 0; i < ext[0]; i++)
+        place_box(nd - 1, ext + 1, full + 1, ts, src + (size_t)i * sstride, dst + (size_t)i * dstride);
+}
+
+/* The b2nd chunk for the C-order items of box [start, stop) of an array whose
+ * chunks are scratch's one chunk: compressed by the scratch array, padding zero.
+ * Appended to out. */
+static int append_compressed(b2_nd_array *scratch, b2_schunk *out, int nd, const int64_t *start,
+                             const int64_t *stop, const uint8_t *box, uint8_t **full, size_t *fullcap)
+{
+    const int32_t *cs = b2_nd_chunkshape(scratch);
+    int32_t ts = b2_nd_typesize(scratch);
+    int64_t ext[B2_ND_MAX_DIM], zero[B2_ND_MAX_DIM], whole[B2_ND_MAX_DIM];
+    size_t n = (size_t)ts;
+    int edge = 0;
+    for (int d = 0; d < nd; d++) {
+        ext[d] = stop[d] - start[d];
+        zero[d] = 0;
+        whole[d] = cs[d];
+        n *= (size_t)cs[d];
+        edge |= ext[d] != cs[d];
+    }
+    const uint8_t *src = box;
+    if (edge) {
+        if (grow(full, fullcap, n) < 0)
+            return B2_ERR_NOMEM;
+        memset(*full, 0, n);
+        place_box(nd, ext, cs, (size_t)ts, box, *full);
+        src = *full;
+    }
+    int rc = b2_nd_set_slice_cbuffer(scratch, zero, whole, src, n);
+    uint8_t *ch = NULL;
+    int32_t cb = 0;
+    if (rc >= 0)
+        rc = b2_schunk_get_chunk(b2_nd_schunk(scratch), 0, &ch, &cb);
+    if (rc >= 0) {
+        int64_t r = b2_schunk_append_chunk(out, ch, cb);
+        rc = r < 0 ? (int)r : B2_OK;
+    }
+    free(ch);
+    return rc;
 }
 
 /* Open dataset dname with a chunk cache large enough for whole chunk rows. */
@@ -456,10 +517,10 @@ static int h5_to_b2nd(conv *c, const char *file, const char *dname)
     int ret = B2CLI_EXIT_DATA, rc;
     hid_t f = -1, sp = -1, t = -1, dcpl = -1;
     h5src h;
-    b2_nd_array *a = NULL;
+    b2_nd_array *a = NULL, *scratch = NULL;
     b2_h5_reader *rd = NULL;
-    uint8_t *box = NULL;
-    size_t boxcap = 0;
+    uint8_t *box = NULL, *full = NULL;
+    size_t boxcap = 0, fullcap = 0;
     char *tmp = NULL, dtype[32];
     int tmp_made = 0;
     memset(&h, 0, sizeof h);
@@ -601,14 +662,21 @@ static int h5_to_b2nd(conv *c, const char *file, const char *dname)
         goto done;
     snprintf(tmp, tl, "%s.b2convert-%ld", c->dst, (long)getpid());
     unlink(tmp);
-    b2_nd_storage st = {B2_STORAGE_FILE, tmp};
-    if ((rc = b2_nd_create(&np, &st, B2_ND_FILL_ZEROS, NULL, &a)) < 0) {
+    /* The array's chunks are appended in order, each written once: those that
+     * move as they are, and the others compressed by a one-chunk scratch array
+     * of the same geometry. */
+    b2_nd_storage st = {B2_STORAGE_FILE, tmp}, mem = {B2_STORAGE_MEMORY, NULL};
+    b2_nd_params sp1 = np;
+    for (int i = 0; i < h.rank; i++)
+        sp1.shape[i] = np.chunkshape[i];
+    if ((rc = b2_nd_create_bare(&np, &st, &a)) < 0 ||
+        (rc = b2_nd_create(&sp1, &mem, B2_ND_FILL_ZEROS, NULL, &scratch)) < 0) {
         b2cli_data_error(c->dst, "cannot create the array: %s", b2cli_err(rc));
         goto done;
     }
     tmp_made = 1;
     b2_schunk_set_sync(b2_nd_schunk(a), 0);
-    b2_nd_set_nthreads(a, c->nthreads);
+    b2_nd_set_nthreads(scratch, c->nthreads);
     if ((rc = b2_h5_reader_open(h.d, &rd)) < 0) {
         b2cli_data_error(c->src, "cannot read the dataset: %s", b2cli_err(rc));
         goto done;
@@ -637,7 +705,8 @@ static int h5_to_b2nd(conv *c, const char *file, const char *dname)
                 rc = B2_ERR_NOMEM;
             } else if ((rc = b2_h5_reader_read(rd, 0, hs, hc, box, n, NULL)) < 0) {
                 b2cli_data_error(c->src, "reading chunk %lld: %s", (long long)i, b2cli_err(rc));
-            } else if ((rc = b2_nd_set_slice_cbuffer(a, start, stop, box, n)) < 0) {
+            } else if ((rc = append_compressed(scratch, b2_nd_schunk(a), h.rank, start, stop, box,
+                                               &full, &fullcap)) < 0) {
                 b2cli_data_error(c->dst, "writing chunk %lld: %s", (long long)i, b2cli_err(rc));
             } else {
                 c->recompressed++;
@@ -652,9 +721,16 @@ static int h5_to_b2nd(conv *c, const char *file, const char *dname)
         b2cli_progress_add(&pr, (int64_t)n);
     }
     b2cli_progress_end(&pr);
-    /* Chunks replaced the zero-filled ones: write the array compact. */
-    b2_schunk_set_sync(b2_nd_schunk(a), 1);
-    if (b2_schunk_dead_bytes(b2_nd_schunk(a)) > 0 && (rc = b2_schunk_compact(b2_nd_schunk(a))) < 0) {
+    if (b2_schunk_nchunks(b2_nd_schunk(a)) != nchunks) {
+        b2cli_data_error(c->dst, "%lld chunks written, %lld expected",
+                         (long long)b2_schunk_nchunks(b2_nd_schunk(a)), (long long)nchunks);
+        goto done;
+    }
+    /* Each append left the previous index and trailer behind; rewrite the
+     * array compact when that is more than a little (1/64 of the file). */
+    int64_t dead = b2_schunk_dead_bytes(b2_nd_schunk(a));
+    if (dead > 0 && dead > b2_schunk_frame_len(b2_nd_schunk(a)) / 64 &&
+        (rc = b2_schunk_compact(b2_nd_schunk(a))) < 0) {
         b2cli_data_error(c->dst, "cannot compact the array: %s", b2cli_err(rc));
         goto done;
     }
@@ -669,7 +745,9 @@ static int h5_to_b2nd(conv *c, const char *file, const char *dname)
     ret = B2CLI_OK;
 done:
     b2_h5_reader_free(rd);
+    b2_nd_free(scratch);
     b2_nd_free(a);
+    free(full);
     if (tmp_made)
         unlink(tmp);
     free(tmp);
