@@ -311,6 +311,34 @@ err_case([src, zh5 + ":/w", "--codec", "zstd", "--filter", "bytedelta"], 2, ["cd
 err_case([src, zh5 + ":/w", "--chunks", "5"], 2, ["--chunks needs 2 values"], "--chunks of another rank")
 with h5py.File(zh5, "r") as f:
     c.ok("w" not in f, "failed conversions leave no dataset behind")
+# progress bar: on a terminal, once the input reaches B2_PROGRESS_MIN_BYTES
+def run_pty(args, env):
+    master, slave = os.openpty()
+    try:
+        p = subprocess.Popen([b2test.b2_bin()] + args, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=slave, env=env)
+    finally:
+        os.close(slave)
+    out = []
+    while True:
+        try:
+            b = os.read(master, 65536)
+        except OSError:
+            break
+        if not b:
+            break
+        out.append(b)
+    os.close(master)
+    return p.wait(timeout=120), b"".join(out)
+
+
+rc, err = run_pty(["convert", "--force", ours + ":/r2_f4_edge", os.path.join(tmp, "bar.b2nd")],
+                  dict(os.environ, B2_PROGRESS_MIN_BYTES="1k"))
+c.ok(rc == 0 and b"convert [" in err, "progress bar drawn on a terminal: %r" % err[:200])
+rc, err = run_pty(["convert", "--force", os.path.join(tmp, "bar.b2nd"), os.path.join(tmp, "bar.h5") + ":/d"],
+                  dict(os.environ, B2_PROGRESS_MIN_BYTES="1G"))
+c.ok(rc == 0 and b"convert [" not in err, "no progress bar below the threshold")
+
 r = run(["convert", "--help"])
 c.ok(r.returncode == 0 and b"usage: b2 convert" in r.stdout, "convert --help")
 c.finish()
