@@ -149,11 +149,15 @@ CASES = [
     ("r2 f8 big-endian", (64, 70), (16, 32), ">f8", (0, 0, 0, 0, 3, 2, 0)),
     ("r3 u2 edge", (37, 53, 11), (10, 20, 6), "<u2", (0, 0, 0, 0, 5, 2, 0)),
     ("r3 i4 lz4hc", (20, 30, 40), (8, 16, 16), "<i4", (0, 2048, 0, 0, 6, 1, 2)),
+    ("r2 chunk beyond shape", (10, 7), (64, 64), "<f8", (0, 0, 0, 0, 5, 1, 0)),
+    ("r4 i2", (6, 8, 10, 12), (3, 4, 10, 12), "<i2", (0, 0, 0, 0, 5, 1, 1)),
 ]
 ours = os.path.join(tmp, "ours.h5")
 with h5py.File(ours, "w") as f:
     for k, (name, shape, chunks, dt, opts) in enumerate(CASES):
+        beyond = any(k > n for k, n in zip(chunks, shape))  # HDF5 then wants extendible dims
         f.create_dataset(name.replace(" ", "_"), data=data_for(shape, dt, k), chunks=chunks,
+                         maxshape=(None,) * len(shape) if beyond else None,
                          compression=hc.FILTER_ID, compression_opts=opts)
 for k, (name, shape, chunks, dt, opts) in enumerate(CASES):
     raw_roundtrip(ours, name.replace(" ", "_"), data_for(shape, dt, k), chunks, name)

@@ -968,12 +968,15 @@ static int b2nd_to_h5(conv *c, const char *file, const char *dname)
         b2cli_data_error(c->src, "no HDF5 type for dtype '%s'", b2_nd_dtype(a));
         goto done;
     }
-    hsize_t hdims[B2_ND_MAX_DIM], hcd[B2_ND_MAX_DIM];
+    hsize_t hdims[B2_ND_MAX_DIM], hcd[B2_ND_MAX_DIM], hmax[B2_ND_MAX_DIM];
     for (int i = 0; i < rank; i++) {
         hdims[i] = (hsize_t)shape[i];
         hcd[i] = (hsize_t)cdims[i];
+        /* HDF5 wants chunks within fixed dimensions: a chunk longer than its
+         * dimension makes that dimension extendible */
+        hmax[i] = hcd[i] > hdims[i] ? H5S_UNLIMITED : hdims[i];
     }
-    sp = H5Screate_simple(rank, hdims, NULL);
+    sp = H5Screate_simple(rank, hdims, hmax);
     dcpl = H5Pcreate(H5P_DATASET_CREATE);
     lcpl = H5Pcreate(H5P_LINK_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
