@@ -76,18 +76,6 @@ typedef struct conv {
     char reason[200]; /* first reason a chunk was recompressed */
 } conv;
 
-static void why(conv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void why(conv *c, const char *fmt, ...)
-{
-    va_list ap;
-    if (c->reason[0])
-        return;
-    va_start(ap, fmt);
-    vsnprintf(c->reason, sizeof c->reason, fmt, ap);
-    va_end(ap);
-}
-
 static int parse_shape(const char *opt, const char *val, int32_t *out, int *n)
 {
     char buf[512], *tok, *save = NULL;
@@ -106,6 +94,28 @@ static int parse_shape(const char *opt, const char *val, int32_t *out, int *n)
     if (*n == 0)
         return b2cli_usage_error(CMD, "%s needs at least one value", opt);
     return 0;
+}
+
+#ifndef B2CLI_HAVE_HDF5
+
+static int run(conv *c, int src_h5)
+{
+    (void)src_h5;
+    b2cli_data_error(c->src, "this b2 was built without HDF5 support");
+    return B2CLI_EXIT_DATA;
+}
+
+#else
+static void why(conv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void why(conv *c, const char *fmt, ...)
+{
+    va_list ap;
+    if (c->reason[0])
+        return;
+    va_start(ap, fmt);
+    vsnprintf(c->reason, sizeof c->reason, fmt, ap);
+    va_end(ap);
 }
 
 static int file_exists(const char *path)
@@ -169,16 +179,6 @@ static void report(const conv *c)
            c->reason[0] && c->recompressed ? ")" : "");
 }
 
-#ifndef B2CLI_HAVE_HDF5
-
-static int run(conv *c, int src_h5)
-{
-    (void)src_h5;
-    b2cli_data_error(c->src, "this b2 was built without HDF5 support");
-    return B2CLI_EXIT_DATA;
-}
-
-#else
 #include <hdf5.h>
 
 #include "b2_h5filter.h"
