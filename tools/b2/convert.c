@@ -188,6 +188,27 @@ static void report(const conv *c)
 
 /* ---- types ---- */
 
+/* Whether compound type t (sz bytes) is h5py's complex: members "r" and "i",
+ * floats of half its size at offsets 0 and sz/2; *o gets their byte order. */
+static int is_complex(hid_t t, size_t sz, char *o)
+{
+    if (H5Tget_nmembers(t) != 2)
+        return 0;
+    int ok = 1;
+    for (unsigned i = 0; i < 2 && ok; i++) {
+        char *name = H5Tget_member_name(t, i);
+        hid_t m = H5Tget_member_type(t, i);
+        ok = name && !strcmp(name, i ? "i" : "r") && m >= 0 && H5Tget_class(m) == H5T_FLOAT &&
+             H5Tget_size(m) == sz / 2 && H5Tget_member_offset(t, i) == i * (sz / 2);
+        if (ok && i == 0)
+            *o = H5Tget_order(m) == H5T_ORDER_BE ? '>' : '<';
+        if (m >= 0)
+            H5Tclose(m);
+        H5free_memory(name);
+    }
+    return ok;
+}
+
 /* NumPy typestr for an HDF5 type, or -1 for types without one fixed size. */
 static int dtype_of(hid_t t, char *buf, size_t cap)
 {
@@ -202,6 +223,8 @@ static int dtype_of(hid_t t, char *buf, size_t cap)
         snprintf(buf, cap, "%cf%zu", o, sz);
     else if (cl == H5T_STRING)
         snprintf(buf, cap, "|S%zu", sz);
+    else if (cl == H5T_COMPOUND && (sz == 8 || sz == 16) && is_complex(t, sz, &o))
+        snprintf(buf, cap, "%cc%zu", o, sz);
     else
         snprintf(buf, cap, "|V%zu", sz);
     return 0;
@@ -228,6 +251,11 @@ static hid_t h5type_of(const char *dt, int32_t ts)
         t = H5Tcopy(be ? H5T_IEEE_F32BE : H5T_IEEE_F32LE);
     } else if (k == 'f' && ts == 8) {
         t = H5Tcopy(be ? H5T_IEEE_F64BE : H5T_IEEE_F64LE);
+    } else if (k == 'c' && (ts == 8 || ts == 16)) { /* h5py's complex */
+        hid_t f = ts == 8 ? (be ? H5T_IEEE_F32BE : H5T_IEEE_F32LE) : (be ? H5T_IEEE_F64BE : H5T_IEEE_F64LE);
+        t = H5Tcreate(H5T_COMPOUND, (size_t)ts);
+        H5Tinsert(t, "r", 0, f);
+        H5Tinsert(t, "i", (size_t)ts / 2, f);
     } else if (k == 'S') {
         t = H5Tcopy(H5T_C_S1);
         H5Tset_size(t, (size_t)ts);
