@@ -32,6 +32,7 @@ int b2cli_cmd_slice(int argc, char **argv);
 int b2cli_cmd_verify(int argc, char **argv);
 int b2cli_cmd_compact(int argc, char **argv);
 int b2cli_cmd_bench(int argc, char **argv);
+int b2cli_cmd_convert(int argc, char **argv);
 /* `b2 bench --hdf5`: HDF5 filters 32026 vs 32001 vs gzip (bench_h5.c). */
 int b2cli_bench_h5(int argc, char **argv);
 /* `b2 bench --frame`: frames and b2nd, the reference's ref_bench_frame lines (bench_frame.c). */
@@ -162,6 +163,27 @@ typedef struct b2cli_container_opts {
     int32_t typesize;
     int verbose;
 } b2cli_container_opts;
+
+/* Compression options shared by `b2 compress` and `b2 convert` (cmd_compress.c):
+ * --codec, --codec-meta, --clevel, --blocksize, --splitmode, --threads,
+ * --filter, --filters, --filters-meta, --dict. */
+typedef struct b2cli_cparam_opts {
+    b2_cparams p;
+    int nfilter;                   /* --filter options seen */
+    uint8_t fid[B2_MAX_FILTERS];   /* their ids and metas, in order given */
+    uint8_t fmeta[B2_MAX_FILTERS];
+    int filter_opt;                /* some --filter given (even "none") */
+    int explicit_filters, explicit_meta;
+    int given;                     /* some option other than --threads given */
+} b2cli_cparam_opts;
+void b2cli_cparam_opts_init(b2cli_cparam_opts *o);
+/* When argv[*i] is one of these options, consume it (and its value, advancing
+ * *i) and return 0, or a usage exit code (> 0, message printed); -1 when it is
+ * not a compression option. */
+int b2cli_cparam_opt(const char *cmd, b2cli_cparam_opts *o, int argc, char **argv, int *i);
+/* After the last option: check combinations and place --filter lists in the
+ * last slots. 0 or a usage exit code. */
+int b2cli_cparam_opts_finish(const char *cmd, b2cli_cparam_opts *o);
 
 /* Compress c->in into the container c->out with cparams p. Returns B2_OK or an
  * error (message printed). */

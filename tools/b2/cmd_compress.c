@@ -110,12 +110,8 @@ static int parse_splitmode(const char *s)
 }
 
 typedef struct opts {
-    b2_cparams p;
-    int nfilter;                 /* --filter options seen */
-    uint8_t fid[B2_MAX_FILTERS]; /* their ids and metas, in order given */
-    uint8_t fmeta[B2_MAX_FILTERS];
-    int filter_opt;              /* some --filter given (even "none") */
-    int explicit_filters, explicit_meta, verbose;
+    b2cli_cparam_opts cpo;       /* compression parameters (shared with `b2 convert`) */
+    int verbose;
     size_t slack;                /* extra output room offered to the encoder */
     const char *in, *out;
     const char *format;          /* --format value or NULL */
@@ -175,7 +171,7 @@ static int parse_dims(const char *opt, const char *val, int64_t lo, int64_t hi, 
 }
 
 /* Parse one --filter value NAME[:META] into o. Returns 0 or an exit code. */
-static int add_filter(opts *o, const char *val)
+static int add_filter(const char *cmd, b2cli_cparam_opts *o, const char *val)
 {
     char name[64];
     const char *colon = strchr(val, ':');
@@ -183,54 +179,145 @@ static int add_filter(opts *o, const char *val)
     int64_t meta = 0;
     int id;
     if (n >= sizeof name)
-        return b2cli_usage_error(CMD, "unknown filter '%s'", val);
+        return b2cli_usage_error(cmd, "unknown filter '%s'", val);
     memcpy(name, val, n);
     name[n] = '\0';
     id = b2cli_filter_id(name);
     if (id < 0)
-        return b2cli_usage_error(CMD, "unknown filter '%s'", name);
+        return b2cli_usage_error(cmd, "unknown filter '%s'", name);
     if (colon && b2cli_parse_int(colon + 1, -128, 255, 0, &meta) < 0)
-        return b2cli_usage_error(CMD, "filter meta '%s' is not a number -128..255", colon + 1);
+        return b2cli_usage_error(cmd, "filter meta '%s' is not a number -128..255", colon + 1);
     if (id == B2_FILTER_TRUNC_PREC && !colon)
-        return b2cli_usage_error(CMD, "trunc_prec needs a precision: --filter trunc_prec:BITS");
+        return b2cli_usage_error(cmd, "trunc_prec needs a precision: --filter trunc_prec:BITS");
     if (id == B2_FILTER_INT_TRUNC && !colon)
-        return b2cli_usage_error(CMD, "int_trunc needs a bit count: --filter int_trunc:BITS");
+        return b2cli_usage_error(cmd, "int_trunc needs a bit count: --filter int_trunc:BITS");
     if ((id == B2_FILTER_NDCELL || id == B2_FILTER_NDMEAN) && !colon)
-        return b2cli_usage_error(CMD, "%s needs a cell side: --filter %s:N", b2_filter_name(id),
+        return b2cli_usage_error(cmd, "%s needs a cell side: --filter %s:N", b2_filter_name(id),
                                  b2_filter_name(id));
     if (id == B2_FILTER_BYTEDELTA_BUGGY)
-        return b2cli_usage_error(CMD, "bytedelta_buggy (34) is only read; use bytedelta (35)");
+        return b2cli_usage_error(cmd, "bytedelta_buggy (34) is only read; use bytedelta (35)");
     if (id == B2_FILTER_NONE) {
         o->nfilter = 0; /* "none" clears the list: no filter at all */
         return 0;
     }
     if (o->nfilter == B2_MAX_FILTERS)
-        return b2cli_usage_error(CMD, "at most %d filters", B2_MAX_FILTERS);
+        return b2cli_usage_error(cmd, "at most %d filters", B2_MAX_FILTERS);
     o->fid[o->nfilter] = (uint8_t)id;
     o->fmeta[o->nfilter] = (uint8_t)(int)meta;
     o->nfilter++;
     return 0;
 }
 
-static int parse_list6(const char *opt, const char *val, int is_meta, uint8_t out[6])
+static int parse_list6(const char *cmd, const char *opt, const char *val, int is_meta, uint8_t out[6])
 {
     char buf[256], *items[6];
     if (strlen(val) >= sizeof buf)
-        return b2cli_usage_error(CMD, "%s: value too long", opt);
+        return b2cli_usage_error(cmd, "%s: value too long", opt);
     strcpy(buf, val);
     if (split6(buf, items) < 0)
-        return b2cli_usage_error(CMD, "%s wants exactly 6 comma-separated values", opt);
+        return b2cli_usage_error(cmd, "%s wants exactly 6 comma-separated values", opt);
     for (int i = 0; i < 6; i++) {
         if (is_meta) {
             int64_t v;
             if (b2cli_parse_int(items[i], -128, 255, 0, &v) < 0)
-                return b2cli_usage_error(CMD, "%s: '%s' is not a number -128..255", opt, items[i]);
+                return b2cli_usage_error(cmd, "%s: '%s' is not a number -128..255", opt, items[i]);
             out[i] = (uint8_t)(int)v;
         } else {
             int id = b2cli_filter_id(items[i]);
             if (id < 0)
-                return b2cli_usage_error(CMD, "%s: unknown filter '%s'", opt, items[i]);
+                return b2cli_usage_error(cmd, "%s: unknown filter '%s'", opt, items[i]);
             out[i] = (uint8_t)id;
+        }
+    }
+    return 0;
+}
+
+void b2cli_cparam_opts_init(b2cli_cparam_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    b2_cparams_init(&o->p);
+}
+
+int b2cli_cparam_opt(const char *cmd, b2cli_cparam_opts *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *v;
+    int64_t n;
+    int rc;
+    if (!strcmp(a, "--dict")) {
+        o->p.use_dict = 1;
+        o->given = 1;
+        return 0;
+    }
+#define VALUE(name) if (!(v = b2cli_opt_value(cmd, argc, argv, i, name))) return B2CLI_EXIT_USAGE
+    if (b2cli_opt_is(a, "--codec")) {
+        VALUE("--codec");
+        if ((o->p.codec = b2cli_codec_id(v)) < 0)
+            return b2cli_usage_error(cmd, "unknown codec '%s'", v);
+    } else if (b2cli_opt_is(a, "--codec-meta")) {
+        VALUE("--codec-meta");
+        if (b2cli_parse_int(v, -128, 255, 0, &n) < 0)
+            return b2cli_usage_error(cmd, "--codec-meta wants -128..255, not '%s'", v);
+        o->p.codec_meta = (uint8_t)(int)n;
+    } else if (b2cli_opt_is(a, "--clevel")) {
+        VALUE("--clevel");
+        if (b2cli_parse_int(v, 0, 9, 0, &n) < 0)
+            return b2cli_usage_error(cmd, "--clevel wants 0..9, not '%s'", v);
+        o->p.clevel = (int)n;
+    } else if (b2cli_opt_is(a, "--blocksize")) {
+        VALUE("--blocksize");
+        if (b2cli_parse_int(v, 0, B2_MAX_BLOCKSIZE, 1, &n) < 0)
+            return b2cli_usage_error(cmd, "--blocksize wants 0..%d, not '%s'", B2_MAX_BLOCKSIZE, v);
+        o->p.blocksize = (int32_t)n;
+    } else if (b2cli_opt_is(a, "--splitmode")) {
+        VALUE("--splitmode");
+        if ((o->p.splitmode = parse_splitmode(v)) < 0)
+            return b2cli_usage_error(cmd, "unknown split mode '%s'", v);
+    } else if (b2cli_opt_is(a, "--threads") || b2cli_opt_is(a, "-t")) {
+        VALUE("--threads");
+        if (b2cli_parse_int(v, 1, 256, 0, &n) < 0)
+            return b2cli_usage_error(cmd, "--threads wants 1..256, not '%s'", v);
+        o->p.nthreads = (int)n;
+        return 0; /* threads do not change what is written */
+    } else if (b2cli_opt_is(a, "--filter")) {
+        VALUE("--filter");
+        if ((rc = add_filter(cmd, o, v)) != 0)
+            return rc;
+        o->filter_opt = 1;
+    } else if (b2cli_opt_is(a, "--filters-meta")) {
+        VALUE("--filters-meta");
+        if ((rc = parse_list6(cmd, "--filters-meta", v, 1, o->p.filters_meta)) != 0)
+            return rc;
+        o->explicit_meta = 1;
+    } else if (b2cli_opt_is(a, "--filters")) {
+        VALUE("--filters");
+        if ((rc = parse_list6(cmd, "--filters", v, 0, o->p.filters)) != 0)
+            return rc;
+        o->explicit_filters = 1;
+    } else {
+        return -1;
+    }
+#undef VALUE
+    o->given = 1;
+    return 0;
+}
+
+int b2cli_cparam_opts_finish(const char *cmd, b2cli_cparam_opts *o)
+{
+    if (o->explicit_filters && o->filter_opt)
+        return b2cli_usage_error(cmd, "use either --filter or --filters, not both");
+    if (o->explicit_meta && !o->explicit_filters)
+        return b2cli_usage_error(cmd, "--filters-meta goes with --filters; use --filter NAME:META");
+    if (o->explicit_filters && !o->explicit_meta)
+        memset(o->p.filters_meta, 0, sizeof o->p.filters_meta);
+    if (o->filter_opt) {
+        /* --filter list (possibly empty after "none") right-aligned; no option at
+         * all keeps the default from b2_cparams_init (shuffle in slot 5). */
+        memset(o->p.filters, 0, sizeof o->p.filters);
+        memset(o->p.filters_meta, 0, sizeof o->p.filters_meta);
+        for (int k = 0; k < o->nfilter; k++) {
+            int slot = B2_MAX_FILTERS - o->nfilter + k;
+            o->p.filters[slot] = o->fid[k];
+            o->p.filters_meta[slot] = o->fmeta[k];
         }
     }
     return 0;
@@ -240,7 +327,7 @@ static int parse_opts(opts *o, int argc, char **argv)
 {
     int npos = 0, rc;
     memset(o, 0, sizeof *o);
-    b2_cparams_init(&o->p);
+    b2cli_cparam_opts_init(&o->cpo);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         int64_t n;
@@ -253,10 +340,6 @@ static int parse_opts(opts *o, int argc, char **argv)
                 o->out = a;
             continue;
         }
-        if (!strcmp(a, "--dict")) {
-            o->p.use_dict = 1;
-            continue;
-        }
         if (!strcmp(a, "--sparse")) {
             o->c.sparse = 1;
             continue;
@@ -265,26 +348,17 @@ static int parse_opts(opts *o, int argc, char **argv)
             o->verbose = 1;
             continue;
         }
+        if ((rc = b2cli_cparam_opt(CMD, &o->cpo, argc, argv, &i)) >= 0) {
+            if (rc > 0)
+                return rc;
+            continue;
+        }
 #define VALUE(name) if (!(v = b2cli_opt_value(CMD, argc, argv, &i, name))) return B2CLI_EXIT_USAGE
-        if (b2cli_opt_is(a, "--codec")) {
-            VALUE("--codec");
-            if ((o->p.codec = b2cli_codec_id(v)) < 0)
-                return b2cli_usage_error(CMD, "unknown codec '%s'", v);
-        } else if (b2cli_opt_is(a, "--codec-meta")) {
-            VALUE("--codec-meta");
-            if (b2cli_parse_int(v, -128, 255, 0, &n) < 0)
-                return b2cli_usage_error(CMD, "--codec-meta wants -128..255, not '%s'", v);
-            o->p.codec_meta = (uint8_t)(int)n;
-        } else if (b2cli_opt_is(a, "--clevel")) {
-            VALUE("--clevel");
-            if (b2cli_parse_int(v, 0, 9, 0, &n) < 0)
-                return b2cli_usage_error(CMD, "--clevel wants 0..9, not '%s'", v);
-            o->p.clevel = (int)n;
-        } else if (b2cli_opt_is(a, "--typesize")) {
+        if (b2cli_opt_is(a, "--typesize")) {
             VALUE("--typesize");
             if (b2cli_parse_int(v, 1, B2_MAX_BLOCKSIZE, 0, &n) < 0)
                 return b2cli_usage_error(CMD, "--typesize wants a positive size, not '%s'", v);
-            o->p.typesize = (int32_t)n;
+            o->cpo.p.typesize = (int32_t)n;
             o->typesize_given = 1;
         } else if (b2cli_opt_is(a, "--format")) {
             VALUE("--format");
@@ -327,40 +401,11 @@ static int parse_opts(opts *o, int argc, char **argv)
         } else if (b2cli_opt_is(a, "--dtype")) {
             VALUE("--dtype");
             o->c.dtype = v;
-        } else if (b2cli_opt_is(a, "--blocksize")) {
-            VALUE("--blocksize");
-            if (b2cli_parse_int(v, 0, B2_MAX_BLOCKSIZE, 1, &n) < 0)
-                return b2cli_usage_error(CMD, "--blocksize wants 0..%d, not '%s'", B2_MAX_BLOCKSIZE, v);
-            o->p.blocksize = (int32_t)n;
-        } else if (b2cli_opt_is(a, "--splitmode")) {
-            VALUE("--splitmode");
-            if ((o->p.splitmode = parse_splitmode(v)) < 0)
-                return b2cli_usage_error(CMD, "unknown split mode '%s'", v);
         } else if (b2cli_opt_is(a, "--slack")) {
             VALUE("--slack");
             if (b2cli_parse_int(v, 0, 1 << 20, 0, &n) < 0)
                 return b2cli_usage_error(CMD, "--slack wants 0..1048576, not '%s'", v);
             o->slack = (size_t)n;
-        } else if (b2cli_opt_is(a, "--threads") || b2cli_opt_is(a, "-t")) {
-            VALUE("--threads");
-            if (b2cli_parse_int(v, 1, 256, 0, &n) < 0)
-                return b2cli_usage_error(CMD, "--threads wants 1..256, not '%s'", v);
-            o->p.nthreads = (int)n;
-        } else if (b2cli_opt_is(a, "--filter")) {
-            VALUE("--filter");
-            if ((rc = add_filter(o, v)) != 0)
-                return rc;
-            o->filter_opt = 1;
-        } else if (b2cli_opt_is(a, "--filters-meta")) {
-            VALUE("--filters-meta");
-            if ((rc = parse_list6("--filters-meta", v, 1, o->p.filters_meta)) != 0)
-                return rc;
-            o->explicit_meta = 1;
-        } else if (b2cli_opt_is(a, "--filters")) {
-            VALUE("--filters");
-            if ((rc = parse_list6("--filters", v, 0, o->p.filters)) != 0)
-                return rc;
-            o->explicit_filters = 1;
         } else {
             return b2cli_usage_error(CMD, "unknown option '%s'", a);
         }
@@ -368,23 +413,8 @@ static int parse_opts(opts *o, int argc, char **argv)
     }
     if (npos < 2)
         return b2cli_usage_error(CMD, "missing %s", npos ? "output file" : "input file");
-    if (o->explicit_filters && o->filter_opt)
-        return b2cli_usage_error(CMD, "use either --filter or --filters, not both");
-    if (o->explicit_meta && !o->explicit_filters)
-        return b2cli_usage_error(CMD, "--filters-meta goes with --filters; use --filter NAME:META");
-    if (o->explicit_filters && !o->explicit_meta)
-        memset(o->p.filters_meta, 0, sizeof o->p.filters_meta);
-    if (o->filter_opt) {
-        /* --filter list (possibly empty after "none") right-aligned; no option at
-         * all keeps the default from b2_cparams_init (shuffle in slot 5). */
-        memset(o->p.filters, 0, sizeof o->p.filters);
-        memset(o->p.filters_meta, 0, sizeof o->p.filters_meta);
-        for (int k = 0; k < o->nfilter; k++) {
-            int slot = B2_MAX_FILTERS - o->nfilter + k;
-            o->p.filters[slot] = o->fid[k];
-            o->p.filters_meta[slot] = o->fmeta[k];
-        }
-    }
+    if ((rc = b2cli_cparam_opts_finish(CMD, &o->cpo)) != 0)
+        return rc;
     return 0;
 }
 
@@ -450,14 +480,14 @@ static int choose_kind(opts *o)
                 return b2cli_usage_error(CMD, "malformed --dtype '%s'", c->dtype);
             if (isz == 0 && !o->typesize_given)
                 return b2cli_usage_error(CMD, "item size of --dtype '%s' unknown: add --typesize", c->dtype);
-            if (isz > 0 && o->typesize_given && isz != o->p.typesize)
-                return b2cli_usage_error(CMD, "--typesize %d contradicts --dtype '%s'", o->p.typesize, c->dtype);
+            if (isz > 0 && o->typesize_given && isz != o->cpo.p.typesize)
+                return b2cli_usage_error(CMD, "--typesize %d contradicts --dtype '%s'", o->cpo.p.typesize, c->dtype);
             if (isz > 0)
-                o->p.typesize = isz;
+                o->cpo.p.typesize = isz;
         } else if (!o->typesize_given) {
             return b2cli_usage_error(CMD, "a b2nd array needs --dtype (or --typesize)");
         }
-        c->typesize = o->p.typesize;
+        c->typesize = o->cpo.p.typesize;
     }
     if (kind == B2CLI_KIND_CFRAME || kind == B2CLI_KIND_SFRAME) {
         if (!c->chunksize)
@@ -510,7 +540,7 @@ int b2cli_cmd_compress(int argc, char **argv)
     if (rc == 0)
         rc = choose_kind(&o);
     if (rc == 0) {
-        b2_cparams check = o.p;
+        b2_cparams check = o.cpo.p;
         b2nd_geometry(&o, &check);
         if ((rc = b2_cparams_check(&check)) < 0)
             rc = b2cli_usage_error(CMD, "invalid parameters: %s", b2cli_err(rc));
@@ -519,7 +549,7 @@ int b2cli_cmd_compress(int argc, char **argv)
         if (o.c.kind == B2CLI_KIND_CHUNK)
             rc = run_compress(&o);
         else
-            rc = b2cli_compress_container(&o.c, &o.p) < 0 ? B2CLI_EXIT_DATA : B2CLI_OK;
+            rc = b2cli_compress_container(&o.c, &o.cpo.p) < 0 ? B2CLI_EXIT_DATA : B2CLI_OK;
     }
     free_metas(&o);
     return rc;
@@ -545,7 +575,7 @@ static int run_compress(opts *op)
     }
     cap = b2_chunk_compress_bound(nbytes) + o.slack;
     dst = malloc(cap);
-    cctx = b2_cctx_new(&o.p);
+    cctx = b2_cctx_new(&o.cpo.p);
     if (!dst || !cctx) {
         b2cli_data_error(o.in, "out of memory");
         goto done;

@@ -13,6 +13,8 @@ static const b2cli_cmd commands[] = {
     {"decompress", "decode a Blosc2 object into a file", b2cli_cmd_decompress},
     {"slice", "write the bytes of a box of a b2nd array (or items of a frame)", b2cli_cmd_slice},
     {"verify", "decode everything and report each bad chunk (exit 1 if any)", b2cli_cmd_verify},
+    {"convert", "move an array between an HDF5 dataset and a b2nd file (raw chunks when possible)",
+     b2cli_cmd_convert},
     {"compact", "rewrite frame files without dead space", b2cli_cmd_compact},
     {"bench", "measure ratio and speed per the shared benchmark protocol", b2cli_cmd_bench},
 };
