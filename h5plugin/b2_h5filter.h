@@ -100,6 +100,51 @@ B2_H5_API int b2_h5_reader_read(b2_h5_reader *rd, hid_t mem_type, const hsize_t 
 /* Free a reader (NULL is fine); dset stays open. */
 B2_H5_API void b2_h5_reader_free(b2_h5_reader *rd);
 
+/* ---- writing boxes of whole chunks on worker threads ---- */
+
+/* How b2_h5_write_box wrote the box. */
+enum b2_h5_write_path {
+    B2_H5_WRITE_DIRECT = 1,  /* every chunk compressed here and stored by H5Dwrite_chunk */
+    B2_H5_WRITE_H5DWRITE = 2, /* an ordinary H5Dwrite (of the box, or of every chunk's part) */
+    B2_H5_WRITE_MIXED = 3,   /* direct, and H5Dwrite for some chunks */
+};
+
+typedef struct b2_h5_write_options {
+    int nthreads; /* compressing threads; 0: $B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1 */
+} b2_h5_write_options;
+
+typedef struct b2_h5_write_report {
+    int path;                /* enum b2_h5_write_path */
+    char reason[128];        /* why H5Dwrite was used (first reason; "" if it was not) */
+    int64_t chunks_direct;   /* chunks stored with H5Dwrite_chunk (frames and raw) */
+    int64_t chunks_raw;      /* of those, stored unfiltered (filter mask 1): incompressible
+                                chunks an optional filter declines, as H5Dwrite does */
+    int64_t chunks_h5dwrite; /* H5Dwrite calls: one per chunk part, or one for the box */
+    int64_t bytes_stored;    /* bytes handed to H5Dwrite_chunk */
+    int nthreads;            /* compressing threads used */
+} b2_h5_write_report;
+
+/* Write the box [start, start + count) (step 1, rank = the dataset's) of dataset
+ * dset from buf (C order, bufsize >= elements * element size; elements of
+ * mem_type, 0 = H5P_DEFAULT: the dataset's own type). A chunk the box covers
+ * whole (up to the dataset's end) is compressed on worker threads into exactly
+ * the bytes filter 32026 stores for it through H5Dwrite (same cd_values, same
+ * frame, same filter mask; an edge chunk is padded beyond the dataset's end with
+ * the fill value, as HDF5 pads it for a new chunk) and stored with H5Dwrite_chunk
+ * on the calling thread, in C order of the chunk grid. At most 2 x nthreads
+ * chunks are in flight, each holding its gathered input (one chunk) and its frame
+ * (at most one chunk plus the frame's overhead): about 4 x nthreads x chunk bytes.
+ * Through H5Dwrite, with the reason in report (may be NULL): a chunk only partly
+ * in the box (that part), and the whole box when the dataset is not chunked, has
+ * no filter 32026 or other filters too, needs type conversion, has a
+ * variable-length type, uses MPI-IO or a driver other than sec2, cd_values the
+ * filter cannot compress with, or HDF5 lacks H5Dwrite_chunk (before 1.10.3).
+ * Calls HDF5 from the calling thread only. opts may be NULL. Returns 0 or a
+ * negative B2_ERR_*. */
+B2_H5_API int b2_h5_write_box(hid_t dset, hid_t mem_type, const hsize_t *start,
+                              const hsize_t *count, const void *buf, size_t bufsize,
+                              const b2_h5_write_options *opts, b2_h5_write_report *report);
+
 #ifdef __cplusplus
 }
 #endif
