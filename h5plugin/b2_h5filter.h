@@ -111,6 +111,18 @@ enum b2_h5_write_path {
 
 typedef struct b2_h5_write_options {
     int nthreads; /* compressing threads; 0: $B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1 */
+    /* set_params != 0: the fields below replace what cd_values say of the filter
+     * pipeline (slot 5 and the extra values), the block shape and use_dict, for
+     * chunks of any rank (cd_values carry them for ranks 2..16 only). Frames say
+     * how they were made, so every reader decodes them; but no chunk may then go
+     * through H5Dwrite (which would not apply them): a box that needs it fails
+     * with B2_ERR_UNSUPPORTED and the reason in the report. */
+    int set_params;
+    uint8_t filters[6], filters_meta[6]; /* the Blosc2 filter slots 0..5, in order */
+    int use_dict;                        /* zstd/lz4/lz4hc dictionaries */
+    /* block shape: all 0 automatic; else 1..chunk dim each, for chunks stored as
+     * b2nd (rank 2..16) or rank 1 (a block of blockshape[0] elements) */
+    int32_t blockshape[B2_H5_READ_MAXRANK];
 } b2_h5_write_options;
 
 typedef struct b2_h5_write_report {

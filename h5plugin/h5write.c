@@ -107,6 +107,7 @@ typedef struct writer {
     slot *slots;
     b2_h5_ctx *ctxs;         /* one per worker */
     int nworkers;
+    int strict;              /* the options' parameters: no chunk through H5Dwrite */
     int rc;                  /* the calling thread's result */
     b2_h5_write_report *rep;
 } writer;
@@ -276,6 +277,9 @@ static int store_job(writer *wr, int64_t j, slot *s)
 {
     hsize_t ci[MAXDIM], lo[MAXDIM], hi[MAXDIM], off[MAXDIM];
     grid_coords(wr, wr->jobs[j], ci);
+    if (s->kind < 0 && wr->strict)
+        return B2_FAIL(s->kind, "cannot compress a chunk with the options' parameters: %s",
+                       s->err);
     if (s->kind < 0) {
         /* the filter would fail here too: H5Dwrite stores what HDF5 makes of that */
         if (wr->rep && !wr->rep->reason[0])
@@ -314,7 +318,9 @@ static int writer_loop(writer *wr)
             chunk_part(wr, ci, lo, hi);
             note(wr->rep, "%s", "a chunk is only partly in the box (its part goes through "
                                 "H5Dwrite)");
-            rc = h5dwrite_part(wr, lo, hi);
+            rc = wr->strict ? B2_FAIL(B2_ERR_UNSUPPORTED, "a chunk is only partly in the box: "
+                                      "H5Dwrite would not apply the options' parameters")
+                            : h5dwrite_part(wr, lo, hi);
             continue;
         }
         slot *s = &wr->slots[j % wr->window];
@@ -440,6 +446,46 @@ static const char *dataset_refusal(writer *wr, char *why_buf, size_t cap)
         h->Pclose(fapl);
     h->Fclose(fid);
     return why;
+}
+
+/* The options' filters, use_dict and block shape into wr->p. */
+static int apply_options(writer *wr, const b2_h5_write_options *o)
+{
+    b2_h5_params *p = &wr->p;
+    p->ext = 1;
+    memcpy(p->filters, o->filters, sizeof p->filters);
+    memcpy(p->filters_meta, o->filters_meta, sizeof p->filters_meta);
+    p->use_dict = o->use_dict != 0;
+    memset(p->blockshape, 0, sizeof p->blockshape);
+    int given = 0;
+    for (int d = 0; d < wr->rank; d++)
+        given |= o->blockshape[d] != 0;
+    if (!given)
+        return B2_OK;
+    for (int d = 0; d < wr->rank; d++)
+        if (o->blockshape[d] < 1 || (hsize_t)o->blockshape[d] > wr->cdims[d])
+            return B2_FAIL(B2_ERR_INVALID_PARAM, "block dimension %d is %d, outside 1..%llu "
+                           "(the chunk's)", d, (int)o->blockshape[d],
+                           (unsigned long long)wr->cdims[d]);
+    /* the filter's b2nd path: cd_values carry the chunk shape and the chunk is
+     * whole elements of the base type (not an array type) */
+    uint64_t want = p->typesize;
+    for (int d = 0; d < p->rank; d++)
+        want *= p->dims[d];
+    if (p->rank >= 2 && want == wr->nbytes) {
+        for (int d = 0; d < wr->rank; d++)
+            p->blockshape[d] = o->blockshape[d];
+        return B2_OK;
+    }
+    if (wr->rank == 1) { /* a plain frame: the block size */
+        uint64_t bs = (uint64_t)o->blockshape[0] * wr->ts;
+        if (bs > INT32_MAX)
+            return B2_FAIL(B2_ERR_INVALID_PARAM, "a block of %llu bytes", (unsigned long long)bs);
+        p->blocksize = (uint32_t)bs;
+        return B2_OK;
+    }
+    return B2_FAIL(B2_ERR_UNSUPPORTED, "a block shape needs chunks stored as b2nd (chunk rank "
+                   "2..%d, no array type) or rank 1", B2_H5_WRITE_MAXDIM);
 }
 
 static int resolve_nthreads(const b2_h5_write_options *opts)
@@ -572,6 +618,17 @@ int b2_h5_write_box(hid_t dset, hid_t mem_type, const hsize_t *start, const hsiz
     }
     char why_buf[128];
     const char *why = dataset_refusal(&wr, why_buf, sizeof why_buf);
+    wr.strict = opts && opts->set_params;
+    if (*why && wr.strict) {
+        note(report, "%s", why);
+        if (report)
+            report->path = B2_H5_WRITE_H5DWRITE;
+        rc = B2_FAIL(B2_ERR_UNSUPPORTED, "%s: H5Dwrite would not apply the options' "
+                     "parameters", why);
+        goto out;
+    }
+    if (!*why && wr.strict && (rc = apply_options(&wr, opts)) < 0)
+        goto out;
     if (*why) {
         hsize_t hi[MAXDIM];
         for (int d = 0; d < wr.rank; d++)

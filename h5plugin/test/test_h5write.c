@@ -13,7 +13,9 @@
 
 #include <hdf5.h>
 
+#include "b2_frame.h"
 #include "b2_h5filter.h"
+#include "b2_nd.h"
 #include "check.h"
 #include "h5params.h"
 
@@ -256,6 +258,188 @@ static void case_rank(hid_t file, int rank, const hsize_t *dims, const hsize_t *
     serial++;
 }
 
+
+static unsigned pack2(unsigned f0, unsigned m0, unsigned f1, unsigned m1)
+{
+    return f0 | m0 << 8 | f1 << 16 | m1 << 24;
+}
+
+/* The stored frame of chunk (0,..) of ds: its filters and b2nd block shape. */
+static void frame_info(hid_t ds, int rank, uint8_t *filters, int32_t *bshape, int32_t *blocksize)
+{
+    hsize_t off[32] = {0}, sz = 0;
+    uint32_t mask = 0;
+    H5Dget_chunk_storage_size(ds, off, &sz);
+    uint8_t *raw = malloc(sz + 1);
+    memset(filters, 0xff, 6);
+    if (H5Dread_chunk(ds, H5P_DEFAULT, off, &mask, raw) >= 0 && mask == 0) {
+        b2_schunk *sc = NULL;
+        if (b2_schunk_open_buffer(raw, sz, 0, &sc) >= 0) {
+            memcpy(filters, b2_schunk_cparams(sc)->filters, 6);
+            *blocksize = b2_schunk_cparams(sc)->blocksize;
+            b2_schunk_free(sc);
+        }
+        b2_nd_array *a = NULL;
+        if (bshape && b2_nd_open_buffer(raw, sz, 0, &a) >= 0) {
+            memcpy(bshape, b2_nd_blockshape(a), (size_t)rank * sizeof *bshape);
+            b2_nd_free(a);
+        }
+    }
+    free(raw);
+}
+
+/* The extra values in cd_values (ranks 2..16) and the writer's options (any rank). */
+static void ext_params(hid_t file)
+{
+    hsize_t dims[2] = {130, 77}, chunk[2] = {32, 20};
+    size_t n = 130 * 77;
+    int32_t *data = make_data(n), *back = malloc(n * sizeof *back);
+    /* zstd 5, shuffle then bytedelta (meta 4), block 8 x 10, use_dict */
+    unsigned cd[16] = {0, 0, 0, 0, 5, 1, 5, B2_H5_EXT_MARKER, B2_H5_EXT_VERSION, 6,
+                       pack2(0, 0, 0, 0), pack2(0, 0, 0, 0), pack2(1, 0, 35, 4), 1, 8, 10};
+    hid_t ref = make(file, "ext_ref", 2, dims, chunk, H5Z_FLAG_OPTIONAL, cd, 16);
+    CHECK(ref >= 0, "dataset with extra values not created");
+    unsigned fl, v[64];
+    size_t nv = 64;
+    hid_t dcpl = H5Dget_create_plist(ref);
+    H5Pget_filter_by_id2(dcpl, B2_H5_FILTER_ID, &fl, &nv, v, 0, NULL, NULL);
+    H5Pclose(dcpl);
+    CHECK(nv == 19 && v[7] == 2 && v[8] == 32 && v[9] == 20 && v[10] == B2_H5_EXT_MARKER &&
+              v[11] == 1 && v[12] == 6 && v[15] == cd[12] && v[16] == 1 && v[17] == 8 &&
+              v[18] == 10,
+          "stored cd_values with extra values (n %zu)", nv);
+    CHECK(H5Dwrite(ref, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0, "ext write");
+    read_all(ref, back);
+    CHECK(memcmp(back, data, n * 4) == 0, "ext: data");
+    uint8_t f[6];
+    int32_t bs[2] = {0, 0}, bsize = 0;
+    frame_info(ref, 2, f, bs, &bsize);
+    CHECK(f[4] == 1 && f[5] == 35 && bs[0] == 8 && bs[1] == 10,
+          "ext: frame filters %d %d, blockshape %d x %d", f[4], f[5], bs[0], bs[1]);
+    /* the writer stores the same bytes from the same cd_values */
+    hid_t ds = make(file, "ext_box", 2, dims, chunk, H5Z_FLAG_OPTIONAL, cd, 16);
+    hsize_t st[2] = {0, 0};
+    b2_h5_write_options o = {.nthreads = 2};
+    b2_h5_write_report rep;
+    CHECK(b2_h5_write_box(ds, 0, st, dims, data, n * 4, &o, &rep) == 0 &&
+              rep.path == B2_H5_WRITE_DIRECT, "ext: write_box (%s)", rep.reason);
+    compare_chunks(ds, ref, "extra values");
+    H5Dclose(ds);
+    H5Dclose(ref);
+    /* plain cd_values with the same parameters through the writer's options */
+    unsigned cd7[7] = {0, 0, 0, 0, 5, 1, 5};
+    ds = make(file, "ext_opts2", 2, dims, chunk, H5Z_FLAG_OPTIONAL, cd7, 7);
+    b2_h5_write_options po = {.nthreads = 2, .set_params = 1, .filters = {0, 0, 0, 0, 1, 35},
+                              .filters_meta = {0, 0, 0, 0, 0, 4}, .use_dict = 1,
+                              .blockshape = {8, 10}};
+    CHECK(b2_h5_write_box(ds, 0, st, dims, data, n * 4, &po, &rep) == 0, "opts rank 2");
+    hid_t ext_ref = H5Dopen2(file, "ext_ref", H5P_DEFAULT);
+    compare_chunks(ds, ext_ref, "options = extra values");
+    H5Dclose(ext_ref);
+    /* options with a partial box: refused, never silently dropped */
+    hsize_t part[2] = {40, 77};
+    CHECK(b2_h5_write_box(ds, 0, st, part, data, n * 4, &po, &rep) == B2_ERR_UNSUPPORTED &&
+              strstr(rep.reason, "partly"), "opts + partial box: %s", rep.reason);
+    H5Dclose(ds);
+
+    /* rank 1: cd_values cannot carry them (set_local refuses), the options can */
+    hsize_t d1 = 5000, c1 = 1024;
+    hid_t sp1 = H5Screate_simple(1, &d1, NULL);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, &c1);
+    unsigned cd1[14] = {0, 0, 0, 0, 5, 1, 5, B2_H5_EXT_MARKER, 1, 4, 0, 0, pack2(1, 0, 35, 4), 0};
+    H5Pset_filter(dcpl, B2_H5_FILTER_ID, H5Z_FLAG_OPTIONAL, 14, cd1);
+    H5E_BEGIN_TRY {
+        ds = H5Dcreate2(file, "ext_rank1", H5T_STD_I32LE, sp1, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    } H5E_END_TRY;
+    CHECK(ds < 0, "rank-1 dataset with extra values created");
+    if (ds >= 0)
+        H5Dclose(ds);
+    H5Pclose(dcpl);
+    ds = make(file, "opts_rank1", 1, &d1, &c1, H5Z_FLAG_OPTIONAL, cd7, 7);
+    b2_h5_write_options o1 = {.nthreads = 2, .set_params = 1, .filters = {0, 0, 0, 0, 1, 35},
+                              .use_dict = 1, .blockshape = {256}};
+    hsize_t s1 = 0;
+    CHECK(b2_h5_write_box(ds, 0, &s1, &d1, data, 5000 * 4, &o1, &rep) == 0 &&
+              rep.path == B2_H5_WRITE_DIRECT, "opts rank 1: %s", rep.reason);
+    read_all(ds, back);
+    CHECK(memcmp(back, data, 5000 * 4) == 0, "opts rank 1: data");
+    frame_info(ds, 1, f, NULL, &bsize);
+    CHECK(f[4] == 1 && f[5] == 35 && bsize == 1024, "opts rank 1: filters %d %d blocksize %d",
+          f[4], f[5], (int)bsize);
+    H5Dclose(ds);
+    H5Sclose(sp1);
+
+    /* rank 17: above what cd_values may carry; the options still work */
+    hsize_t d17[17], c17[17];
+    for (int i = 0; i < 17; i++)
+        d17[i] = i < 15 ? 1 : i == 15 ? 50 : 60, c17[i] = i < 15 ? 1 : i == 15 ? 16 : 32;
+    hid_t sp17 = H5Screate_simple(17, d17, NULL);
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 17, c17);
+    H5Pset_filter(dcpl, B2_H5_FILTER_ID, H5Z_FLAG_OPTIONAL, 7, cd7);
+    ds = H5Dcreate2(file, "opts_rank17", H5T_STD_I32LE, sp17, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    hsize_t s17[17] = {0};
+    b2_h5_write_options o17 = {.nthreads = 4, .set_params = 1, .filters = {0, 0, 0, 0, 3, 1}};
+    CHECK(b2_h5_write_box(ds, 0, s17, d17, data, 3000 * 4, &o17, &rep) == 0 &&
+              rep.path == B2_H5_WRITE_DIRECT, "opts rank 17: %s", rep.reason);
+    read_all(ds, back);
+    CHECK(memcmp(back, data, 3000 * 4) == 0, "opts rank 17: data");
+    frame_info(ds, 17, f, NULL, &bsize);
+    CHECK(f[4] == 3 && f[5] == 1, "opts rank 17: filters %d %d", f[4], f[5]);
+    for (int i = 0; i < 17; i++) /* a plain frame of rank 17 has no block shape */
+        o17.blockshape[i] = (int32_t)c17[i];
+    CHECK(b2_h5_write_box(ds, 0, s17, d17, data, 3000 * 4, &o17, &rep) == B2_ERR_UNSUPPORTED,
+          "rank-17 block shape accepted");
+    H5Dclose(ds);
+    H5Sclose(sp17);
+    free(data);
+    free(back);
+}
+
+/* The parser: extra values that are short, lie or are unknown fail on writes
+ * with a message, and are ignored on reads (frames say how they were made). */
+static void ext_parse(void)
+{
+    unsigned good[19] = {1, 0, 4, 2560, 5, 1, 5, 2, 32, 20, B2_H5_EXT_MARKER, 1, 6,
+                         0, 0, pack2(1, 0, 35, 4), 1, 8, 10};
+    b2_h5_params p;
+    char err[300];
+    CHECK(b2_h5_params_parse(19, good, 1, &p, err, sizeof err) == 0 && p.ext && p.use_dict &&
+              p.filters[5] == 35 && p.filters_meta[5] == 4 && p.blockshape[1] == 10,
+          "good extra values: %s", err);
+    struct { size_t n; int slot; unsigned val; const char *needle; } bad[] = {
+        {19, 11, 2, "version 2"},          /* unknown version */
+        {11, -1, 0, "cut short"},          /* the marker alone */
+        {12, -1, 0, "cut short"},          /* marker and version */
+        {19, 12, 5, "5 extra values"},     /* count neither 4 nor 4 + rank */
+        {19, 12, 40, "announce"},          /* count past the end */
+        {18, -1, 0, "announce"},           /* one value short */
+        {19, 16, 3, "flags"},              /* unknown flag */
+        {19, 17, 0, "block dimension 0"},  /* block dim 0 */
+        {19, 18, 21, "block dimension 1"}, /* block dim above the chunk's */
+        {19, 13, 99, "unknown Blosc2 filter 99"},
+        {19, 13, 34, "unknown Blosc2 filter 34"}, /* bytedelta_buggy is decode only */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        unsigned v[19];
+        memcpy(v, good, sizeof v);
+        if (bad[i].slot >= 0)
+            v[bad[i].slot] = bad[i].val;
+        err[0] = '\0';
+        int rc = b2_h5_params_parse(bad[i].n, v, 1, &p, err, sizeof err);
+        CHECK(rc < 0 && strstr(err, bad[i].needle), "bad extra values %zu: rc %d \"%s\"", i, rc,
+              err);
+        CHECK(b2_h5_params_parse(bad[i].n, v, 0, &p, err, sizeof err) == 0 && !p.ext,
+              "bad extra values %zu refused on reads", i);
+    }
+    /* values after the dims without the marker: ignored, as before */
+    unsigned other[12] = {1, 0, 4, 2560, 5, 1, 5, 2, 32, 20, 7, 7};
+    CHECK(b2_h5_params_parse(12, other, 1, &p, err, sizeof err) == 0 && !p.ext,
+          "values without the marker");
+}
+
 static void expect_fallback(hid_t ds, hid_t mem_type, const void *buf, size_t bytes,
                             const char *needle, const char *what)
 {
@@ -411,6 +595,8 @@ int main(int argc, char **argv)
            total_edge_same);
     CHECK(total_raw > 0 && total_edge > 0, "no raw or no edge chunks compared");
     fallbacks(file, corepath);
+    ext_params(file);
+    ext_parse();
     H5Fclose(file);
     remove(corepath);
     return b2t_summary("test_h5write");
