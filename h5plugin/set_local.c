@@ -93,7 +93,15 @@ herr_t b2_h5_set_local(hid_t dcpl, hid_t type, hid_t space)
             p.rank = rank;
             for (int i = 0; i < rank; i++)
                 p.dims[i] = dims[i];
-            if (b2_h5_params_parse_ext(ext, next, &p, err, sizeof err) < 0) {
+            int bad = b2_h5_params_parse_ext(ext, next, &p, err, sizeof err) < 0;
+            if (bad && at != 7 && next > 3 + B2_H5_EXT_FIXED) {
+                /* values copied from another dataset (h5repack -l): a block shape
+                 * that does not fit the new chunk falls back to the automatic one */
+                ext[2] = B2_H5_EXT_FIXED;
+                next = 3 + B2_H5_EXT_FIXED;
+                bad = b2_h5_params_parse_ext(ext, next, &p, err, sizeof err) < 0;
+            }
+            if (bad) {
                 B2_H5_ERROR(api, "blosc2 filter: bad extra values: %s", err);
                 return -1;
             }
