@@ -149,7 +149,7 @@ typedef struct b2_h5_write_report {
  * Through H5Dwrite, with the reason in report (may be NULL): a chunk only partly
  * in the box (that part), and the whole box when the dataset is not chunked, has
  * no filter 32026 or other filters too, needs type conversion, has a
- * variable-length type, uses MPI-IO or a driver other than sec2, cd_values the
+ * variable-length or reference type (or strings inside a compound or array), uses MPI-IO or a driver other than sec2, cd_values the
  * filter cannot compress with, or HDF5 lacks H5Dwrite_chunk (before 1.10.3).
  * Calls HDF5 from the calling thread only. opts may be NULL. Returns 0 or a
  * negative B2_ERR_*. */

@@ -40,6 +40,7 @@ typedef struct write_api {
     herr_t (*Pfill_value_defined)(hid_t, H5D_fill_value_t *);
     herr_t (*Pget_fill_value)(hid_t, hid_t, void *);
     htri_t (*Tdetect_class)(hid_t, H5T_class_t);
+    htri_t (*Tis_variable_str)(hid_t);
     hid_t (*FD_mpio_init)(void); /* parallel builds only */
 } write_api;
 
@@ -66,6 +67,7 @@ static void resolve_write(void)
     SYM(Pfill_value_defined, "H5Pfill_value_defined", 1);
     SYM(Pget_fill_value, "H5Pget_fill_value", 1);
     SYM(Tdetect_class, "H5Tdetect_class", 1);
+    SYM(Tis_variable_str, "H5Tis_variable_str", 1);
     SYM(FD_mpio_init, "H5FD_mpio_init", 0);
 #undef SYM
     wapi_ready = 1;
@@ -368,9 +370,14 @@ static const char *dataset_refusal(writer *wr, char *why_buf, size_t cap)
     if (ftype < 0)
         return "the dataset has no datatype";
     const char *why = "";
+    /* HDF5's API reports variable-length strings as H5T_STRING only: strings
+     * inside compound or array types are refused whatever their kind */
     if (wr->w->Tdetect_class(ftype, H5T_VLEN) != 0 ||
-        wr->w->Tdetect_class(ftype, H5T_REFERENCE) != 0)
-        why = "the datatype is variable-length or a reference";
+        wr->w->Tdetect_class(ftype, H5T_REFERENCE) != 0 ||
+        wr->w->Tis_variable_str(ftype) != 0 ||
+        (b2_h5_api_get(NULL)->Tget_class(ftype) != H5T_STRING &&
+         wr->w->Tdetect_class(ftype, H5T_STRING) != 0))
+        why = "the datatype is variable-length (or holds strings) or a reference";
     else if (wr->mem_type != H5P_DEFAULT && h->Tequal(wr->mem_type, ftype) <= 0)
         why = "the memory type differs from the file type (conversion)";
     hid_t dcpl = *why ? -1 : h->Dget_create_plist(wr->dset);

@@ -520,6 +520,29 @@ static void fallbacks(hid_t file, const char *corepath)
     H5Pclose(dcpl);
     H5Sclose(sp1);
 
+    /* a variable-length type (strings) */
+    {
+        hsize_t dv = 10, cv = 4;
+        hid_t spv = H5Screate_simple(1, &dv, NULL), st = H5Tcopy(H5T_C_S1);
+        H5Tset_size(st, H5T_VARIABLE);
+        hid_t dcv = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_chunk(dcv, 1, &cv);
+        H5Pset_filter(dcv, B2_H5_FILTER_ID, H5Z_FLAG_OPTIONAL, 7, cd);
+        ds = H5Dcreate2(file, "fb_vlen", st, spv, H5P_DEFAULT, dcv, H5P_DEFAULT);
+        const char *strs[10] = {"a", "bb", "ccc", "dddd", "e", "ff", "ggg", "h", "ii", "j"};
+        char *got[10] = {0};
+        expect_fallback(ds, st, strs, sizeof strs, "variable-length", "vlen strings");
+        ok = H5Dread(ds, st, H5S_ALL, H5S_ALL, H5P_DEFAULT, got) >= 0;
+        for (int i = 0; ok && i < 10; i++)
+            ok = got[i] && strcmp(got[i], strs[i]) == 0;
+        CHECK(ok, "vlen strings: data");
+        H5Dvlen_reclaim(st, spv, H5P_DEFAULT, got);
+        H5Dclose(ds);
+        H5Pclose(dcv);
+        H5Tclose(st);
+        H5Sclose(spv);
+    }
+
     /* a driver other than sec2 (core) */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_core(fapl, 1 << 20, 0);
