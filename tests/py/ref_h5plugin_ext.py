@@ -130,7 +130,10 @@ def main():
         f.create_dataset(name, data=data, chunks=chunks, compression=hc.FILTER_ID,
                          compression_opts=(0, 0, 0, 0, clevel, 1, codec) + tuple(extra))
     env = b2test.clean_env()
-    for plugin, keeps in ((REF, False), (PDIR, True)):
+    # in a sanitizer build our plugin needs the ASan runtime preloaded, with which
+    # h5repack hangs at exit (tools/setup.sh, ASAN_EXCLUDE): the reference only
+    runs = ((REF, False),) if os.environ.get("B2_SANITIZED") else ((REF, False), (PDIR, True))
+    for plugin, keeps in runs:
         out = os.path.join(tmp, "repack_%s.h5" % ("ours" if keeps else "ref"))
         env["HDF5_PLUGIN_PATH"] = plugin
         p = subprocess.run(["h5repack", "-l", "/lz4_delta_shuffle_block:CHUNK=25x50", one, out],
