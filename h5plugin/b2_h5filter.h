@@ -102,6 +102,15 @@ B2_H5_API void b2_h5_reader_free(b2_h5_reader *rd);
 
 /* ---- writing boxes of whole chunks on worker threads ---- */
 
+/* Extra cd_values (chunk ranks 2..16 only; README "More parameters"): after the
+ * codec the user may add B2_H5_EXT_MARKER, 1 (version), N, then three words with
+ * the six filter slots (id | meta << 8, slot 2k in bits 0-15 and 2k+1 in bits
+ * 16-31), a flags word (bit 0: use_dict) and optionally one block dimension per
+ * chunk dimension (N = 4 or 4 + rank). set_local stores them after the chunk
+ * dims; ranks 1 and 17+ refuse them (every reader reads cd_values[7] as the
+ * rank) and get them through b2_h5_write_options instead. */
+#define B2_H5_EXT_MARKER 0x42324E44u /* "B2ND" */
+
 /* How b2_h5_write_box wrote the box. */
 enum b2_h5_write_path {
     B2_H5_WRITE_DIRECT = 1,  /* every chunk compressed here and stored by H5Dwrite_chunk */

@@ -25,7 +25,9 @@
  * meta in the high byte), a flags word (bit 0: use_dict; other bits 0), then
  * either nothing (automatic block shape) or one block dimension per chunk
  * dimension. N is 4 or 4 + rank. */
-#define B2_H5_EXT_MARKER 0x42324E44u /* "B2ND" */
+#ifndef B2_H5_EXT_MARKER
+#define B2_H5_EXT_MARKER 0x42324E44u /* "B2ND" (also in b2_h5filter.h) */
+#endif
 #define B2_H5_EXT_VERSION 1
 #define B2_H5_EXT_FIXED 4            /* filter words and the flags word */
 #define B2_H5_EXT_USE_DICT 1u
