@@ -10,13 +10,13 @@
  * the dataset's end with the fill value (zeros when the fill time is never or
  * the value undefined), and so does this writer.
  *
- * Threads: the calling thread (pool worker 0) is the only one calling HDF5. It
- * walks the chunks in order, writes a chunk part that is not whole through
- * H5Dwrite, and for a whole chunk waits for its frame, or compresses it itself
- * when no helper has claimed it yet (so the write completes even when no helper
- * thread could be started). Helpers claim chunks in order, at most WINDOW ahead
- * of the last one written; each slot of the ring keeps its input and output
- * buffers between chunks. */
+ * Threads: nthreads compress, the calling thread (pool worker 0) included; it
+ * alone calls HDF5. It walks the chunks in order, writes a chunk part that is
+ * not whole through H5Dwrite, and for a whole chunk stores its frame once done,
+ * compressing the next unclaimed chunk meanwhile (the chunk itself when nobody
+ * took it, so the write completes even when no helper thread could be started).
+ * Everyone claims chunks in order, at most 2 x nthreads ahead of the last one
+ * written; each slot of that ring keeps its input and output buffers. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -325,16 +325,24 @@ static int writer_loop(writer *wr)
                             : h5dwrite_part(wr, lo, hi);
             continue;
         }
+        /* until job j is compressed, compress the next unclaimed job (j itself
+         * when nobody took it, so the write completes without helpers) */
         slot *s = &wr->slots[j % wr->window];
         pthread_mutex_lock(&wr->mu);
-        int mine = wr->next == j;
-        if (mine)
-            wr->next++;
-        while (!mine && !s->done)
-            pthread_cond_wait(&wr->cv, &wr->mu);
+        while (!s->done) {
+            if (wr->next < wr->njobs && wr->next < wr->written + wr->window) {
+                int64_t k = wr->next++;
+                slot *t = &wr->slots[k % wr->window];
+                pthread_mutex_unlock(&wr->mu);
+                compress_job(wr, k, t, &wr->ctxs[0]);
+                pthread_mutex_lock(&wr->mu);
+                t->done = 1;
+                pthread_cond_broadcast(&wr->cv);
+            } else {
+                pthread_cond_wait(&wr->cv, &wr->mu);
+            }
+        }
         pthread_mutex_unlock(&wr->mu);
-        if (mine)
-            compress_job(wr, j, s, &wr->ctxs[0]);
         rc = store_job(wr, j, s);
         pthread_mutex_lock(&wr->mu);
         s->done = 0;
@@ -518,18 +526,18 @@ static int write_direct(writer *wr, int nthreads)
         if (chunk_part(wr, ci, lo, hi))
             wr->jobs[wr->njobs++] = k;
     }
-    int helpers = nthreads;
-    if (helpers > 1 && wr->njobs < 2)
-        helpers = 1;
-    if (wr->njobs > 0 && helpers > wr->njobs)
-        helpers = (int)wr->njobs;
-    /* one thread: the calling thread compresses every chunk itself */
-    int nworkers = helpers > 1 ? helpers + 1 : 1;
-    wr->window = helpers > 1 ? 2 * helpers : 1;
+    /* nthreads compress: the calling thread (which alone calls HDF5) and
+     * nthreads - 1 helpers; never more threads than chunks */
+    int nworkers = nthreads;
+    if (wr->njobs > 0 && nworkers > wr->njobs)
+        nworkers = (int)wr->njobs;
+    if (nworkers < 1)
+        nworkers = 1;
+    wr->window = 2 * nworkers;
     wr->slots = calloc((size_t)wr->window, sizeof *wr->slots);
     wr->ctxs = calloc((size_t)nworkers, sizeof *wr->ctxs);
     if (wr->rep)
-        wr->rep->nthreads = helpers;
+        wr->rep->nthreads = nworkers;
     int rc = B2_OK;
     if (!wr->slots || !wr->ctxs) {
         rc = B2_FAIL(B2_ERR_NOMEM, "the writer's slots");
