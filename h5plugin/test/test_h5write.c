@@ -121,11 +121,17 @@ static void compare_chunks(hid_t a, hid_t b, const char *what)
     total_chunks += nchunks;
 }
 
+static int32_t fill_value; /* non-zero: datasets made with this fill value */
+static H5D_fill_time_t fill_time = H5D_FILL_TIME_IFSET;
+
 static hid_t make(hid_t file, const char *name, int rank, const hsize_t *dims,
                   const hsize_t *chunk, unsigned flags, const unsigned *cd, size_t ncd)
 {
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, rank, chunk);
+    if (fill_value)
+        H5Pset_fill_value(dcpl, H5T_NATIVE_INT32, &fill_value);
+    H5Pset_fill_time(dcpl, fill_time);
     H5Pset_filter(dcpl, B2_H5_FILTER_ID, flags, ncd, cd);
     hid_t sp = H5Screate_simple(rank, dims, NULL);
     hid_t ds = H5Dcreate2(file, name, H5T_STD_I32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
@@ -208,6 +214,8 @@ static void case_rank(hid_t file, int rank, const hsize_t *dims, const hsize_t *
     hid_t ds = make(file, name, rank, dims, chunk, flags, cd, ncd);
     int32_t *cur = calloc(n, sizeof *cur);
     int32_t *box = malloc(n * sizeof *box);
+    if (fill_value || fill_time != H5D_FILL_TIME_IFSET) /* what unwritten parts then read is HDF5's business */
+        CHECK(H5Dwrite(ds, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, cur) >= 0, "zeros");
     for (int it = 0; it < 12; it++) {
         hsize_t start[8], count[8];
         int aligned = it % 2 == 0;
@@ -607,6 +615,13 @@ int main(int argc, char **argv)
     {
         hsize_t d[3] = {21, 33, 40}, c[3] = {8, 10, 16};
         case_rank(file, 3, d, c, H5Z_FLAG_OPTIONAL, cd7, 7);
+        /* edge chunks padded with a fill value, and with none (fill time never) */
+        fill_value = -7;
+        case_rank(file, 3, d, c, H5Z_FLAG_OPTIONAL, cd7, 7);
+        fill_value = 0;
+        fill_time = H5D_FILL_TIME_NEVER;
+        case_rank(file, 3, d, c, H5Z_FLAG_OPTIONAL, cd7, 7);
+        fill_time = H5D_FILL_TIME_IFSET;
     }
     {
         hsize_t d[4] = {7, 9, 11, 13}, c[4] = {3, 4, 5, 6};
