@@ -100,6 +100,72 @@ B2_H5_API int b2_h5_reader_read(b2_h5_reader *rd, hid_t mem_type, const hsize_t 
 /* Free a reader (NULL is fine); dset stays open. */
 B2_H5_API void b2_h5_reader_free(b2_h5_reader *rd);
 
+/* ---- writing boxes of whole chunks on worker threads ---- */
+
+/* Extra cd_values (chunk ranks 2..16 only; README "More parameters"): after the
+ * codec the user may add B2_H5_EXT_MARKER, 1 (version), N, then three words with
+ * the six filter slots (id | meta << 8, slot 2k in bits 0-15 and 2k+1 in bits
+ * 16-31), a flags word (bit 0: use_dict) and optionally one block dimension per
+ * chunk dimension (N = 4 or 4 + rank). set_local stores them after the chunk
+ * dims; ranks 1 and 17+ refuse them (every reader reads cd_values[7] as the
+ * rank) and get them through b2_h5_write_options instead. */
+#define B2_H5_EXT_MARKER 0x42324E44u /* "B2ND" */
+
+/* How b2_h5_write_box wrote the box. */
+enum b2_h5_write_path {
+    B2_H5_WRITE_DIRECT = 1,  /* every chunk compressed here and stored by H5Dwrite_chunk */
+    B2_H5_WRITE_H5DWRITE = 2, /* an ordinary H5Dwrite (of the box, or of every chunk's part) */
+    B2_H5_WRITE_MIXED = 3,   /* direct, and H5Dwrite for some chunks */
+};
+
+typedef struct b2_h5_write_options {
+    int nthreads; /* compressing threads; 0: $B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1 */
+    /* set_params != 0: the fields below replace what cd_values say of the filter
+     * pipeline (slot 5 and the extra values), the block shape and use_dict, for
+     * chunks of any rank (cd_values carry them for ranks 2..16 only). Frames say
+     * how they were made, so every reader decodes them; but no chunk may then go
+     * through H5Dwrite (which would not apply them): a box that needs it fails
+     * with B2_ERR_UNSUPPORTED and the reason in the report. */
+    int set_params;
+    uint8_t filters[6], filters_meta[6]; /* the Blosc2 filter slots 0..5, in order */
+    int use_dict;                        /* zstd/lz4/lz4hc dictionaries */
+    /* block shape: all 0 automatic; else 1..chunk dim each, for chunks stored as
+     * b2nd (rank 2..16) or rank 1 (a block of blockshape[0] elements) */
+    int32_t blockshape[B2_H5_READ_MAXRANK];
+} b2_h5_write_options;
+
+typedef struct b2_h5_write_report {
+    int path;                /* enum b2_h5_write_path */
+    char reason[128];        /* why H5Dwrite was used (first reason; "" if it was not) */
+    int64_t chunks_direct;   /* chunks stored with H5Dwrite_chunk (frames and raw) */
+    int64_t chunks_raw;      /* of those, stored unfiltered (filter mask 1): incompressible
+                                chunks an optional filter declines, as H5Dwrite does */
+    int64_t chunks_h5dwrite; /* H5Dwrite calls: one per chunk part, or one for the box */
+    int64_t bytes_stored;    /* bytes handed to H5Dwrite_chunk */
+    int nthreads;            /* compressing threads used */
+} b2_h5_write_report;
+
+/* Write the box [start, start + count) (step 1, rank = the dataset's) of dataset
+ * dset from buf (C order, bufsize >= elements * element size; elements of
+ * mem_type, 0 = H5P_DEFAULT: the dataset's own type). A chunk the box covers
+ * whole (up to the dataset's end) is compressed on worker threads into exactly
+ * the bytes filter 32026 stores for it through H5Dwrite (same cd_values, same
+ * frame, same filter mask; an edge chunk is padded beyond the dataset's end with
+ * the fill value, as HDF5 pads it for a new chunk) and stored with H5Dwrite_chunk
+ * on the calling thread, in C order of the chunk grid. At most 2 x nthreads
+ * chunks are in flight, each holding its gathered input (one chunk) and its frame
+ * (at most one chunk plus the frame's overhead): about 4 x nthreads x chunk bytes.
+ * Through H5Dwrite, with the reason in report (may be NULL): a chunk only partly
+ * in the box (that part), and the whole box when the dataset is not chunked, has
+ * no filter 32026 or other filters too, needs type conversion, has a
+ * variable-length or reference type (or strings inside a compound or array), uses MPI-IO or a driver other than sec2, cd_values the
+ * filter cannot compress with, or HDF5 lacks H5Dwrite_chunk (before 1.10.3).
+ * Calls HDF5 from the calling thread only. opts may be NULL. Returns 0 or a
+ * negative B2_ERR_*. */
+B2_H5_API int b2_h5_write_box(hid_t dset, hid_t mem_type, const hsize_t *start,
+                              const hsize_t *count, const void *buf, size_t bufsize,
+                              const b2_h5_write_options *opts, b2_h5_write_report *report);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,29 @@ static int is_whole_chunk(const b2_h5_params *p, size_t nbytes)
 static void *ctx_alloc(size_t n, void *ud) { return b2_h5_ctx_buffer(ud, 0, n); }
 static void ctx_release(void *p, void *ud) { (void)p, (void)ud; }
 
+int b2_h5_filter_encode(const b2_h5_params *p, struct b2_h5_ctx *ctx, int decline,
+                        const void *src, size_t nbytes, const b2_h5_alloc *al, void **out,
+                        size_t *outsize, size_t *outlen, char *err, size_t errcap)
+{
+    *out = NULL;
+    *outsize = *outlen = 0;
+    int rc = b2_h5_payload_encode(p, ctx, is_whole_chunk(p, nbytes), src, nbytes,
+                                 decline ? nbytes : 0, al, out, outsize, outlen, err, errcap);
+    if (rc == B2_ERR_DST_TOO_SMALL && decline)
+        return 0; /* incompressible: stored as it is */
+    if (rc < 0)
+        return rc;
+    if (*outlen >= nbytes && decline) {
+        /* Incompressible: HDF5 stores the chunk as it is (filter mask bit set),
+         * which every reader handles and costs less space. Not an error. */
+        al->release(*out, al->ud);
+        *out = NULL;
+        *outsize = *outlen = 0;
+        return 0;
+    }
+    return 1;
+}
+
 static size_t compress(const b2_h5_api *api, unsigned flags, const b2_h5_params *p,
                        size_t nbytes, size_t *buf_size, void **buf)
 {
@@ -59,19 +82,12 @@ static size_t compress(const b2_h5_api *api, unsigned flags, const b2_h5_params 
                              : (b2_h5_alloc){h5_alloc, h5_release, (void *)api};
     void *out = NULL;
     size_t outsize = 0, flen = 0;
-    int rc = b2_h5_payload_encode(p, ctx, is_whole_chunk(p, nbytes), *buf, nbytes,
-                                 decline ? nbytes : 0, &al, &out, &outsize, &flen, err,
-                                 sizeof err);
-    if (rc == B2_ERR_DST_TOO_SMALL && decline)
-        return 0; /* incompressible: stored as it is (below) */
+    int rc = b2_h5_filter_encode(p, ctx, decline, *buf, nbytes, &al, &out, &outsize, &flen,
+                                err, sizeof err);
+    if (rc == 0)
+        return 0; /* declined: stored as it is (filter mask bit set) */
     if (rc < 0) {
         B2_H5_ERROR(api, "blosc2 filter: compression failed: %s", err);
-        return 0;
-    }
-    if (flen >= nbytes && decline) {
-        /* Incompressible: HDF5 stores the chunk as it is (filter mask bit set),
-         * which every reader handles and costs less space. Not an error. */
-        al.release(out, al.ud);
         return 0;
     }
     if (in_place && flen <= *buf_size) {

@@ -17,6 +17,62 @@ static int fail(char *err, size_t cap, const char *fmt, ...)
     return -1;
 }
 
+static int known_filter(unsigned id)
+{
+    return id <= B2_FILTER_TRUNC_PREC ||
+           (id >= B2_FILTER_NDCELL && id <= B2_FILTER_INT_TRUNC && id != B2_FILTER_BYTEDELTA_BUGGY) ||
+           (id >= B2_FILTER_USER_FIRST && id <= 255);
+}
+
+int b2_h5_params_parse_ext(const unsigned *e, size_t avail, b2_h5_params *p, char *err,
+                          size_t errcap)
+{
+    if (p->rank < 2 || p->rank > B2_H5_WRITE_MAXDIM)
+        return fail(err, errcap, "extra values need a chunk rank of 2..%d (cd_values[7])",
+                    B2_H5_WRITE_MAXDIM);
+    if (avail < 3 || e[0] != B2_H5_EXT_MARKER)
+        return fail(err, errcap, "the extra values after the chunk dimensions are cut short "
+                    "(%zu values, marker 0x%08X, version and count needed)", avail,
+                    B2_H5_EXT_MARKER);
+    if (e[1] != B2_H5_EXT_VERSION)
+        return fail(err, errcap, "extra values of version %u, this filter knows version %d "
+                    "only", e[1], B2_H5_EXT_VERSION);
+    unsigned nv = e[2];
+    if (nv > avail - 3)
+        return fail(err, errcap, "the extra values announce %u values but %zu follow", nv,
+                    avail - 3);
+    if (nv != B2_H5_EXT_FIXED && nv != B2_H5_EXT_FIXED + (unsigned)p->rank)
+        return fail(err, errcap, "%u extra values: %d (filters, flags) or %d (and a block "
+                    "shape of rank %d) expected", nv, B2_H5_EXT_FIXED,
+                    B2_H5_EXT_FIXED + p->rank, p->rank);
+    if (avail - 3 != nv)
+        return fail(err, errcap, "%zu values follow the %u extra values", avail - 3 - nv, nv);
+    const unsigned *v = e + 3;
+    for (int i = 0; i < B2_MAX_FILTERS; i++) {
+        unsigned slot = (v[i / 2] >> (16 * (i % 2))) & 0xffffu;
+        p->filters[i] = (uint8_t)(slot & 0xff);
+        p->filters_meta[i] = (uint8_t)(slot >> 8);
+        if (!known_filter(p->filters[i]))
+            return fail(err, errcap, "unknown Blosc2 filter %u in slot %d of the extra values",
+                        p->filters[i], i);
+    }
+    if (v[3] & ~B2_H5_EXT_USE_DICT)
+        return fail(err, errcap, "unknown flags 0x%X in the extra values", v[3]);
+    p->use_dict = (v[3] & B2_H5_EXT_USE_DICT) != 0;
+    memset(p->blockshape, 0, sizeof p->blockshape);
+    if (nv > B2_H5_EXT_FIXED) {
+        for (int i = 0; i < p->rank; i++) {
+            unsigned b = v[B2_H5_EXT_FIXED + i];
+            if (b == 0 || b > p->dims[i])
+                return fail(err, errcap, "block dimension %d is %u, outside 1..%llu (the "
+                            "chunk's)", i, b, (unsigned long long)p->dims[i]);
+            p->blockshape[i] = (int32_t)b;
+        }
+    }
+    p->ext = 1;
+    return (int)(3 + nv);
+}
+
 int b2_h5_params_parse(size_t n, const unsigned *v, int compress, b2_h5_params *p,
                       char *err, size_t errcap)
 {
@@ -54,6 +110,15 @@ int b2_h5_params_parse(size_t n, const unsigned *v, int compress, b2_h5_params *
                 return fail(err, errcap, "chunk dimension %u in cd_values is 0", i);
             p->dims[i] = v[8 + i];
         }
+        size_t e = 8 + (size_t)r;
+        if (n > e && v[e] == B2_H5_EXT_MARKER &&
+            b2_h5_params_parse_ext(v + e, n - e, p, err, errcap) < 0) {
+            if (compress)
+                return -1;
+            /* reading: every frame says how it was made; the values do not matter */
+            p->ext = p->use_dict = 0;
+            memset(p->blockshape, 0, sizeof p->blockshape);
+        }
     }
     if (p->typesize == 0)
         return fail(err, errcap, "type size 0 in cd_values[2]");
@@ -67,9 +132,9 @@ int b2_h5_params_parse(size_t n, const unsigned *v, int compress, b2_h5_params *
                     p->codec, p->codec_meta);
     if (p->clevel < 0 || p->clevel > 9)
         return fail(err, errcap, "clevel %u in cd_values[4] is outside 0..9", v[4]);
-    if (v[5] > B2_FILTER_TRUNC_PREC)
+    if (v[5] > B2_FILTER_TRUNC_PREC && !p->ext) /* the extra values' filters replace it */
         return fail(err, errcap, "unknown Blosc2 filter %u in cd_values[5]", v[5]);
-    if (p->filter == B2_FILTER_TRUNC_PREC)
+    if (p->filter == B2_FILTER_TRUNC_PREC && !p->ext)
         /* cd_values carry no precision; the reference then asks for 0 bits and fails */
         return fail(err, errcap, "trunc_prec (cd_values[5] = 4) needs a precision that "
                     "cd_values cannot carry");

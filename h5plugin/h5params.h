@@ -18,7 +18,21 @@
  * c-blosc2 2.x (limit 8) refuse datasets with a higher recorded rank, exactly as
  * they refuse the reference's own files. */
 #define B2_H5_WRITE_MAXDIM 16
-#define B2_H5_MAX_CDVALUES (8 + B2_H5_READ_MAXDIM)
+/* The extra values (chunk ranks 2..16 only; hdf5-filter cd_values, README):
+ * after the chunk dims come B2_H5_EXT_MARKER, B2_H5_EXT_VERSION, a count N and N
+ * values: 3 words with the 6 filter slots packed two by two (slot 2k in bits
+ * 0-15, slot 2k+1 in bits 16-31; each slot the filter id in its low byte and its
+ * meta in the high byte), a flags word (bit 0: use_dict; other bits 0), then
+ * either nothing (automatic block shape) or one block dimension per chunk
+ * dimension. N is 4 or 4 + rank. */
+#ifndef B2_H5_EXT_MARKER
+#define B2_H5_EXT_MARKER 0x42324E44u /* "B2ND" (also in b2_h5filter.h) */
+#endif
+#define B2_H5_EXT_VERSION 1
+#define B2_H5_EXT_FIXED 4            /* filter words and the flags word */
+#define B2_H5_EXT_USE_DICT 1u
+/* room for 8 + 16 dims + marker, version, count, 4 + 16 values */
+#define B2_H5_MAX_CDVALUES (8 + B2_H5_READ_MAXDIM + 3 + B2_H5_EXT_FIXED + B2_H5_READ_MAXDIM)
 
 /* The filter's cd_values, decoded (hdf5-filter.md §2). */
 typedef struct b2_h5_params {
@@ -32,6 +46,13 @@ typedef struct b2_h5_params {
     int codec_meta;        /* v[6] bits 8-15: the codec's meta byte (plugin codecs) */
     int rank;              /* v[7], 0 when absent */
     uint64_t dims[B2_H5_READ_MAXDIM];
+    /* from the extra values (or the writer's options): ext != 0 replaces the
+     * filter pipeline [0,0,0,0,0,v[5]] by filters/filters_meta and adds use_dict;
+     * blockshape[0] != 0 gives the block shape (rank dims) */
+    int ext;
+    uint8_t filters[B2_MAX_FILTERS], filters_meta[B2_MAX_FILTERS];
+    int use_dict;
+    int32_t blockshape[B2_H5_READ_MAXDIM];
     int nthreads;          /* from the environment */
     int64_t mem_limit;     /* from the environment (0: libb2's default) */
 } b2_h5_params;
@@ -40,6 +61,12 @@ typedef struct b2_h5_params {
  * needs. Returns 0, or -1 with a message in err (errcap bytes). */
 B2_HIDDEN int b2_h5_params_parse(size_t n, const unsigned *v, int compress,
                                 b2_h5_params *p, char *err, size_t errcap);
+
+/* Decode the extra values at e (avail values from there; e[0] is the marker)
+ * for a chunk of p->rank dims p->dims into p. Returns the number of values
+ * used, or -1 with a message in err. */
+B2_HIDDEN int b2_h5_params_parse_ext(const unsigned *e, size_t avail, b2_h5_params *p,
+                                    char *err, size_t errcap);
 
 /* Threads to use: $B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1 (clamped 1..256). */
 B2_HIDDEN int b2_h5_nthreads_from_env(void);
@@ -70,6 +97,17 @@ B2_HIDDEN int b2_h5_payload_encode(const b2_h5_params *p, struct b2_h5_ctx *ctx,
                                   const b2_h5_alloc *al,
                                   void **out, size_t *outsize, size_t *outlen, char *err,
                                   size_t errcap);
+
+/* One chunk (nbytes at src, the size HDF5 hands the filter) exactly as the
+ * filter's compress path stores it: the b2nd path when nbytes is the whole chunk
+ * of p, else a plain frame. decline != 0 (an optional filter on serial HDF5):
+ * a chunk whose frame would not be smaller is declined. Returns 1 with the frame
+ * in *out (from al), 0 when declined (HDF5 then stores the chunk as it is, filter
+ * mask bit set), or a negative B2_ERR_* with a message in err. */
+B2_HIDDEN int b2_h5_filter_encode(const b2_h5_params *p, struct b2_h5_ctx *ctx, int decline,
+                                 const void *src, size_t nbytes, const b2_h5_alloc *al,
+                                 void **out, size_t *outsize, size_t *outlen, char *err,
+                                 size_t errcap);
 
 /* Decode one stored frame (exactly len bytes) into a buffer from al, with dctx
  * (NULL: a context of the frame's own with p->nthreads threads). On success

@@ -53,6 +53,11 @@ static void make_cparams(const b2_h5_params *p, b2_cparams *cp)
     memset(cp->filters, 0, sizeof cp->filters);
     memset(cp->filters_meta, 0, sizeof cp->filters_meta);
     cp->filters[B2_MAX_FILTERS - 1] = (uint8_t)p->filter;
+    if (p->ext) { /* the extra values after the chunk dims (or the writer's options) */
+        memcpy(cp->filters, p->filters, sizeof cp->filters);
+        memcpy(cp->filters_meta, p->filters_meta, sizeof cp->filters_meta);
+        cp->use_dict = p->use_dict;
+    }
     cp->blocksize = 0;
     cp->nthreads = p->nthreads > 0 ? p->nthreads : 1;
 }
@@ -134,6 +139,9 @@ static int encode_b2nd(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, s
                     "%u-byte chunk", p->chunkbytes);
     int64_t bshape[B2_H5_READ_MAXDIM];
     b2_h5_block_shape(p, target, bshape);
+    if (p->blockshape[0] > 0) /* given by the extra values */
+        for (int i = 0; i < p->rank; i++)
+            bshape[i] = p->blockshape[i];
 
     b2_nd_params np;
     memset(&np, 0, sizeof np);

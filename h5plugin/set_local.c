@@ -24,6 +24,20 @@ herr_t b2_h5_set_local(hid_t dcpl, hid_t type, hid_t space)
     }
     if (n > B2_H5_MAX_CDVALUES)
         n = B2_H5_MAX_CDVALUES; /* only that many were copied */
+    /* The extra values (h5params.h): the user puts them right after the codec
+     * (slot 7); values copied from a dataset have them after the chunk dims. */
+    unsigned ext[B2_H5_MAX_CDVALUES];
+    size_t next = 0, at = 0;
+    if (n > 7 && v[7] == B2_H5_EXT_MARKER)
+        at = 7;
+    else if (n > 8 && v[7] >= 2 && v[7] <= B2_H5_READ_MAXDIM && n > 8 + (size_t)v[7] &&
+             v[8 + v[7]] == B2_H5_EXT_MARKER)
+        at = 8 + (size_t)v[7];
+    if (at) {
+        next = n - at;
+        memcpy(ext, v + at, next * sizeof *v);
+        n = 7;
+    }
     if (n < 4)
         n = 4;
     v[0] = B2_H5_REVISION;
@@ -72,6 +86,33 @@ herr_t b2_h5_set_local(hid_t dcpl, hid_t type, hid_t space)
         for (int i = 0; i < rank; i++)
             v[8 + i] = (unsigned)dims[i];
         n = 8 + (size_t)rank;
+        if (next) {
+            b2_h5_params p;
+            char err[300];
+            memset(&p, 0, sizeof p);
+            p.rank = rank;
+            for (int i = 0; i < rank; i++)
+                p.dims[i] = dims[i];
+            int bad = b2_h5_params_parse_ext(ext, next, &p, err, sizeof err) < 0;
+            if (bad && at != 7 && next > 3 + B2_H5_EXT_FIXED) {
+                /* values copied from another dataset (h5repack -l): a block shape
+                 * that does not fit the new chunk falls back to the automatic one */
+                ext[2] = B2_H5_EXT_FIXED;
+                next = 3 + B2_H5_EXT_FIXED;
+                bad = b2_h5_params_parse_ext(ext, next, &p, err, sizeof err) < 0;
+            }
+            if (bad) {
+                B2_H5_ERROR(api, "blosc2 filter: bad extra values: %s", err);
+                return -1;
+            }
+            memcpy(v + n, ext, next * sizeof *v);
+            n += next;
+        }
+    } else if (next) {
+        B2_H5_ERROR(api, "blosc2 filter: the extra values (filters, block shape, use_dict) "
+                         "need a chunk rank of 2..%d, not %d; b2_h5_write_box's options give "
+                         "them to other ranks", B2_H5_WRITE_MAXDIM, rank);
+        return -1;
     } else if (n > 7) {
         /* no rank recorded: stale slots 7.. must not be read as one */
         n = 7;

@@ -4,7 +4,8 @@
  *   byte 0      flags: 1 decompress (H5Z_FLAG_REVERSE), 2 optional filter,
  *               4 after compressing, decompress the result and compare,
  *               8 fit the chunk to cd_values' typesize x dims (zero padded)
- *   byte 1      number of cd_values (0..24)
+ *   byte 1      number of cd_values (0..B2_H5_MAX_CDVALUES, 47: the extra
+ *               values after the chunk dims included, h5params.h)
  *   4 bytes LE  per cd_value
  *   the rest    the chunk (HDF5's buffer)
  * The filter finds HDF5 at run time (h5api.c); this program defines the few
@@ -146,6 +147,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t got = call(H5Z_FLAG_REVERSE, ncd, cd, buf, r, &back);
         int codec = ncd >= 7 ? (int)(cd[6] & 0xff) : 0;
         int lossy = codec >= B2_CODEC_ZFP_ACC && codec <= B2_CODEC_ZFP_RATE;
+        b2_h5_params p;
+        char err[300];
+        if (b2_h5_params_parse(ncd, cd, 1, &p, err, sizeof err) == 0 && p.ext)
+            for (int i = 0; i < B2_MAX_FILTERS; i++) /* lossy filters from the extra values */
+                lossy |= p.filters[i] == B2_FILTER_TRUNC_PREC || p.filters[i] == B2_FILTER_NDMEAN ||
+                         p.filters[i] == B2_FILTER_INT_TRUNC;
         if (ncd < 8 || cd[3] >= n)
             FUZZ_CHECK(got == n, "a chunk the filter wrote does not read back");
         if (got == n && !lossy)
@@ -231,6 +238,40 @@ int fuzz_make_seeds(const char *outdir, int argc, char **argv)
                 out.n += write_input(outdir, name, FL_REVERSE, ncd, cd, buf, r);
             free(buf);
         }
+    }
+    /* the extra values after the chunk dims (rank 2): filter slots, flags, block shape */
+    static const struct {
+        unsigned f45, flags, b0, b1, codec;
+    } ext[] = {
+        {1 | 35u << 16 | 4u << 24, 0, 0, 0, B2_CODEC_LZ4},  /* shuffle, bytedelta */
+        {1 | 36u << 16 | 0xF0u << 24, 0, 8, 10, B2_CODEC_ZSTD}, /* int_trunc -16 bits */
+        {32 | 4u << 8 | 1u << 16, 0, 8, 8, B2_CODEC_LZ4},  /* ndcell 4 (block 8x8), shuffle */
+        {33 | 4u << 8, 0, 8, 20, B2_CODEC_BLOSCLZ},         /* ndmean 4 */
+        {4 | 10u << 8 | 1u << 16, 1, 0, 0, B2_CODEC_ZSTD},  /* trunc_prec 10, shuffle, use_dict */
+        {2u << 16, 1, 24, 20, B2_CODEC_LZ4HC},              /* bitshuffle, use_dict */
+    };
+    for (size_t e = 0; e < sizeof ext / sizeof *ext; e++) {
+        int bs = ext[e].b0 != 0;
+        unsigned cd[19] = {1, 0, 4, 24 * 20 * 4, 5, 1, ext[e].codec, 2, 24, 20,
+                           B2_H5_EXT_MARKER, B2_H5_EXT_VERSION, bs ? 6 : 4, 0, 0, ext[e].f45,
+                           ext[e].flags, ext[e].b0, ext[e].b1};
+        size_t ncd = bs ? 19 : 17, n = 24 * 20 * 4;
+        char name[64];
+        snprintf(name, sizeof name, "compress_ext%zu", e);
+        out.n += write_input(outdir, name, FL_ROUNDTRIP | FL_FIT, ncd, cd, v, n);
+        void *buf = NULL;
+        size_t r = call(0, ncd, cd, (const uint8_t *)v, n, &buf);
+        snprintf(name, sizeof name, "stored_ext%zu", e);
+        if (r > 0)
+            out.n += write_input(outdir, name, FL_REVERSE, ncd, cd, buf, r);
+        free(buf);
+        /* an unknown version and a cut-short list: refused on writes */
+        cd[11] = 2;
+        snprintf(name, sizeof name, "compress_ext%zu_v2", e);
+        out.n += write_input(outdir, name, FL_ROUNDTRIP | FL_FIT, ncd, cd, v, n);
+        cd[11] = B2_H5_EXT_VERSION;
+        snprintf(name, sizeof name, "compress_ext%zu_short", e);
+        out.n += write_input(outdir, name, FL_ROUNDTRIP | FL_FIT, ncd - 2, cd, v, n);
     }
     return out.n;
 }
