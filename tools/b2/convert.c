@@ -123,6 +123,42 @@ int conv_grow(uint8_t **buf, size_t *cap, size_t n)
     return 0;
 }
 
+int conv_bare_schunk(b2_nd_array *tmpl, const int64_t *shape, const char *path, b2_schunk **out)
+{
+    b2_schunk *ts = b2_nd_schunk(tmpl), *s = NULL;
+    b2_cparams cp = *b2_schunk_cparams(ts); /* the block size and geometry b2nd set */
+    uint8_t *m = NULL;
+    int32_t mlen = 0;
+    b2_nd_meta meta;
+    *out = NULL;
+    int rc = b2_schunk_meta_get(ts, B2_ND_META_NAME, &m, &mlen);
+    if (rc < 0)
+        return rc;
+    rc = b2_nd_meta_decode(m, (size_t)mlen, &meta);
+    free(m);
+    m = NULL;
+    if (rc < 0)
+        return rc;
+    memcpy(meta.shape, shape, (size_t)meta.ndim * sizeof *shape);
+    rc = b2_nd_meta_encode(&meta, &m, &mlen);
+    b2_nd_meta_clear(&meta);
+    if (rc >= 0) {
+        if (path)
+            rc = b2_schunk_create_file(path, &cp, &s);
+        else if (!(s = b2_schunk_new(&cp)))
+            rc = B2_ERR_INVALID_PARAM;
+    }
+    if (rc >= 0)
+        rc = b2_schunk_meta_add(s, B2_ND_META_NAME, m, mlen);
+    free(m);
+    if (rc < 0) {
+        b2_schunk_free(s);
+        return rc;
+    }
+    *out = s;
+    return B2_OK;
+}
+
 /* The first ":/" splits "FILE.h5:/DATASET" (the file may not exist yet). */
 static int split_dst(const char *spec, char *file, size_t cap, const char **dset)
 {

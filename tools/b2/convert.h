@@ -62,6 +62,12 @@ static inline void conv_chunk_box(int nd, int64_t i, const int64_t *nper, const 
     }
 }
 
+/* An empty super-chunk (in memory, or a new frame file at path) with the
+ * header of array tmpl resized to shape: its cparams and b2nd metalayer, as
+ * b2_nd_create would make it but holding no chunk, so that chunks can be
+ * appended as they are (b2_nd_from_schunk wants all chunks present). */
+int conv_bare_schunk(b2_nd_array *tmpl, const int64_t *shape, const char *path, b2_schunk **out);
+
 /* ---- convert_filter.c ---- */
 
 /* NumPy typestr for an HDF5 type, or -1 for types without one fixed size. */

@@ -13,7 +13,6 @@
 #ifdef B2CLI_HAVE_HDF5
 
 #include "b2_h5filter.h"
-#include "b2nd_internal.h"
 
 /* 1 when the link path exists in f (each intermediate group checked). */
 static int h5_path_exists(hid_t f, const char *path)
@@ -35,9 +34,8 @@ static int h5_path_exists(hid_t f, const char *path)
 
 /* One-chunk frames around b2nd chunks, as the filter stores them. */
 typedef struct wrapper {
-    b2_nd_array *nd; /* rank >= 2: an empty b2nd array of the chunk's shape */
-    b2_schunk *plain; /* rank 1: an empty super-chunk */
-    b2_schunk *s;
+    b2_schunk *s; /* empty: a bare b2nd array of the chunk's shape (rank >= 2) or plain */
+    int plain;
     int64_t hl;
     uint8_t *buf;
     size_t cap;
@@ -61,14 +59,18 @@ static int wrapper_init(wrapper *w, int rank, const int32_t *cdims, const int32_
         np.typesize = ts;
         np.dtype = dtype;
         np.cparams = cp;
-        int rc = b2_nd_create_bare(&np, NULL, &w->nd);
+        /* A one-chunk array as template (made once), then its header alone. */
+        b2_nd_array *tmpl = NULL;
+        int rc = b2_nd_create(&np, NULL, B2_ND_FILL_ZEROS, NULL, &tmpl);
+        if (rc >= 0)
+            rc = conv_bare_schunk(tmpl, np.shape, NULL, &w->s);
+        b2_nd_free(tmpl);
         if (rc < 0)
             return rc;
-        w->s = b2_nd_schunk(w->nd);
     } else {
-        if (!(w->plain = b2_schunk_new(cp)))
+        if (!(w->s = b2_schunk_new(cp)))
             return B2_ERR_INVALID_PARAM;
-        w->s = w->plain;
+        w->plain = 1;
     }
     w->hl = b2_schunk_header_len(w->s);
     return w->hl < 0 ? (int)w->hl : B2_OK;
@@ -76,8 +78,7 @@ static int wrapper_init(wrapper *w, int rank, const int32_t *cdims, const int32_
 
 static void wrapper_free(wrapper *w)
 {
-    b2_nd_free(w->nd);
-    b2_schunk_free(w->plain);
+    b2_schunk_free(w->s);
     free(w->buf);
 }
 

@@ -15,7 +15,6 @@
 #ifdef B2CLI_HAVE_HDF5
 
 #include "b2_h5filter.h"
-#include "b2nd_internal.h"
 
 typedef struct h5src {
     hid_t d;
@@ -102,8 +101,10 @@ static int frame_blockshape(h5src *h, b2_schunk *s, int32_t *bs)
     return 1;
 }
 
-/* Move stored chunk idx (box start) into the array. 1 moved, 0 not, < 0 error. */
-static int h5_move_chunk(conv *c, h5src *h, b2_nd_array *a, int64_t idx, const int64_t *start)
+/* Move stored chunk idx (box start) into the array's super-chunk out, whose
+ * chunk geometry is scratch's. 1 moved, 0 not, < 0 error. */
+static int h5_move_chunk(conv *c, h5src *h, b2_nd_array *scratch, b2_schunk *out, int64_t idx,
+                         const int64_t *start)
 {
     hsize_t off[B2_ND_MAX_DIM];
     b2_schunk *s;
@@ -113,7 +114,7 @@ static int h5_move_chunk(conv *c, h5src *h, b2_nd_array *a, int64_t idx, const i
     int rc = h5_chunk_frame(c, h, off, &s);
     if (rc <= 0)
         return rc;
-    const int32_t *abs = b2_nd_blockshape(a);
+    const int32_t *abs = b2_nd_blockshape(scratch);
     int ok = frame_blockshape(h, s, bs);
     for (int i = 0; ok && i < h->rank; i++)
         ok = bs[i] == abs[i];
@@ -122,8 +123,7 @@ static int h5_move_chunk(conv *c, h5src *h, b2_nd_array *a, int64_t idx, const i
         b2_schunk_free(s);
         return 0;
     }
-    b2_schunk *out = b2_nd_schunk(a);
-    const int32_t *acs = b2_nd_chunkshape(a);
+    const int32_t *acs = b2_nd_chunkshape(scratch);
     int64_t chunk_bytes = h->ts; /* the padded chunk: whole blocks */
     for (int i = 0; i < h->rank; i++)
         chunk_bytes *= (acs[i] + abs[i] - 1) / abs[i] * abs[i];
@@ -217,7 +217,8 @@ int conv_h5_to_b2nd(conv *c, const char *file, const char *dname)
     int ret = B2CLI_EXIT_DATA, rc;
     hid_t f = -1, sp = -1, t = -1, dcpl = -1;
     h5src h;
-    b2_nd_array *a = NULL, *scratch = NULL;
+    b2_nd_array *scratch = NULL;
+    b2_schunk *out = NULL; /* the array's super-chunk */
     b2_h5_reader *rd = NULL;
     uint8_t *box = NULL, *full = NULL;
     size_t boxcap = 0, fullcap = 0;
@@ -365,17 +366,17 @@ int conv_h5_to_b2nd(conv *c, const char *file, const char *dname)
     /* The array's chunks are appended in order, each written once: those that
      * move as they are, and the others compressed by a one-chunk scratch array
      * of the same geometry. */
-    b2_nd_storage st = {B2_STORAGE_FILE, tmp}, mem = {B2_STORAGE_MEMORY, NULL};
+    b2_nd_storage mem = {B2_STORAGE_MEMORY, NULL};
     b2_nd_params sp1 = np;
     for (int i = 0; i < h.rank; i++)
         sp1.shape[i] = np.chunkshape[i];
-    if ((rc = b2_nd_create_bare(&np, &st, &a)) < 0 ||
-        (rc = b2_nd_create(&sp1, &mem, B2_ND_FILL_ZEROS, NULL, &scratch)) < 0) {
+    if ((rc = b2_nd_create(&sp1, &mem, B2_ND_FILL_ZEROS, NULL, &scratch)) < 0 ||
+        (rc = conv_bare_schunk(scratch, np.shape, tmp, &out)) < 0) {
         b2cli_data_error(c->dst, "cannot create the array: %s", b2cli_err(rc));
         goto done;
     }
     tmp_made = 1;
-    b2_schunk_set_sync(b2_nd_schunk(a), 0);
+    b2_schunk_set_sync(out, 0);
     b2_nd_set_nthreads(scratch, c->nthreads);
     if ((rc = b2_h5_reader_open(h.d, &rd)) < 0) {
         b2cli_data_error(c->src, "cannot read the dataset: %s", b2cli_err(rc));
@@ -384,20 +385,20 @@ int conv_h5_to_b2nd(conv *c, const char *file, const char *dname)
     int64_t nper[B2_ND_MAX_DIM], total = h.ts;
     for (int i = 0; i < h.rank; i++)
         total *= np.shape[i];
-    int64_t nchunks = conv_grid(h.rank, np.shape, b2_nd_chunkshape(a), nper);
+    int64_t nchunks = conv_grid(h.rank, np.shape, np.chunkshape, nper);
     b2cli_progress pr;
     b2cli_progress_start(&pr, "convert", total);
     for (int64_t i = 0; i < nchunks; i++) {
         int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
         hsize_t hs[B2_ND_MAX_DIM], hc[B2_ND_MAX_DIM];
-        conv_chunk_box(h.rank, i, nper, np.shape, b2_nd_chunkshape(a), start, stop);
+        conv_chunk_box(h.rank, i, nper, np.shape, np.chunkshape, start, stop);
         size_t n = (size_t)h.ts;
         for (int d = 0; d < h.rank; d++) {
             hs[d] = (hsize_t)start[d];
             hc[d] = (hsize_t)(stop[d] - start[d]);
             n *= hc[d];
         }
-        rc = raw ? h5_move_chunk(c, &h, a, i, start) : 0;
+        rc = raw ? h5_move_chunk(c, &h, scratch, out, i, start) : 0;
         if (rc > 0) {
             c->moved++;
         } else if (rc == 0) {
@@ -405,7 +406,7 @@ int conv_h5_to_b2nd(conv *c, const char *file, const char *dname)
                 rc = B2_ERR_NOMEM;
             } else if ((rc = b2_h5_reader_read(rd, 0, hs, hc, box, n, NULL)) < 0) {
                 b2cli_data_error(c->src, "reading chunk %lld: %s", (long long)i, b2cli_err(rc));
-            } else if ((rc = append_compressed(scratch, b2_nd_schunk(a), h.rank, start, stop, box,
+            } else if ((rc = append_compressed(scratch, out, h.rank, start, stop, box,
                                                &full, &fullcap)) < 0) {
                 b2cli_data_error(c->dst, "writing chunk %lld: %s", (long long)i, b2cli_err(rc));
             } else {
@@ -421,21 +422,21 @@ int conv_h5_to_b2nd(conv *c, const char *file, const char *dname)
         b2cli_progress_add(&pr, (int64_t)n);
     }
     b2cli_progress_end(&pr);
-    if (b2_schunk_nchunks(b2_nd_schunk(a)) != nchunks) {
+    if (b2_schunk_nchunks(out) != nchunks) {
         b2cli_data_error(c->dst, "%lld chunks written, %lld expected",
-                         (long long)b2_schunk_nchunks(b2_nd_schunk(a)), (long long)nchunks);
+                         (long long)b2_schunk_nchunks(out), (long long)nchunks);
         goto done;
     }
     /* Each append left the previous index and trailer behind; rewrite the
      * array compact when that is more than a little (1/64 of the file). */
-    int64_t dead = b2_schunk_dead_bytes(b2_nd_schunk(a));
-    if (dead > 0 && dead > b2_schunk_frame_len(b2_nd_schunk(a)) / 64 &&
-        (rc = b2_schunk_compact(b2_nd_schunk(a))) < 0) {
+    int64_t dead = b2_schunk_dead_bytes(out);
+    if (dead > 0 && dead > b2_schunk_frame_len(out) / 64 &&
+        (rc = b2_schunk_compact(out)) < 0) {
         b2cli_data_error(c->dst, "cannot compact the array: %s", b2cli_err(rc));
         goto done;
     }
-    b2_nd_free(a);
-    a = NULL;
+    b2_schunk_free(out);
+    out = NULL;
     if (commit_tmp(tmp, c->dst) < 0) {
         tmp_made = 0;
         goto done;
@@ -446,7 +447,7 @@ int conv_h5_to_b2nd(conv *c, const char *file, const char *dname)
 done:
     b2_h5_reader_free(rd);
     b2_nd_free(scratch);
-    b2_nd_free(a);
+    b2_schunk_free(out);
     free(full);
     if (tmp_made)
         unlink(tmp);
