@@ -97,6 +97,22 @@ B2_H5_API int b2_h5_reader_open(hid_t dset, b2_h5_reader **out);
 B2_H5_API int b2_h5_reader_read(b2_h5_reader *rd, hid_t mem_type, const hsize_t *start,
                                 const hsize_t *count, void *buf, size_t bufsize,
                                 b2_h5_read_report *report);
+/* Threads of later reads (1..256; default $B2_H5_NTHREADS, else $BLOSC_NTHREADS,
+ * else 1). A read of 256 KiB or more over several chunks then runs in parallel:
+ * the calling thread alone calls HDF5 (chunk look-ups, and H5Dread of the chunks
+ * the direct path cannot take, while the others decode) and the workers pread
+ * each chunk's stored bytes (sec2 files without a user block) and decode its
+ * needed blocks straight into buf; with fewer chunks than threads, the spare
+ * threads decode blocks inside the chunks, and single-chunk and smaller boxes
+ * stay on the calling thread (a one-chunk read uses nthreads block threads).
+ * Memory: at most 2 x nthreads chunks queued (their addresses only) and, per
+ * thread, one chunk's stored bytes and one chunk's decoded part, kept by the
+ * reader for its next reads. A failing chunk (stored bytes past the end of the
+ * file, over $B2_H5_MEMORY_LIMIT, or not decoding) stops the read: the first
+ * error is returned, naming the chunk; queued chunks are dropped and every
+ * worker has returned. Bytes and report are those of a serial read. */
+B2_H5_API int b2_h5_reader_set_nthreads(b2_h5_reader *rd, int nthreads);
+B2_H5_API int b2_h5_reader_nthreads(const b2_h5_reader *rd);
 /* Free a reader (NULL is fine); dset stays open. */
 B2_H5_API void b2_h5_reader_free(b2_h5_reader *rd);
 

@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The parallel path of b2_h5_reader_read: a box touching several chunks.
+ *
+ * The calling thread (pool worker 0) alone calls HDF5: it looks up each chunk
+ * (H5Dget_chunk_info_by_coord) in C order and queues it at once, so look-ups
+ * overlap decoding. The queue holds at most 2 x nthreads chunks; when it is full
+ * the calling thread decodes one itself (so a pool that could not start its
+ * helpers still finishes). Workers pread the chunk's stored bytes from the file
+ * into their own buffer and decode the blocks the box needs straight into the
+ * caller's buffer (through a per-worker buffer when the chunk's part is not
+ * contiguous there). Memory in flight: one chunk's stored bytes and at most one
+ * chunk's decoded bytes per worker, held by the reader until it is freed.
+ *
+ * Chunks HDF5 must read itself (unallocated: fill value; filter mask set: stored
+ * raw) are read with H5Dread by the calling thread right after their look-up,
+ * while the workers decode the others.
+ * Errors (stored bytes past the end of the file or over the memory limit, bytes
+ * that are not a frame of the stored size, a frame that decodes to another size
+ * or shape than the chunk, a block that fails to decode): where H5Dread would
+ * fail too or, for a frame of the wrong size, hand back bytes it never wrote.
+ * The first one is kept, the look-ups stop, the queued chunks are dropped and
+ * every worker returns before the error does. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "b2_frame.h"
+#include "b2_nd.h"
+#include "h5read_int.h"
+#include "pool.h"
+
+/* Below this many bytes a box stays on the calling thread. */
+#define PAR_MIN_BYTES (256 * 1024)
+
+struct b2_h5_par_worker {
+    b2_dctx *dctx;
+    uint8_t *sbuf; /* stored bytes */
+    size_t scap;
+    uint8_t *tmp;  /* a decoded part that is not contiguous in the caller's buffer */
+    size_t tcap;
+};
+
+typedef struct task {
+    hsize_t lo[MAXDIM], hi[MAXDIM]; /* the part, dataset coordinates */
+    haddr_t addr;
+    hsize_t size;
+} task;
+
+typedef struct par {
+    reader *r;
+    b2_h5_reader *rd;
+    int fd;
+    int64_t fsize;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    task *q;         /* ring of qcap */
+    int qcap, qhead, qlen;
+    int inflight;    /* tasks being decoded */
+    int producing;   /* look-ups still going on */
+    int stop;        /* an error: drop everything */
+    int err;
+    char msg[512];
+    int64_t direct, bytes, blocks; /* report counters of the workers */
+} par;
+
+int b2_h5_par_wanted(const reader *r, int64_t nchunks, uint64_t nbytes)
+{
+    const b2_h5_reader *rd = r->ds;
+    return nchunks >= 2 && nbytes >= PAR_MIN_BYTES && rd->userblock == 0;
+}
+
+void b2_h5_par_free(b2_h5_reader *rd)
+{
+    b2_pool_free(rd->pool);
+    rd->pool = NULL;
+    for (int i = 0; i < rd->nwk; i++) {
+        b2_dctx_free(rd->wk[i].dctx);
+        free(rd->wk[i].sbuf);
+        free(rd->wk[i].tmp);
+    }
+    free(rd->wk);
+    rd->wk = NULL;
+    rd->nwk = 0;
+}
+
+static void coords(char *s, size_t cap, int rank, const hsize_t *lo, const hsize_t *cdims)
+{
+    size_t n = 0;
+    for (int d = 0; d < rank && n + 24 < cap; d++)
+        n += (size_t)snprintf(s + n, cap - n, "%s%llu", d ? "," : "(",
+                              (unsigned long long)(lo[d] / cdims[d] * cdims[d]));
+    snprintf(s + n, cap - n, ")");
+}
+
+/* Record the first failure (with the chunk it concerns) and cancel the rest. */
+static void fail_locked(par *P, const task *t, int rc, const char *fmt, const char *arg)
+{
+    if (!P->stop) {
+        char where[128], what[256];
+        coords(where, sizeof where, P->r->rank, t->lo, P->r->cdims);
+        snprintf(what, sizeof what, fmt, arg);
+        snprintf(P->msg, sizeof P->msg, "chunk at %.100s (file offset %llu, %llu bytes): %.250s", where,
+                 (unsigned long long)t->addr, (unsigned long long)t->size, what);
+        P->err = rc;
+        P->stop = 1;
+        P->qlen = 0; /* queued chunks are dropped */
+    }
+    pthread_cond_broadcast(&P->cv);
+}
+
+static void fail(par *P, const task *t, int rc, const char *fmt, const char *arg)
+{
+    pthread_mutex_lock(&P->mu);
+    fail_locked(P, t, rc, fmt, arg);
+    pthread_mutex_unlock(&P->mu);
+}
+
+static int grow(uint8_t **p, size_t *cap, size_t n)
+{
+    if (*cap >= n)
+        return 0;
+    uint8_t *q = realloc(*p, n);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* Decode task t on worker w. Returns 0 or a negative error already recorded in P. */
+static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
+{
+    reader *r = P->r;
+    const int rank = r->rank;
+    const size_t ts = r->ts;
+    int64_t limit = P->rd->mem_limit > 0 ? P->rd->mem_limit : B2_DEFAULT_MEMORY_LIMIT;
+    if ((int64_t)t->size > limit || t->size > (hsize_t)SIZE_MAX) {
+        fail(P, t, B2_ERR_LIMIT, "%s", "the stored size is over the memory limit "
+             "(B2_H5_MEMORY_LIMIT raises it)");
+        return B2_ERR_LIMIT;
+    }
+    if (t->addr > (haddr_t)P->fsize || t->size > (hsize_t)P->fsize - t->addr) {
+        fail(P, t, B2_ERR_CORRUPT, "%s", "the stored bytes pass the end of the file");
+        return B2_ERR_CORRUPT;
+    }
+    size_t size = (size_t)t->size;
+    if (grow(&w->sbuf, &w->scap, size ? size : 1) < 0) {
+        fail(P, t, B2_ERR_NOMEM, "%s", "no memory for the stored bytes");
+        return B2_ERR_NOMEM;
+    }
+    for (size_t got = 0; got < size;) {
+        ssize_t n = pread(P->fd, w->sbuf + got, size - got, (off_t)(t->addr + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            fail(P, t, B2_ERR_IO, "pread: %s", n < 0 ? strerror(errno) : "end of file");
+            return B2_ERR_IO;
+        }
+        got += (size_t)n;
+    }
+    /* geometry of the part in the chunk and in the caller's box */
+    hsize_t clo[MAXDIM], chi[MAXDIM], cnt[MAXDIM];
+    int64_t ustr[MAXDIM], pstr[MAXDIM], uoff = 0, nitems = 1;
+    int whole = 1, contiguous = 1;
+    size_t n = ts;
+    b2_h5_strides_of(rank, r->count, ustr);
+    for (int d = 0; d < rank; d++) {
+        hsize_t coff = t->lo[d] / r->cdims[d] * r->cdims[d];
+        clo[d] = t->lo[d] - coff;
+        chi[d] = t->hi[d] - coff;
+        cnt[d] = t->hi[d] - t->lo[d];
+        n *= cnt[d];
+        nitems *= (int64_t)r->cdims[d];
+        whole &= cnt[d] == r->cdims[d];
+        /* the part is one run of the caller's buffer when every dimension after
+         * the first one it spans partially is spanned whole by the box */
+        uoff += (int64_t)(t->lo[d] - r->start[d]) * ustr[d];
+    }
+    for (int d = 1, partial = 0; d < rank; d++) {
+        partial |= cnt[d - 1] > 1;
+        if (partial && cnt[d] != r->count[d])
+            contiguous = 0;
+    }
+    b2_h5_strides_of(rank, cnt, pstr);
+    uint8_t *dst = r->buf + uoff * (int64_t)ts;
+
+    b2_schunk *s = NULL;
+    int rc = b2_schunk_open_buffer_limited(w->sbuf, size, 0, P->rd->mem_limit, &s);
+    if (rc < 0) { /* as the filter opens it: H5Dread would fail too */
+        fail(P, t, rc, "the stored bytes are not a Blosc2 frame of that size: %s", b2_err_detail());
+        return rc;
+    }
+    b2_dctx_set_memory_limit(w->dctx, P->rd->mem_limit);
+    uint8_t *meta = NULL;
+    int32_t mlen = 0;
+    int is_nd = b2_schunk_meta_get(s, B2_ND_META_NAME, &meta, &mlen) >= 0 ||
+                b2_schunk_meta_get(s, B2_ND_META_LEGACY_NAME, &meta, &mlen) >= 0;
+    free(meta);
+    if (b2_schunk_typesize(s) != (int32_t)ts) {
+        b2_schunk_free(s);
+        fail(P, t, B2_ERR_CORRUPT, "%s", "the frame's item size is not the dataset's");
+        return B2_ERR_CORRUPT;
+    }
+    int wrong_size = 0;
+    uint8_t *out = contiguous ? dst : NULL;
+    if (!out) {
+        if (grow(&w->tmp, &w->tcap, n) < 0) {
+            b2_schunk_free(s);
+            fail(P, t, B2_ERR_NOMEM, "%s", "no memory for a chunk's part");
+            return B2_ERR_NOMEM;
+        }
+        out = w->tmp;
+    }
+    int64_t blocks = 0;
+    if (is_nd) {
+        b2_nd_array *a = NULL;
+        if ((rc = b2_nd_from_schunk(s, &a)) < 0) {
+            b2_schunk_free(s);
+            fail(P, t, rc, "the frame's b2nd metalayer is invalid: %s", b2_err_detail());
+            return rc;
+        }
+        int fits = b2_nd_ndim(a) == rank;
+        for (int d = 0; fits && d < rank; d++)
+            fits = b2_nd_shape(a)[d] == (int64_t)r->cdims[d];
+        if (!fits) {
+            b2_nd_free(a);
+            fail(P, t, B2_ERR_CORRUPT, "%s", "the frame's array shape is not the chunk's");
+            return B2_ERR_CORRUPT;
+        }
+        b2_nd_set_memory_limit(a, P->rd->mem_limit);
+        b2_nd_set_dctx(a, w->dctx);
+        int64_t b0 = b2_nd_blocks_decoded(a);
+        int64_t st[MAXDIM], sp[MAXDIM];
+        for (int d = 0; d < rank; d++) {
+            st[d] = (int64_t)clo[d];
+            sp[d] = (int64_t)chi[d];
+        }
+        rc = b2_nd_get_slice_cbuffer(a, st, sp, out, n);
+        blocks = b2_nd_blocks_decoded(a) - b0;
+        b2_nd_free(a); /* and s with it */
+        s = NULL;
+    } else {
+        /* What the filter decodes: the frame's first chunk, which must be the chunk. */
+        const uint8_t *chunk = NULL;
+        int32_t cbytes = 0;
+        if (b2_schunk_nchunks(s) < 1 || b2_schunk_chunk_nbytes(s, 0) != nitems * (int64_t)ts) {
+            b2_schunk_free(s);
+            fail(P, t, B2_ERR_CORRUPT, "%s", "the frame decodes to the wrong size");
+            return B2_ERR_CORRUPT;
+        }
+        if ((rc = b2_schunk_chunk_view(s, 0, &chunk, &cbytes)) < 0) {
+            b2_schunk_free(s);
+            fail(P, t, rc, "the frame's chunk is unreadable: %s", b2_err_detail());
+            return rc;
+        }
+        size_t cb = (size_t)cbytes;
+        int uninit = b2_schunk_chunk_special(s, 0) == B2_SPECIAL_UNINIT;
+        if (uninit) {
+            memset(out, 0, n);
+            rc = B2_OK;
+        } else if (whole) {
+            rc = b2_chunk_decompress(w->dctx, chunk, cb, out, n);
+            wrong_size = rc >= 0 && rc != (int)n;
+            rc = rc < 0 ? rc : wrong_size ? B2_ERR_CORRUPT : B2_OK;
+        } else if (rank == 1) {
+            rc = b2_chunk_getitem(w->dctx, chunk, cb, (int64_t)clo[0], (int64_t)cnt[0], out, n);
+            rc = rc < 0 ? rc : B2_OK;
+        } else {
+            /* the whole chunk, then its part (one decode of each block) */
+            size_t cn = (size_t)nitems * ts;
+            uint8_t *full = NULL;
+            rc = B2_ERR_NOMEM;
+            if ((full = malloc(cn))) {
+                rc = b2_chunk_decompress(w->dctx, chunk, cb, full, cn);
+                wrong_size = rc >= 0 && rc != (int)cn;
+                rc = rc < 0 ? rc : wrong_size ? B2_ERR_CORRUPT : B2_OK;
+                if (rc >= 0) {
+                    int64_t cstr[MAXDIM], off = 0;
+                    b2_h5_strides_of(rank, r->cdims, cstr);
+                    for (int d = 0; d < rank; d++)
+                        off += (int64_t)clo[d] * cstr[d];
+                    b2_h5_copy_box(rank, cnt, ts, out, pstr, full + off * (int64_t)ts, cstr);
+                }
+                free(full);
+            }
+        }
+    }
+    int64_t nread = size;
+    b2_schunk_free(s);
+    if (rc < 0) {
+        fail(P, t, rc, "%s", wrong_size ? "the frame decodes to the wrong size"
+             : rc == B2_ERR_NOMEM && !*b2_err_detail() ? "no memory for the chunk"
+             : b2_err_detail());
+        return rc;
+    }
+    if (out != dst)
+        b2_h5_copy_box(rank, cnt, ts, dst, ustr, out, pstr);
+    pthread_mutex_lock(&P->mu);
+    P->direct++;
+    P->bytes += nread;
+    P->blocks += blocks;
+    pthread_mutex_unlock(&P->mu);
+    return B2_OK;
+}
+
+/* Decode t (taken off the queue, inflight counted; P->mu not held). */
+static void run_task(par *P, struct b2_h5_par_worker *w, task *t)
+{
+    decode_task(P, w, t);
+    pthread_mutex_lock(&P->mu);
+    P->inflight--;
+    pthread_cond_broadcast(&P->cv);
+    pthread_mutex_unlock(&P->mu);
+}
+
+/* With P->mu held: take the oldest queued chunk into *t. */
+static int pop_locked(par *P, task *t)
+{
+    if (P->qlen == 0)
+        return 0;
+    *t = P->q[P->qhead];
+    P->qhead = (P->qhead + 1) % P->qcap;
+    P->qlen--;
+    P->inflight++;
+    return 1;
+}
+
+/* The calling thread: look-ups, H5Dread of the chunks HDF5 must read, and
+ * decoding when the queue is full and after the look-ups. */
+static void produce(par *P, const hsize_t *c0, const hsize_t *c1)
+{
+    reader *r = P->r;
+    const b2_h5_reader *rd = P->rd;
+    struct b2_h5_par_worker *w = &P->rd->wk[0];
+    hsize_t ci[MAXDIM];
+    memcpy(ci, c0, (size_t)r->rank * sizeof *ci);
+    for (;;) {
+        task t;
+        memset(&t, 0, sizeof t);
+        hsize_t coff[MAXDIM];
+        for (int d = 0; d < r->rank; d++) {
+            coff[d] = ci[d] * r->cdims[d];
+            t.lo[d] = r->start[d] > coff[d] ? r->start[d] : coff[d];
+            hsize_t e = r->start[d] + r->count[d], ce = coff[d] + r->cdims[d];
+            t.hi[d] = e < ce ? e : ce;
+        }
+        unsigned mask = 0;
+        t.addr = HADDR_UNDEF;
+        int ok = r->h->Dget_chunk_info_by_coord(r->dset, coff, &mask, &t.addr, &t.size) >= 0;
+        if (rd->hook)
+            rd->hook(rd->hook_ud, coff, &mask, &t.addr, &t.size);
+        const char *why = !ok ? "a chunk's place in the file is unknown"
+                        : t.addr == HADDR_UNDEF || t.size == 0 ? "a chunk is not allocated (fill value)"
+                        : mask ? "a chunk is stored unfiltered (filter mask set)" : NULL;
+        if (why) {
+            b2_h5_note(r->rep, "%s", why);
+            if (r->rep)
+                r->rep->chunks_h5dread++;
+            int rc = b2_h5_dread_part(r, t.lo, t.hi);
+            if (rc < 0)
+                fail(P, &t, rc, "%s", "H5Dread failed");
+        }
+        pthread_mutex_lock(&P->mu);
+        if (!why && !P->stop) {
+            while (P->qlen == P->qcap && !P->stop) { /* full: decode the oldest here */
+                task o;
+                pop_locked(P, &o);
+                pthread_mutex_unlock(&P->mu);
+                run_task(P, w, &o);
+                pthread_mutex_lock(&P->mu);
+            }
+            if (!P->stop) {
+                P->q[(P->qhead + P->qlen) % P->qcap] = t;
+                P->qlen++;
+                pthread_cond_signal(&P->cv);
+            }
+        }
+        int stop = P->stop;
+        pthread_mutex_unlock(&P->mu);
+        if (stop)
+            break;
+        int d = r->rank - 1;
+        while (d >= 0 && ci[d] == c1[d])
+            ci[d] = c0[d], d--;
+        if (d < 0)
+            break;
+        ci[d]++;
+    }
+    /* look-ups done: decode what is queued, then wait for the workers */
+    pthread_mutex_lock(&P->mu);
+    P->producing = 0;
+    pthread_cond_broadcast(&P->cv);
+    for (;;) {
+        task o;
+        if (!P->stop && pop_locked(P, &o)) {
+            pthread_mutex_unlock(&P->mu);
+            run_task(P, w, &o);
+            pthread_mutex_lock(&P->mu);
+            continue;
+        }
+        if (P->inflight == 0)
+            break;
+        pthread_cond_wait(&P->cv, &P->mu);
+    }
+    pthread_mutex_unlock(&P->mu);
+}
+
+typedef struct run_arg {
+    par *P;
+    const hsize_t *c0, *c1;
+} run_arg;
+
+static void worker_fn(void *arg, int worker)
+{
+    run_arg *a = arg;
+    par *P = a->P;
+    if (worker == 0) {
+        produce(P, a->c0, a->c1);
+        return;
+    }
+    struct b2_h5_par_worker *w = &P->rd->wk[worker];
+    pthread_mutex_lock(&P->mu);
+    for (;;) {
+        task t;
+        if (!P->stop && pop_locked(P, &t)) {
+            pthread_mutex_unlock(&P->mu);
+            run_task(P, w, &t);
+            pthread_mutex_lock(&P->mu);
+            continue;
+        }
+        if (!P->producing || P->stop)
+            break;
+        pthread_cond_wait(&P->cv, &P->mu);
+    }
+    pthread_mutex_unlock(&P->mu);
+}
+
+int b2_h5_par_read(reader *r, b2_h5_reader *rd, const hsize_t *c0, const hsize_t *c1,
+                   int64_t nchunks)
+{
+    int nthreads = rd->nthreads;
+    if (!rd->pool) {
+        rd->wk = calloc((size_t)nthreads, sizeof *rd->wk);
+        if (!rd->wk || !(rd->pool = b2_pool_new(nthreads))) {
+            b2_h5_par_free(rd);
+            return B2_FAIL(B2_ERR_NOMEM, "a pool of %d readers", nthreads);
+        }
+        rd->nwk = nthreads;
+    }
+    /* fewer chunks than threads: the spare threads decode blocks inside chunks */
+    int nworkers = nchunks < nthreads ? (int)nchunks : nthreads;
+    int bthreads = nthreads / nworkers;
+    for (int i = 0; i < nworkers; i++) {
+        if (!rd->wk[i].dctx && !(rd->wk[i].dctx = b2_dctx_new(bthreads)))
+            return B2_FAIL(B2_ERR_NOMEM, "a decoding context");
+        if (b2_dctx_nthreads(rd->wk[i].dctx) != bthreads)
+            b2_dctx_set_nthreads(rd->wk[i].dctx, bthreads);
+    }
+    par P;
+    memset(&P, 0, sizeof P);
+    P.r = r;
+    P.rd = rd;
+    P.producing = 1;
+    P.qcap = 2 * nthreads;
+    P.q = malloc((size_t)P.qcap * sizeof *P.q);
+    if (!P.q)
+        return B2_FAIL(B2_ERR_NOMEM, "the chunk queue");
+    P.fd = open(r->path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (P.fd < 0 || fstat(P.fd, &st) < 0) {
+        int e = errno;
+        if (P.fd >= 0)
+            close(P.fd);
+        free(P.q);
+        return B2_FAIL(B2_ERR_IO, "%s: %s", r->path, strerror(e));
+    }
+    P.fsize = st.st_size;
+    pthread_mutex_init(&P.mu, NULL);
+    pthread_cond_init(&P.cv, NULL);
+    run_arg a = {&P, c0, c1};
+    int ran = b2_pool_run(rd->pool, nworkers, worker_fn, &a);
+    if (ran < 0) /* the pool is busy: the calling thread does everything */
+        worker_fn(&a, 0);
+    pthread_cond_destroy(&P.cv);
+    pthread_mutex_destroy(&P.mu);
+    close(P.fd);
+    free(P.q);
+    if (r->rep) {
+        r->rep->chunks_direct += P.direct;
+        r->rep->bytes_read += P.bytes;
+        r->rep->blocks_decoded += P.blocks;
+    }
+    if (P.err < 0)
+        return B2_FAIL(P.err, "%s", P.msg);
+    return B2_OK;
+}
