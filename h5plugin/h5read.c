@@ -90,10 +90,11 @@ void b2_h5_strides_of(int nd, const hsize_t *ext, int64_t *str)
 
 /* Decode the chunk part [lo, hi) (chunk coordinates) from the frame at addr into
  * tmp (C order of the part). B2_ERR_UNSUPPORTED: no frame opens there (then
- * H5Dread takes the chunk, and fails as the filter does). A frame that opens but
- * is not the chunk (its length, item size, shape or decoded size differ) is
- * corrupt: the filter would refuse it or, for a frame decoding to fewer bytes,
- * HDF5 would hand back bytes nobody wrote. */
+ * H5Dread takes the chunk, and fails as the filter does), or its items are not
+ * the dataset's elements (array types: H5Dread takes it). A frame longer or
+ * shorter than HDF5 stores, or decoding to another size than the chunk's, is
+ * corrupt: the filter refuses the first and, for a frame decoding to fewer
+ * bytes, HDF5 would hand back bytes nobody wrote. */
 static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
                        const hsize_t *hi, uint8_t *tmp, size_t tmpcap)
 {
@@ -103,14 +104,15 @@ static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
         rc = b2_schunk_open_offset(r->path, (int64_t)(addr + r->userblock), B2_OPEN_READONLY, &s);
     if (rc < 0)
         return B2_ERR_UNSUPPORTED;
-    if (b2_schunk_frame_len(s) != (int64_t)size || b2_schunk_typesize(s) != (int32_t)r->ts) {
-        long long fl = (long long)b2_schunk_frame_len(s), fts = b2_schunk_typesize(s);
+    if (b2_schunk_frame_len(s) != (int64_t)size) {
+        long long fl = (long long)b2_schunk_frame_len(s);
         b2_schunk_free(s);
-        if (fl != (long long)size)
-            return B2_FAIL(B2_ERR_CORRUPT, "the frame at file offset %llu is %lld bytes long, "
-                           "HDF5 stores %llu", (unsigned long long)addr, fl, (unsigned long long)size);
-        return B2_FAIL(B2_ERR_CORRUPT, "the frame at file offset %llu has item size %lld, the "
-                       "dataset %zu", (unsigned long long)addr, fts, r->ts);
+        return B2_FAIL(B2_ERR_CORRUPT, "the frame at file offset %llu is %lld bytes long, "
+                       "HDF5 stores %llu", (unsigned long long)addr, fl, (unsigned long long)size);
+    }
+    if (b2_schunk_typesize(s) != (int32_t)r->ts) {
+        b2_schunk_free(s);
+        return B2_ERR_UNSUPPORTED;
     }
     uint8_t *meta = NULL;
     int32_t mlen = 0;
@@ -132,9 +134,15 @@ static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
         for (int d = 0; fits && d < r->rank; d++)
             fits = b2_nd_shape(a)[d] == (int64_t)r->cdims[d];
         if (!fits) {
+            int64_t nb = b2_nd_nitems(a) * b2_nd_typesize(a), cn = (int64_t)r->ts;
+            for (int d = 0; d < r->rank; d++)
+                cn *= (int64_t)r->cdims[d];
             b2_nd_free(a);
-            return B2_FAIL(B2_ERR_CORRUPT, "the frame at file offset %llu holds an array of "
-                           "another shape than the chunk", (unsigned long long)addr);
+            if (nb != cn)
+                return B2_FAIL(B2_ERR_CORRUPT, "the frame at file offset %llu decodes to the "
+                               "wrong size (%lld bytes, the chunk holds %lld)",
+                               (unsigned long long)addr, (long long)nb, (long long)cn);
+            return B2_ERR_UNSUPPORTED;
         }
         int64_t st[MAXDIM], sp[MAXDIM];
         for (int d = 0; d < r->rank; d++) {
@@ -226,7 +234,7 @@ static int read_chunk(reader *r, const hsize_t *ci, uint8_t **tmp, size_t *tmpca
     if (rc >= 0) {
         rc = decode_part(r, addr, size, clo, chi, *tmp, n);
         if (rc == B2_ERR_UNSUPPORTED)
-            b2_h5_note(r->rep, "%s", "no Blosc2 frame opens at a chunk's address");
+            b2_h5_note(r->rep, "%s", "a chunk's frame does not map onto the chunk");
     }
     if (rc == B2_ERR_UNSUPPORTED) {
         if (r->rep)
@@ -418,6 +426,7 @@ int b2_h5_reader_open(hid_t dset, b2_h5_reader **out)
     } else {
         rd->rank = h->Sget_simple_extent_ndims(fspace);
         rd->nthreads = b2_h5_nthreads_from_env();
+        rd->par_min = B2_H5_PAR_MIN_BYTES;
         rd->mem_limit = b2_h5_memory_limit_from_env();
         h->Sclose(fspace);
         if (rd->rank < 1 || rd->rank > MAXDIM)
@@ -487,6 +496,11 @@ int b2_h5_reader_set_nthreads(b2_h5_reader *rd, int nthreads)
 int b2_h5_reader_nthreads(const b2_h5_reader *rd)
 {
     return rd ? rd->nthreads : 0;
+}
+
+void b2_h5_reader_set_par_min(b2_h5_reader *rd, uint64_t bytes)
+{
+    rd->par_min = bytes;
 }
 
 void b2_h5_reader_set_chunk_hook(b2_h5_reader *rd, b2_h5_chunk_hook fn, void *ud)

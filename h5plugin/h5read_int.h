@@ -38,6 +38,7 @@ struct b2_h5_reader {
     struct b2_pool *pool;           /* the parallel path's workers (created on first use) */
     struct b2_h5_par_worker *wk;    /* nthreads of them */
     int nwk;
+    uint64_t par_min;               /* smallest box (bytes) read in parallel */
     b2_h5_chunk_hook hook;
     void *hook_ud;
 };
@@ -75,7 +76,10 @@ B2_HIDDEN int b2_h5_par_read(reader *r, b2_h5_reader *rd, const hsize_t *c0, con
                              int64_t nchunks);
 /* Free the pool and workers' buffers. */
 B2_HIDDEN void b2_h5_par_free(b2_h5_reader *rd);
-/* The test seam above (tests and the fuzz target link the filter statically). */
+/* Test seams (tests and the fuzz target link the filter statically): the hook
+ * above, and the smallest box read in parallel (default B2_H5_PAR_MIN_BYTES). */
+#define B2_H5_PAR_MIN_BYTES (256 * 1024)
 B2_HIDDEN void b2_h5_reader_set_chunk_hook(b2_h5_reader *rd, b2_h5_chunk_hook fn, void *ud);
+B2_HIDDEN void b2_h5_reader_set_par_min(b2_h5_reader *rd, uint64_t bytes);
 
 #endif

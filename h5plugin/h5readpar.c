@@ -16,7 +16,7 @@
  * while the workers decode the others.
  * Errors (stored bytes past the end of the file or over the memory limit, bytes
  * that are not a frame of the stored size, a frame that decodes to another size
- * or shape than the chunk, a block that fails to decode): where H5Dread would
+ * than the chunk, a block that fails to decode): where H5Dread would
  * fail too or, for a frame of the wrong size, hand back bytes it never wrote.
  * The first one is kept, the look-ups stop, the queued chunks are dropped and
  * every worker returns before the error does. */
@@ -34,9 +34,6 @@
 #include "b2_nd.h"
 #include "h5read_int.h"
 #include "pool.h"
-
-/* Below this many bytes a box stays on the calling thread. */
-#define PAR_MIN_BYTES (256 * 1024)
 
 struct b2_h5_par_worker {
     b2_dctx *dctx;
@@ -72,7 +69,7 @@ typedef struct par {
 int b2_h5_par_wanted(const reader *r, int64_t nchunks, uint64_t nbytes)
 {
     const b2_h5_reader *rd = r->ds;
-    return nchunks >= 2 && nbytes >= PAR_MIN_BYTES && rd->userblock == 0;
+    return nchunks >= 2 && nbytes >= rd->par_min && rd->userblock == 0;
 }
 
 void b2_h5_par_free(b2_h5_reader *rd)
@@ -202,105 +199,106 @@ static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
     int is_nd = b2_schunk_meta_get(s, B2_ND_META_NAME, &meta, &mlen) >= 0 ||
                 b2_schunk_meta_get(s, B2_ND_META_LEGACY_NAME, &meta, &mlen) >= 0;
     free(meta);
-    if (b2_schunk_typesize(s) != (int32_t)ts) {
-        b2_schunk_free(s);
-        fail(P, t, B2_ERR_CORRUPT, "%s", "the frame's item size is not the dataset's");
-        return B2_ERR_CORRUPT;
-    }
-    int wrong_size = 0;
-    uint8_t *out = contiguous ? dst : NULL;
-    if (!out) {
-        if (grow(&w->tmp, &w->tcap, n) < 0) {
-            b2_schunk_free(s);
-            fail(P, t, B2_ERR_NOMEM, "%s", "no memory for a chunk's part");
-            return B2_ERR_NOMEM;
-        }
-        out = w->tmp;
-    }
-    int64_t blocks = 0;
+    /* The chunk's bytes are what the filter decodes: a b2nd array in C order, or
+     * the frame's first chunk. They must be the chunk's size: a frame decoding to
+     * fewer bytes would make H5Dread hand back bytes nobody wrote. */
+    const int64_t cn = nitems * (int64_t)ts;
+    int64_t got = -1, blocks = 0;
+    b2_nd_array *a = NULL;
     if (is_nd) {
-        b2_nd_array *a = NULL;
         if ((rc = b2_nd_from_schunk(s, &a)) < 0) {
             b2_schunk_free(s);
             fail(P, t, rc, "the frame's b2nd metalayer is invalid: %s", b2_err_detail());
             return rc;
         }
-        int fits = b2_nd_ndim(a) == rank;
-        for (int d = 0; fits && d < rank; d++)
-            fits = b2_nd_shape(a)[d] == (int64_t)r->cdims[d];
-        if (!fits) {
-            b2_nd_free(a);
-            fail(P, t, B2_ERR_CORRUPT, "%s", "the frame's array shape is not the chunk's");
-            return B2_ERR_CORRUPT;
-        }
+        s = NULL; /* the array owns it */
+        got = b2_nd_nitems(a) * b2_nd_typesize(a);
+    } else if (b2_schunk_nchunks(s) >= 1) {
+        got = b2_schunk_chunk_nbytes(s, 0);
+    }
+    if (got != cn) {
+        b2_nd_free(a);
+        b2_schunk_free(s);
+        char what[96];
+        snprintf(what, sizeof what, "%lld bytes, the chunk holds %lld", (long long)got, (long long)cn);
+        fail(P, t, B2_ERR_CORRUPT, "the frame decodes to the wrong size (%s)", what);
+        return B2_ERR_CORRUPT;
+    }
+    /* The part's elements go straight into buf when they are contiguous there,
+     * else through w->tmp (the part, or the whole chunk). A b2nd array of the
+     * chunk's shape and item size decodes only the blocks holding the part; any
+     * other frame (an item size other than the element's, as for array types)
+     * decodes whole, as the filter would. */
+    int wrong_size = 0;
+    int64_t cstr[MAXDIM], coff = 0;
+    b2_h5_strides_of(rank, r->cdims, cstr);
+    for (int d = 0; d < rank; d++)
+        coff += (int64_t)clo[d] * cstr[d];
+    int sliceable = is_nd && b2_nd_ndim(a) == rank && b2_nd_typesize(a) == (int32_t)ts;
+    for (int d = 0; sliceable && d < rank; d++)
+        sliceable = b2_nd_shape(a)[d] == (int64_t)r->cdims[d];
+    if (a) {
         b2_nd_set_memory_limit(a, P->rd->mem_limit);
         b2_nd_set_dctx(a, w->dctx);
+    }
+    if (sliceable) {
+        uint8_t *out = dst;
+        if (!contiguous && grow(&w->tmp, &w->tcap, n) < 0)
+            rc = B2_ERR_NOMEM;
+        else if (!contiguous)
+            out = w->tmp;
         int64_t b0 = b2_nd_blocks_decoded(a);
         int64_t st[MAXDIM], sp[MAXDIM];
         for (int d = 0; d < rank; d++) {
             st[d] = (int64_t)clo[d];
             sp[d] = (int64_t)chi[d];
         }
-        rc = b2_nd_get_slice_cbuffer(a, st, sp, out, n);
+        if (rc >= 0)
+            rc = b2_nd_get_slice_cbuffer(a, st, sp, out, n);
         blocks = b2_nd_blocks_decoded(a) - b0;
-        b2_nd_free(a); /* and s with it */
-        s = NULL;
+        if (rc >= 0 && out != dst)
+            b2_h5_copy_box(rank, cnt, ts, dst, ustr, out, pstr);
     } else {
-        /* What the filter decodes: the frame's first chunk, which must be the chunk. */
         const uint8_t *chunk = NULL;
         int32_t cbytes = 0;
-        if (b2_schunk_nchunks(s) < 1 || b2_schunk_chunk_nbytes(s, 0) != nitems * (int64_t)ts) {
-            b2_schunk_free(s);
-            fail(P, t, B2_ERR_CORRUPT, "%s", "the frame decodes to the wrong size");
-            return B2_ERR_CORRUPT;
+        int uninit = 0;
+        if (!a) {
+            rc = b2_schunk_chunk_view(s, 0, &chunk, &cbytes);
+            uninit = rc >= 0 && b2_schunk_chunk_special(s, 0) == B2_SPECIAL_UNINIT;
         }
-        if ((rc = b2_schunk_chunk_view(s, 0, &chunk, &cbytes)) < 0) {
-            b2_schunk_free(s);
-            fail(P, t, rc, "the frame's chunk is unreadable: %s", b2_err_detail());
-            return rc;
-        }
-        size_t cb = (size_t)cbytes;
-        int uninit = b2_schunk_chunk_special(s, 0) == B2_SPECIAL_UNINIT;
-        if (uninit) {
-            memset(out, 0, n);
-            rc = B2_OK;
-        } else if (whole) {
-            rc = b2_chunk_decompress(w->dctx, chunk, cb, out, n);
+        if (rc >= 0 && !a && !uninit && whole && contiguous) {
+            rc = b2_chunk_decompress(w->dctx, chunk, (size_t)cbytes, dst, n);
             wrong_size = rc >= 0 && rc != (int)n;
-            rc = rc < 0 ? rc : wrong_size ? B2_ERR_CORRUPT : B2_OK;
-        } else if (rank == 1) {
-            rc = b2_chunk_getitem(w->dctx, chunk, cb, (int64_t)clo[0], (int64_t)cnt[0], out, n);
-            rc = rc < 0 ? rc : B2_OK;
-        } else {
-            /* the whole chunk, then its part (one decode of each block) */
-            size_t cn = (size_t)nitems * ts;
-            uint8_t *full = NULL;
-            rc = B2_ERR_NOMEM;
-            if ((full = malloc(cn))) {
-                rc = b2_chunk_decompress(w->dctx, chunk, cb, full, cn);
+        } else if (rc >= 0 && !a && !uninit && rank == 1 && b2_schunk_typesize(s) == (int32_t)ts) {
+            rc = b2_chunk_getitem(w->dctx, chunk, (size_t)cbytes, (int64_t)clo[0], (int64_t)cnt[0],
+                                  dst, n);
+            wrong_size = rc >= 0 && rc != (int)n;
+        } else if (rc >= 0) { /* the whole chunk, then its part */
+            if (grow(&w->tmp, &w->tcap, (size_t)cn) < 0) {
+                rc = B2_ERR_NOMEM;
+            } else if (a) {
+                rc = b2_nd_to_cbuffer(a, w->tmp, (size_t)cn);
+            } else if (uninit) {
+                memset(w->tmp, 0, (size_t)cn); /* as the filter does */
+            } else {
+                rc = b2_chunk_decompress(w->dctx, chunk, (size_t)cbytes, w->tmp, (size_t)cn);
                 wrong_size = rc >= 0 && rc != (int)cn;
-                rc = rc < 0 ? rc : wrong_size ? B2_ERR_CORRUPT : B2_OK;
-                if (rc >= 0) {
-                    int64_t cstr[MAXDIM], off = 0;
-                    b2_h5_strides_of(rank, r->cdims, cstr);
-                    for (int d = 0; d < rank; d++)
-                        off += (int64_t)clo[d] * cstr[d];
-                    b2_h5_copy_box(rank, cnt, ts, out, pstr, full + off * (int64_t)ts, cstr);
-                }
-                free(full);
             }
+            if (rc >= 0 && !wrong_size)
+                b2_h5_copy_box(rank, cnt, ts, dst, ustr, w->tmp + coff * (int64_t)ts, cstr);
         }
+        if (wrong_size)
+            rc = B2_ERR_CORRUPT;
     }
-    int64_t nread = size;
+    b2_nd_free(a);
     b2_schunk_free(s);
     if (rc < 0) {
         fail(P, t, rc, "%s", wrong_size ? "the frame decodes to the wrong size"
-             : rc == B2_ERR_NOMEM && !*b2_err_detail() ? "no memory for the chunk"
-             : b2_err_detail());
+             : rc == B2_ERR_NOMEM ? "no memory for the chunk"
+             : *b2_err_detail() ? b2_err_detail() : "the frame's chunk does not decode");
         return rc;
     }
-    if (out != dst)
-        b2_h5_copy_box(rank, cnt, ts, dst, ustr, out, pstr);
+    int64_t nread = size;
     pthread_mutex_lock(&P->mu);
     P->direct++;
     P->bytes += nread;
