@@ -10,7 +10,10 @@
  * whole box when the dataset does not qualify (layout, pipeline, type
  * conversion, file driver), one chunk's part when that chunk does not
  * (unallocated: fill value; stored raw: filter mask set; a frame we cannot
- * map). The bytes are then always H5Dread's. */
+ * map). The bytes are then always H5Dread's.
+ *
+ * Boxes of 256 KiB or more over several chunks go to the parallel path
+ * (h5readpar.c), which reads each chunk's stored bytes whole on pool workers. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

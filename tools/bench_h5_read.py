@@ -98,6 +98,7 @@ def main():
             st = (ctypes.c_uint64 * 1)(0)
             ct = (ctypes.c_uint64 * 1)(n)
             print("%8s %12s %12s %8s" % ("threads", "h5py GB/s", "ours GB/s", "ratio"))
+            res = {}
             for nt in a.threads:
                 os.environ["B2_H5_NTHREADS"] = str(nt)
                 lib.b2_h5_reader_set_nthreads(rd, nt)
@@ -121,6 +122,12 @@ def main():
                 ga = n * 4 / statistics.median(ta) / 1e9
                 gb = n * 4 / statistics.median(tb) / 1e9
                 print("%8d %12.2f %12.2f %7.2fx" % (nt, ga, gb, gb / ga))
+                res[nt] = (ga, gb)
+            for nt in a.threads:
+                if nt != 1 and 1 in res:
+                    print("# ours with %d threads / h5py with B2_H5_NTHREADS=1: %.2fx; ours %d threads "
+                          "/ ours 1 thread: %.2fx" % (nt, res[nt][1] / res[1][0], nt,
+                                                       res[nt][1] / res[1][1]))
             lib.b2_h5_reader_free(rd)
         print("# load average after: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
     return 0
