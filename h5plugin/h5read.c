@@ -61,6 +61,27 @@ int b2_h5_dread_part(reader *r, const hsize_t *lo, const hsize_t *hi)
     return rc < 0 ? B2_FAIL(B2_ERR_IO, "H5Dread failed") : B2_OK;
 }
 
+hsize_t b2_h5_chunk_bytes(const reader *r)
+{
+    hsize_t n = r->ts;
+    for (int d = 0; d < r->rank; d++)
+        n *= r->cdims[d];
+    return n;
+}
+
+int b2_h5_raw_size_error(const reader *r, const hsize_t *coff, hsize_t size)
+{
+    char where[128];
+    size_t k = 0;
+    for (int d = 0; d < r->rank && k + 24 < sizeof where; d++)
+        k += (size_t)snprintf(where + k, sizeof where - k, "%s%llu", d ? "," : "(",
+                              (unsigned long long)coff[d]);
+    snprintf(where + k, sizeof where - k, ")");
+    return B2_FAIL(B2_ERR_CORRUPT, "chunk at %.100s: stored raw (filter mask) in %llu bytes, "
+                   "not the chunk's %llu (HDF5 would read past them)", where,
+                   (unsigned long long)size, (unsigned long long)b2_h5_chunk_bytes(r));
+}
+
 /* Copy an nd box of cnt elements between C-order layouts with element strides. */
 void b2_h5_copy_box(int nd, const hsize_t *cnt, size_t ts, uint8_t *dst, const int64_t *dstr,
                      const uint8_t *src, const int64_t *sstr)
@@ -224,6 +245,8 @@ static int read_chunk(reader *r, const hsize_t *ci, uint8_t **tmp, size_t *tmpca
         b2_h5_note(r->rep, "%s", "a chunk is not allocated (fill value)");
         rc = B2_ERR_UNSUPPORTED;
     } else if (rc >= 0 && mask) {
+        if (size != b2_h5_chunk_bytes(r))
+            return b2_h5_raw_size_error(r, coff, size);
         b2_h5_note(r->rep, "%s", "a chunk is stored unfiltered (filter mask set)");
         rc = B2_ERR_UNSUPPORTED;
     }

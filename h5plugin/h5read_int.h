@@ -67,6 +67,11 @@ B2_HIDDEN int b2_h5_dread_part(reader *r, const hsize_t *lo, const hsize_t *hi);
 B2_HIDDEN void b2_h5_copy_box(int nd, const hsize_t *cnt, size_t ts, uint8_t *dst,
                              const int64_t *dstr, const uint8_t *src, const int64_t *sstr);
 B2_HIDDEN void b2_h5_strides_of(int nd, const hsize_t *ext, int64_t *str);
+/* A chunk's bytes in the element size of r. */
+B2_HIDDEN hsize_t b2_h5_chunk_bytes(const reader *r);
+/* The error for a chunk stored raw (filter mask) in another size than the
+ * chunk's: H5Dread would copy past the stored bytes (HDF5 trusts the size). */
+B2_HIDDEN int b2_h5_raw_size_error(const reader *r, const hsize_t *coff, hsize_t size);
 
 /* The parallel path: 1 when read r qualifies (several threads, several chunks,
  * a large enough box, no user block), 0 when the serial path takes it. */

@@ -39,8 +39,10 @@ struct b2_h5_par_worker {
     b2_dctx *dctx;
     uint8_t *sbuf; /* stored bytes */
     size_t scap;
-    uint8_t *tmp;  /* a decoded part that is not contiguous in the caller's buffer */
+    uint8_t *tmp;  /* a decoded part or chunk, when not decoded in place */
     size_t tcap;
+    int32_t *list; /* the blocks a part needs */
+    size_t lcap;
 };
 
 typedef struct task {
@@ -80,6 +82,7 @@ void b2_h5_par_free(b2_h5_reader *rd)
         b2_dctx_free(rd->wk[i].dctx);
         free(rd->wk[i].sbuf);
         free(rd->wk[i].tmp);
+        free(rd->wk[i].list);
     }
     free(rd->wk);
     rd->wk = NULL;
@@ -128,6 +131,103 @@ static int grow(uint8_t **p, size_t *cap, size_t n)
     *p = q;
     *cap = n;
     return 0;
+}
+
+/* A b2nd chunk of one frame decoded block by block straight into the caller's
+ * strided buffer (b2_chunk_decompress_rows): where block k's rows of the part go. */
+typedef struct rows_ctx {
+    int rank;
+    int64_t ts;
+    int64_t bs[MAXDIM], nb[MAXDIM], bstr[MAXDIM]; /* block shape, blocks per dimension, strides */
+    const hsize_t *clo, *chi;                     /* the part, chunk coordinates */
+    const int64_t *ustr;                          /* the caller's box strides (items) */
+    uint8_t *dst;                                 /* the part's first element there */
+} rows_ctx;
+
+static int place_rows(void *ud, int32_t k, b2_block_rows *r)
+{
+    const rows_ctx *c = ud;
+    int64_t rem = k, bo = 0, uo = 0, cnt[MAXDIM];
+    for (int d = c->rank - 1; d >= 0; d--) {
+        int64_t b0 = (rem % c->nb[d]) * c->bs[d];
+        rem /= c->nb[d];
+        int64_t from = (int64_t)c->clo[d] > b0 ? (int64_t)c->clo[d] : b0;
+        int64_t to = (int64_t)c->chi[d] < b0 + c->bs[d] ? (int64_t)c->chi[d] : b0 + c->bs[d];
+        if ((cnt[d] = to - from) <= 0)
+            return B2_OK; /* not in the part: no rows */
+        bo += (from - b0) * c->bstr[d];
+        uo += (from - (int64_t)c->clo[d]) * c->ustr[d];
+    }
+    r->nd = c->rank - 1;
+    for (int d = 0; d < r->nd; d++) {
+        r->cnt[d] = cnt[d];
+        r->sstr[d] = c->bstr[d] * c->ts;
+        r->dstr[d] = c->ustr[d] * c->ts;
+    }
+    r->run = cnt[c->rank - 1] * c->ts;
+    r->soff = bo * c->ts;
+    r->user = c->dst + uo * c->ts;
+    return B2_OK;
+}
+
+/* Decode the part [clo, chi) of the one-chunk b2nd array a straight into dst
+ * (caller strides ustr). B2_ERR_UNSUPPORTED (nothing written): not such an
+ * array, or a chunk the rows decoder does not take (then b2_nd slices it). */
+static int decode_rows(struct b2_h5_par_worker *w, b2_nd_array *a, int rank, int64_t ts,
+                       const hsize_t *clo, const hsize_t *chi, const int64_t *ustr,
+                       uint8_t *dst, int64_t *blocks)
+{
+    if (rank - 1 > B2_ROWS_MAXDIM || rank > B2_GEOM_MAX_DIM ||
+        b2_schunk_nchunks(b2_nd_schunk(a)) != 1)
+        return B2_ERR_UNSUPPORTED;
+    rows_ctx c = {.rank = rank, .ts = ts, .clo = clo, .chi = chi, .ustr = ustr, .dst = dst};
+    b2_block_geometry g = {.ndim = rank};
+    int64_t need = 1, all = 1, s = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        if (b2_nd_chunkshape(a)[d] != b2_nd_shape(a)[d] || b2_nd_blockshape(a)[d] <= 0)
+            return B2_ERR_UNSUPPORTED;
+        c.bs[d] = g.blockshape[d] = b2_nd_blockshape(a)[d];
+        c.nb[d] = (b2_nd_shape(a)[d] + c.bs[d] - 1) / c.bs[d];
+        c.bstr[d] = s;
+        s *= c.bs[d];
+        need *= (int64_t)((chi[d] - 1) / (hsize_t)c.bs[d] - clo[d] / (hsize_t)c.bs[d] + 1);
+        all *= c.nb[d];
+    }
+    if (need > INT32_MAX || (size_t)need > SIZE_MAX / sizeof *w->list)
+        return B2_ERR_UNSUPPORTED;
+    const int32_t *list = NULL;
+    if (need < all) { /* the blocks the part meets, in C order of the block grid */
+        if (w->lcap < (size_t)need) {
+            int32_t *l = realloc(w->list, (size_t)need * sizeof *l);
+            if (!l)
+                return B2_ERR_UNSUPPORTED;
+            w->list = l;
+            w->lcap = (size_t)need;
+        }
+        int64_t idx[MAXDIM], lo[MAXDIM], hi[MAXDIM];
+        for (int d = 0; d < rank; d++) {
+            idx[d] = lo[d] = (int64_t)clo[d] / c.bs[d];
+            hi[d] = (int64_t)(chi[d] - 1) / c.bs[d];
+        }
+        for (int64_t i = 0; i < need; i++) {
+            int64_t k = 0;
+            for (int d = 0; d < rank; d++)
+                k = k * c.nb[d] + idx[d];
+            w->list[i] = (int32_t)k;
+            for (int d = rank - 1; d >= 0 && ++idx[d] > hi[d]; d--)
+                idx[d] = lo[d];
+        }
+        list = w->list;
+    }
+    const uint8_t *chunk;
+    int32_t cbytes;
+    int rc = b2_schunk_chunk_view(b2_nd_schunk(a), 0, &chunk, &cbytes);
+    if (rc < 0)
+        return rc;
+    b2_dctx_set_geometry(w->dctx, &g);
+    rc = b2_chunk_decompress_rows(w->dctx, chunk, (size_t)cbytes, list, (int32_t)need, place_rows, &c);
+    *blocks = need;
+    return rc;
 }
 
 /* Decode task t on worker w. Returns 0 or a negative error already recorded in P. */
@@ -241,7 +341,10 @@ static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
         b2_nd_set_memory_limit(a, P->rd->mem_limit);
         b2_nd_set_dctx(a, w->dctx);
     }
-    if (sliceable) {
+    if (sliceable)
+        rc = decode_rows(w, a, rank, (int64_t)ts, clo, chi, ustr, dst, &blocks);
+    if (sliceable && rc == B2_ERR_UNSUPPORTED) {
+        rc = B2_OK;
         uint8_t *out = dst;
         if (!contiguous && grow(&w->tmp, &w->tcap, n) < 0)
             rc = B2_ERR_NOMEM;
@@ -258,11 +361,12 @@ static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
         blocks = b2_nd_blocks_decoded(a) - b0;
         if (rc >= 0 && out != dst)
             b2_h5_copy_box(rank, cnt, ts, dst, ustr, out, pstr);
-    } else {
+    } else if (!sliceable) {
         const uint8_t *chunk = NULL;
         int32_t cbytes = 0;
         int uninit = 0;
         if (!a) {
+            b2_dctx_set_geometry(w->dctx, NULL);
             rc = b2_schunk_chunk_view(s, 0, &chunk, &cbytes);
             uninit = rc >= 0 && b2_schunk_chunk_special(s, 0) == B2_SPECIAL_UNINIT;
         }
@@ -356,7 +460,10 @@ static void produce(par *P, const hsize_t *c0, const hsize_t *c1)
         const char *why = !ok ? "a chunk's place in the file is unknown"
                         : t.addr == HADDR_UNDEF || t.size == 0 ? "a chunk is not allocated (fill value)"
                         : mask ? "a chunk is stored unfiltered (filter mask set)" : NULL;
-        if (why) {
+        if (why && mask && ok && t.addr != HADDR_UNDEF && t.size && t.size != b2_h5_chunk_bytes(r)) {
+            int rc = b2_h5_raw_size_error(r, coff, t.size);
+            fail(P, &t, rc, "%s", b2_err_detail());
+        } else if (why) {
             b2_h5_note(r->rep, "%s", why);
             if (r->rep)
                 r->rep->chunks_h5dread++;
