@@ -12,7 +12,8 @@ read of each), it times
   * ours  b2_h5_reader_read of the whole dataset with N reader threads;
 
 for N = --threads (default 2, and 1 for reference), checks the bytes agree, and
-prints the medians in GB/s, the ratio, the CPU model and the load average.
+prints the medians in GB/s, the ratio, the CPU time of each read (all threads),
+the CPU model and the load average.
 
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2
     /usr/bin/python3 tools/bench_h5_read.py --plugin-dir build/h5plugin
@@ -23,6 +24,7 @@ Options: --plugin-dir DIR, --dir DIR (for the file; default $TMPDIR), --mib N
 import argparse
 import ctypes
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -97,7 +99,8 @@ def main():
                 sys.exit("b2_h5_reader_open failed")
             st = (ctypes.c_uint64 * 1)(0)
             ct = (ctypes.c_uint64 * 1)(n)
-            print("%8s %12s %12s %8s" % ("threads", "h5py GB/s", "ours GB/s", "ratio"))
+            print("%8s %12s %12s %8s %13s %13s" % ("threads", "h5py GB/s", "ours GB/s", "ratio",
+                                                 "h5py cpu ms", "ours cpu ms"))
             res = {}
             for nt in a.threads:
                 os.environ["B2_H5_NTHREADS"] = str(nt)
@@ -110,18 +113,22 @@ def main():
                     rc = lib.b2_h5_reader_read(rd, 0, st, ct, out_b.ctypes.data, out_b.nbytes, None)
                     if rc < 0:
                         sys.exit("b2_h5_reader_read failed (%d)" % rc)
-                ta, tb = [], []
+                ta, tb, ca, cb = [], [], [], []
                 h5(), ours()
                 if not np.array_equal(out_a, out_b):
                     sys.exit("the parallel read differs from h5py's")
                 for _ in range(a.rounds):
-                    for fn, ts in ((h5, ta), (ours, tb)):
+                    for fn, ts, cs in ((h5, ta, ca), (ours, tb, cb)):
+                        r0 = resource.getrusage(resource.RUSAGE_SELF)
                         t0 = time.perf_counter()
                         fn()
                         ts.append(time.perf_counter() - t0)
+                        r1 = resource.getrusage(resource.RUSAGE_SELF)
+                        cs.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
                 ga = n * 4 / statistics.median(ta) / 1e9
                 gb = n * 4 / statistics.median(tb) / 1e9
-                print("%8d %12.2f %12.2f %7.2fx" % (nt, ga, gb, gb / ga))
+                print("%8d %12.2f %12.2f %7.2fx %13.1f %13.1f" % (
+                    nt, ga, gb, gb / ga, statistics.median(ca) * 1e3, statistics.median(cb) * 1e3))
                 res[nt] = (ga, gb)
             for nt in a.threads:
                 if nt != 1 and 1 in res:
