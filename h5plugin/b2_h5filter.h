@@ -108,7 +108,8 @@ B2_H5_API int b2_h5_reader_read(b2_h5_reader *rd, hid_t mem_type, const hsize_t 
  * the chunks; boxes in one chunk (nthreads block threads) and smaller boxes stay
  * on the serial path above. Memory in flight: at most 2 x nthreads chunks queued
  * (their addresses only) and, per thread, one chunk's stored bytes and at most
- * one chunk's decoded bytes, buffers the reader keeps for its next reads. A
+ * one chunk's decoded bytes, buffers the reader keeps for its next reads (with
+ * its nthreads - 1 pool threads, idle between reads, until it is freed). A
  * failing chunk (stored bytes past the end of the file or over
  * $B2_H5_MEMORY_LIMIT, not a frame of the stored size, decoding to another size
  * than the chunk's, or not decoding) stops the read with a negative B2_ERR_*
