@@ -97,6 +97,26 @@ B2_H5_API int b2_h5_reader_open(hid_t dset, b2_h5_reader **out);
 B2_H5_API int b2_h5_reader_read(b2_h5_reader *rd, hid_t mem_type, const hsize_t *start,
                                 const hsize_t *count, void *buf, size_t bufsize,
                                 b2_h5_read_report *report);
+/* Threads of later reads (1..256; default $B2_H5_NTHREADS, else $BLOSC_NTHREADS,
+ * else 1); b2_h5_reader_nthreads gives it. A read of 256 KiB or more over
+ * several chunks of a sec2 file (no user block) takes the parallel path: the
+ * calling thread alone calls HDF5 (each chunk's look-up, queued at once so that
+ * look-ups overlap decoding; H5Dread of unallocated and raw-stored chunks while
+ * the others decode) and nthreads workers, the calling thread among them, pread
+ * each chunk's stored bytes and decode the blocks the box needs straight into
+ * buf. With fewer chunks than threads the spare threads decode blocks inside
+ * the chunks; boxes in one chunk (nthreads block threads) and smaller boxes stay
+ * on the serial path above. Memory in flight: at most 2 x nthreads chunks queued
+ * (their addresses only) and, per thread, one chunk's stored bytes and at most
+ * one chunk's decoded bytes, buffers the reader keeps for its next reads (with
+ * its nthreads - 1 pool threads, idle between reads, until it is freed). A
+ * failing chunk (stored bytes past the end of the file or over
+ * $B2_H5_MEMORY_LIMIT, not a frame of the stored size, decoding to another size
+ * than the chunk's, or not decoding) stops the read with a negative B2_ERR_*
+ * whose message names the chunk; queued chunks are dropped and every worker has
+ * returned. Bytes and report are those of the serial path. */
+B2_H5_API int b2_h5_reader_set_nthreads(b2_h5_reader *rd, int nthreads);
+B2_H5_API int b2_h5_reader_nthreads(const b2_h5_reader *rd);
 /* Free a reader (NULL is fine); dset stays open. */
 B2_H5_API void b2_h5_reader_free(b2_h5_reader *rd);
 

@@ -10,7 +10,10 @@
  * whole box when the dataset does not qualify (layout, pipeline, type
  * conversion, file driver), one chunk's part when that chunk does not
  * (unallocated: fill value; stored raw: filter mask set; a frame we cannot
- * map). The bytes are then always H5Dread's. */
+ * map). The bytes are then always H5Dread's.
+ *
+ * Boxes of 256 KiB or more over several chunks go to the parallel path
+ * (h5readpar.c), which reads each chunk's stored bytes whole on pool workers. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,50 +25,19 @@
 #include "h5api.h"
 #include "h5context.h"
 #include "h5params.h"
+#include "h5read_int.h"
 
-#define MAXDIM B2_H5_READ_MAXRANK
 /* hdf5.h's H5F_ACC_RDWR expands to calls into libhdf5, which we never link */
 #define ACC_RDWR 0x0001u
 
-/* What stays true of a dataset while it is open: checked once by
- * b2_h5_reader_open, so repeated small reads skip HDF5's property-list copies. */
-struct b2_h5_reader {
-    const b2_h5_read_api *h;
-    hid_t dset;
-    int rank;
-    size_t ts;                      /* the file type's element size */
-    hsize_t cdims[MAXDIM];          /* chunk shape */
-    char why[128];                  /* why the direct path is refused ("" when it is not) */
-    char *path;                     /* the HDF5 file, for opening frames in place */
-    hsize_t userblock;
-    int writable;                   /* open for writing: flush before each read */
-};
-
-/* Everything one call works with. */
-typedef struct reader {
-    const b2_h5_read_api *h;
-    const b2_h5_reader *ds;
-    hid_t dset, mem_type, fspace;
-    int rank;
-    size_t ts;                      /* element size */
-    hsize_t dims[MAXDIM];
-    const hsize_t *cdims;
-    const hsize_t *start, *count;
-    uint8_t *buf;
-    const char *path;
-    b2_dctx *dctx;                  /* this thread's, shared with the filter (scratch reused) */
-    hsize_t userblock;
-    b2_h5_read_report *rep;
-} reader;
-
-static void note(b2_h5_read_report *rep, const char *fmt, const char *arg)
+void b2_h5_note(b2_h5_read_report *rep, const char *fmt, const char *arg)
 {
     if (rep && !rep->reason[0])
         snprintf(rep->reason, sizeof rep->reason, fmt, arg);
 }
 
 /* H5Dread of the part [lo, hi) (dataset coordinates) of the box into its place in buf. */
-static int h5dread_part(reader *r, const hsize_t *lo, const hsize_t *hi)
+int b2_h5_dread_part(reader *r, const hsize_t *lo, const hsize_t *hi)
 {
     hsize_t moff[MAXDIM], cnt[MAXDIM];
     for (int d = 0; d < r->rank; d++) {
@@ -89,8 +61,29 @@ static int h5dread_part(reader *r, const hsize_t *lo, const hsize_t *hi)
     return rc < 0 ? B2_FAIL(B2_ERR_IO, "H5Dread failed") : B2_OK;
 }
 
+hsize_t b2_h5_chunk_bytes(const reader *r)
+{
+    hsize_t n = r->ts;
+    for (int d = 0; d < r->rank; d++)
+        n *= r->cdims[d];
+    return n;
+}
+
+int b2_h5_raw_size_error(const reader *r, const hsize_t *coff, hsize_t size)
+{
+    char where[128];
+    size_t k = 0;
+    for (int d = 0; d < r->rank && k + 24 < sizeof where; d++)
+        k += (size_t)snprintf(where + k, sizeof where - k, "%s%llu", d ? "," : "(",
+                              (unsigned long long)coff[d]);
+    snprintf(where + k, sizeof where - k, ")");
+    return B2_FAIL(B2_ERR_CORRUPT, "chunk at %.100s: stored raw (filter mask) in %llu bytes, "
+                   "not the chunk's %llu (HDF5 would read past them)", where,
+                   (unsigned long long)size, (unsigned long long)b2_h5_chunk_bytes(r));
+}
+
 /* Copy an nd box of cnt elements between C-order layouts with element strides. */
-static void copy_box(int nd, const hsize_t *cnt, size_t ts, uint8_t *dst, const int64_t *dstr,
+void b2_h5_copy_box(int nd, const hsize_t *cnt, size_t ts, uint8_t *dst, const int64_t *dstr,
                      const uint8_t *src, const int64_t *sstr)
 {
     size_t run = (size_t)cnt[nd - 1] * ts;
@@ -110,7 +103,7 @@ static void copy_box(int nd, const hsize_t *cnt, size_t ts, uint8_t *dst, const 
     }
 }
 
-static void strides_of(int nd, const hsize_t *ext, int64_t *str)
+void b2_h5_strides_of(int nd, const hsize_t *ext, int64_t *str)
 {
     int64_t s = 1;
     for (int d = nd - 1; d >= 0; d--) {
@@ -120,8 +113,12 @@ static void strides_of(int nd, const hsize_t *ext, int64_t *str)
 }
 
 /* Decode the chunk part [lo, hi) (chunk coordinates) from the frame at addr into
- * tmp (C order of the part). B2_ERR_UNSUPPORTED: the frame is not one this path
- * maps (then H5Dread takes the chunk). */
+ * tmp (C order of the part). B2_ERR_UNSUPPORTED: no frame opens there (then
+ * H5Dread takes the chunk, and fails as the filter does), or its items are not
+ * the dataset's elements (array types: H5Dread takes it). A frame longer or
+ * shorter than HDF5 stores, or decoding to another size than the chunk's, is
+ * corrupt: the filter refuses the first and, for a frame decoding to fewer
+ * bytes, HDF5 would hand back bytes nobody wrote. */
 static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
                        const hsize_t *hi, uint8_t *tmp, size_t tmpcap)
 {
@@ -131,20 +128,28 @@ static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
         rc = b2_schunk_open_offset(r->path, (int64_t)(addr + r->userblock), B2_OPEN_READONLY, &s);
     if (rc < 0)
         return B2_ERR_UNSUPPORTED;
-    if (b2_schunk_frame_len(s) > (int64_t)size || b2_schunk_typesize(s) != (int32_t)r->ts) {
+    if (b2_schunk_frame_len(s) != (int64_t)size) {
+        long long fl = (long long)b2_schunk_frame_len(s);
+        b2_schunk_free(s);
+        return B2_FAIL(B2_ERR_CORRUPT, "the frame at file offset %llu is %lld bytes long, "
+                       "HDF5 stores %llu", (unsigned long long)addr, fl, (unsigned long long)size);
+    }
+    if (b2_schunk_typesize(s) != (int32_t)r->ts) {
         b2_schunk_free(s);
         return B2_ERR_UNSUPPORTED;
     }
     uint8_t *meta = NULL;
     int32_t mlen = 0;
-    int is_nd = b2_schunk_meta_get(s, B2_ND_META_NAME, &meta, &mlen) >= 0;
+    int is_nd = b2_schunk_meta_get(s, B2_ND_META_NAME, &meta, &mlen) >= 0 ||
+                b2_schunk_meta_get(s, B2_ND_META_LEGACY_NAME, &meta, &mlen) >= 0;
     free(meta);
     if (is_nd) {
         b2_nd_array *a = NULL;
         int64_t bytes = 0;
         if ((rc = b2_nd_from_schunk(s, &a)) < 0) {
             b2_schunk_free(s);
-            return B2_ERR_UNSUPPORTED;
+            return B2_FAIL(rc, "the frame at file offset %llu: %s", (unsigned long long)addr,
+                           b2_err_detail());
         }
         if (r->dctx)
             b2_nd_set_dctx(a, r->dctx);
@@ -153,7 +158,14 @@ static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
         for (int d = 0; fits && d < r->rank; d++)
             fits = b2_nd_shape(a)[d] == (int64_t)r->cdims[d];
         if (!fits) {
+            int64_t nb = b2_nd_nitems(a) * b2_nd_typesize(a), cn = (int64_t)r->ts;
+            for (int d = 0; d < r->rank; d++)
+                cn *= (int64_t)r->cdims[d];
             b2_nd_free(a);
+            if (nb != cn)
+                return B2_FAIL(B2_ERR_CORRUPT, "the frame at file offset %llu decodes to the "
+                               "wrong size (%lld bytes, the chunk holds %lld)",
+                               (unsigned long long)addr, (long long)nb, (long long)cn);
             return B2_ERR_UNSUPPORTED;
         }
         int64_t st[MAXDIM], sp[MAXDIM];
@@ -173,13 +185,16 @@ static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
     /* A plain frame holds the chunk's elements in C order: one item range per
      * row of the part's last dimension (the whole part when rank is 1). */
     int64_t cstr[MAXDIM];
-    strides_of(r->rank, r->cdims, cstr);
+    b2_h5_strides_of(r->rank, r->cdims, cstr);
     int64_t nitems = 1;
     for (int d = 0; d < r->rank; d++)
         nitems *= (int64_t)r->cdims[d];
-    if (b2_schunk_nbytes(s) != nitems * (int64_t)r->ts) {
+    /* the filter decodes the frame's first chunk: it must be the whole chunk */
+    if (b2_schunk_nchunks(s) < 1 || b2_schunk_chunk_nbytes(s, 0) != nitems * (int64_t)r->ts) {
         b2_schunk_free(s);
-        return B2_ERR_UNSUPPORTED;
+        return B2_FAIL(B2_ERR_CORRUPT, "the frame at file offset %llu decodes to the wrong size "
+                       "(not the chunk's %lld bytes)", (unsigned long long)addr,
+                       (long long)(nitems * (int64_t)r->ts));
     }
     hsize_t cnt[MAXDIM], idx[MAXDIM] = {0};
     for (int d = 0; d < r->rank; d++)
@@ -227,10 +242,12 @@ static int read_chunk(reader *r, const hsize_t *ci, uint8_t **tmp, size_t *tmpca
     int rc = r->h->Dget_chunk_info_by_coord(r->dset, coff, &mask, &addr, &size) < 0
                  ? B2_ERR_UNSUPPORTED : B2_OK;
     if (rc >= 0 && (addr == HADDR_UNDEF || size == 0)) {
-        note(r->rep, "%s", "a chunk is not allocated (fill value)");
+        b2_h5_note(r->rep, "%s", "a chunk is not allocated (fill value)");
         rc = B2_ERR_UNSUPPORTED;
     } else if (rc >= 0 && mask) {
-        note(r->rep, "%s", "a chunk is stored unfiltered (filter mask set)");
+        if (size != b2_h5_chunk_bytes(r))
+            return b2_h5_raw_size_error(r, coff, size);
+        b2_h5_note(r->rep, "%s", "a chunk is stored unfiltered (filter mask set)");
         rc = B2_ERR_UNSUPPORTED;
     }
     if (rc >= 0 && *tmpcap < n) {
@@ -243,24 +260,24 @@ static int read_chunk(reader *r, const hsize_t *ci, uint8_t **tmp, size_t *tmpca
     if (rc >= 0) {
         rc = decode_part(r, addr, size, clo, chi, *tmp, n);
         if (rc == B2_ERR_UNSUPPORTED)
-            note(r->rep, "%s", "a chunk's frame does not map onto the chunk");
+            b2_h5_note(r->rep, "%s", "a chunk's frame does not map onto the chunk");
     }
     if (rc == B2_ERR_UNSUPPORTED) {
         if (r->rep)
             r->rep->chunks_h5dread++;
-        return h5dread_part(r, lo, hi);
+        return b2_h5_dread_part(r, lo, hi);
     }
     if (rc < 0)
         return rc;
     if (r->rep)
         r->rep->chunks_direct++;
     int64_t ustr[MAXDIM], pstr[MAXDIM];
-    strides_of(r->rank, r->count, ustr);
-    strides_of(r->rank, cnt, pstr);
+    b2_h5_strides_of(r->rank, r->count, ustr);
+    b2_h5_strides_of(r->rank, cnt, pstr);
     int64_t uoff = 0;
     for (int d = 0; d < r->rank; d++)
         uoff += (int64_t)(lo[d] - r->start[d]) * ustr[d];
-    copy_box(r->rank, cnt, r->ts, r->buf + uoff * (int64_t)r->ts, ustr, *tmp, pstr);
+    b2_h5_copy_box(r->rank, cnt, r->ts, r->buf + uoff * (int64_t)r->ts, ustr, *tmp, pstr);
     return B2_OK;
 }
 
@@ -332,7 +349,7 @@ static void flush_if_writable(const b2_h5_reader *rd)
     }
 }
 
-static int read_box(reader *r, size_t bufsize)
+static int read_box(reader *r, b2_h5_reader *rd, size_t bufsize)
 {
     const b2_h5_read_api *h = r->h;
     B2_FAIL_IF(h->Sget_simple_extent_type(r->fspace) != H5S_SIMPLE, B2_ERR_UNSUPPORTED,
@@ -371,18 +388,28 @@ static int read_box(reader *r, size_t bufsize)
     if (*why) {
         if (r->rep) {
             r->rep->path = B2_H5_READ_H5DREAD;
-            note(r->rep, "%s", why);
+            b2_h5_note(r->rep, "%s", why);
         }
         hsize_t hi[MAXDIM];
         for (int d = 0; d < r->rank; d++)
             hi[d] = r->start[d] + r->count[d];
-        return h5dread_part(r, r->start, hi);
+        return b2_h5_dread_part(r, r->start, hi);
     }
     flush_if_writable(r->ds);
     hsize_t c0[MAXDIM], c1[MAXDIM], ci[MAXDIM];
+    int64_t nchunks = 1;
     for (int d = 0; d < r->rank; d++) {
         c0[d] = ci[d] = r->start[d] / r->cdims[d];
         c1[d] = (r->start[d] + r->count[d] - 1) / r->cdims[d];
+        nchunks *= (int64_t)(c1[d] - c0[d] + 1);
+    }
+    if (b2_h5_par_wanted(r, nchunks, nelem * ts)) {
+        int prc = b2_h5_par_read(r, rd, c0, c1, nchunks);
+        if (r->rep)
+            r->rep->path = r->rep->chunks_h5dread == 0 ? B2_H5_READ_DIRECT
+                         : r->rep->chunks_direct == 0  ? B2_H5_READ_H5DREAD
+                                                       : B2_H5_READ_MIXED;
+        return prc;
     }
     uint8_t *tmp = NULL;
     size_t tmpcap = 0;
@@ -424,6 +451,9 @@ int b2_h5_reader_open(hid_t dset, b2_h5_reader **out)
         rc = B2_FAIL(B2_ERR_INVALID_PARAM, "not a dataset (no dataspace)");
     } else {
         rd->rank = h->Sget_simple_extent_ndims(fspace);
+        rd->nthreads = b2_h5_nthreads_from_env();
+        rd->par_min = B2_H5_PAR_MIN_BYTES;
+        rd->mem_limit = b2_h5_memory_limit_from_env();
         h->Sclose(fspace);
         if (rd->rank < 1 || rd->rank > MAXDIM)
             rc = B2_FAIL(B2_ERR_UNSUPPORTED, "dataspace rank %d (1..%d supported)", rd->rank, MAXDIM);
@@ -459,9 +489,9 @@ int b2_h5_reader_read(b2_h5_reader *rd, hid_t mem_type, const hsize_t *start,
     r.fspace = h->Dget_space(rd->dset);
     if (r.fspace < 0)
         return B2_FAIL(B2_ERR_INVALID_PARAM, "not a dataset (no dataspace)");
-    b2_h5_ctx *ctx = b2_h5_ctx_get(b2_h5_nthreads_from_env());
+    b2_h5_ctx *ctx = b2_h5_ctx_get(rd->nthreads);
     r.dctx = ctx ? ctx->dctx : NULL;
-    int rc = read_box(&r, bufsize);
+    int rc = read_box(&r, rd, bufsize);
     h->Sclose(r.fspace);
     return rc;
 }
@@ -470,8 +500,39 @@ void b2_h5_reader_free(b2_h5_reader *rd)
 {
     if (!rd)
         return;
+    b2_h5_par_free(rd);
     free(rd->path);
     free(rd);
+}
+
+int b2_h5_reader_set_nthreads(b2_h5_reader *rd, int nthreads)
+{
+    if (!rd)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "reader is NULL");
+    if (nthreads < 1)
+        nthreads = 1;
+    if (nthreads > 256)
+        nthreads = 256;
+    if (nthreads != rd->nthreads)
+        b2_h5_par_free(rd); /* the pool and workers are made again for the new count */
+    rd->nthreads = nthreads;
+    return B2_OK;
+}
+
+int b2_h5_reader_nthreads(const b2_h5_reader *rd)
+{
+    return rd ? rd->nthreads : 0;
+}
+
+void b2_h5_reader_set_par_min(b2_h5_reader *rd, uint64_t bytes)
+{
+    rd->par_min = bytes;
+}
+
+void b2_h5_reader_set_chunk_hook(b2_h5_reader *rd, b2_h5_chunk_hook fn, void *ud)
+{
+    rd->hook = fn;
+    rd->hook_ud = ud;
 }
 
 int b2_h5_read_box(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count,
