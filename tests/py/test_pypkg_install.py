@@ -13,8 +13,8 @@
     registers the filter with h5py's HDF5 without loading a second one; h5py writes
     and reads datasets through b2blosc.Blosc2(...) for every cname and every
     filters value, equal after the round trip, compressed (TRUNC_PREC: stored raw,
-    exact); b2blosc.h5 fast slicing and fast_slicing(); b2blosc.open/save when the
-    package has them; h5dump reads the file with HDF5_PLUGIN_PATH=b2blosc.PLUGIN_PATH;
+    exact); b2blosc.h5 fast slicing and fast_slicing(); b2blosc.open/save (a .b2nd
+    round trip, whole and sliced); h5dump reads the file with HDF5_PLUGIN_PATH=b2blosc.PLUGIN_PATH;
   * `pip uninstall -y b2blosc` leaves site-packages exactly as before the install."""
 import glob
 import os
@@ -171,13 +171,11 @@ with h5py.File(path, "r") as f:
         inside = b2h5.enabled()
         ok = ok and np.array_equal(d[3, 10:20], arrays["f64"][3, 10:20])
     print("SLICE", ok and inside and not b2h5.enabled(), rep)
-if hasattr(b2blosc, "save") and hasattr(b2blosc, "open"):
-    a = arrays["f64"][:100, :100].copy()
-    b2blosc.save(a, "x.b2nd")
-    back = np.asarray(b2blosc.open("x.b2nd")[...])
-    print("ARRAY", np.array_equal(back, a))
-else:
-    print("ARRAY absent")
+a = arrays["f64"][:100, :100].copy()
+b2blosc.save(a, "x.b2nd", chunks=(40, 50), blocks=(10, 50), cname="zstd").close()
+with b2blosc.open("x.b2nd") as arr:
+    print("ARRAY", np.array_equal(np.asarray(arr), a) and np.array_equal(arr[7:33, 45:60], a[7:33, 45:60]),
+          arr.chunks, arr.blocks)
 '''
 env = dict(ENV, HDF5_PLUGIN_PATH=empty)
 r = run([vpy, "-c", CODE], "h5py through the installed b2blosc", env=env, cwd=work, timeout=600)
@@ -189,7 +187,7 @@ check("AVAIL_AFTER True" in out and "'registered': 'b2blosc'" in out, "import b2
 check("ONE_HDF5 True" in out, "no second HDF5 library loaded")
 check("ROUNDTRIP 50 0" in out, "50 datasets (5 cnames x 5 filters x 2 arrays) round-trip")
 check("SLICE True" in out, "fast slicing (read_slice, fast_slicing())")
-check("ARRAY True" in out or "ARRAY absent" in out, "b2blosc.open/save round trip (if present)")
+check("ARRAY True (40, 50) (10, 50)" in out, "b2blosc.save and b2blosc.open round trip, whole and sliced")
 ppath = next((ln.split(None, 1)[1] for ln in out.splitlines() if ln.startswith("PLUGIN_PATH ")), "")
 check(ppath == os.path.join(pkg, "plugins"), "PLUGIN_PATH is the package's plugins folder: %r" % ppath)
 if shutil.which("h5dump") and ppath:
