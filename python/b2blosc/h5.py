@@ -272,14 +272,35 @@ def _sum_reports(reps, cls, paths):
     return tot
 
 
-def read_box(dataset, start, count, threads=None, slab_bytes=None):
+def _check_out(out, count, dtype):
+    """out for read(): a writable C-contiguous array of the box's dtype and shape
+    (count, or the result's shape: same elements in the same order)."""
+    np = _np()
+    if not isinstance(out, np.ndarray):
+        raise TypeError("out must be a numpy array, not %s" % type(out).__name__)
+    if out.dtype != dtype:
+        raise TypeError("out has dtype %s, not the dataset's %s" % (out.dtype, dtype))
+    n = 1
+    for c in count:
+        n *= c
+    if out.size != n or not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError("out must be a writable C-contiguous array of the box's shape %s "
+                         "(it has shape %s)" % (tuple(count), out.shape))
+    return out.reshape(tuple(count))
+
+
+def read_box(dataset, start, count, threads=None, slab_bytes=None, out=None):
     """Read the box [start, start + count) of dataset; returns (array, ReadReport).
     threads: the reader's threads for this read (None: enable()'s, else
-    $B2_H5_NTHREADS); reads larger than slab_bytes go slab by slab (module docstring)."""
+    $B2_H5_NTHREADS); reads larger than slab_bytes go slab by slab (module
+    docstring); out: an array to read into (see read())."""
     threads = _check_threads(threads)
     if threads is None:
         threads = _hook_threads
-    out = _np().empty(tuple(count), dtype=dataset.dtype)
+    if out is None:
+        out = _np().empty(tuple(count), dtype=dataset.dtype)
+    else:
+        out = _check_out(out, count, dataset.dtype)
     rank = len(count)
     reps = []
     lib = _library()
@@ -313,25 +334,31 @@ def _plain_dtype(dt):
     return dt.fields is None and dt.subdtype is None and dt.kind not in "OU"
 
 
-def read(dataset, key=Ellipsis, threads=None, report=False, slab_bytes=None):
+def read(dataset, key=Ellipsis, threads=None, report=False, slab_bytes=None, out=None):
     """dataset[key] through libb2's parallel reader (threads: 1..256, None for
     enable()'s or $B2_H5_NTHREADS). Keys that are not boxes (steps, fancy
     indexing), and datasets the reader does not take, give h5py's read; the bytes
     are always h5py's. With report=True returns (array, dict): the path
     ("direct", "h5dread", "mixed", or "h5py"), the first fallback reason, chunk
-    counts, and "slabs" (C calls made). slab_bytes: see the module docstring."""
+    counts, and "slabs" (C calls made). slab_bytes: see the module docstring.
+    out: a C-contiguous array of the box's dtype and size to read into (as
+    h5py's read_direct), returned (reshaped to the box when it was flat)."""
     threads = _check_threads(threads)
     box = None
     dt = dataset.dtype
     if dataset.shape and _plain_dtype(dt):
         box = _box(dataset.shape, key)
+    if box is None and out is not None:
+        raise ValueError("out= needs a key that is a box (ints, step-1 slices, one Ellipsis)")
     if box is None:
         res = _h5py_getitem(dataset, key)
         return (res, {"path": "h5py", "reason": "not a box, or not a plain numeric dtype",
                       "slabs": 0}) if report else res
     start, count, shape = box
-    arr, rep = read_box(dataset, start, count, threads, slab_bytes)
+    arr, rep = read_box(dataset, start, count, threads, slab_bytes, out)
     arr = arr.reshape(shape)
+    if out is not None and out.shape == arr.shape:
+        arr = out
     if shape == ():
         arr = arr[()]
     if not report:

@@ -187,6 +187,11 @@ def child(tmp):
                     bad.append((k, threads, key, slab))
     check(not bad, "%d random boxes equal h5py's reads (differ: %s)" % (nbox, bad[:3]))
 
+    # out=: read into an existing array
+    buf = np.empty((600, 1500), dtype=np.float32)
+    got = b2h5.read(sets["r2"], np.s_[100:700, :], threads=2, out=buf)
+    check(got is buf and np.array_equal(buf, ref["r2"][100:700]), "read(out=buf) fills and returns buf")
+
     # the hook: large boxes with threads
     with b2h5.fast_slicing(threads=2):
         check(np.array_equal(sets["r2"][3:990, 7:1500], ref["r2"][3:990, 7:1500]),
@@ -256,6 +261,13 @@ def child(tmp):
         ("read threads='2'", lambda: b2h5.read(d, threads="2"), TypeError, "threads"),
         ("read threads=2.0", lambda: b2h5.read(d, threads=2.0), TypeError, "threads"),
         ("read threads=True", lambda: b2h5.read(d, threads=True), TypeError, "threads"),
+        ("read out wrong dtype", lambda: b2h5.read(d, out=np.empty(d.shape, np.float64)), TypeError,
+         "float64"),
+        ("read out wrong shape", lambda: b2h5.read(d, out=np.empty((3, 3), np.float32)), ValueError,
+         "shape"),
+        ("read out not contiguous", lambda: b2h5.read(d, np.s_[:, :3],
+                                                      out=np.empty((1000, 6), np.float32)[:, ::2]),
+         ValueError, "contiguous"),
         ("enable threads=0", lambda: b2h5.enable(threads=0), ValueError, "threads"),
         ("write threads=0", lambda: b2h5.write(w, ..., a2, threads=0), ValueError, "threads"),
         ("write threads=1000", lambda: b2h5.write(w, ..., a2, threads=1000), ValueError, "threads"),
