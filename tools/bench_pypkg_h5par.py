@@ -141,7 +141,6 @@ def main():
                         kind, "%s%d" % (codec, clevel), ckib, gr[0], gr[1], gr[1] / gr[0],
                         gw[0], gw[1], gw[1] / gw[0]))
                     sys.stdout.flush()
-            del data
 
     def gmean(v):
         return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
