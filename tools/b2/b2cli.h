@@ -35,6 +35,9 @@ int b2cli_cmd_bench(int argc, char **argv);
 int b2cli_cmd_convert(int argc, char **argv);
 /* `b2 bench --hdf5`: HDF5 filters 32026 vs 32001 vs gzip (bench_h5.c). */
 int b2cli_bench_h5(int argc, char **argv);
+/* `b2 bench --hdf5-parallel`: H5Dread/H5Dwrite vs the parallel reader and
+ * b2_h5_write_box (bench_h5par.c). */
+int b2cli_bench_h5par(int argc, char **argv);
 /* `b2 bench --frame`: frames and b2nd, the reference's ref_bench_frame lines (bench_frame.c). */
 int b2cli_bench_frame(int argc, char **argv);
 /* Benchmark helpers (cmd_bench.c): monotonic seconds; median of v (sorts v). */
