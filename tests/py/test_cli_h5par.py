@@ -172,6 +172,10 @@ for args, words in [(["--threads", "0"], b"--threads"), (["--bogus"], b"unknown 
                     (["--hdf5"], b"different benchmarks")]:
     r = run(["bench", "--hdf5-parallel"] + args)
     c.ok(r.returncode == 2 and words in r.stderr, "bench --hdf5-parallel %s: usage error %r" % (args, r.stderr))
+r = run(["bench", "--hdf5-parallel", os.path.join(tmp, "none.h5") + ":/d"])
+c.ok(r.returncode == 1 and b"no such file" in r.stderr, "bench --hdf5-parallel on a missing file: %r" % r.stderr)
+r = run(["bench", "--hdf5-parallel", h5])
+c.ok(r.returncode == 2 and b"name the dataset" in r.stderr, "bench --hdf5-parallel FILE without a dataset")
 r = run(["bench", "--help"])
 c.ok(b"--hdf5-parallel" in r.stdout, "bench --help describes --hdf5-parallel")
 

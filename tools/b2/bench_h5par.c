@@ -226,7 +226,11 @@ int b2cli_bench_h5par(int argc, char **argv)
     if (b2_h5_register() < 0)
         return b2cli_data_error("--hdf5-parallel", "cannot register the filter with HDF5"), B2CLI_EXIT_DATA;
     if (o.spec) {
-        if (b2cli_h5_split(o.spec, file, sizeof file, &dname) < 0 || !dname)
+        if (b2cli_h5_split(o.spec, file, sizeof file, &dname) < 0)
+            return b2cli_data_error(o.spec, "path too long"), B2CLI_EXIT_DATA;
+        if (!dname && strstr(o.spec, ":/"))
+            return b2cli_data_error(o.spec, "no such file"), B2CLI_EXIT_DATA;
+        if (!dname)
             return b2cli_usage_error(CMD, "--hdf5-parallel: name the dataset: FILE.h5:/DATASET");
     } else {
         tmp_path(gen, sizeof gen, "src");

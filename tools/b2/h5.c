@@ -317,103 +317,100 @@ static int do_dataset(h5ctx *c, hid_t d, const char *name)
      * here without decoding (pass 0), and the data are decoded by the parallel
      * reader in slabs (read_slabs). When that read fails, pass 1 decodes chunk
      * by chunk, as verify does for other pipelines, to name every bad chunk. */
-    int par = c->verify && nf == 1 && rank >= 1 && nchunks > 0;
+    int par = c->verify && nf == 1 && rank >= 1 && rank <= B2_H5_READ_MAXRANK && nchunks > 0;
     int64_t bad0 = c->nbad;
     int par_err = 0;
     uint8_t *badmap = par ? calloc((size_t)nchunks, 1) : NULL;
     if (par && !badmap)
         par = 0;
     for (int pass = 0; pass < 2; pass++) {
-    if (pass == 1) {
-        int64_t start[H5S_MAX_RANK], stop[H5S_MAX_RANK];
-        int rc;
-        if (!par)
-            break;
-        for (int i = 0; i < rank; i++)
-            start[i] = 0, stop[i] = (int64_t)dims[i];
-        if (rank > B2_H5_READ_MAXRANK)
-            rc = B2_ERR_UNSUPPORTED;
-        else
-            rc = read_slabs(d, rank, start, stop, c->nthreads, NULL, NULL);
-        if (rc >= 0)
-            break;
-        par_err = rc; /* decode each chunk to name the bad ones */
-    }
-    for (hsize_t k = 0; k < nchunks; k++) {
-        hsize_t off[H5S_MAX_RANK];
-        unsigned mask = 0;
-        haddr_t addr = 0;
-        hsize_t sz = 0;
-        chunk_sum cs;
-        uint8_t *buf = NULL;
-        char offs[64];
-        int pos = 0;
-        memset(&cs, 0, sizeof cs);
-        if (pass == 1 && badmap[k])
-            continue; /* reported in pass 0 */
-        if (H5Dget_chunk_info(d, space, k, off, &mask, &addr, &sz) < 0) {
-            snprintf(cs.err, sizeof cs.err, "cannot get chunk info");
-        } else {
-            cs.blosc2_applied = !(mask & (1u << bidx));
-            if (!(buf = malloc(sz ? (size_t)sz : 1))) {
-                snprintf(cs.err, sizeof cs.err, "out of memory");
-            } else if (H5Dread_chunk(d, H5P_DEFAULT, off, &mask, buf) < 0) {
-                snprintf(cs.err, sizeof cs.err, "H5Dread_chunk failed");
-            } else if (!cs.blosc2_applied) {
-                cs.ok = 1; /* HDF5 stored it without Blosc2: nothing of ours to check */
-            } else if (post_other) {
-                cs.ok = 1;
-                snprintf(cs.err, sizeof cs.err, "filters after Blosc2 not undone; not inspected");
-            } else if (sz < (hsize_t)strip_tail) {
-                snprintf(cs.err, sizeof cs.err, "stored chunk shorter than its checksum");
-            } else {
-                inspect_payload(buf, (size_t)(sz - strip_tail), c->verify && (!par || pass == 1), &cs);
-            }
-        }
-        free(buf);
-        for (int i = 0; i < rank && pos < (int)sizeof offs - 24; i++)
-            pos += snprintf(offs + pos, sizeof offs - pos, "%s%llu", i ? "," : "", (unsigned long long)off[i]);
-        if (pos == 0)
-            offs[0] = '\0';
-        if (pass == 0)
-            c->nchecked++;
-        if (!cs.ok) {
-            if (badmap)
-                badmap[k] = 1;
-            c->nbad++;
-            b2cli_data_error(c->file, "dataset %s chunk %llu (offset %s): %s", name,
-                             (unsigned long long)k, offs, cs.err);
-        }
-        if (c->json) {
-            b2cli_json_object_begin(c->j, NULL);
-            b2cli_json_int(c->j, "index", (int64_t)k);
-            b2cli_json_array_begin(c->j, "offset");
+        if (pass == 1) {
+            int64_t start[H5S_MAX_RANK], stop[H5S_MAX_RANK];
+            int rc;
+            if (!par)
+                break;
             for (int i = 0; i < rank; i++)
-                b2cli_json_array_int(c->j, (int64_t)off[i]);
-            b2cli_json_array_end(c->j);
-            b2cli_json_int(c->j, "filter_mask", mask);
-            b2cli_json_int(c->j, "stored_bytes", (int64_t)sz);
-            b2cli_json_int(c->j, "address", (int64_t)addr);
-            b2cli_json_bool(c->j, "blosc2_applied", cs.blosc2_applied);
-            if (cs.blosc2_applied && cs.nchunks + cs.nbytes > 0) {
-                b2cli_json_str(c->j, "payload", cs.is_b2nd ? "b2nd" : "frame");
-                b2cli_json_int(c->j, "frame_nchunks", cs.nchunks);
-                b2cli_json_int(c->j, "nbytes", cs.nbytes);
-                b2cli_json_int(c->j, "cbytes", cs.cbytes);
-            }
-            if (!cs.ok)
-                b2cli_json_str(c->j, "error", cs.err);
-            b2cli_json_object_end(c->j);
-        } else if (!c->verify) {
-            if (!cs.blosc2_applied)
-                printf("    %8llu %-16s %10llu %6s\n", (unsigned long long)k, offs,
-                       (unsigned long long)sz, "raw");
-            else
-                printf("    %8llu %-16s %10llu %6s %8lld %10lld %10lld\n", (unsigned long long)k, offs,
-                       (unsigned long long)sz, cs.is_b2nd ? "b2nd" : "frame", (long long)cs.nchunks,
-                       (long long)cs.nbytes, (long long)cs.cbytes);
+                start[i] = 0, stop[i] = (int64_t)dims[i];
+            rc = read_slabs(d, rank, start, stop, c->nthreads, NULL, NULL);
+            if (rc >= 0)
+                break;
+            par_err = rc; /* decode each chunk to name the bad ones */
         }
-    }
+        for (hsize_t k = 0; k < nchunks; k++) {
+            hsize_t off[H5S_MAX_RANK];
+            unsigned mask = 0;
+            haddr_t addr = 0;
+            hsize_t sz = 0;
+            chunk_sum cs;
+            uint8_t *buf = NULL;
+            char offs[64];
+            int pos = 0;
+            memset(&cs, 0, sizeof cs);
+            if (pass == 1 && badmap[k])
+                continue; /* reported in pass 0 */
+            if (H5Dget_chunk_info(d, space, k, off, &mask, &addr, &sz) < 0) {
+                snprintf(cs.err, sizeof cs.err, "cannot get chunk info");
+            } else {
+                cs.blosc2_applied = !(mask & (1u << bidx));
+                if (!(buf = malloc(sz ? (size_t)sz : 1))) {
+                    snprintf(cs.err, sizeof cs.err, "out of memory");
+                } else if (H5Dread_chunk(d, H5P_DEFAULT, off, &mask, buf) < 0) {
+                    snprintf(cs.err, sizeof cs.err, "H5Dread_chunk failed");
+                } else if (!cs.blosc2_applied) {
+                    cs.ok = 1; /* HDF5 stored it without Blosc2: nothing of ours to check */
+                } else if (post_other) {
+                    cs.ok = 1;
+                    snprintf(cs.err, sizeof cs.err, "filters after Blosc2 not undone; not inspected");
+                } else if (sz < (hsize_t)strip_tail) {
+                    snprintf(cs.err, sizeof cs.err, "stored chunk shorter than its checksum");
+                } else {
+                    inspect_payload(buf, (size_t)(sz - strip_tail), c->verify && (!par || pass == 1), &cs);
+                }
+            }
+            free(buf);
+            for (int i = 0; i < rank && pos < (int)sizeof offs - 24; i++)
+                pos += snprintf(offs + pos, sizeof offs - pos, "%s%llu", i ? "," : "", (unsigned long long)off[i]);
+            if (pos == 0)
+                offs[0] = '\0';
+            if (pass == 0)
+                c->nchecked++;
+            if (!cs.ok) {
+                if (badmap)
+                    badmap[k] = 1;
+                c->nbad++;
+                b2cli_data_error(c->file, "dataset %s chunk %llu (offset %s): %s", name,
+                                 (unsigned long long)k, offs, cs.err);
+            }
+            if (c->json) {
+                b2cli_json_object_begin(c->j, NULL);
+                b2cli_json_int(c->j, "index", (int64_t)k);
+                b2cli_json_array_begin(c->j, "offset");
+                for (int i = 0; i < rank; i++)
+                    b2cli_json_array_int(c->j, (int64_t)off[i]);
+                b2cli_json_array_end(c->j);
+                b2cli_json_int(c->j, "filter_mask", mask);
+                b2cli_json_int(c->j, "stored_bytes", (int64_t)sz);
+                b2cli_json_int(c->j, "address", (int64_t)addr);
+                b2cli_json_bool(c->j, "blosc2_applied", cs.blosc2_applied);
+                if (cs.blosc2_applied && cs.nchunks + cs.nbytes > 0) {
+                    b2cli_json_str(c->j, "payload", cs.is_b2nd ? "b2nd" : "frame");
+                    b2cli_json_int(c->j, "frame_nchunks", cs.nchunks);
+                    b2cli_json_int(c->j, "nbytes", cs.nbytes);
+                    b2cli_json_int(c->j, "cbytes", cs.cbytes);
+                }
+                if (!cs.ok)
+                    b2cli_json_str(c->j, "error", cs.err);
+                b2cli_json_object_end(c->j);
+            } else if (!c->verify) {
+                if (!cs.blosc2_applied)
+                    printf("    %8llu %-16s %10llu %6s\n", (unsigned long long)k, offs,
+                           (unsigned long long)sz, "raw");
+                else
+                    printf("    %8llu %-16s %10llu %6s %8lld %10lld %10lld\n", (unsigned long long)k, offs,
+                           (unsigned long long)sz, cs.is_b2nd ? "b2nd" : "frame", (long long)cs.nchunks,
+                           (long long)cs.nbytes, (long long)cs.cbytes);
+            }
+        }
     }
     if (par_err < 0 && c->nbad == bad0) {
         /* the reader failed, yet every chunk decodes alone: say why */
