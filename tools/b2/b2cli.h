@@ -35,6 +35,9 @@ int b2cli_cmd_bench(int argc, char **argv);
 int b2cli_cmd_convert(int argc, char **argv);
 /* `b2 bench --hdf5`: HDF5 filters 32026 vs 32001 vs gzip (bench_h5.c). */
 int b2cli_bench_h5(int argc, char **argv);
+/* `b2 bench --hdf5-parallel`: H5Dread/H5Dwrite vs the parallel reader and
+ * b2_h5_write_box (bench_h5par.c). */
+int b2cli_bench_h5par(int argc, char **argv);
 /* `b2 bench --frame`: frames and b2nd, the reference's ref_bench_frame lines (bench_frame.c). */
 int b2cli_bench_frame(int argc, char **argv);
 /* Benchmark helpers (cmd_bench.c): monotonic seconds; median of v (sorts v). */
@@ -197,11 +200,14 @@ int b2cli_h5_is_hdf5(const char *spec);
 int b2cli_h5_split(const char *spec, char *file, size_t cap, const char **dset);
 /* `info` of the Blosc2 datasets (or the one named); B2_OK or an error. */
 int b2cli_h5_info(const char *spec, int json);
-/* Decode every stored chunk of every Blosc2 dataset; B2_OK or an error. */
-int b2cli_h5_verify(const char *spec, int quiet);
-/* `b2 slice FILE.h5:/DATASET SPEC`: write the box's bytes to out (b2_h5_read_box);
+/* Check every stored chunk of every Blosc2 dataset and decode all of it (the
+ * parallel b2_h5_reader with nthreads threads, 0: $B2_H5_NTHREADS, in slabs of
+ * about 64 MiB); B2_OK or an error. */
+int b2cli_h5_verify(const char *spec, int quiet, int nthreads);
+/* `b2 slice FILE.h5:/DATASET SPEC`: write the box's bytes to out (a b2_h5_reader
+ * of nthreads threads, 0: its default $B2_H5_NTHREADS; slabs of about 64 MiB);
  * report != 0 describes the read on stderr. 0, a usage exit code (> 0) or an error. */
-int b2cli_h5_slice(const char *spec, const char *box, FILE *out, int report);
+int b2cli_h5_slice(const char *spec, const char *box, FILE *out, int report, int nthreads);
 /* Parse a box SPEC (START:STOP per dimension, see `b2 slice --help`) for ndim
  * dimensions of the given shape. 0 or a usage exit code (message printed). */
 int b2cli_parse_box(const char *spec, int ndim, const int64_t *shape, int64_t *start, int64_t *stop);

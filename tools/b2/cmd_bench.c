@@ -54,6 +54,23 @@ static const char bench_help[] =
     "speed (> 1: ours faster). Our plugin is searched first, system plugin directories\n"
     "last (for Blosc1).\n"
     "\n"
+    "usage: b2 bench --hdf5-parallel [FILE.h5:/DATASET] [--mib N] [--chunks ZxYxX]\n"
+    "                                [--codec NAME[:CLEVEL]] [--threads N] [--reps N] [--json]\n"
+    "Time whole-dataset reads and writes of one dataset of filter 32026 (FILE.h5:/DATASET,\n"
+    "else a generated N x 512 x 512 int32 ramp with noise written to $TMPDIR, else /tmp):\n"
+    "H5Dread through the filter against the parallel reader (b2_h5_reader) with 1 and N\n"
+    "threads, and H5Dwrite against b2_h5_write_box with N threads, each write into a fresh\n"
+    "file (H5Dwrite or write_box + H5Dclose + H5Fflush). Every result is checked; methods\n"
+    "alternate round by round and medians are reported with ratio = the HDF5 call's median\n"
+    "over this one (> 1: faster). H5Dread/H5Dwrite use $B2_H5_NTHREADS filter threads.\n"
+    "  --mib N             generated dataset size in MiB (default 64)\n"
+    "  --chunks ZxYxX      generated dataset's chunk shape (default 1x512x512, 1 MiB)\n"
+    "  --codec NAME[:CLEVEL]  generated dataset's codec (default lz4:5), with shuffle\n"
+    "  --threads N         threads of the parallel paths (default: the online CPUs)\n"
+    "  --reps N            rounds (default 5)\n"
+    "  --json              one JSON object per row: op, method, threads, nbytes,\n"
+    "                      chunk_bytes, reps, median_s, mbps, ratio (and path)\n"
+    "\n"
     "usage: b2 bench --frame [--reps N] [--json] [--dir DIR] [--chunks N] [--only PART]\n"
     "Time super-chunks, frames and b2nd arrays with the scenarios and line names of\n"
     "the reference program ref_bench_frame (c-blosc2), lz4 clevel 5 + shuffle, typesize\n"
@@ -215,7 +232,7 @@ int b2cli_cmd_bench(int argc, char **argv)
 {
     list codecs = {1, {B2_CODEC_LZ4}}, clevels = {1, {5}}, filters = {1, {1}}, threads = {1, {1}};
     list typesizes = {0, {0}};
-    int reps = 5, json = 0, nfiles = 0, rc, hdf5 = 0, frame = 0;
+    int reps = 5, json = 0, nfiles = 0, rc, hdf5 = 0, frame = 0, h5par = 0;
     for (int i = 1; i < argc; i++) {
         if (b2cli_is_help(argv[i])) { /* one help text covers both forms */
             fputs(bench_help, stdout);
@@ -223,9 +240,12 @@ int b2cli_cmd_bench(int argc, char **argv)
         }
         hdf5 |= !strcmp(argv[i], "--hdf5");
         frame |= !strcmp(argv[i], "--frame");
+        h5par |= !strcmp(argv[i], "--hdf5-parallel");
     }
-    if (hdf5 && frame)
-        return b2cli_usage_error(CMD, "--hdf5 and --frame are different benchmarks");
+    if (hdf5 + frame + h5par > 1)
+        return b2cli_usage_error(CMD, "--hdf5, --hdf5-parallel and --frame are different benchmarks");
+    if (h5par) /* parallel HDF5 reads and writes (bench_h5par.c) */
+        return b2cli_bench_h5par(argc, argv);
     if (hdf5) /* a different benchmark with its own options (bench_h5.c) */
         return b2cli_bench_h5(argc, argv);
     if (frame) /* frames and b2nd against the reference's lines (bench_frame.c) */

@@ -13,7 +13,7 @@
 
 static const char slice_help[] =
     "usage: b2 slice FILE SPEC [-o OUT] [--threads N] [--report]\n"
-    "       b2 slice FILE.h5:/DATASET SPEC [-o OUT] [--report]\n"
+    "       b2 slice FILE.h5:/DATASET SPEC [-o OUT] [--threads N] [--report]\n"
     "Write the bytes of a box of FILE to standard output (or OUT, atomically).\n"
     "  b2nd array: SPEC is START:STOP for each dimension, comma-separated; the\n"
     "              box comes out in C order without padding. Omitted bounds are\n"
@@ -25,11 +25,14 @@ static const char slice_help[] =
     "  HDF5:       SPEC as for b2nd arrays, over the dataset's dimensions; the\n"
     "              elements come out in the dataset's own type. Chunks of the\n"
     "              Blosc2 filter (32026) are read by blocks, straight from the file\n"
-    "              (b2_h5_read_box); anything else through HDF5 (H5Dread).\n"
+    "              (b2_h5_reader; boxes of 256 KiB or more over several chunks\n"
+    "              are decoded on --threads threads); anything else through HDF5\n"
+    "              (H5Dread).\n"
     "Examples:  b2 slice temps.b2nd 0:10,:,5   b2 slice data.b2frame 1000:2000\n"
     "           b2 slice run.h5:/grid/t 995:1005,995:1005\n"
     "  -o OUT        write to OUT instead of standard output\n"
-    "  --threads N   decompression threads (default 1; b2nd arrays and frames)\n"
+    "  --threads N   decompression threads (default 1; HDF5: the reader's threads,\n"
+    "                default $B2_H5_NTHREADS, else 1)\n"
     "  --report      say on standard error how the box was read (HDF5: path,\n"
     "                reason, chunks, file bytes read)\n"
     "Exit status: 0 success, 1 unreadable or corrupt input, 2 bad arguments.\n";
@@ -135,7 +138,7 @@ static int slice_frame(const b2cli_obj *o, const char *spec, FILE *out)
 int b2cli_cmd_slice(int argc, char **argv)
 {
     const char *pos[2] = {NULL, NULL}, *outpath = "-";
-    int npos = 0, nthreads = 1, report = 0, rc;
+    int npos = 0, nthreads = 1, h5threads = 0, report = 0, rc;
     b2cli_obj o;
     b2cli_outfile out;
     for (int i = 1; i < argc; i++) {
@@ -159,7 +162,7 @@ int b2cli_cmd_slice(int argc, char **argv)
                 return B2CLI_EXIT_USAGE;
             if (b2cli_parse_int(s, 1, 256, 0, &v) < 0)
                 return b2cli_usage_error(CMD, "--threads wants a number 1..256, not '%s'", s);
-            nthreads = (int)v;
+            nthreads = h5threads = (int)v;
         } else if (a[0] == '-' && a[1] != '\0' && !(npos == 1 && (a[1] == ':' || (a[1] >= '0' && a[1] <= '9')))) {
             return b2cli_usage_error(CMD, "unknown option '%s'", a);
         } else {
@@ -173,7 +176,7 @@ int b2cli_cmd_slice(int argc, char **argv)
     if (b2cli_h5_is_hdf5(pos[0])) {
         if (b2cli_out_open(&out, outpath) < 0)
             return B2CLI_EXIT_DATA;
-        rc = b2cli_h5_slice(pos[0], pos[1], out.f, report);
+        rc = b2cli_h5_slice(pos[0], pos[1], out.f, report, h5threads);
         if (rc != 0) {
             b2cli_out_abort(&out);
             return rc > 0 ? rc : B2CLI_EXIT_DATA;

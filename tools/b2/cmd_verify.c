@@ -17,7 +17,9 @@ static const char verify_help[] =
     "reported on standard error as 'b2: FILE: chunk I: reason'; the check goes on\n"
     "after it. A summary line per file goes to standard output.\n"
     "  -q, --quiet   no summary lines, only the problems\n"
-    "  --threads N   decompression threads (default 1)\n"
+    "  --threads N   decompression threads (default 1; HDF5 files: the threads of\n"
+    "                the parallel reader that decodes each dataset, in slabs of\n"
+    "                about 64 MiB, default $B2_H5_NTHREADS, else 1)\n"
     "When checking at least 100 MB (B2_PROGRESS_MIN_BYTES in the environment sets\n"
     "another threshold) and standard error is a terminal, a progress bar is drawn.\n"
     "Exit status: 0 all data good, 1 some data bad or unreadable, 2 bad arguments.\n";
@@ -113,7 +115,7 @@ static int verify_chunk(const b2cli_obj *o, int nthreads, int quiet)
 
 int b2cli_cmd_verify(int argc, char **argv)
 {
-    int quiet = 0, nthreads = 1, nfiles = 0, failed = 0;
+    int quiet = 0, nthreads = 1, h5threads = 0, nfiles = 0, failed = 0;
     for (int i = 1; i < argc; i++)
         if (b2cli_is_help(argv[i])) {
             fputs(verify_help, stdout);
@@ -130,7 +132,7 @@ int b2cli_cmd_verify(int argc, char **argv)
                 return B2CLI_EXIT_USAGE;
             if (b2cli_parse_int(s, 1, 256, 0, &v) < 0)
                 return b2cli_usage_error(CMD, "--threads wants a number 1..256, not '%s'", s);
-            nthreads = (int)v;
+            nthreads = h5threads = (int)v;
         } else if (a[0] == '-' && a[1] != '\0') {
             return b2cli_usage_error(CMD, "unknown option '%s'", a);
         } else {
@@ -143,7 +145,7 @@ int b2cli_cmd_verify(int argc, char **argv)
         b2cli_obj o;
         int rc;
         if (b2cli_h5_is_hdf5(argv[i])) {
-            if (b2cli_h5_verify(argv[i], quiet) < 0)
+            if (b2cli_h5_verify(argv[i], quiet, h5threads) < 0)
                 failed = 1;
             continue;
         }

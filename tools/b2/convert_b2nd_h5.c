@@ -246,7 +246,50 @@ int conv_b2nd_to_h5(conv *c, const char *file, const char *dname)
     int64_t nchunks = conv_grid(rank, shape, cdims, nper);
     b2cli_progress pr;
     b2cli_progress_start(&pr, "convert", total);
-    for (int64_t i = 0; i < nchunks; i++) {
+    b2_h5_write_options wo;
+    memset(&wo, 0, sizeof wo);
+    wo.nthreads = c->nthreads;
+    if (!movable) {
+        /* Every chunk recompressed: slabs of whole chunk rows (about 64 MiB,
+         * at least one row), each compressed on --threads threads by
+         * b2_h5_write_box into the bytes the filter stores. */
+        int64_t rowb = ts, rows = nper[0];
+        for (int k = 1; k < rank; k++)
+            rowb *= shape[k];
+        rowb *= cdims[0];
+        int64_t step = rowb > 0 && rowb < (64 << 20) ? (64 << 20) / rowb : 1;
+        for (int64_t r = 0; r < rows; r += step) {
+            int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
+            hsize_t hs[B2_ND_MAX_DIM], hc[B2_ND_MAX_DIM];
+            size_t n = (size_t)ts;
+            b2_h5_write_report wr;
+            for (int k = 0; k < rank; k++) {
+                start[k] = k ? 0 : r * cdims[0];
+                stop[k] = k ? shape[k] : (r + step) * cdims[0] < shape[0] ? (r + step) * cdims[0] : shape[0];
+                hs[k] = (hsize_t)start[k];
+                hc[k] = (hsize_t)(stop[k] - start[k]);
+                n *= hc[k];
+            }
+            if (conv_grow(&box, &boxcap, n) < 0) {
+                rc = B2_ERR_NOMEM;
+                b2cli_data_error(c->src, "out of memory");
+            } else if ((rc = b2_nd_get_slice_cbuffer(a, start, stop, box, n)) < 0) {
+                b2cli_data_error(c->src, "reading chunk rows %lld..%lld: %s", (long long)r,
+                                 (long long)(r + step < rows ? r + step : rows), b2cli_err(rc));
+            } else if ((rc = b2_h5_write_box(d, 0, hs, hc, box, n, &wo, &wr)) < 0) {
+                b2cli_data_error(file, "writing chunk rows %lld..%lld: %s", (long long)r,
+                                 (long long)(r + step < rows ? r + step : rows), b2cli_err(rc));
+            } else {
+                c->recompressed += wr.chunks_direct + wr.chunks_h5dwrite;
+            }
+            if (rc < 0) {
+                b2cli_progress_end(&pr);
+                goto done;
+            }
+            b2cli_progress_add(&pr, (int64_t)n);
+        }
+    }
+    for (int64_t i = 0; movable && i < nchunks; i++) {
         int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
         hsize_t hs[B2_ND_MAX_DIM], hc[B2_ND_MAX_DIM];
         conv_chunk_box(rank, i, nper, shape, cdims, start, stop);
@@ -279,23 +322,15 @@ int conv_b2nd_to_h5(conv *c, const char *file, const char *dname)
             }
         }
         if (rc >= 0 && !moved) {
-            hid_t ms = -1, fs = -1;
             if (conv_grow(&box, &boxcap, n) < 0) {
                 rc = B2_ERR_NOMEM;
             } else if ((rc = b2_nd_get_slice_cbuffer(a, start, stop, box, n)) < 0) {
                 b2cli_data_error(c->src, "reading chunk %lld: %s", (long long)i, b2cli_err(rc));
-            } else if ((ms = H5Screate_simple(rank, hc, NULL)) < 0 || (fs = H5Dget_space(d)) < 0 ||
-                       H5Sselect_hyperslab(fs, H5S_SELECT_SET, hs, NULL, hc, NULL) < 0 ||
-                       H5Dwrite(d, t, ms, fs, H5P_DEFAULT, box) < 0) {
-                rc = B2_ERR_IO;
-                b2cli_data_error(file, "H5Dwrite of chunk %lld failed", (long long)i);
+            } else if ((rc = b2_h5_write_box(d, 0, hs, hc, box, n, &wo, NULL)) < 0) {
+                b2cli_data_error(file, "writing chunk %lld: %s", (long long)i, b2cli_err(rc));
             } else {
                 c->recompressed++;
             }
-            if (ms >= 0)
-                H5Sclose(ms);
-            if (fs >= 0)
-                H5Sclose(fs);
         } else if (moved) {
             c->moved++;
         }

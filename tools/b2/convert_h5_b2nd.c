@@ -378,7 +378,8 @@ int conv_h5_to_b2nd(conv *c, const char *file, const char *dname)
     tmp_made = 1;
     b2_schunk_set_sync(out, 0);
     b2_nd_set_nthreads(scratch, c->nthreads);
-    if ((rc = b2_h5_reader_open(h.d, &rd)) < 0) {
+    /* --threads: the reader decodes a chunk's blocks on that many threads */
+    if ((rc = b2_h5_reader_open(h.d, &rd)) < 0 || (rc = b2_h5_reader_set_nthreads(rd, c->nthreads)) < 0) {
         b2cli_data_error(c->src, "cannot read the dataset: %s", b2cli_err(rc));
         goto done;
     }
