@@ -34,6 +34,8 @@
 #include <stdint.h>
 #include <hdf5.h>
 
+#include "b2_chunk.h" /* b2_cparams */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -185,6 +187,24 @@ typedef struct b2_h5_write_report {
 B2_H5_API int b2_h5_write_box(hid_t dset, hid_t mem_type, const hsize_t *start,
                               const hsize_t *count, const void *buf, size_t bufsize,
                               const b2_h5_write_options *opts, b2_h5_write_report *report);
+
+/* ---- what the filter stores, for programs that store chunks themselves ---- */
+
+/* The compression parameters filter 32026 compresses a chunk of rank dims
+ * (C order) and element size typesize with, under cd_values: a user's values
+ * (up to 7) or a dataset's stored ones (then rank and dims must be theirs).
+ * blockshape (rank values, may be NULL) gets the block shape of its b2nd frames
+ * (ranks 2..16; zeros for other ranks, whose plain frames use cp->blocksize).
+ * Returns 0 or a negative B2_ERR_*. */
+B2_H5_API int b2_h5_chunk_params(const unsigned *cd_values, size_t ncd, int rank,
+                                 const int32_t *dims, int32_t typesize, b2_cparams *cp,
+                                 int32_t *blockshape);
+
+/* Give the header of a one-chunk frame (len bytes) the fields the filter stores
+ * whatever the thread counts (c-blosc2's copy-to-buffer path): thread counts 0
+ * and 1 and, when blocksize > 0, that header blocksize. Other layouts are left
+ * alone. Chunks a program wraps this way are the filter's bytes. */
+B2_H5_API void b2_h5_frame_set_stored_fields(uint8_t *frame, size_t len, int32_t blocksize);
 
 #ifdef __cplusplus
 }

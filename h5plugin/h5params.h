@@ -117,6 +117,14 @@ B2_HIDDEN int b2_h5_payload_decode(const b2_h5_params *p, b2_dctx *dctx, const v
                                   const b2_h5_alloc *al, void **out, size_t *outsize,
                                   size_t *outlen, char *err, size_t errcap);
 
+/* The reference's cparams for p: c-blosc2's defaults plus the cd_values (and
+ * the extra values). */
+B2_HIDDEN void b2_h5_make_cparams(const b2_h5_params *p, b2_cparams *cp);
+
+/* The fixed-position header fields of a one-chunk frame as c-blosc2's filter
+ * writes them (copy-to-buffer path): thread counts, and blocksize when > 0. */
+B2_HIDDEN void b2_h5_patch_frame_header(uint8_t *frame, size_t len, int32_t blocksize);
+
 /* Blocksize target in bytes for the b2nd path: v[1] or the automatic rule
  * (hdf5-filter.md §4). Negative B2_ERR_* on bad parameters. */
 B2_HIDDEN int64_t b2_h5_block_target(const b2_h5_params *p);

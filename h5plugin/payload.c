@@ -42,7 +42,7 @@ static int lib_fail(int code, char *err, size_t cap, const char *fmt, ...)
 }
 
 /* The reference's cparams: c-blosc2 defaults plus the cd_values. */
-static void make_cparams(const b2_h5_params *p, b2_cparams *cp)
+void b2_h5_make_cparams(const b2_h5_params *p, b2_cparams *cp)
 {
     b2_cparams_init(cp);
     cp->codec = p->codec;
@@ -69,7 +69,7 @@ int64_t b2_h5_block_target(const b2_h5_params *p)
     if (p->chunkbytes > INT32_MAX)
         return B2_ERR_INVALID_PARAM;
     b2_cparams cp;
-    make_cparams(p, &cp);
+    b2_h5_make_cparams(p, &cp);
     /* the reference tunes as if shuffle were on, whatever cd_values[5] says */
     cp.filters[B2_MAX_FILTERS - 1] = B2_FILTER_SHUFFLE;
     return b2_chunk_blocksize_for(&cp, (int32_t)p->chunkbytes);
@@ -111,7 +111,7 @@ void b2_h5_block_shape(const b2_h5_params *p, int64_t target, int64_t *b)
  * block size the compressor last used (frame.md §2, §10). Our frame writer gives
  * the values of an incrementally built frame (thread counts included), so patch
  * those fixed-position fields: stored bytes then never depend on the threads. */
-static void patch_copy_path_header(uint8_t *f, size_t len, int32_t blocksize)
+void b2_h5_patch_frame_header(uint8_t *f, size_t len, int32_t blocksize)
 {
     if (len < 68 || f[52] != 0xD2 || f[62] != 0xD1 || f[65] != 0xD1)
         return; /* not the layout we know: leave it alone */
@@ -132,7 +132,7 @@ static int encode_b2nd(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, s
                        size_t *outlen, char *err, size_t errcap)
 {
     b2_cparams cp;
-    make_cparams(p, &cp);
+    b2_h5_make_cparams(p, &cp);
     int64_t target = b2_h5_block_target(p);
     if (target < 0)
         return fail((int)target, err, errcap, "cannot derive the block size for a "
@@ -189,7 +189,7 @@ static int encode_b2nd(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, s
         return lib_fail((int)flen, err, errcap, "cannot compress the rank-%d chunk as a b2nd frame",
                     p->rank);
     }
-    patch_copy_path_header(buf, (size_t)flen, 0);
+    b2_h5_patch_frame_header(buf, (size_t)flen, 0);
     *out = buf;
     *outsize = (size_t)bound;
     *outlen = (size_t)flen;
@@ -201,7 +201,7 @@ static int encode_plain(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, 
                         size_t *outlen, char *err, size_t errcap)
 {
     b2_cparams cp;
-    make_cparams(p, &cp);
+    b2_h5_make_cparams(p, &cp);
     /* c-blosc2 clamps a forced block size to the buffer size; doing it first gives
      * the same blocks and keeps huge values away from the parameter checks */
     cp.blocksize = p->blocksize > nbytes ? (int32_t)nbytes : (int32_t)p->blocksize;
@@ -241,7 +241,7 @@ static int encode_plain(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, 
         return lib_fail((int)flen, err, errcap, "cannot compress the %zu-byte chunk as a frame",
                     nbytes);
     }
-    patch_copy_path_header(buf, (size_t)flen, b2_chunk_blocksize_for(&cp, (int32_t)nbytes));
+    b2_h5_patch_frame_header(buf, (size_t)flen, b2_chunk_blocksize_for(&cp, (int32_t)nbytes));
     *out = buf;
     *outsize = bound;
     *outlen = (size_t)flen;
@@ -394,3 +394,4 @@ int b2_h5_payload_decode(const b2_h5_params *p, b2_dctx *dctx, const void *src, 
     return is_nd ? decode_b2nd(p, s, dctx, al, out, outsize, outlen, err, errcap)
                  : decode_plain(p, s, dctx, al, out, outsize, outlen, err, errcap);
 }
+

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal header of `b2 convert` (convert*.c): the shared state and helpers.
  *   convert.c          options, entry point, run, report and common helpers
- *   convert_filter.c   types (NumPy <-> HDF5) and what filter 32026 stores
+ *   convert_types.c    element types (NumPy <-> HDF5)
  *   convert_h5_b2nd.c  HDF5 dataset -> b2nd array
  *   convert_b2nd_h5.c  b2nd array -> HDF5 dataset */
 #ifndef B2CLI_CONVERT_H
@@ -68,21 +68,12 @@ static inline void conv_chunk_box(int nd, int64_t i, const int64_t *nper, const 
  * appended as they are (b2_nd_from_schunk wants all chunks present). */
 int conv_bare_schunk(b2_nd_array *tmpl, const int64_t *shape, const char *path, b2_schunk **out);
 
-/* ---- convert_filter.c ---- */
+/* ---- convert_types.c ---- */
 
 /* NumPy typestr for an HDF5 type, or -1 for types without one fixed size. */
 int conv_dtype_of(hid_t t, char *buf, size_t cap);
 /* HDF5 type for a NumPy typestr of item size ts (opaque when unknown). */
 hid_t conv_h5type_of(const char *dt, int32_t ts);
-/* The filter's cparams for cd_values (hdf5-filter.md §3 step 2). */
-void conv_cd_cparams(const unsigned *cd, size_t ncd, int32_t ts, b2_cparams *cp);
-/* Block shape the filter derives for chunk dims from the target v1 (0:
- * automatic), hdf5-filter.md §4. */
-void conv_filter_block_shape(const b2_cparams *cp0, uint32_t v1, int rank, const int32_t *dims,
-                             int32_t ts, int64_t *b);
-/* Header fields of the filter's copy-to-buffer path in frame f (len bytes). */
-void conv_patch_copy_path_header(uint8_t *f, size_t len, int32_t blocksize);
-
 /* ---- the two directions ---- */
 
 int conv_h5_to_b2nd(conv *c, const char *file, const char *dname);

@@ -98,7 +98,7 @@ static int64_t wrap(wrapper *w, const uint8_t *ch, int32_t cb)
         if (b2_chunk_get_info(ch, (size_t)cb, &ci) >= 0)
             bsize = ci.blocksize;
     }
-    conv_patch_copy_path_header(w->buf, (size_t)flen, bsize);
+    b2_h5_frame_set_stored_fields(w->buf, (size_t)flen, bsize);
     return flen;
 }
 
@@ -159,7 +159,11 @@ int conv_b2nd_to_h5(conv *c, const char *file, const char *dname)
     unsigned cd[7] = {0, 0, 0, 0, (unsigned)p.clevel, (unsigned)filt,
                       (unsigned)(p.codec & 0xff) | ((unsigned)p.codec_meta << 8)};
     b2_cparams fcp;
-    conv_cd_cparams(cd, 7, ts, &fcp);
+    int32_t fbs[B2_ND_MAX_DIM]; /* the block shape the filter picks for these chunks */
+    if (b2_h5_chunk_params(cd, 7, rank, cdims, ts, &fcp, fbs) < 0) {
+        b2cli_data_error(c->src, "no Blosc2 filter parameters for it: %s", b2_last_error_message());
+        goto done;
+    }
     int64_t block_bytes = ts;
     for (int i = 0; i < rank; i++)
         block_bytes *= abs[i];
@@ -174,11 +178,9 @@ int conv_b2nd_to_h5(conv *c, const char *file, const char *dname)
         /* v1 = 0 when the filter's automatic rule gives the array's block shape
          * (then chunks stored by the filter itself are the same bytes), else
          * the block's bytes. */
-        int64_t b[B2_ND_MAX_DIM];
         int same = 1;
-        conv_filter_block_shape(&fcp, 0, rank, cdims, ts, b);
         for (int i = 0; i < rank; i++)
-            same &= b[i] == abs[i];
+            same &= fbs[i] == abs[i];
         cd[1] = same ? 0 : (unsigned)block_bytes;
     } else {
         cd[1] = (unsigned)block_bytes;

@@ -294,10 +294,8 @@ int conv_h5_to_b2nd(conv *c, const char *file, const char *dname)
     b2_cparams cp;
     if (c->cpo.given)
         cp = c->cpo.p;
-    else if (ncd)
-        conv_cd_cparams(cd, ncd, h.ts, &cp);
-    else
-        b2_cparams_init(&cp);
+    else if (!ncd || b2_h5_chunk_params(cd, ncd, h.rank, h.cdims, h.ts, &cp, NULL) < 0)
+        b2_cparams_init(&cp); /* not the filter's values: chunks are recompressed anyway */
     cp.typesize = h.ts;
     cp.nthreads = c->nthreads;
     b2_nd_params np;

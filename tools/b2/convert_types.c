@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* `b2 convert`: what HDF5 and filter 32026 store. Element types between HDF5
- * and NumPy typestrs, and the filter's cd_values, block-shape rule and frame
- * header (hdf5-filter.md), so converted chunks are the bytes the filter makes. */
+/* `b2 convert`: element types between HDF5 and NumPy typestrs. What filter
+ * 32026 stores (its parameters, block shape and frame header) comes from the
+ * plugin itself (b2_h5_chunk_params, b2_h5_frame_set_stored_fields). */
 #include <string.h>
 
 #include "convert.h"
@@ -86,82 +86,6 @@ hid_t conv_h5type_of(const char *dt, int32_t ts)
         t = H5Tcreate(H5T_OPAQUE, (size_t)ts);
     }
     return t;
-}
-
-/* ---- what the filter stores: cd_values and its block-shape rule ---- */
-
-/* The filter's cparams for cd_values (hdf5-filter.md §3 step 2). */
-void conv_cd_cparams(const unsigned *cd, size_t ncd, int32_t ts, b2_cparams *cp)
-{
-    b2_cparams_init(cp);
-    cp->codec = ncd > 6 ? (int)(cd[6] & 0xff) : 0;
-    cp->codec_meta = ncd > 6 ? (uint8_t)(cd[6] >> 8) : 0;
-    cp->clevel = ncd > 4 ? (int)cd[4] : 5;
-    cp->typesize = ts;
-    cp->splitmode = B2_SPLIT_FORWARD_COMPAT;
-    memset(cp->filters, 0, sizeof cp->filters);
-    memset(cp->filters_meta, 0, sizeof cp->filters_meta);
-    cp->filters[B2_MAX_FILTERS - 1] = (uint8_t)(ncd > 5 ? cd[5] : 1);
-    cp->blocksize = 0;
-}
-
-/* Block shape the filter derives for chunk dims from the target v1 (0:
- * automatic), hdf5-filter.md §4. */
-void conv_filter_block_shape(const b2_cparams *cp0, uint32_t v1, int rank, const int32_t *dims,
-                             int32_t ts, int64_t *b)
-{
-    int64_t chunkbytes = ts, target = v1;
-    for (int i = 0; i < rank; i++)
-        chunkbytes *= dims[i];
-    if (!target) {
-        b2_cparams cp = *cp0;
-        cp.filters[B2_MAX_FILTERS - 1] = B2_FILTER_SHUFFLE; /* tuned as if shuffled */
-        target = chunkbytes > INT32_MAX ? INT32_MAX : b2_chunk_blocksize_for(&cp, (int32_t)chunkbytes);
-    }
-    int64_t nt = target / ts, n = 1;
-    for (int i = 0; i < rank; i++) {
-        b[i] = dims[i] == 1 ? 1 : 2;
-        n *= b[i];
-    }
-    int changed = 1;
-    while (changed && n < nt) {
-        changed = 0;
-        for (int i = rank - 1; i >= 0; i--) {
-            int64_t d = dims[i];
-            if (2 * b[i] <= d) {
-                if (2 * n <= nt) {
-                    b[i] *= 2;
-                    n *= 2;
-                    changed = 1;
-                }
-            } else if (b[i] < d) {
-                int64_t m = (n / b[i]) * d;
-                if (m <= nt) {
-                    b[i] = d;
-                    n = m;
-                    changed = 1;
-                }
-            }
-        }
-    }
-}
-
-/* The header fields c-blosc2's filter writes through its copy-to-buffer path
- * (tcomp 0, tdecomp 1, blocksize when given); as h5plugin/payload.c does. */
-void conv_patch_copy_path_header(uint8_t *f, size_t len, int32_t blocksize)
-{
-    if (len < 68 || f[52] != 0xD2 || f[62] != 0xD1 || f[65] != 0xD1)
-        return;
-    if (blocksize > 0) {
-        f[53] = (uint8_t)(blocksize >> 24);
-        f[54] = (uint8_t)(blocksize >> 16);
-        f[55] = (uint8_t)(blocksize >> 8);
-        f[56] = (uint8_t)blocksize;
-    }
-    f[63] = 0;
-    f[64] = 0;
-    f[66] = 0;
-    f[67] = 1;
 }
 
 #endif
