@@ -156,6 +156,14 @@ static void resolve_read(void)
     SYM(Fget_create_plist, "H5Fget_create_plist", 1);
     SYM(Fclose, "H5Fclose", 1);
     SYM(FD_sec2_init, "H5FD_sec2_init", 1);
+    SYM(Dwrite, "H5Dwrite", 1);
+    SYM(Dwrite_chunk, "H5Dwrite_chunk", 0); /* HDF5 >= 1.10.3 */
+    SYM(Pget_fill_time, "H5Pget_fill_time", 1);
+    SYM(Pfill_value_defined, "H5Pfill_value_defined", 1);
+    SYM(Pget_fill_value, "H5Pget_fill_value", 1);
+    SYM(Tdetect_class, "H5Tdetect_class", 1);
+    SYM(Tis_variable_str, "H5Tis_variable_str", 1);
+    SYM(FD_mpio_init, "H5FD_mpio_init", 0);
 #undef SYM
     read_ready = 1;
 }

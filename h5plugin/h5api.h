@@ -34,9 +34,10 @@ typedef struct b2_h5_api {
     int parallel; /* that HDF5 is a parallel build (exports H5Pset_fapl_mpio) */
 } b2_h5_api;
 
-/* What b2_h5_read_box (h5read.c) calls besides the filter's table: dataset,
- * dataspace, property and file queries and H5Dread. Dget_chunk_info_by_coord is
- * NULL before HDF5 1.10.5 (then every read takes H5Dread). */
+/* What the box reader (h5read*.c) and writer (h5write.c) call besides the
+ * filter's table: dataset, dataspace, property and file queries, H5Dread and
+ * H5Dwrite. Dget_chunk_info_by_coord is NULL before HDF5 1.10.5 (then every read
+ * takes H5Dread), Dwrite_chunk before 1.10.3 (every write takes H5Dwrite). */
 typedef struct b2_h5_read_api {
     hid_t (*Dget_space)(hid_t);
     hid_t (*Dget_type)(hid_t);
@@ -66,6 +67,15 @@ typedef struct b2_h5_read_api {
     hid_t (*Fget_create_plist)(hid_t);
     herr_t (*Fclose)(hid_t);
     hid_t (*FD_sec2_init)(void);
+    /* the writer (h5write.c) */
+    herr_t (*Dwrite)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *);
+    herr_t (*Dwrite_chunk)(hid_t, hid_t, uint32_t, const hsize_t *, size_t, const void *);
+    herr_t (*Pget_fill_time)(hid_t, H5D_fill_time_t *);
+    herr_t (*Pfill_value_defined)(hid_t, H5D_fill_value_t *);
+    herr_t (*Pget_fill_value)(hid_t, hid_t, void *);
+    htri_t (*Tdetect_class)(hid_t, H5T_class_t);
+    htri_t (*Tis_variable_str)(hid_t);
+    hid_t (*FD_mpio_init)(void); /* parallel builds only */
 } b2_h5_read_api;
 
 /* The read table (resolved once, from where b2_h5_api_get found HDF5), or NULL

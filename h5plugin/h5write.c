@@ -18,7 +18,6 @@
  * Everyone claims chunks in order, at most 2 x nthreads ahead of the last one
  * written; each slot of that ring keeps its input and output buffers. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,47 +31,6 @@
 
 #define MAXDIM B2_H5_READ_MAXRANK
 
-/* HDF5 functions only the writer calls (the read table has the rest). */
-typedef struct write_api {
-    herr_t (*Dwrite)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *);
-    herr_t (*Dwrite_chunk)(hid_t, hid_t, uint32_t, const hsize_t *, size_t, const void *);
-    herr_t (*Pget_fill_time)(hid_t, H5D_fill_time_t *);
-    herr_t (*Pfill_value_defined)(hid_t, H5D_fill_value_t *);
-    herr_t (*Pget_fill_value)(hid_t, hid_t, void *);
-    htri_t (*Tdetect_class)(hid_t, H5T_class_t);
-    htri_t (*Tis_variable_str)(hid_t);
-    hid_t (*FD_mpio_init)(void); /* parallel builds only */
-} write_api;
-
-static pthread_once_t wapi_once = PTHREAD_ONCE_INIT;
-static write_api wapi;
-static int wapi_ready;
-
-static void resolve_write(void)
-{
-    const b2_h5_api *base = b2_h5_api_get(NULL);
-    if (!base)
-        return;
-    void *h = base->handle;
-#define SYM(field, name, required)                                          \
-    do {                                                                    \
-        void *p_ = dlsym(h, name);                                          \
-        if (!p_ && (required))                                              \
-            return;                                                         \
-        memcpy(&wapi.field, &p_, sizeof p_);                                \
-    } while (0)
-    SYM(Dwrite, "H5Dwrite", 1);
-    SYM(Dwrite_chunk, "H5Dwrite_chunk", 0); /* HDF5 >= 1.10.3 */
-    SYM(Pget_fill_time, "H5Pget_fill_time", 1);
-    SYM(Pfill_value_defined, "H5Pfill_value_defined", 1);
-    SYM(Pget_fill_value, "H5Pget_fill_value", 1);
-    SYM(Tdetect_class, "H5Tdetect_class", 1);
-    SYM(Tis_variable_str, "H5Tis_variable_str", 1);
-    SYM(FD_mpio_init, "H5FD_mpio_init", 0);
-#undef SYM
-    wapi_ready = 1;
-}
-
 /* One chunk in flight. */
 typedef struct slot {
     uint8_t *in, *out;
@@ -84,7 +42,6 @@ typedef struct slot {
 
 typedef struct writer {
     const b2_h5_read_api *h;
-    const write_api *w;
     hid_t dset, mem_type, fspace;
     int rank;
     size_t ts;               /* element size (file type = memory type) */
@@ -164,7 +121,7 @@ static int h5dwrite_part(writer *wr, const hsize_t *lo, const hsize_t *hi)
         rc = h->Sselect_hyperslab(wr->fspace, H5S_SELECT_SET, lo, NULL, cnt, NULL) < 0 ? -1 : 0;
     hid_t mt = wr->mem_type != H5P_DEFAULT ? wr->mem_type : h->Dget_type(wr->dset);
     if (rc == 0)
-        rc = mt < 0 || wr->w->Dwrite(wr->dset, mt, ms, wr->fspace, H5P_DEFAULT, wr->buf) < 0
+        rc = mt < 0 || wr->h->Dwrite(wr->dset, mt, ms, wr->fspace, H5P_DEFAULT, wr->buf) < 0
                  ? -1 : 0;
     if (mt >= 0 && mt != wr->mem_type)
         b2_h5_api_get(NULL)->Tclose(mt);
@@ -295,7 +252,7 @@ static int store_job(writer *wr, int64_t j, slot *s)
     const void *data = s->kind == 1 ? (const void *)s->out : (const void *)s->in;
     size_t len = s->kind == 1 ? s->outlen : wr->nbytes;
     uint32_t mask = s->kind == 1 ? 0 : 1; /* filter 32026 is the pipeline's only one */
-    if (wr->w->Dwrite_chunk(wr->dset, H5P_DEFAULT, mask, off, len, data) < 0)
+    if (wr->h->Dwrite_chunk(wr->dset, H5P_DEFAULT, mask, off, len, data) < 0)
         return B2_FAIL(B2_ERR_IO, "H5Dwrite_chunk failed");
     if (wr->rep) {
         wr->rep->chunks_direct++;
@@ -372,7 +329,7 @@ static const char *dataset_refusal(writer *wr, char *why_buf, size_t cap)
 {
     const b2_h5_read_api *h = wr->h;
     const b2_h5_api *base = b2_h5_api_get(NULL);
-    if (!wr->w->Dwrite_chunk)
+    if (!wr->h->Dwrite_chunk)
         return "HDF5 older than 1.10.3 (no H5Dwrite_chunk)";
     hid_t ftype = h->Dget_type(wr->dset);
     if (ftype < 0)
@@ -380,11 +337,11 @@ static const char *dataset_refusal(writer *wr, char *why_buf, size_t cap)
     const char *why = "";
     /* HDF5's API reports variable-length strings as H5T_STRING only: strings
      * inside compound or array types are refused whatever their kind */
-    if (wr->w->Tdetect_class(ftype, H5T_VLEN) != 0 ||
-        wr->w->Tdetect_class(ftype, H5T_REFERENCE) != 0 ||
-        wr->w->Tis_variable_str(ftype) != 0 ||
+    if (wr->h->Tdetect_class(ftype, H5T_VLEN) != 0 ||
+        wr->h->Tdetect_class(ftype, H5T_REFERENCE) != 0 ||
+        wr->h->Tis_variable_str(ftype) != 0 ||
         (b2_h5_api_get(NULL)->Tget_class(ftype) != H5T_STRING &&
-         wr->w->Tdetect_class(ftype, H5T_STRING) != 0))
+         wr->h->Tdetect_class(ftype, H5T_STRING) != 0))
         why = "the datatype is variable-length (or holds strings) or a reference";
     else if (wr->mem_type != H5P_DEFAULT && h->Tequal(wr->mem_type, ftype) <= 0)
         why = "the memory type differs from the file type (conversion)";
@@ -434,12 +391,12 @@ static const char *dataset_refusal(writer *wr, char *why_buf, size_t cap)
     if (!*why) {
         H5D_fill_time_t ft = H5D_FILL_TIME_IFSET;
         H5D_fill_value_t fv = H5D_FILL_VALUE_UNDEFINED;
-        if (wr->w->Pget_fill_time(dcpl, &ft) < 0 || wr->w->Pfill_value_defined(dcpl, &fv) < 0)
+        if (wr->h->Pget_fill_time(dcpl, &ft) < 0 || wr->h->Pfill_value_defined(dcpl, &fv) < 0)
             why = "unreadable fill value settings";
         else if (ft != H5D_FILL_TIME_NEVER && fv != H5D_FILL_VALUE_UNDEFINED) {
             /* HDF5 fills a new chunk with it (H5D__chunk_lock); else zeros */
             if (!(wr->fill = calloc(1, wr->ts)) ||
-                wr->w->Pget_fill_value(dcpl, ftype, wr->fill) < 0)
+                wr->h->Pget_fill_value(dcpl, ftype, wr->fill) < 0)
                 why = "unreadable fill value";
         }
     }
@@ -453,7 +410,7 @@ static const char *dataset_refusal(writer *wr, char *why_buf, size_t cap)
         return "no file";
     hid_t fapl = h->Fget_access_plist(fid);
     hid_t drv = fapl < 0 ? -1 : h->Pget_driver(fapl);
-    if (drv >= 0 && wr->w->FD_mpio_init && drv == wr->w->FD_mpio_init())
+    if (drv >= 0 && wr->h->FD_mpio_init && drv == wr->h->FD_mpio_init())
         why = "the file uses MPI-IO";
     else if (drv < 0 || drv != h->FD_sec2_init())
         why = "the file driver is not sec2 (plain POSIX file)";
@@ -580,13 +537,11 @@ int b2_h5_write_box(hid_t dset, hid_t mem_type, const hsize_t *start, const hsiz
         return B2_FAIL(B2_ERR_INVALID_PARAM, "%s is NULL",
                        !start ? "start" : !count ? "count" : "buf");
     const b2_h5_read_api *h = b2_h5_read_api_get();
-    pthread_once(&wapi_once, resolve_write);
-    if (!h || !wapi_ready)
+    if (!h)
         return B2_FAIL(B2_ERR_UNSUPPORTED, "no HDF5 library found in this process");
     writer wr;
     memset(&wr, 0, sizeof wr);
     wr.h = h;
-    wr.w = &wapi;
     wr.dset = dset;
     wr.mem_type = mem_type;
     wr.start = start;
