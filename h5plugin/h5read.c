@@ -417,12 +417,8 @@ static int read_box(reader *r, b2_h5_reader *rd, size_t bufsize)
     for (;;) {
         if ((rc = read_chunk(r, ci, &tmp, &tmpcap)) < 0)
             break;
-        int d = r->rank - 1;
-        while (d >= 0 && ci[d] == c1[d])
-            ci[d] = c0[d], d--;
-        if (d < 0)
+        if (!b2_h5_next_chunk(r->rank, ci, c0, c1))
             break;
-        ci[d]++;
     }
     free(tmp);
     if (r->rep)

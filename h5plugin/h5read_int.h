@@ -73,6 +73,19 @@ B2_HIDDEN hsize_t b2_h5_chunk_bytes(const reader *r);
  * chunk's: H5Dread would copy past the stored bytes (HDF5 trusts the size). */
 B2_HIDDEN int b2_h5_raw_size_error(const reader *r, const hsize_t *coff, hsize_t size);
 
+/* Step chunk coordinates ci through the grid box [c0, c1] in C order; 0 once
+ * past the last chunk. */
+static inline int b2_h5_next_chunk(int rank, hsize_t *ci, const hsize_t *c0, const hsize_t *c1)
+{
+    int d = rank - 1;
+    while (d >= 0 && ci[d] == c1[d])
+        ci[d] = c0[d], d--;
+    if (d < 0)
+        return 0;
+    ci[d]++;
+    return 1;
+}
+
 /* The parallel path: 1 when read r qualifies (several threads, several chunks,
  * a large enough box, no user block), 0 when the serial path takes it. */
 B2_HIDDEN int b2_h5_par_wanted(const reader *r, int64_t nchunks, uint64_t nbytes);

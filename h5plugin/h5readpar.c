@@ -490,12 +490,8 @@ static void produce(par *P, const hsize_t *c0, const hsize_t *c1)
         pthread_mutex_unlock(&P->mu);
         if (stop)
             break;
-        int d = r->rank - 1;
-        while (d >= 0 && ci[d] == c1[d])
-            ci[d] = c0[d], d--;
-        if (d < 0)
+        if (!b2_h5_next_chunk(r->rank, ci, c0, c1))
             break;
-        ci[d]++;
     }
     /* look-ups done: decode what is queued, then wait for the workers */
     pthread_mutex_lock(&P->mu);
