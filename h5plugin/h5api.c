@@ -135,6 +135,10 @@ static void resolve_read(void)
     SYM(Dget_create_plist, "H5Dget_create_plist", 1);
     SYM(Dread, "H5Dread", 1);
     SYM(Dget_chunk_info_by_coord, "H5Dget_chunk_info_by_coord", 0); /* HDF5 >= 1.10.5 */
+    SYM(Dget_chunk_storage_size, "H5Dget_chunk_storage_size", 0); /* HDF5 >= 1.10.3 */
+    SYM(Dread_chunk, "H5Dread_chunk", 0);                         /* HDF5 >= 1.10.3 */
+    SYM(Eget_auto2, "H5Eget_auto2", 1);
+    SYM(Eset_auto2, "H5Eset_auto2", 1);
     SYM(Sget_simple_extent_ndims, "H5Sget_simple_extent_ndims", 1);
     SYM(Sget_simple_extent_dims, "H5Sget_simple_extent_dims", 1);
     SYM(Sget_simple_extent_type, "H5Sget_simple_extent_type", 1);

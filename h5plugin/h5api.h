@@ -37,13 +37,19 @@ typedef struct b2_h5_api {
 /* What the box reader (h5read*.c) and writer (h5write.c) call besides the
  * filter's table: dataset, dataspace, property and file queries, H5Dread and
  * H5Dwrite. Dget_chunk_info_by_coord is NULL before HDF5 1.10.5 (then every read
- * takes H5Dread), Dwrite_chunk before 1.10.3 (every write takes H5Dwrite). */
+ * takes H5Dread), Dwrite_chunk before 1.10.3 (every write takes H5Dwrite),
+ * Dget_chunk_storage_size and Dread_chunk before 1.10.3 (then every chunk is
+ * looked up by coordinates). */
 typedef struct b2_h5_read_api {
     hid_t (*Dget_space)(hid_t);
     hid_t (*Dget_type)(hid_t);
     hid_t (*Dget_create_plist)(hid_t);
     herr_t (*Dread)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
     herr_t (*Dget_chunk_info_by_coord)(hid_t, const hsize_t *, unsigned *, haddr_t *, hsize_t *);
+    herr_t (*Dget_chunk_storage_size)(hid_t, const hsize_t *, hsize_t *);
+    herr_t (*Dread_chunk)(hid_t, hid_t, const hsize_t *, uint32_t *, void *);
+    herr_t (*Eget_auto2)(hid_t, H5E_auto2_t *, void **);
+    herr_t (*Eset_auto2)(hid_t, H5E_auto2_t, void *);
     int (*Sget_simple_extent_ndims)(hid_t);
     int (*Sget_simple_extent_dims)(hid_t, hsize_t *, hsize_t *);
     H5S_class_t (*Sget_simple_extent_type)(hid_t);

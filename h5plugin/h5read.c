@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* b2_h5_read_box: read a box of a Blosc2 (32026) dataset by decoding, for every
- * chunk it meets, only the blocks of the stored frame that hold the box. The
- * chunk's place in the file comes from H5Dget_chunk_info_by_coord; the frame is
- * opened in place (b2_schunk_open_offset), which reads its header, trailer and
- * index, and the b2nd or item slice reads the needed blocks' bytes only
- * (hdf5-filter.md §11; the way b2h5py does it from Python).
+ * chunk it meets, only the blocks of the stored frame that hold the box. When
+ * the chunk's place in the file comes from H5Dget_chunk_info_by_coord, the frame
+ * is opened in place (b2_schunk_open_offset), which reads its header, trailer
+ * and index, and the b2nd or item slice reads the needed blocks' bytes only
+ * (hdf5-filter.md §11; the way b2h5py does it from Python). In datasets of many
+ * small chunks, where that look-up costs more than the chunk's bytes, they are
+ * read whole with H5Dread_chunk instead (b2_h5_locate).
  *
  * Whatever this path cannot do exactly as HDF5 would goes through H5Dread: the
  * whole box when the dataset does not qualify (layout, pipeline, type
@@ -82,6 +84,69 @@ int b2_h5_raw_size_error(const reader *r, const hsize_t *coff, hsize_t size)
                    (unsigned long long)size, (unsigned long long)b2_h5_chunk_bytes(r));
 }
 
+int b2_h5_grow(uint8_t **p, size_t *cap, size_t n)
+{
+    if (*cap >= n)
+        return 0;
+    uint8_t *q = realloc(*p, n);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* A look-up by address costs about 6 ns per chunk of the dataset (HDF5 1.10
+ * walks its chunk index); copying stored bytes through HDF5 about 1 us plus
+ * 1/8 ns a byte. Look up by address when that is the cheaper of the two. */
+#define ADDR_NS_PER_CHUNK 6
+#define READ_NS 1000
+#define READ_BYTES_PER_NS 8
+
+void b2_h5_locate(const reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc)
+{
+    const b2_h5_read_api *h = r->h;
+    memset(loc, 0, sizeof *loc);
+    loc->addr = HADDR_UNDEF;
+    int mode = r->ds->lookup;
+    if (r->may_read_whole) {
+        /* It fails on a chunk not allocated (quietly: read_box silenced HDF5's
+         * error printing), and then the look-up by address below tells that
+         * from a failure. */
+        hsize_t size = 0;
+        herr_t hr = h->Dget_chunk_storage_size(r->dset, coff, &size);
+        uint64_t addr_ns = r->grid_chunks * ADDR_NS_PER_CHUNK;
+        if (hr >= 0 && size > 0 &&
+            (mode == B2_H5_LOOKUP_READ || addr_ns > READ_NS + size / READ_BYTES_PER_NS)) {
+            loc->ok = loc->via_hdf5 = 1;
+            loc->size = loc->stored = size;
+            return;
+        }
+    }
+    loc->ok = h->Dget_chunk_info_by_coord(r->dset, coff, &loc->mask, &loc->addr, &loc->size) >= 0;
+    loc->stored = loc->size;
+}
+
+int b2_h5_read_stored(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc,
+                      uint8_t **buf, size_t *cap)
+{
+    int64_t limit = r->ds->mem_limit > 0 ? r->ds->mem_limit : B2_DEFAULT_MEMORY_LIMIT;
+    hsize_t n = loc->size > loc->stored ? loc->size : loc->stored;
+    if ((int64_t)n > limit || n > (hsize_t)SIZE_MAX)
+        return B2_FAIL(B2_ERR_LIMIT, "the stored size is over the memory limit "
+                       "(B2_H5_MEMORY_LIMIT raises it)");
+    if (b2_h5_grow(buf, cap, n ? (size_t)n : 1) < 0)
+        return B2_FAIL(B2_ERR_NOMEM, "no memory for the stored bytes");
+    uint32_t mask = 0;
+    if (r->h->Dread_chunk(r->dset, H5P_DEFAULT, coff, &mask, *buf) < 0)
+        return B2_FAIL(B2_ERR_IO, "H5Dread_chunk failed");
+    if (loc->size > loc->stored)
+        memset(*buf + loc->stored, 0, (size_t)(loc->size - loc->stored));
+    loc->mask = mask;
+    r->ds->chunks_via_hdf5++;
+    return B2_OK;
+}
+
 /* Copy an nd box of cnt elements between C-order layouts with element strides. */
 void b2_h5_copy_box(int nd, const hsize_t *cnt, size_t ts, uint8_t *dst, const int64_t *dstr,
                      const uint8_t *src, const int64_t *sstr)
@@ -112,27 +177,22 @@ void b2_h5_strides_of(int nd, const hsize_t *ext, int64_t *str)
     }
 }
 
-/* Decode the chunk part [lo, hi) (chunk coordinates) from the frame at addr into
- * tmp (C order of the part). B2_ERR_UNSUPPORTED: no frame opens there (then
- * H5Dread takes the chunk, and fails as the filter does), or its items are not
- * the dataset's elements (array types: H5Dread takes it). A frame longer or
+/* Decode the chunk part [lo, hi) (chunk coordinates) from the frame s (opened
+ * on the chunk's stored bytes; freed here) into tmp (C order of the part).
+ * where names the frame in messages. B2_ERR_UNSUPPORTED: its items are not the
+ * dataset's elements (array types: H5Dread takes it). A frame longer or
  * shorter than HDF5 stores, or decoding to another size than the chunk's, is
  * corrupt: the filter refuses the first and, for a frame decoding to fewer
  * bytes, HDF5 would hand back bytes nobody wrote. */
-static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
-                       const hsize_t *hi, uint8_t *tmp, size_t tmpcap)
+static int decode_part(reader *r, b2_schunk *s, const char *where, hsize_t size,
+                       const hsize_t *lo, const hsize_t *hi, uint8_t *tmp, size_t tmpcap)
 {
-    b2_schunk *s = NULL;
-    int rc = b2_schunk_open_offset(r->path, (int64_t)addr, B2_OPEN_READONLY, &s);
-    if (rc < 0 && r->userblock) /* addresses may be relative to the user block */
-        rc = b2_schunk_open_offset(r->path, (int64_t)(addr + r->userblock), B2_OPEN_READONLY, &s);
-    if (rc < 0)
-        return B2_ERR_UNSUPPORTED;
+    int rc;
     if (b2_schunk_frame_len(s) != (int64_t)size) {
         long long fl = (long long)b2_schunk_frame_len(s);
         b2_schunk_free(s);
-        return B2_FAIL(B2_ERR_CORRUPT, "the frame at file offset %llu is %lld bytes long, "
-                       "HDF5 stores %llu", (unsigned long long)addr, fl, (unsigned long long)size);
+        return B2_FAIL(B2_ERR_CORRUPT, "the frame %s is %lld bytes long, HDF5 stores %llu",
+                       where, fl, (unsigned long long)size);
     }
     if (b2_schunk_typesize(s) != (int32_t)r->ts) {
         b2_schunk_free(s);
@@ -148,8 +208,7 @@ static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
         int64_t bytes = 0;
         if ((rc = b2_nd_from_schunk(s, &a)) < 0) {
             b2_schunk_free(s);
-            return B2_FAIL(rc, "the frame at file offset %llu: %s", (unsigned long long)addr,
-                           b2_err_detail());
+            return B2_FAIL(rc, "the frame %s: %s", where, b2_err_detail());
         }
         if (r->dctx)
             b2_nd_set_dctx(a, r->dctx);
@@ -163,9 +222,8 @@ static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
                 cn *= (int64_t)r->cdims[d];
             b2_nd_free(a);
             if (nb != cn)
-                return B2_FAIL(B2_ERR_CORRUPT, "the frame at file offset %llu decodes to the "
-                               "wrong size (%lld bytes, the chunk holds %lld)",
-                               (unsigned long long)addr, (long long)nb, (long long)cn);
+                return B2_FAIL(B2_ERR_CORRUPT, "the frame %s decodes to the wrong size (%lld "
+                               "bytes, the chunk holds %lld)", where, (long long)nb, (long long)cn);
             return B2_ERR_UNSUPPORTED;
         }
         int64_t st[MAXDIM], sp[MAXDIM];
@@ -192,9 +250,8 @@ static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
     /* the filter decodes the frame's first chunk: it must be the whole chunk */
     if (b2_schunk_nchunks(s) < 1 || b2_schunk_chunk_nbytes(s, 0) != nitems * (int64_t)r->ts) {
         b2_schunk_free(s);
-        return B2_FAIL(B2_ERR_CORRUPT, "the frame at file offset %llu decodes to the wrong size "
-                       "(not the chunk's %lld bytes)", (unsigned long long)addr,
-                       (long long)(nitems * (int64_t)r->ts));
+        return B2_FAIL(B2_ERR_CORRUPT, "the frame %s decodes to the wrong size (not the "
+                       "chunk's %lld bytes)", where, (long long)(nitems * (int64_t)r->ts));
     }
     hsize_t cnt[MAXDIM], idx[MAXDIM] = {0};
     for (int d = 0; d < r->rank; d++)
@@ -220,9 +277,45 @@ static int decode_part(reader *r, haddr_t addr, hsize_t size, const hsize_t *lo,
     return rc;
 }
 
+/* Open the frame of chunk coff found at loc (its bytes read into *sbuf first
+ * when via_hdf5); where gets its name for messages. B2_ERR_UNSUPPORTED: H5Dread
+ * takes the chunk (no frame opens there: then H5Dread fails as the filter
+ * does; or the chunk is stored raw). */
+static int open_frame(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc, uint8_t **sbuf,
+                      size_t *scap, b2_schunk **s, char *where, size_t wcap)
+{
+    if (!loc->via_hdf5) {
+        snprintf(where, wcap, "at file offset %llu", (unsigned long long)loc->addr);
+        int rc = b2_schunk_open_offset(r->path, (int64_t)loc->addr, B2_OPEN_READONLY, s);
+        if (rc < 0 && r->userblock) /* addresses may be relative to the user block */
+            rc = b2_schunk_open_offset(r->path, (int64_t)(loc->addr + r->userblock),
+                                       B2_OPEN_READONLY, s);
+        return rc < 0 ? B2_ERR_UNSUPPORTED : B2_OK;
+    }
+    size_t k = (size_t)snprintf(where, wcap, "of chunk ");
+    for (int d = 0; d < r->rank && k + 24 < wcap; d++)
+        k += (size_t)snprintf(where + k, wcap - k, "%s%llu", d ? "," : "(",
+                              (unsigned long long)coff[d]);
+    snprintf(where + k, wcap - k, ")");
+    int rc = b2_h5_read_stored(r, coff, loc, sbuf, scap);
+    if (rc < 0)
+        return rc;
+    if (r->rep)
+        r->rep->bytes_read += (int64_t)loc->stored;
+    if (loc->mask) {
+        if (loc->size != b2_h5_chunk_bytes(r))
+            return b2_h5_raw_size_error(r, coff, loc->size);
+        b2_h5_note(r->rep, "%s", "a chunk is stored unfiltered (filter mask set)");
+        return B2_ERR_UNSUPPORTED;
+    }
+    rc = b2_schunk_open_buffer_limited(*sbuf, (size_t)loc->size, 0, r->ds->mem_limit, s);
+    return rc < 0 ? B2_ERR_UNSUPPORTED : B2_OK;
+}
+
 /* Chunk at chunk-grid index ci: its part of the box straight from its frame, or
  * through H5Dread when that cannot be done exactly. */
-static int read_chunk(reader *r, const hsize_t *ci, uint8_t **tmp, size_t *tmpcap)
+static int read_chunk(reader *r, const hsize_t *ci, uint8_t **tmp, size_t *tmpcap, uint8_t **sbuf,
+                      size_t *scap)
 {
     hsize_t coff[MAXDIM], lo[MAXDIM], hi[MAXDIM], clo[MAXDIM], chi[MAXDIM], cnt[MAXDIM];
     size_t n = r->ts;
@@ -236,17 +329,15 @@ static int read_chunk(reader *r, const hsize_t *ci, uint8_t **tmp, size_t *tmpca
         cnt[d] = hi[d] - lo[d];
         n *= cnt[d];
     }
-    unsigned mask = 0;
-    haddr_t addr = HADDR_UNDEF;
-    hsize_t size = 0;
-    int rc = r->h->Dget_chunk_info_by_coord(r->dset, coff, &mask, &addr, &size) < 0
-                 ? B2_ERR_UNSUPPORTED : B2_OK;
-    if (rc >= 0 && (addr == HADDR_UNDEF || size == 0)) {
+    b2_h5_chunk_loc loc;
+    b2_h5_locate(r, coff, &loc);
+    int rc = loc.ok ? B2_OK : B2_ERR_UNSUPPORTED;
+    if (rc >= 0 && (loc.size == 0 || (!loc.via_hdf5 && loc.addr == HADDR_UNDEF))) {
         b2_h5_note(r->rep, "%s", "a chunk is not allocated (fill value)");
         rc = B2_ERR_UNSUPPORTED;
-    } else if (rc >= 0 && mask) {
-        if (size != b2_h5_chunk_bytes(r))
-            return b2_h5_raw_size_error(r, coff, size);
+    } else if (rc >= 0 && loc.mask) {
+        if (loc.size != b2_h5_chunk_bytes(r))
+            return b2_h5_raw_size_error(r, coff, loc.size);
         b2_h5_note(r->rep, "%s", "a chunk is stored unfiltered (filter mask set)");
         rc = B2_ERR_UNSUPPORTED;
     }
@@ -257,8 +348,12 @@ static int read_chunk(reader *r, const hsize_t *ci, uint8_t **tmp, size_t *tmpca
         *tmp = p;
         *tmpcap = n;
     }
+    b2_schunk *s = NULL;
+    char where[160];
+    if (rc >= 0)
+        rc = open_frame(r, coff, &loc, sbuf, scap, &s, where, sizeof where);
     if (rc >= 0) {
-        rc = decode_part(r, addr, size, clo, chi, *tmp, n);
+        rc = decode_part(r, s, where, loc.size, clo, chi, *tmp, n);
         if (rc == B2_ERR_UNSUPPORTED)
             b2_h5_note(r->rep, "%s", "a chunk's frame does not map onto the chunk");
     }
@@ -398,29 +493,47 @@ static int read_box(reader *r, b2_h5_reader *rd, size_t bufsize)
     flush_if_writable(r->ds);
     hsize_t c0[MAXDIM], c1[MAXDIM], ci[MAXDIM];
     int64_t nchunks = 1;
+    r->grid_chunks = 1;
     for (int d = 0; d < r->rank; d++) {
+        uint64_t g = (r->dims[d] + r->cdims[d] - 1) / r->cdims[d];
+        r->grid_chunks = g && r->grid_chunks > UINT64_MAX / g ? UINT64_MAX : r->grid_chunks * g;
         c0[d] = ci[d] = r->start[d] / r->cdims[d];
         c1[d] = (r->start[d] + r->count[d] - 1) / r->cdims[d];
         nchunks *= (int64_t)(c1[d] - c0[d] + 1);
     }
-    if (b2_h5_par_wanted(r, nchunks, nelem * ts)) {
-        int prc = b2_h5_par_read(r, rd, c0, c1, nchunks);
-        if (r->rep)
-            r->rep->path = r->rep->chunks_h5dread == 0 ? B2_H5_READ_DIRECT
-                         : r->rep->chunks_direct == 0  ? B2_H5_READ_H5DREAD
-                                                       : B2_H5_READ_MIXED;
-        return prc;
+    /* Chunks may be read whole through HDF5 when looking them up by address
+     * could cost more (b2_h5_locate). H5Dget_chunk_storage_size then fails on
+     * every chunk not allocated: HDF5's error printing is off meanwhile (our
+     * errors carry their own messages), set once, as a pair of calls costs
+     * more than the look-up. */
+    const b2_h5_read_api *hh = r->h;
+    r->may_read_whole = hh->Dget_chunk_storage_size && hh->Dread_chunk &&
+                        (rd->lookup == B2_H5_LOOKUP_READ ||
+                         (rd->lookup == B2_H5_LOOKUP_AUTO &&
+                          r->grid_chunks * ADDR_NS_PER_CHUNK > READ_NS));
+    H5E_auto2_t efn = NULL;
+    void *efn_data = NULL;
+    if (r->may_read_whole) {
+        hh->Eget_auto2(H5E_DEFAULT, &efn, &efn_data);
+        hh->Eset_auto2(H5E_DEFAULT, NULL, NULL);
     }
-    uint8_t *tmp = NULL;
-    size_t tmpcap = 0;
     int rc;
-    for (;;) {
-        if ((rc = read_chunk(r, ci, &tmp, &tmpcap)) < 0)
-            break;
-        if (!b2_h5_next_chunk(r->rank, ci, c0, c1))
-            break;
+    if (b2_h5_par_wanted(r, nchunks, nelem * ts)) {
+        rc = b2_h5_par_read(r, rd, c0, c1, nchunks);
+    } else {
+        uint8_t *tmp = NULL, *sbuf = NULL;
+        size_t tmpcap = 0, scap = 0;
+        for (;;) {
+            if ((rc = read_chunk(r, ci, &tmp, &tmpcap, &sbuf, &scap)) < 0)
+                break;
+            if (!b2_h5_next_chunk(r->rank, ci, c0, c1))
+                break;
+        }
+        free(tmp);
+        free(sbuf);
     }
-    free(tmp);
+    if (r->may_read_whole)
+        hh->Eset_auto2(H5E_DEFAULT, efn, efn_data);
     if (r->rep)
         r->rep->path = r->rep->chunks_h5dread == 0 ? B2_H5_READ_DIRECT
                      : r->rep->chunks_direct == 0  ? B2_H5_READ_H5DREAD
@@ -523,6 +636,16 @@ int b2_h5_reader_nthreads(const b2_h5_reader *rd)
 void b2_h5_reader_set_par_min(b2_h5_reader *rd, uint64_t bytes)
 {
     rd->par_min = bytes;
+}
+
+void b2_h5_reader_set_lookup(b2_h5_reader *rd, int mode)
+{
+    rd->lookup = mode;
+}
+
+int64_t b2_h5_reader_chunks_via_hdf5(const b2_h5_reader *rd)
+{
+    return rd->chunks_via_hdf5;
 }
 
 void b2_h5_reader_set_chunk_hook(b2_h5_reader *rd, b2_h5_chunk_hook fn, void *ud)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What the box reader's serial path (h5read.c) and its parallel path
- * (h5readpar.c) share (internal to the plugin). */
+ * (h5readpar.c) share, with a few box helpers the writer (h5write.c) uses too
+ * (internal to the plugin). */
 #ifndef B2_H5READ_INT_H
 #define B2_H5READ_INT_H
 
@@ -20,6 +21,15 @@ struct b2_h5_par_worker; /* one pool worker's context and buffers (h5readpar.c) 
  * what HDF5 said (hostile addresses and sizes without touching HDF5's metadata). */
 typedef void (*b2_h5_chunk_hook)(void *ud, const hsize_t *coff, unsigned *mask,
                                  haddr_t *addr, hsize_t *size);
+
+/* How chunks are found (b2_h5_reader_set_lookup, a test seam). HDF5 1.10's
+ * H5Dget_chunk_info_by_coord walks the whole chunk index on every call (about
+ * 6 ns a stored chunk here: 114 us a look-up with 16,384 chunks), while
+ * H5Dget_chunk_storage_size and H5Dread_chunk find a chunk in a few
+ * microseconds whatever their number. So a chunk is looked up by address only
+ * when that walk costs less than copying its stored bytes through HDF5 (AUTO);
+ * otherwise the calling thread reads them with H5Dread_chunk. */
+enum { B2_H5_LOOKUP_AUTO = 0, B2_H5_LOOKUP_ADDR = 1, B2_H5_LOOKUP_READ = 2 };
 
 /* What stays true of a dataset while it is open: checked once by
  * b2_h5_reader_open, so repeated small reads skip HDF5's property-list copies. */
@@ -41,12 +51,16 @@ struct b2_h5_reader {
     uint64_t par_min;               /* smallest box (bytes) read in parallel */
     b2_h5_chunk_hook hook;
     void *hook_ud;
+    int lookup;                     /* B2_H5_LOOKUP_* */
+    struct b2_h5_par_buf *bufs;     /* stored bytes read through HDF5, queued or decoding */
+    int nbufs;
+    int64_t chunks_via_hdf5;        /* chunks b2_h5_read_stored read (calling thread; tests) */
 };
 
 /* Everything one call works with. */
 typedef struct reader {
     const b2_h5_read_api *h;
-    const b2_h5_reader *ds;
+    b2_h5_reader *ds;
     hid_t dset, mem_type, fspace;
     int rank;
     size_t ts;                      /* element size */
@@ -58,7 +72,28 @@ typedef struct reader {
     b2_dctx *dctx;                  /* this thread's, shared with the filter (scratch reused) */
     hsize_t userblock;
     b2_h5_read_report *rep;
+    uint64_t grid_chunks;           /* chunks in the dataset's grid: bounds a look-up's cost */
+    int may_read_whole;             /* b2_h5_locate may read chunks through HDF5 */
 } reader;
+
+/* Where one chunk is stored. */
+typedef struct b2_h5_chunk_loc {
+    int ok;          /* HDF5 answered */
+    int via_hdf5;    /* not looked up by address: read the bytes with b2_h5_read_stored */
+    unsigned mask;   /* filter mask (once the bytes are read, when via_hdf5) */
+    haddr_t addr;    /* HADDR_UNDEF when via_hdf5 or not allocated */
+    hsize_t size;    /* stored bytes; 0: not allocated */
+    hsize_t stored;  /* what HDF5 said the size is (size may come from a test hook) */
+} b2_h5_chunk_loc;
+
+/* Look up the chunk at dataset offset coff (see B2_H5_LOOKUP_AUTO). */
+B2_HIDDEN void b2_h5_locate(const reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc);
+/* Read a via_hdf5 chunk's stored bytes with H5Dread_chunk into *buf (grown to
+ * loc->size; bytes past what HDF5 stores are zero) and set loc->mask. */
+B2_HIDDEN int b2_h5_read_stored(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc,
+                                uint8_t **buf, size_t *cap);
+/* Grow *p to n bytes (contents kept); -1 without memory. */
+B2_HIDDEN int b2_h5_grow(uint8_t **p, size_t *cap, size_t n);
 
 B2_HIDDEN void b2_h5_note(b2_h5_read_report *rep, const char *fmt, const char *arg);
 /* H5Dread of the part [lo, hi) (dataset coordinates) of the box into its place in buf. */
@@ -86,6 +121,19 @@ static inline int b2_h5_next_chunk(int rank, hsize_t *ci, const hsize_t *c0, con
     return 1;
 }
 
+/* 1 when the part of cnt elements of a box of extent box is one run of the box's
+ * C-order buffer: every dimension after the first the part spans partly (more
+ * than one index of it) the part spans whole. */
+static inline int b2_h5_part_is_run(int rank, const hsize_t *cnt, const hsize_t *box)
+{
+    for (int d = 1, partial = 0; d < rank; d++) {
+        partial |= cnt[d - 1] > 1;
+        if (partial && cnt[d] != box[d])
+            return 0;
+    }
+    return 1;
+}
+
 /* The parallel path: 1 when read r qualifies (several threads, several chunks,
  * a large enough box, no user block), 0 when the serial path takes it. */
 B2_HIDDEN int b2_h5_par_wanted(const reader *r, int64_t nchunks, uint64_t nbytes);
@@ -99,5 +147,7 @@ B2_HIDDEN void b2_h5_par_free(b2_h5_reader *rd);
 #define B2_H5_PAR_MIN_BYTES (256 * 1024)
 B2_HIDDEN void b2_h5_reader_set_chunk_hook(b2_h5_reader *rd, b2_h5_chunk_hook fn, void *ud);
 B2_HIDDEN void b2_h5_reader_set_par_min(b2_h5_reader *rd, uint64_t bytes);
+B2_HIDDEN void b2_h5_reader_set_lookup(b2_h5_reader *rd, int mode);
+B2_HIDDEN int64_t b2_h5_reader_chunks_via_hdf5(const b2_h5_reader *rd);
 
 #endif

@@ -2,14 +2,17 @@
 /* The parallel path of b2_h5_reader_read: a box touching several chunks.
  *
  * The calling thread (pool worker 0) alone calls HDF5: it looks up each chunk
- * (H5Dget_chunk_info_by_coord) in C order and queues it at once, so look-ups
- * overlap decoding. The queue holds at most 2 x nthreads chunks; when it is full
- * the calling thread decodes one itself (so a pool that could not start its
- * helpers still finishes). Workers pread the chunk's stored bytes from the file
- * into their own buffer and decode the blocks the box needs straight into the
- * caller's buffer (through a per-worker buffer when the chunk's part is not
- * contiguous there). Memory in flight: one chunk's stored bytes and at most one
- * chunk's decoded bytes per worker, held by the reader until it is freed.
+ * (b2_h5_locate) in C order and queues it at once, so look-ups overlap
+ * decoding. The queue holds at most 2 x nthreads chunks; when it is full the
+ * calling thread decodes one itself (so a pool that could not start its helpers
+ * still finishes). A chunk looked up by address is read by the worker that
+ * decodes it (pread into its own buffer); one that is not (datasets of many
+ * small chunks) is read by the calling thread with H5Dread_chunk into one of
+ * 3 x nthreads buffers that queued and decoding chunks hold. Workers decode the
+ * blocks the box needs straight into the caller's buffer (through a per-worker
+ * buffer when the chunk's part is not contiguous there). Memory in flight: per
+ * thread, four chunks' stored bytes and one chunk's decoded bytes at most, held
+ * by the reader until it is freed.
  *
  * Chunks HDF5 must read itself (unallocated: fill value; filter mask set: stored
  * raw) are read with H5Dread by the calling thread right after their look-up,
@@ -45,10 +48,17 @@ struct b2_h5_par_worker {
     size_t lcap;
 };
 
+/* Stored bytes the calling thread read through HDF5. */
+struct b2_h5_par_buf {
+    uint8_t *p;
+    size_t cap;
+};
+
 typedef struct task {
     hsize_t lo[MAXDIM], hi[MAXDIM]; /* the part, dataset coordinates */
-    haddr_t addr;
+    haddr_t addr;                   /* HADDR_UNDEF: the bytes are in rd->bufs[buf] */
     hsize_t size;
+    int buf;                        /* -1: the worker preads them at addr */
 } task;
 
 typedef struct par {
@@ -66,6 +76,7 @@ typedef struct par {
     int err;
     char msg[512];
     int64_t direct, bytes, blocks; /* report counters of the workers */
+    int *freeb, nfree;               /* rd->bufs not held by a task */
 } par;
 
 int b2_h5_par_wanted(const reader *r, int64_t nchunks, uint64_t nbytes)
@@ -87,6 +98,11 @@ void b2_h5_par_free(b2_h5_reader *rd)
     free(rd->wk);
     rd->wk = NULL;
     rd->nwk = 0;
+    for (int i = 0; i < rd->nbufs; i++)
+        free(rd->bufs[i].p);
+    free(rd->bufs);
+    rd->bufs = NULL;
+    rd->nbufs = 0;
 }
 
 static void coords(char *s, size_t cap, int rank, const hsize_t *lo, const hsize_t *cdims)
@@ -105,11 +121,21 @@ static void fail_locked(par *P, const task *t, int rc, const char *fmt, const ch
         char where[128], what[256];
         coords(where, sizeof where, P->r->rank, t->lo, P->r->cdims);
         snprintf(what, sizeof what, fmt, arg);
-        snprintf(P->msg, sizeof P->msg, "chunk at %.100s (file offset %llu, %llu bytes): %.250s", where,
-                 (unsigned long long)t->addr, (unsigned long long)t->size, what);
+        if (t->addr == HADDR_UNDEF)
+            snprintf(P->msg, sizeof P->msg, "chunk at %.100s (%llu bytes): %.250s", where,
+                     (unsigned long long)t->size, what);
+        else
+            snprintf(P->msg, sizeof P->msg, "chunk at %.100s (file offset %llu, %llu bytes): "
+                     "%.250s", where, (unsigned long long)t->addr, (unsigned long long)t->size,
+                     what);
         P->err = rc;
         P->stop = 1;
-        P->qlen = 0; /* queued chunks are dropped */
+        for (; P->qlen > 0; P->qlen--) { /* queued chunks are dropped */
+            int b = P->q[P->qhead].buf;
+            if (b >= 0)
+                P->freeb[P->nfree++] = b;
+            P->qhead = (P->qhead + 1) % P->qcap;
+        }
     }
     pthread_cond_broadcast(&P->cv);
 }
@@ -119,18 +145,6 @@ static void fail(par *P, const task *t, int rc, const char *fmt, const char *arg
     pthread_mutex_lock(&P->mu);
     fail_locked(P, t, rc, fmt, arg);
     pthread_mutex_unlock(&P->mu);
-}
-
-static int grow(uint8_t **p, size_t *cap, size_t n)
-{
-    if (*cap >= n)
-        return 0;
-    uint8_t *q = realloc(*p, n);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
 }
 
 /* A b2nd chunk of one frame decoded block by block straight into the caller's
@@ -242,24 +256,28 @@ static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
              "(B2_H5_MEMORY_LIMIT raises it)");
         return B2_ERR_LIMIT;
     }
-    if (t->addr > (haddr_t)P->fsize || t->size > (hsize_t)P->fsize - t->addr) {
-        fail(P, t, B2_ERR_CORRUPT, "%s", "the stored bytes pass the end of the file");
-        return B2_ERR_CORRUPT;
-    }
     size_t size = (size_t)t->size;
-    if (grow(&w->sbuf, &w->scap, size ? size : 1) < 0) {
-        fail(P, t, B2_ERR_NOMEM, "%s", "no memory for the stored bytes");
-        return B2_ERR_NOMEM;
-    }
-    for (size_t got = 0; got < size;) {
-        ssize_t n = pread(P->fd, w->sbuf + got, size - got, (off_t)(t->addr + got));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            fail(P, t, B2_ERR_IO, "pread: %s", n < 0 ? strerror(errno) : "end of file");
-            return B2_ERR_IO;
+    const uint8_t *stored = t->buf >= 0 ? P->rd->bufs[t->buf].p : w->sbuf;
+    if (t->buf < 0) {
+        if (t->addr > (haddr_t)P->fsize || t->size > (hsize_t)P->fsize - t->addr) {
+            fail(P, t, B2_ERR_CORRUPT, "%s", "the stored bytes pass the end of the file");
+            return B2_ERR_CORRUPT;
         }
-        got += (size_t)n;
+        if (b2_h5_grow(&w->sbuf, &w->scap, size ? size : 1) < 0) {
+            fail(P, t, B2_ERR_NOMEM, "%s", "no memory for the stored bytes");
+            return B2_ERR_NOMEM;
+        }
+        stored = w->sbuf;
+        for (size_t got = 0; got < size;) {
+            ssize_t n = pread(P->fd, w->sbuf + got, size - got, (off_t)(t->addr + got));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                fail(P, t, B2_ERR_IO, "pread: %s", n < 0 ? strerror(errno) : "end of file");
+                return B2_ERR_IO;
+            }
+            got += (size_t)n;
+        }
     }
     /* geometry of the part in the chunk and in the caller's box */
     hsize_t clo[MAXDIM], chi[MAXDIM], cnt[MAXDIM];
@@ -279,16 +297,12 @@ static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
          * the first one it spans partially is spanned whole by the box */
         uoff += (int64_t)(t->lo[d] - r->start[d]) * ustr[d];
     }
-    for (int d = 1, partial = 0; d < rank; d++) {
-        partial |= cnt[d - 1] > 1;
-        if (partial && cnt[d] != r->count[d])
-            contiguous = 0;
-    }
+    contiguous = b2_h5_part_is_run(rank, cnt, r->count);
     b2_h5_strides_of(rank, cnt, pstr);
     uint8_t *dst = r->buf + uoff * (int64_t)ts;
 
     b2_schunk *s = NULL;
-    int rc = b2_schunk_open_buffer_limited(w->sbuf, size, 0, P->rd->mem_limit, &s);
+    int rc = b2_schunk_open_buffer_limited(stored, size, 0, P->rd->mem_limit, &s);
     if (rc < 0) { /* as the filter opens it: H5Dread would fail too */
         fail(P, t, rc, "the stored bytes are not a Blosc2 frame of that size: %s", b2_err_detail());
         return rc;
@@ -346,7 +360,7 @@ static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
     if (sliceable && rc == B2_ERR_UNSUPPORTED) {
         rc = B2_OK;
         uint8_t *out = dst;
-        if (!contiguous && grow(&w->tmp, &w->tcap, n) < 0)
+        if (!contiguous && b2_h5_grow(&w->tmp, &w->tcap, n) < 0)
             rc = B2_ERR_NOMEM;
         else if (!contiguous)
             out = w->tmp;
@@ -378,7 +392,7 @@ static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
                                   dst, n);
             wrong_size = rc >= 0 && rc != (int)n;
         } else if (rc >= 0) { /* the whole chunk, then its part */
-            if (grow(&w->tmp, &w->tcap, (size_t)cn) < 0) {
+            if (b2_h5_grow(&w->tmp, &w->tcap, (size_t)cn) < 0) {
                 rc = B2_ERR_NOMEM;
             } else if (a) {
                 rc = b2_nd_to_cbuffer(a, w->tmp, (size_t)cn);
@@ -416,6 +430,8 @@ static void run_task(par *P, struct b2_h5_par_worker *w, task *t)
 {
     decode_task(P, w, t);
     pthread_mutex_lock(&P->mu);
+    if (t->buf >= 0)
+        P->freeb[P->nfree++] = t->buf;
     P->inflight--;
     pthread_cond_broadcast(&P->cv);
     pthread_mutex_unlock(&P->mu);
@@ -433,18 +449,46 @@ static int pop_locked(par *P, task *t)
     return 1;
 }
 
-/* The calling thread: look-ups, H5Dread of the chunks HDF5 must read, and
- * decoding when the queue is full and after the look-ups. */
+/* The calling thread, before reading a chunk's stored bytes through HDF5: a
+ * free buffer, decoding queued chunks while the queue is full. With 2 x
+ * nthreads queued and nthreads - 1 decoding elsewhere at most, one of the
+ * 3 x nthreads buffers is then free. -1 once stopped. */
+static int take_buffer(par *P, struct b2_h5_par_worker *w)
+{
+    pthread_mutex_lock(&P->mu);
+    while (P->qlen == P->qcap && !P->stop) {
+        task o;
+        pop_locked(P, &o);
+        pthread_mutex_unlock(&P->mu);
+        run_task(P, w, &o);
+        pthread_mutex_lock(&P->mu);
+    }
+    int b = !P->stop && P->nfree > 0 ? P->freeb[--P->nfree] : -1;
+    pthread_mutex_unlock(&P->mu);
+    return b;
+}
+
+static void give_buffer(par *P, int b)
+{
+    pthread_mutex_lock(&P->mu);
+    P->freeb[P->nfree++] = b;
+    pthread_mutex_unlock(&P->mu);
+}
+
+/* The calling thread: look-ups, reads through HDF5 (H5Dread_chunk of chunks not
+ * looked up by address, H5Dread of those HDF5 must decode itself), and decoding
+ * when the queue is full and after the look-ups. */
 static void produce(par *P, const hsize_t *c0, const hsize_t *c1)
 {
     reader *r = P->r;
-    const b2_h5_reader *rd = P->rd;
+    b2_h5_reader *rd = P->rd;
     struct b2_h5_par_worker *w = &P->rd->wk[0];
     hsize_t ci[MAXDIM];
     memcpy(ci, c0, (size_t)r->rank * sizeof *ci);
     for (;;) {
         task t;
         memset(&t, 0, sizeof t);
+        t.buf = -1;
         hsize_t coff[MAXDIM];
         for (int d = 0; d < r->rank; d++) {
             coff[d] = ci[d] * r->cdims[d];
@@ -452,15 +496,32 @@ static void produce(par *P, const hsize_t *c0, const hsize_t *c1)
             hsize_t e = r->start[d] + r->count[d], ce = coff[d] + r->cdims[d];
             t.hi[d] = e < ce ? e : ce;
         }
-        unsigned mask = 0;
-        t.addr = HADDR_UNDEF;
-        int ok = r->h->Dget_chunk_info_by_coord(r->dset, coff, &mask, &t.addr, &t.size) >= 0;
+        b2_h5_chunk_loc loc;
+        b2_h5_locate(r, coff, &loc);
         if (rd->hook)
-            rd->hook(rd->hook_ud, coff, &mask, &t.addr, &t.size);
-        const char *why = !ok ? "a chunk's place in the file is unknown"
-                        : t.addr == HADDR_UNDEF || t.size == 0 ? "a chunk is not allocated (fill value)"
-                        : mask ? "a chunk is stored unfiltered (filter mask set)" : NULL;
-        if (why && mask && ok && t.addr != HADDR_UNDEF && t.size && t.size != b2_h5_chunk_bytes(r)) {
+            rd->hook(rd->hook_ud, coff, &loc.mask, &loc.addr, &loc.size);
+        t.addr = loc.addr;
+        t.size = loc.size;
+        const char *why = !loc.ok ? "a chunk's place in the file is unknown"
+                        : t.size == 0 || (!loc.via_hdf5 && t.addr == HADDR_UNDEF)
+                            ? "a chunk is not allocated (fill value)" : NULL;
+        if (!why && loc.via_hdf5) {
+            if ((t.buf = take_buffer(P, w)) < 0)
+                break; /* stopped */
+            struct b2_h5_par_buf *b = &rd->bufs[t.buf];
+            int rc = b2_h5_read_stored(r, coff, &loc, &b->p, &b->cap);
+            if (rc < 0 || loc.mask) {
+                give_buffer(P, t.buf);
+                t.buf = -1;
+            }
+            if (rc < 0) {
+                fail(P, &t, rc, "%s", b2_err_detail());
+                break;
+            }
+        }
+        if (!why && loc.mask)
+            why = "a chunk is stored unfiltered (filter mask set)";
+        if (why && loc.mask && t.size != b2_h5_chunk_bytes(r)) {
             int rc = b2_h5_raw_size_error(r, coff, t.size);
             fail(P, &t, rc, "%s", b2_err_detail());
         } else if (why) {
@@ -480,11 +541,13 @@ static void produce(par *P, const hsize_t *c0, const hsize_t *c1)
                 run_task(P, w, &o);
                 pthread_mutex_lock(&P->mu);
             }
-            if (!P->stop) {
-                P->q[(P->qhead + P->qlen) % P->qcap] = t;
-                P->qlen++;
-                pthread_cond_signal(&P->cv);
-            }
+        }
+        if (!why && !P->stop) {
+            P->q[(P->qhead + P->qlen) % P->qcap] = t;
+            P->qlen++;
+            pthread_cond_signal(&P->cv);
+        } else if (t.buf >= 0) {
+            P->freeb[P->nfree++] = t.buf;
         }
         int stop = P->stop;
         pthread_mutex_unlock(&P->mu);
@@ -554,6 +617,11 @@ int b2_h5_par_read(reader *r, b2_h5_reader *rd, const hsize_t *c0, const hsize_t
         }
         rd->nwk = nthreads;
     }
+    if (!rd->bufs) {
+        if (!(rd->bufs = calloc((size_t)(3 * nthreads), sizeof *rd->bufs)))
+            return B2_FAIL(B2_ERR_NOMEM, "the stored-bytes buffers");
+        rd->nbufs = 3 * nthreads;
+    }
     /* fewer chunks than threads: the spare threads decode blocks inside chunks */
     int nworkers = nchunks < nthreads ? (int)nchunks : nthreads;
     int bthreads = nthreads / nworkers;
@@ -570,8 +638,14 @@ int b2_h5_par_read(reader *r, b2_h5_reader *rd, const hsize_t *c0, const hsize_t
     P.producing = 1;
     P.qcap = 2 * nthreads;
     P.q = malloc((size_t)P.qcap * sizeof *P.q);
-    if (!P.q)
+    P.freeb = malloc((size_t)rd->nbufs * sizeof *P.freeb);
+    if (!P.q || !P.freeb) {
+        free(P.q);
+        free(P.freeb);
         return B2_FAIL(B2_ERR_NOMEM, "the chunk queue");
+    }
+    for (int i = 0; i < rd->nbufs; i++)
+        P.freeb[P.nfree++] = i;
     P.fd = open(r->path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (P.fd < 0 || fstat(P.fd, &st) < 0) {
@@ -579,6 +653,7 @@ int b2_h5_par_read(reader *r, b2_h5_reader *rd, const hsize_t *c0, const hsize_t
         if (P.fd >= 0)
             close(P.fd);
         free(P.q);
+        free(P.freeb);
         return B2_FAIL(B2_ERR_IO, "%s: %s", r->path, strerror(e));
     }
     P.fsize = st.st_size;
@@ -592,6 +667,7 @@ int b2_h5_par_read(reader *r, b2_h5_reader *rd, const hsize_t *c0, const hsize_t
     pthread_mutex_destroy(&P.mu);
     close(P.fd);
     free(P.q);
+    free(P.freeb);
     if (r->rep) {
         r->rep->chunks_direct += P.direct;
         r->rep->bytes_read += P.bytes;

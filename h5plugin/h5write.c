@@ -27,6 +27,7 @@
 #include "h5api.h"
 #include "h5context.h"
 #include "h5params.h"
+#include "h5read_int.h"
 #include "pool.h"
 
 #define MAXDIM B2_H5_READ_MAXRANK
@@ -34,6 +35,7 @@
 /* One chunk in flight. */
 typedef struct slot {
     uint8_t *in, *out;
+    const uint8_t *src;  /* the chunk's elements: in, or the caller's buffer */
     size_t incap, outcap, outlen;
     int kind;      /* 1 frame, 0 raw (declined), < 0 error (then H5Dwrite takes it) */
     int done;
@@ -154,6 +156,34 @@ static void compress_job(writer *wr, int64_t j, slot *s, b2_h5_ctx *ctx)
     hsize_t ci[MAXDIM], lo[MAXDIM], hi[MAXDIM], cnt[MAXDIM];
     grid_coords(wr, wr->jobs[j], ci);
     chunk_part(wr, ci, lo, hi);
+    int edge = 0;
+    for (int d = 0; d < wr->rank; d++) {
+        cnt[d] = hi[d] - lo[d];
+        edge |= cnt[d] != wr->cdims[d];
+    }
+    /* strides in the box and in the chunk */
+    int64_t bstr[MAXDIM], cstr[MAXDIM], sb = 1, sc = 1;
+    for (int d = wr->rank - 1; d >= 0; d--) {
+        bstr[d] = sb;
+        cstr[d] = sc;
+        sb *= (int64_t)wr->count[d];
+        sc *= (int64_t)wr->cdims[d];
+    }
+    size_t ts = wr->ts;
+    b2_h5_alloc al = {slot_alloc, slot_release, s};
+    void *out = NULL;
+    size_t outsize = 0;
+    if (!edge && b2_h5_part_is_run(wr->rank, cnt, wr->count)) {
+        /* the chunk is one run of the caller's buffer: encoded from there */
+        int64_t boff = 0;
+        for (int d = 0; d < wr->rank; d++)
+            boff += (int64_t)(lo[d] - wr->start[d]) * bstr[d];
+        s->src = wr->buf + boff * (int64_t)ts;
+        s->err[0] = '\0';
+        s->kind = b2_h5_filter_encode(&wr->p, ctx, wr->decline, s->src, wr->nbytes, &al, &out,
+                                      &outsize, &s->outlen, s->err, sizeof s->err);
+        return;
+    }
     s->kind = B2_ERR_NOMEM;
     snprintf(s->err, sizeof s->err, "no memory for a chunk");
     if (s->incap < wr->nbytes) {
@@ -163,12 +193,7 @@ static void compress_job(writer *wr, int64_t j, slot *s, b2_h5_ctx *ctx)
             return;
         s->incap = wr->nbytes;
     }
-    int edge = 0;
-    for (int d = 0; d < wr->rank; d++) {
-        cnt[d] = hi[d] - lo[d];
-        edge |= cnt[d] != wr->cdims[d];
-    }
-    size_t ts = wr->ts;
+    s->src = s->in;
     if (edge) {
         if (!wr->fill) {
             memset(s->in, 0, wr->nbytes);
@@ -177,14 +202,7 @@ static void compress_job(writer *wr, int64_t j, slot *s, b2_h5_ctx *ctx)
                 memcpy(s->in + o, wr->fill, ts);
         }
     }
-    /* copy the rows of the part: strides in the box and in the chunk */
-    int64_t bstr[MAXDIM], cstr[MAXDIM], sb = 1, sc = 1;
-    for (int d = wr->rank - 1; d >= 0; d--) {
-        bstr[d] = sb;
-        cstr[d] = sc;
-        sb *= (int64_t)wr->count[d];
-        sc *= (int64_t)wr->cdims[d];
-    }
+    /* copy the rows of the part */
     size_t run = (size_t)cnt[wr->rank - 1] * ts;
     hsize_t idx[MAXDIM] = {0};
     for (;;) {
@@ -201,9 +219,6 @@ static void compress_job(writer *wr, int64_t j, slot *s, b2_h5_ctx *ctx)
         if (d < 0)
             break;
     }
-    b2_h5_alloc al = {slot_alloc, slot_release, s};
-    void *out = NULL;
-    size_t outsize = 0;
     s->err[0] = '\0';
     s->kind = b2_h5_filter_encode(&wr->p, ctx, wr->decline, s->in, wr->nbytes, &al, &out,
                                   &outsize, &s->outlen, s->err, sizeof s->err);
@@ -249,7 +264,7 @@ static int store_job(writer *wr, int64_t j, slot *s)
     }
     for (int d = 0; d < wr->rank; d++)
         off[d] = ci[d] * wr->cdims[d];
-    const void *data = s->kind == 1 ? (const void *)s->out : (const void *)s->in;
+    const void *data = s->kind == 1 ? (const void *)s->out : (const void *)s->src;
     size_t len = s->kind == 1 ? s->outlen : wr->nbytes;
     uint32_t mask = s->kind == 1 ? 0 : 1; /* filter 32026 is the pipeline's only one */
     if (wr->h->Dwrite_chunk(wr->dset, H5P_DEFAULT, mask, off, len, data) < 0)

@@ -123,6 +123,8 @@ static void random_boxes(hid_t file, const char *name, hid_t mtype, int per_thre
         for (int i = 0; i < per_thread; i++) {
             /* most boxes parallel from 2 chunks on; some at the default threshold */
             b2_h5_reader_set_par_min(rd, i % 5 == 4 ? B2_H5_PAR_MIN_BYTES : 0);
+            /* chunks found by the cheaper look-up, by address, or read through HDF5 */
+            b2_h5_reader_set_lookup(rd, i % 3);
             hsize_t start[32], count[32];
             random_box(rank, dims, start, count);
             char what[160];
@@ -130,8 +132,15 @@ static void random_boxes(hid_t file, const char *name, hid_t mtype, int per_thre
             compare_box(rd, ds, mtype, start, count, what);
         }
         /* the whole dataset */
+        b2_h5_reader_set_lookup(rd, B2_H5_LOOKUP_AUTO);
         hsize_t zero[32] = {0};
+        int64_t via0 = b2_h5_reader_chunks_via_hdf5(rd);
         compare_box(rd, ds, mtype, zero, dims, name);
+        if (!strncmp(name, "many_", 5) && !mtype) /* thousands of small chunks: read via HDF5 */
+            CHECK(b2_h5_reader_chunks_via_hdf5(rd) - via0 > 1000, "%s: %lld chunks read through "
+                  "HDF5", name, (long long)(b2_h5_reader_chunks_via_hdf5(rd) - via0));
+        else if (!strcmp(name, "r2") && !mtype) /* few chunks: by address */
+            CHECK(b2_h5_reader_chunks_via_hdf5(rd) == via0, "r2 read through HDF5");
         b2_h5_reader_free(rd);
     }
     H5Dclose(ds);
@@ -230,6 +239,8 @@ static void make_file(const char *path)
     static const hsize_t d2[2] = {61, 83}, c2[2] = {16, 20};
     static const hsize_t d3[3] = {13, 17, 19}, c3[3] = {5, 6, 7};
     static const hsize_t d4[4] = {7, 9, 5, 11}, c4[4] = {3, 4, 2, 5};
+    /* 3,300 chunks: the cheaper look-up reads their bytes through HDF5 */
+    static const hsize_t dm[2] = {219, 300}, cm[2] = {4, 5};
     make_dataset(f, "r1", 1, d1, c1, H5T_STD_I32LE, K_B2, 0, 1);
     make_dataset(f, "r2", 2, d2, c2, H5T_IEEE_F32LE, K_B2, 0, 1);
     make_dataset(f, "r3", 3, d3, c3, H5T_STD_U16LE, K_B2, 0, 1);
@@ -237,6 +248,7 @@ static void make_file(const char *path)
     make_dataset(f, "holes_r1", 1, d1, c1, H5T_STD_I16LE, K_B2, 1, 0);
     make_dataset(f, "holes_r2", 2, d2, c2, H5T_STD_I32LE, K_B2, 1, 1);
     make_dataset(f, "holes_r3", 3, d3, c3, H5T_STD_U8LE, K_B2, 1, 0);
+    make_dataset(f, "many_r2", 2, dm, cm, H5T_STD_I32LE, K_B2, 1, 1);
     make_dataset(f, "shuffle_b2_r2", 2, d2, c2, H5T_STD_I32LE, K_SHUFFLE_B2, 0, 0);
     make_dataset(f, "deflate_r3", 3, d3, c3, H5T_STD_I32LE, K_DEFLATE, 0, 0);
     H5Fclose(f);
@@ -320,20 +332,24 @@ static void expect_failure(hid_t ds, const char *what, int code, const char *msg
 {
     hsize_t zero[2] = {0, 0}, dims[2] = {64, 48}, s2[2] = {16, 0}, c2[2] = {48, 48};
     static int32_t buf[64 * 48];
-    for (int t = 0; t < 3; t++) {
+    /* the look-up hook lies about addresses: by address only */
+    for (int k = 0; k < (hook ? 3 : 6); k++) {
+        int t = k % 3, lookup = k < 3 ? B2_H5_LOOKUP_ADDR : B2_H5_LOOKUP_READ;
         b2_h5_reader *rd = NULL;
         CHECK(b2_h5_reader_open(ds, &rd) == 0, "%s: open", what);
         if (!rd)
             return;
         b2_h5_reader_set_nthreads(rd, THREADS[t]);
         b2_h5_reader_set_par_min(rd, 0);
+        b2_h5_reader_set_lookup(rd, lookup);
         if (hook)
             b2_h5_reader_set_chunk_hook(rd, lie, hook);
         for (int rep = 0; rep < 2; rep++) {
             int rc = b2_h5_reader_read(rd, 0, zero, dims, buf, sizeof buf, NULL);
             const char *m = b2_last_error_message();
-            CHECK(rc < 0 && (!code || rc == code) && strstr(m, msg), "%s, %d threads: rc %d, "
-                  "message \"%s\" (want %d, \"%s\")", what, THREADS[t], rc, m, code, msg);
+            CHECK(rc < 0 && (!code || rc == code) && strstr(m, msg), "%s, %d threads, look-up %d: "
+                  "rc %d, message \"%s\" (want %d, \"%s\")", what, THREADS[t], lookup, rc, m,
+                  code, msg);
             CHECK(rc >= 0 || strstr(m, "chunk") != NULL, "%s: the message names no chunk: %s",
                   what, m);
         }
@@ -448,11 +464,13 @@ static void hostile(const char *path)
         ds = H5Dopen2(f, "flipped", H5P_DEFAULT);
         static int32_t a[64 * 48], b[64 * 48];
         hsize_t zero[2] = {0, 0};
-        for (int t = 0; t < 3; t++) {
+        for (int k = 0; k < 6; k++) {
+            int t = k % 3;
             b2_h5_reader *rd = NULL;
             b2_h5_reader_open(ds, &rd);
             b2_h5_reader_set_nthreads(rd, THREADS[t]);
             b2_h5_reader_set_par_min(rd, 0);
+            b2_h5_reader_set_lookup(rd, k < 3 ? B2_H5_LOOKUP_ADDR : B2_H5_LOOKUP_READ);
             int rc = b2_h5_reader_read(rd, 0, zero, dims, a, sizeof a, NULL);
             herr_t hr;
             H5E_BEGIN_TRY { hr = H5Dread(ds, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, b); }
@@ -496,7 +514,7 @@ int main(int argc, char **argv)
 
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     static const char *sets[] = {"r1", "r2", "r3", "r4", "holes_r1", "holes_r2", "holes_r3",
-                                 "shuffle_b2_r2", "deflate_r3"};
+                                 "many_r2", "shuffle_b2_r2", "deflate_r3"};
     for (size_t i = 0; i < sizeof sets / sizeof *sets; i++)
         random_boxes(f, sets[i], 0, 24);
     /* type conversion: float32 read as double, int32 as int64 */

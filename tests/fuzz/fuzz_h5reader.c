@@ -8,7 +8,9 @@
  * reader through its look-up hook instead. Input:
  *   byte 0      bits 0-1 threads (1, 2, 3, 4); bit 2 rank 2 (else rank 1);
  *               bit 3 the whole dataset (else the box below); bit 4 filter
- *               mask 1 on the replaced chunk (stored raw); bit 5 no replacement
+ *               mask 1 on the replaced chunk (stored raw); bit 5 no replacement;
+ *               bit 6 chunks read through HDF5 (H5Dread_chunk) rather than
+ *               looked up by address (then address lies change nothing)
  *   byte 1      which chunk is replaced (modulo the number of chunks)
  *   byte 2      hook: 0 none, 1 address + delta, 2 size + delta, 3 address past
  *               the end of the file, 4 size 0, 5 address and size from delta
@@ -171,6 +173,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (b2_h5_reader_open(ds, &rd) == 0) {
         b2_h5_reader_set_nthreads(rd, nthreads);
         b2_h5_reader_set_par_min(rd, 0);
+        b2_h5_reader_set_lookup(rd, flags & 64 ? B2_H5_LOOKUP_READ : B2_H5_LOOKUP_ADDR);
         if (l.mode) {
             FILE *fp = fopen(path, "rb");
             if (fp) {
@@ -250,7 +253,9 @@ int fuzz_make_seeds(const char *outdir, int argc, char **argv)
             {0 | 8, 0, 0, "stored_whole_1t"}, {1 | 8, 3, 100, "past_eof"},
             {1 | 8, 2, 1000, "size_plus"}, {3 | 8, 2, -9, "size_minus"},
             {1 | 8, 1, 17, "addr_shift"}, {2 | 8, 4, 0, "size_zero"},
-            {1 | 8 | 32, 0, 0, "untouched"}, {1 | 8 | 16, 0, 0, "raw_mask"}};
+            {1 | 8 | 32, 0, 0, "untouched"}, {1 | 8 | 16, 0, 0, "raw_mask"},
+            {1 | 8 | 64, 0, 0, "via_hdf5_whole_2t"}, {3 | 64, 2, 1000, "via_hdf5_size_plus"},
+            {1 | 8 | 16 | 64, 0, 0, "via_hdf5_raw_mask"}};
         for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
             snprintf(name, sizeof name, "r%d_%s", rank, v[i].tag);
             nseeds += write_input(outdir, name, v[i].flags | r2, 1, v[i].mode, v[i].delta, chunk,

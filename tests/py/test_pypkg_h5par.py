@@ -73,7 +73,8 @@ with h5py.File(path, "r" if what == "read" else "r+") as f:
     t0 = time.time()
     try:
         if what == "read":
-            r = b2h5.read(d, threads=2, slab_bytes=1)
+            for i in range(20):
+                r = b2h5.read(d, threads=2, slab_bytes=1)
         else:
             for i in range(20):
                 b2h5.write(d, ..., a, threads=2, slab_bytes=1)
