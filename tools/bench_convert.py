@@ -11,7 +11,8 @@ bitshuffle) is written through our filter. Then, alternating round by round
   * cp_b2nd  cp of the .b2nd file into a new file;
   * to_h5    b2 convert FILE.b2nd NEW.h5:/d;
 
-removing each output before the next round, checks that both conversions moved
+removing each output and syncing before each command (so no command pays for
+the last one's dirty pages), checks that both conversions moved
 every chunk without recompressing and that the round trip's chunks are the
 original's bytes, and prints the medians, the ratios to cp (target: within 2x),
 the CPU model and the load average.
@@ -81,6 +82,7 @@ def main():
             for k, cmd in cmds.items():
                 if os.path.exists(new[k]):
                     os.unlink(new[k])
+                os.sync()  # no dirty pages of the last command left to throttle this one
                 t0 = time.perf_counter()
                 r = subprocess.run(cmd, capture_output=True, text=True)
                 dt = time.perf_counter() - t0

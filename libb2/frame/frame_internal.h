@@ -65,6 +65,8 @@ struct b2_schunk {
     int storage;  /* enum b2_frame_storage */
     int writable;
     int nosync;   /* skip fsync (b2_schunk_set_sync) */
+    int defer_commit;   /* file frames: appends commit later (b2_schunk_set_defer_commit) */
+    int commit_pending; /* chunks appended since the last commit */
     frame_hdr h;
     int nmeta;
     frame_meta meta[B2_FRAME_MAX_METALAYERS];

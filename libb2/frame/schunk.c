@@ -14,6 +14,8 @@ void b2_schunk_free(b2_schunk *s)
 {
     if (!s)
         return;
+    if (s->commit_pending) /* deferred appends are committed, best effort */
+        (void)b2_frame_commit(s, 0);
     b2_frame_meta_free_all(s->meta, s->nmeta);
     b2_frame_meta_free_all(s->vlmeta, s->nvlmeta);
     free(s->vlmeta);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "b2_frame_experimental.h"
 #include "frame_internal.h"
 
 static int frame_build_meta_parts_body(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
@@ -82,6 +83,7 @@ int b2_frame_commit(b2_schunk *s, int runlength_index)
 
 static int frame_commit_impl(b2_schunk *s, int runlength_index)
 {
+    s->commit_pending = 0;
     uint8_t *idx, *trl, *hdr = NULL;
     int32_t idx_len;
     int64_t trl_len;
@@ -321,6 +323,11 @@ static int64_t schunk_insert_chunk_body(b2_schunk *s, int64_t pos, const void *c
     s->h.chunksize = cs;
     if (info.vlblocks)
         s->h.general_flags |= 0x80;
+    if (s->defer_commit && s->storage == B2_STORAGE_FILE) {
+        /* the chunk went past the committed frame's end, which stays as it was */
+        s->commit_pending = 1;
+        return s->nchunks;
+    }
     rc = b2_frame_commit(s, 0);
     return rc < 0 ? rc : s->nchunks;
 }
@@ -645,4 +652,14 @@ int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
 {
     int rc = schunk_to_buffer_body(s, out, len);
     return s ? B2_KEEP(&s->err, rc) : rc;
+}
+
+int b2_schunk_set_defer_commit(b2_schunk *s, int defer)
+{
+    if (!s)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "schunk is NULL");
+    s->defer_commit = defer != 0;
+    if (!defer && s->commit_pending)
+        return b2_frame_commit(s, 0);
+    return B2_OK;
 }

@@ -14,6 +14,7 @@
 
 #ifdef B2CLI_HAVE_HDF5
 
+#include "b2_frame_experimental.h"
 #include "b2_h5filter.h"
 
 typedef struct h5src {
@@ -375,6 +376,7 @@ int conv_h5_to_b2nd(conv *c, const char *file, const char *dname)
     }
     tmp_made = 1;
     b2_schunk_set_sync(out, 0);
+    b2_schunk_set_defer_commit(out, 1); /* one commit at the end, not one an append */
     b2_nd_set_nthreads(scratch, c->nthreads);
     /* --threads: the reader decodes a chunk's blocks on that many threads */
     if ((rc = b2_h5_reader_open(h.d, &rd)) < 0 || (rc = b2_h5_reader_set_nthreads(rd, c->nthreads)) < 0) {
@@ -426,8 +428,12 @@ int conv_h5_to_b2nd(conv *c, const char *file, const char *dname)
                          (long long)b2_schunk_nchunks(out), (long long)nchunks);
         goto done;
     }
-    /* Each append left the previous index and trailer behind; rewrite the
-     * array compact when that is more than a little (1/64 of the file). */
+    if ((rc = b2_schunk_set_defer_commit(out, 0)) < 0) {
+        b2cli_data_error(c->dst, "cannot commit the array: %s", b2cli_err(rc));
+        goto done;
+    }
+    /* Only the first commit's index and trailer are left behind; rewrite the
+     * array compact when dead space is more than a little (1/64 of the file). */
     int64_t dead = b2_schunk_dead_bytes(out);
     if (dead > 0 && dead > b2_schunk_frame_len(out) / 64 &&
         (rc = b2_schunk_compact(out)) < 0) {

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Experimental frame functions: they may change or go in any release, unlike
+ * those of b2_frame.h. */
+#ifndef B2_FRAME_EXPERIMENTAL_H
+#define B2_FRAME_EXPERIMENTAL_H
+
+#include "b2_frame.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* defer != 0: chunks appended to a file frame (b2_schunk_append_chunk, _buffer,
+ * insert) are written at once but committed later, by the next operation that
+ * commits (an update, a delete, a metalayer change), by
+ * b2_schunk_set_defer_commit(s, 0), or by b2_schunk_free (best effort: call
+ * set_defer_commit(s, 0) to see its error). Until then the file keeps its last
+ * committed frame, which other handles and a crash show; this handle shows the
+ * appended chunks. Saves the per-append index, trailer and header writes: for
+ * bulk appends. Other storages commit every operation as before. */
+B2_API int b2_schunk_set_defer_commit(b2_schunk *s, int defer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
