@@ -104,14 +104,18 @@ B2_H5_API int b2_h5_reader_read(b2_h5_reader *rd, hid_t mem_type, const hsize_t 
  * several chunks of a sec2 file (no user block) takes the parallel path: the
  * calling thread alone calls HDF5 (each chunk's look-up, queued at once so that
  * look-ups overlap decoding; H5Dread of unallocated and raw-stored chunks while
- * the others decode) and nthreads workers, the calling thread among them, pread
- * each chunk's stored bytes and decode the blocks the box needs straight into
- * buf. With fewer chunks than threads the spare threads decode blocks inside
- * the chunks; boxes in one chunk (nthreads block threads) and smaller boxes stay
- * on the serial path above. Memory in flight: at most 2 x nthreads chunks queued
- * (their addresses only) and, per thread, one chunk's stored bytes and at most
- * one chunk's decoded bytes, buffers the reader keeps for its next reads (with
- * its nthreads - 1 pool threads, idle between reads, until it is freed). A
+ * the others decode) and nthreads workers, the calling thread among them,
+ * decode the blocks the box needs straight into buf. A worker preads the stored
+ * bytes of a chunk looked up by address; in datasets of many chunks, where
+ * HDF5 1.10's look-up by address costs more than the bytes, the calling thread
+ * reads them with H5Dread_chunk instead. With fewer chunks than threads the
+ * spare threads decode blocks inside the chunks; boxes in one chunk (nthreads
+ * block threads) and smaller boxes stay on the serial path above. Memory in
+ * flight: at most 2 x nthreads chunks queued and, per thread, four chunks'
+ * stored bytes and one chunk's decoded bytes at most, buffers the reader keeps
+ * for its next reads (with its nthreads - 1 pool threads, idle between reads,
+ * until it is freed). While a read may use H5Dget_chunk_storage_size, which
+ * fails on unallocated chunks, HDF5's automatic error printing is off. A
  * failing chunk (stored bytes past the end of the file or over
  * $B2_H5_MEMORY_LIMIT, not a frame of the stored size, decoding to another size
  * than the chunk's, or not decoding) stops the read with a negative B2_ERR_*

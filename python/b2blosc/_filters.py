@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """b2blosc.Blosc2: h5py's compression arguments for filter 32026, with the
 keywords, defaults, constants, errors and repr of hdf5plugin 5.x/6.x's Blosc2,
-plus one keyword, blocksize.
+plus blocksize and the keyword-only pipeline, blockshape and use_dict.
 
 cd_values (compression_opts) made: (0, blocksize, 0, 0, clevel, filters, codec),
-as hdf5plugin's (which always has blocksize 0); the filter fills in slots 0, 2, 3
-and 7.. when the dataset is created (set_local)."""
+as hdf5plugin's (which always has blocksize 0), then, when pipeline, blockshape or
+use_dict is given, the filter's extra values (README "More parameters"): marker,
+version, count, three words with the six filter slots, a flags word and the
+block shape. The filter fills in slots 0, 2, 3 and 7.. when the dataset is
+created (set_local), moving the extra values after the chunk dimensions; they
+need a chunk rank of 2..16."""
 from collections.abc import Mapping
 
 FILTER_ID = 32026
@@ -38,6 +42,39 @@ except ImportError:  # no h5py: the same Mapping behaviour, written out
             return self._kwargs[item]
 
 
+def _all_cd_values(plist_id):
+    """Every cd_value of filter 32026 in a creation property list, through the
+    libhdf5 this process loaded (RTLD_NOLOAD), or None when it is not found."""
+    import ctypes
+    import os
+    path = None
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                p = line.rsplit(None, 1)[-1]
+                base = os.path.basename(p)
+                if p.startswith("/") and base.startswith("libhdf5") and ".so" in base \
+                        and "_hl" not in base:
+                    path = p
+                    break
+        lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD) if path else None
+    except OSError:
+        return None
+    if lib is None:
+        return None
+    fn = lib.H5Pget_filter_by_id2
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_int64, ctypes.c_int, ctypes.POINTER(ctypes.c_uint),
+                   ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t,
+                   ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint)]
+    vals = (ctypes.c_uint * 64)()
+    n = ctypes.c_size_t(64)
+    flags = ctypes.c_uint()
+    if fn(plist_id, FILTER_ID, ctypes.byref(flags), ctypes.byref(n), vals, 0, None, None) < 0:
+        return None
+    return tuple(vals[:min(n.value, 64)])
+
+
 class UnknownCodecError(KeyError):
     """An unknown cname (a KeyError, as hdf5plugin raises, with a message that
     names the valid names)."""
@@ -63,14 +100,34 @@ class Blosc2(_Base):
     blocksize: (not in hdf5plugin) the Blosc2 block size in bytes, 0 (default)
       for automatic.
 
-    Invalid clevel, filters or blocksize raise ValueError; an unknown cname a
-    KeyError (UnknownCodecError)."""
+    Keyword-only, not in hdf5plugin, for chunks of rank 2..16 (the filter
+    refuses them for other ranks when the dataset is created):
+    pipeline: up to 6 filters applied in order, each an id or an (id, meta)
+      pair: the constants above and BYTEDELTA, INT_TRUNC (meta: signed bits
+      kept), NDCELL and NDMEAN (meta: cell side); e.g. [SHUFFLE, BYTEDELTA].
+      They fill the last slots of the six. Default: filters alone.
+    blockshape: the block shape (one positive size per chunk dimension, each at
+      most the chunk's); default automatic.
+    use_dict: zstd, lz4 and lz4hc dictionaries (default False).
+    Frames say how they were made, so any reader decodes them; the reference
+    plugin needs c-blosc2's plugins for BYTEDELTA, INT_TRUNC, NDCELL and NDMEAN.
+
+    Invalid clevel, filters, blocksize, pipeline or blockshape raise ValueError;
+    an unknown cname a KeyError (UnknownCodecError)."""
 
     NOFILTER = 0
     SHUFFLE = 1
     BITSHUFFLE = 2
     DELTA = 3
     TRUNC_PREC = 4
+    # pipeline only (c-blosc2's plugin filters)
+    NDCELL = 32
+    NDMEAN = 33
+    BYTEDELTA = 35
+    INT_TRUNC = 36
+
+    EXT_MARKER = 0x42324E44  # "B2ND": the filter's extra values follow
+    EXT_VERSION = 1
 
     filter_id = FILTER_ID
     filter_name = "blosc2"
@@ -78,7 +135,8 @@ class Blosc2(_Base):
     _CODECS = {"blosclz": 0, "lz4": 1, "lz4hc": 2, "zlib": 4, "zstd": 5}
     _FILTERS = (NOFILTER, SHUFFLE, BITSHUFFLE, DELTA, TRUNC_PREC)
 
-    def __init__(self, cname="blosclz", clevel=5, filters=SHUFFLE, blocksize=0):
+    def __init__(self, cname="blosclz", clevel=5, filters=SHUFFLE, blocksize=0, *,
+                 pipeline=None, blockshape=None, use_dict=False):
         try:
             codec = self._CODECS[cname]
         except (KeyError, TypeError):
@@ -93,15 +151,59 @@ class Blosc2(_Base):
         if not 0 <= blocksize < 2 ** 31:
             raise ValueError("blocksize must be 0 (automatic) or a positive number of bytes "
                              "below 2**31, not %d" % blocksize)
-        self.filter_options = (0, blocksize, 0, 0, clevel, int(filters), codec)
-        # what hdf5plugin reports; blocksize only when set, so that the default
-        # object's get_config() and repr are hdf5plugin's
+        extra, slot5, ext_config = self._extra_values(filters, pipeline, blockshape, use_dict)
+        self.filter_options = (0, blocksize, 0, 0, clevel, slot5, codec) + extra
+        # what hdf5plugin reports; blocksize and the rest only when set, so that
+        # the default object's get_config() and repr are hdf5plugin's
         self._config = {"cname": cname, "clevel": clevel, "filters": filters}
         if blocksize:
             self._config["blocksize"] = blocksize
+        if pipeline is not None:  # slot 5 as made from the pipeline
+            self._config["filters"] = slot5
+        self._config.update(ext_config)
+
+    @classmethod
+    def _extra_values(cls, filters, pipeline, blockshape, use_dict):
+        """(extra cd_values, cd_values[5], config entries) for the keyword-only
+        arguments; ((), filters, {}) when none is given."""
+        if pipeline is None and blockshape is None and not use_dict:
+            return (), int(filters), {}
+        config = {}
+        steps = [int(filters)] if pipeline is None else list(pipeline)
+        if len(steps) > 6:
+            raise ValueError("pipeline has %d filters; at most 6" % len(steps))
+        slots = [0] * (6 - len(steps))
+        norm = []
+        for st in steps:
+            fid, meta = (st, 0) if not isinstance(st, (tuple, list)) else tuple(st)
+            fid, meta = int(fid), int(meta)
+            if not (0 <= fid <= 255 and 0 <= meta <= 255):
+                raise ValueError("pipeline filter %r: id and meta must be 0..255" % (st,))
+            slots.append(fid | meta << 8)
+            norm.append((fid, meta) if meta else fid)
+        if pipeline is not None:
+            config["pipeline"] = norm
+        words = [slots[0] | slots[1] << 16, slots[2] | slots[3] << 16, slots[4] | slots[5] << 16,
+                 1 if use_dict else 0]
+        if use_dict:
+            config["use_dict"] = True
+        if blockshape is not None:
+            bs = [int(b) for b in blockshape]
+            if not 2 <= len(bs) <= 16 or any(not 1 <= b < 2 ** 31 for b in bs):
+                raise ValueError("blockshape must have 2..16 sizes of 1..2**31-1, not %r"
+                                 % (blockshape,))
+            words += bs
+            config["blockshape"] = tuple(bs)
+        # slot 5 for readers of the first seven values alone: the pipeline's last
+        # core filter (the reference plugin shuffles by it when it writes)
+        core = [f for f in (s & 0xFF for s in slots) if 1 <= f <= 4]
+        slot5 = core[-1] if pipeline is not None and core else (0 if pipeline is not None
+                                                                else int(filters))
+        return (cls.EXT_MARKER, cls.EXT_VERSION, len(words)) + tuple(words), slot5, config
 
     def get_config(self):
-        """The arguments as a new dict (cname, clevel, filters[, blocksize])."""
+        """The arguments as a new dict (cname, clevel, filters[, blocksize,
+        pipeline, use_dict, blockshape])."""
         return dict(self._config)
 
     def __repr__(self):
@@ -150,6 +252,29 @@ class Blosc2(_Base):
         if len(cd) > 5:
             kw["filters"] = cd[5]
         kw["cname"] = cls._cname_of(cd[6]) if len(cd) > 6 else "blosclz"
+        # the extra values: right after the codec (as made) or after the chunk
+        # dimensions (as stored)
+        at = None
+        if len(cd) > 7 and cd[7] == cls.EXT_MARKER:
+            at = 7
+        elif len(cd) > 8 and 2 <= cd[7] <= 16 and len(cd) > 8 + cd[7] and \
+                cd[8 + cd[7]] == cls.EXT_MARKER:
+            at = 8 + cd[7]
+        if at is not None:
+            ext = cd[at:]
+            if len(ext) < 3 or ext[1] != cls.EXT_VERSION or ext[2] < 4 or len(ext) < 3 + ext[2]:
+                raise ValueError("extra cd_values %r: not version %d with 4 or more values"
+                                 % (ext, cls.EXT_VERSION))
+            words = ext[3:3 + ext[2]]
+            slots = []
+            for w in words[:3]:
+                slots += [w & 0xFFFF, w >> 16]
+            while slots and slots[0] == 0:
+                slots.pop(0)
+            kw["pipeline"] = [(s & 0xFF, s >> 8) if s >> 8 else s & 0xFF for s in slots]
+            kw["use_dict"] = bool(words[3] & 1)
+            if len(words) > 4:
+                kw["blockshape"] = tuple(words[4:])
         return cls(**kw)
 
     _from_filter_options = from_filter_options  # hdf5plugin's (private) name
@@ -162,6 +287,8 @@ class Blosc2(_Base):
         for i in range(plist.get_nfilters()):
             fid, _flags, values, _name = plist.get_filter(i)
             if fid == FILTER_ID:
+                if len(values) > 16:  # h5py copies 16 values at most, the rest is junk
+                    values = _all_cd_values(plist.id) or values[:16]
                 return cls.from_filter_options(values)
         raise ValueError("dataset %s does not use the Blosc2 filter (%d)"
                          % (getattr(dataset, "name", dataset), FILTER_ID))
