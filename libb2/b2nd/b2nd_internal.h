@@ -40,7 +40,7 @@ B2_HIDDEN int b2_nd_shapes_check(int ndim, const int64_t *shape, const int32_t *
 B2_HIDDEN int b2_nd_geom_chunk_is_c_order(const b2_nd_geom *g);
 
 /* What one call reading an array uses for itself, so that threads may read one
- * array at once: a reader of the super-chunk (its scratch, frame_internal.h) and
+ * array at once: a reader of the super-chunk (its scratch, frame_reader.h) and
  * a decoding context, the lent one when no other call is using it. */
 struct frame_rd;
 typedef struct nd_reader {

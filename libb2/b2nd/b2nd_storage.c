@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "b2nd_internal.h"
-#include "frame_internal.h" /* readers (frame_rd) */
+#include "frame_reader.h"
 
 int b2_nd_st_reader(b2_nd_array *a, nd_reader *x)
 {
@@ -15,7 +15,7 @@ int b2_nd_st_reader(b2_nd_array *a, nd_reader *x)
     int busy = 0;
     x->lent = a->lent && __atomic_compare_exchange_n(&a->lent_busy, &busy, 1, 0, __ATOMIC_ACQUIRE,
                                                      __ATOMIC_RELAXED);
-    x->d = x->lent ? a->lent : x->r->dctx;
+    x->d = x->lent ? a->lent : b2_frame_rd_dctx(x->r);
     /* plugins like ndcell and zfp decode blocks of this shape (also on a lent
      * context; a "caterva" array's frame does not know it) */
     b2_dctx_set_geometry(x->d, &a->cparams.geometry);
@@ -67,8 +67,7 @@ int b2_nd_st_get_chunk(b2_nd_array *a, int64_t i, uint8_t **chunk, int32_t *cbyt
 int b2_nd_st_chunk_view(b2_nd_array *a, nd_reader *x, int64_t i, const uint8_t **chunk,
                         int32_t *cbytes)
 {
-    int rc = b2_schunk_chunk_view_rd(a->sc, x->r, i, chunk, cbytes);
-    return B2_KEEP(&a->sc->err, rc); /* as b2_schunk_chunk_view would */
+    return b2_frame_rd_chunk_view(a->sc, x->r, i, chunk, cbytes);
 }
 
 int b2_nd_st_update_chunk(b2_nd_array *a, int64_t i, const uint8_t *chunk, int32_t cbytes)

@@ -10,6 +10,7 @@
 
 #include "b2_frame.h"
 #include "b2_internal.h"
+#include "frame_reader.h"
 
 #define FRAME_HEADER_FIXED 87      /* bytes of the header read by position */
 #define FRAME_TRAILER_MIN 25       /* smallest trailer the reference accepts */
@@ -51,14 +52,14 @@ typedef struct frame_meta {
  * chunk bytes it reads from disk. A handle keeps the readers it made on a stack
  * (frame_reader.c); a call takes one and gives it back, so threads reading one
  * shared handle never share mutable state. */
-typedef struct frame_rd {
+struct frame_rd {
     struct frame_rd *next; /* on the handle's stack of idle readers */
     b2_dctx *dctx;         /* made with the handle's threads, registry and geometry */
     uint8_t *scratch;      /* chunk bytes read from a file or a sparse frame */
     size_t scratch_cap;
     int64_t mem_limit;     /* the handle's, when the reader was made */
     uint8_t special[B2_HEADER_LEN]; /* a special index entry rebuilt as a chunk */
-} frame_rd;
+};
 
 struct b2_schunk {
     b2_errinfo err; /* last failure of a call on this handle */
@@ -195,11 +196,7 @@ static inline void b2_fio_count(b2_schunk *s, int64_t n)
     __atomic_fetch_add(&s->io_bytes_read, n, __ATOMIC_RELAXED);
 }
 
-/* ---- frame_reader.c ---- */
-/* An idle reader of s, or a new one; NULL (recorded) when out of memory. */
-B2_HIDDEN frame_rd *b2_frame_rd_get(b2_schunk *s);
-/* Give r back to s (NULL is fine). */
-B2_HIDDEN void b2_frame_rd_put(b2_schunk *s, frame_rd *r);
+/* ---- frame_reader.c (b2_frame_rd_get, _put, _dctx: frame_reader.h) ---- */
 /* Free the idle readers: the next ones are made with s's current threads,
  * registry and geometry. Only while no read runs on s. */
 B2_HIDDEN void b2_frame_rd_drop(b2_schunk *s);

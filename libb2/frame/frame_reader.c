@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Readers of a super-chunk (frame_rd, frame_internal.h). Every read call takes
+/* Readers of a super-chunk (frame_reader.h; the struct is in frame_internal.h). Every read call takes
  * one from the handle's stack of idle readers and gives it back when done, so
  * threads reading one shared handle each decode with their own context and
  * buffers, and a thread reading again reuses the reader it left (its worker
@@ -78,4 +78,16 @@ int b2_frame_rd_scratch(frame_rd *r, size_t n)
     r->scratch = p;
     r->scratch_cap = n;
     return B2_OK;
+}
+
+b2_dctx *b2_frame_rd_dctx(frame_rd *r)
+{
+    return r->dctx;
+}
+
+int b2_frame_rd_chunk_view(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **chunk,
+                           int32_t *cbytes)
+{
+    int rc = b2_schunk_chunk_view_rd(s, r, i, chunk, cbytes);
+    return B2_KEEP(&s->err, rc); /* as b2_schunk_chunk_view does */
 }
