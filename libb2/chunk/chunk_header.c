@@ -1,83 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Chunk header parsing and validation (chunk.md §3, §7, §9, §11), plus the
- * name tables of codecs, filters and special kinds. */
+/* Chunk header parsing and validation (chunk.md §3, §7, §9, §11). The names of
+ * codecs, filters and special kinds live in common/names.c. */
 #include <string.h>
 #include "b2_chunk.h"
 #include "b2_internal.h"
 #include "chunk_internal.h"
-#include "registry.h"
-
-static const char *const codec_names[] = {"blosclz", "lz4", "lz4hc", NULL, "zlib", "zstd"};
-/* Registered plugin codecs 32..37 (plugins.md; 36 and 37 are only named). */
-static const char *const plugin_codec_names[] = {"ndlz", "zfp_acc", "zfp_prec", "zfp_rate",
-                                                 "openhtj2k", "grok"};
-static const char *const filter_names[] = {"none", "shuffle", "bitshuffle", "delta", "trunc_prec"};
-/* Registered plugin filters 32..36 (plugins.md). */
-static const char *const plugin_filter_names[] = {"ndcell", "ndmean", "bytedelta_buggy",
-                                                  "bytedelta", "int_trunc"};
-static const char *const special_names[] = {"none", "zeros", "nan", "value", "uninit"};
-
-/* Built-in and registered plugin names: id or -1, nothing recorded. */
-int b2_builtin_codec_id(const char *name)
-{
-    for (int i = 0; i < 6; i++)
-        if (codec_names[i] && name && !strcmp(name, codec_names[i]))
-            return i;
-    for (int i = 0; i < 6; i++)
-        if (name && !strcmp(name, plugin_codec_names[i]))
-            return B2_CODEC_NDLZ + i;
-    return -1;
-}
-
-int b2_builtin_filter_id(const char *name)
-{
-    for (int i = 0; i < 5; i++)
-        if (name && !strcmp(name, filter_names[i]))
-            return i;
-    for (int i = 0; i < 5; i++)
-        if (name && !strcmp(name, plugin_filter_names[i]))
-            return B2_FILTER_NDCELL + i;
-    return -1;
-}
-
-const char *b2_codec_name(int compcode)
-{
-    if (compcode >= 0 && compcode < 6)
-        return codec_names[compcode];
-    if (compcode >= B2_CODEC_NDLZ && compcode < B2_CODEC_NDLZ + 6)
-        return plugin_codec_names[compcode - B2_CODEC_NDLZ];
-    return b2_is_user_id(compcode) ? b2_registry_codec_name(NULL, compcode) : NULL;
-}
-
-int b2_codec_from_name(const char *name)
-{
-    int id = b2_builtin_codec_id(name);
-    if (id < 0)
-        id = b2_user_codec_id(name);
-    return id >= 0 ? id : B2_FAIL_CODE(B2_ERR_NOT_FOUND);
-}
-
-const char *b2_filter_name(int id)
-{
-    if (id >= 0 && id < 5)
-        return filter_names[id];
-    if (id >= B2_FILTER_NDCELL && id <= B2_FILTER_INT_TRUNC)
-        return plugin_filter_names[id - B2_FILTER_NDCELL];
-    return b2_is_user_id(id) ? b2_registry_filter_name(NULL, id) : NULL;
-}
-
-int b2_filter_from_name(const char *name)
-{
-    int id = b2_builtin_filter_id(name);
-    if (id < 0)
-        id = b2_user_filter_id(name);
-    return id >= 0 ? id : B2_FAIL_CODE(B2_ERR_NOT_FOUND);
-}
-
-const char *b2_special_name(int special)
-{
-    return special >= 0 && special < 5 ? special_names[special] : NULL;
-}
 
 /* Codec id for a format number when the header does not store one (Blosc1). */
 static int compcode_of_format(int fmt)

@@ -199,13 +199,41 @@ int b2_user_filter_id(const char *name) { return id_by_name(FILTER, name); }
 const char *b2_registry_filter_name(const b2_registry *r, int id)
 {
     const slot *s = find(r, FILTER, id);
-    return s ? s->name : b2_is_user_id(id) ? NULL : b2_filter_name(id);
+    return s ? s->name : b2_is_user_id(id) ? NULL : b2_builtin_filter_name(id);
 }
 
 const char *b2_registry_codec_name(const b2_registry *r, int id)
 {
     const slot *s = find(r, CODEC, id);
-    return s ? s->name : b2_is_user_id(id) ? NULL : b2_codec_name(id);
+    return s ? s->name : b2_is_user_id(id) ? NULL : b2_builtin_codec_name(id);
+}
+
+/* ---- the public name lookups (b2_chunk.h): built-in names, then the process table ---- */
+
+const char *b2_codec_name(int compcode)
+{
+    return b2_registry_codec_name(NULL, compcode);
+}
+
+int b2_codec_from_name(const char *name)
+{
+    int id = b2_builtin_codec_id(name);
+    if (id < 0)
+        id = b2_user_codec_id(name);
+    return id >= 0 ? id : B2_FAIL_CODE(B2_ERR_NOT_FOUND);
+}
+
+const char *b2_filter_name(int id)
+{
+    return b2_registry_filter_name(NULL, id);
+}
+
+int b2_filter_from_name(const char *name)
+{
+    int id = b2_builtin_filter_id(name);
+    if (id < 0)
+        id = b2_user_filter_id(name);
+    return id >= 0 ? id : B2_FAIL_CODE(B2_ERR_NOT_FOUND);
 }
 
 /* ---- calls ---- */

@@ -42,10 +42,13 @@ B2_HIDDEN int b2_user_codec_decompress(const b2_user_codec *uc, b2_plugin_call c
                                        const uint8_t *src, int32_t srclen, uint8_t *dst,
                                        int32_t dstlen);
 
-/* Built-in and plugin names only (chunk_header.c): the id, or -1 (nothing
- * recorded). Registration refuses names these already use. */
+/* Built-in and plugin names only (names.c): the id, or -1 (nothing recorded).
+ * Registration refuses names these already use. */
 B2_HIDDEN int b2_builtin_codec_id(const char *name);
 B2_HIDDEN int b2_builtin_filter_id(const char *name);
+/* The name of a built-in or plugin id, or NULL (names.c). */
+B2_HIDDEN const char *b2_builtin_codec_name(int id);
+B2_HIDDEN const char *b2_builtin_filter_name(int id);
 /* Id of a process-table entry with this name, or -1. */
 B2_HIDDEN int b2_user_codec_id(const char *name);
 B2_HIDDEN int b2_user_filter_id(const char *name);
