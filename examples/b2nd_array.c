@@ -7,6 +7,7 @@
  *
  * Run: ./b2_nd_array [path]   (default example.b2nd, overwritten). */
 #include <b2_nd.h>
+#include <b2_nd_experimental.h>
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
  * Build: see README.md. Run: ./chunk_roundtrip (no arguments). Exits non-zero on
  * any failure. */
 #include <b2_chunk.h>
+#include <b2_chunk_experimental.h>
 
 #include <stdio.h>
 #include <stdlib.h>

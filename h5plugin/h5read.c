@@ -28,6 +28,8 @@
 #include "h5context.h"
 #include "h5params.h"
 #include "h5read_int.h"
+#include "b2_frame_experimental.h"
+#include "b2_nd_experimental.h"
 
 /* hdf5.h's H5F_ACC_RDWR expands to calls into libhdf5, which we never link */
 #define ACC_RDWR 0x0001u

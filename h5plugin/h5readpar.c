@@ -37,6 +37,8 @@
 #include "b2_nd.h"
 #include "h5read_int.h"
 #include "pool.h"
+#include "b2_chunk_experimental.h"
+#include "b2_nd_experimental.h"
 
 struct b2_h5_par_worker {
     b2_dctx *dctx;

@@ -11,6 +11,7 @@
 #include "b2_nd.h"
 #include "h5context.h"
 #include "h5params.h"
+#include "b2_nd_experimental.h"
 
 /* Write "what (why)" into err. lib: code comes from a failing libb2 call, whose
  * detailed message (values included) is then the why. */

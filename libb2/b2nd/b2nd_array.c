@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "b2nd_internal.h"
+#include "b2_nd_experimental.h"
 
 /* The block geometry the n-dimensional plugins (ndcell, ndmean, ndlz, zfp) need. */
 static void nd_geometry(const b2_nd_array *a, b2_block_geometry *g)

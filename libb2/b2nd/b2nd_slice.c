@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "b2nd_internal.h"
+#include "b2_chunk_experimental.h"
+#include "b2_nd_experimental.h"
 
 /* Copy an N-d box of cnt items per dimension between two C-order buffers with
  * item strides dstr/sstr. The last dimension is contiguous on both sides. */

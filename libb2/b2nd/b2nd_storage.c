@@ -6,6 +6,7 @@
 
 #include "b2nd_internal.h"
 #include "frame_reader.h"
+#include "b2_chunk_experimental.h"
 
 int b2_nd_st_reader(b2_nd_array *a, nd_reader *x)
 {

@@ -18,6 +18,7 @@
 #include "filters.h"
 #include "pool.h"
 #include "registry.h"
+#include "b2_chunk_experimental.h"
 
 #define MAX_THREADS 64
 #define ENC_FAIL (-1000) /* compressed form does not fit: use the memcpy fallback */

@@ -7,6 +7,7 @@
 #include "chunk_internal.h"
 #include "pool.h"
 #include "registry.h"
+#include "b2_chunk_experimental.h"
 
 /* Per-thread decoding state: codec library contexts and block scratch. */
 typedef struct b2_dworker {

@@ -7,6 +7,7 @@
 #include "b2_internal.h"
 #include "codecs.h"
 #include "filters.h"
+#include "b2_chunk_experimental.h"
 
 /* Whether the pipeline of a parsed header contains a DELTA slot. */
 static inline int b2_info_has_delta(const b2_chunk_info *info)

@@ -2,6 +2,7 @@
 /* Blocks described as rows of a caller's strided memory (b2_block_rows), shared
  * by the decoder (rows are destinations) and the encoder (rows are sources). */
 #include "chunk_internal.h"
+#include "b2_chunk_experimental.h"
 
 /* Drop unit dimensions, check that every row lies inside the block (bsize
  * bytes), then merge trailing dimensions contiguous on both sides into the run,

@@ -11,6 +11,7 @@
 #include "b2_frame.h"
 #include "b2_internal.h"
 #include "frame_reader.h"
+#include "b2_frame_experimental.h"
 
 #define FRAME_HEADER_FIXED 87      /* bytes of the header read by position */
 #define FRAME_TRAILER_MIN 25       /* smallest trailer the reference accepts */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "frame_internal.h"
+#include "b2_frame_experimental.h"
 
 void b2_schunk_free(b2_schunk *s)
 {

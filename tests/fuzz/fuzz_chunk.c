@@ -12,6 +12,7 @@
 
 #include "b2_nd.h"
 #include "fuzz_common.h"
+#include "b2_chunk_experimental.h"
 
 /* Each block as rows of `run` bytes, `gap` bytes apart, in its own slot of rbuf. */
 typedef struct rows_ud {

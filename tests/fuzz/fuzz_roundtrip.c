@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
+#include "b2_chunk_experimental.h"
 
 static const int codecs[] = {B2_CODEC_BLOSCLZ, B2_CODEC_LZ4,      B2_CODEC_LZ4HC,
                              B2_CODEC_ZLIB,    B2_CODEC_ZSTD,     B2_CODEC_NDLZ,

@@ -15,6 +15,7 @@
 
 #include "b2_nd.h"
 #include "fuzz_common.h"
+#include "b2_chunk_experimental.h"
 
 #define FRAME_ID 0xFF
 

@@ -42,6 +42,7 @@
 #include "b2_nd.h"
 #include "check.h"
 #include "scratch.h"
+#include "b2_nd_experimental.h"
 
 /* ---- deterministic random numbers ---- */
 

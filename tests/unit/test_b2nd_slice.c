@@ -10,6 +10,7 @@
 
 #include "b2nd_internal.h" /* blocks_read_lazily */
 #include "check.h"
+#include "b2_nd_experimental.h"
 
 static long cases;
 

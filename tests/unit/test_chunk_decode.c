@@ -15,6 +15,7 @@
 #include "b2_internal.h"
 #include "manifest.h"
 #include "check.h"
+#include "b2_chunk_experimental.h"
 
 static uint64_t rng = 0x853C49E6748FEA9Bull;
 static uint64_t rnd(void)

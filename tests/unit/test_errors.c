@@ -17,6 +17,7 @@
 #include "b2_frame.h"
 #include "b2_nd.h"
 #include "check.h"
+#include "b2_chunk_experimental.h"
 
 #define NITEMS 20000 /* int32 items: 80000 bytes, several blocks */
 

@@ -18,6 +18,7 @@
 #include "b2_frame.h"
 #include "b2_nd.h"
 #include "check.h"
+#include "b2_chunk_experimental.h"
 
 #define NITEMS 30000 /* int32 items: 120000 bytes */
 #define BLOCK 8192

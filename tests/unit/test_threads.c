@@ -28,6 +28,9 @@
 #include "b2_nd.h"
 #include "check.h"
 #include "scratch.h"
+#include "b2_chunk_experimental.h"
+#include "b2_frame_experimental.h"
+#include "b2_nd_experimental.h"
 
 #define NTHREADS 8
 #define MAX_SHOWN 5 /* failures printed per thread */

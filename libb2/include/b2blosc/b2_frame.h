@@ -112,9 +112,6 @@ B2_API int64_t b2_schunk_nbytes(const b2_schunk *s);
 /* The header's cbytes: size of the chunks section, dead space included (sparse: the
  * chunk files' total). */
 B2_API int64_t b2_schunk_cbytes(const b2_schunk *s);
-/* Bytes this handle has read from its file or directory since it was opened
- * (header, trailer, index and chunk bytes; 0 for frames in memory). */
-B2_API int64_t b2_schunk_bytes_read(const b2_schunk *s);
 /* Length of the frame (sparse: of chunks.b2frame). */
 B2_API int64_t b2_schunk_frame_len(const b2_schunk *s);
 /* Default element size of the super-chunk (used for special chunks and get_items). */

@@ -10,6 +10,10 @@
 extern "C" {
 #endif
 
+/* Bytes this handle has read from its file or directory since it was opened
+ * (header, trailer, index and chunk bytes; 0 for frames in memory). */
+B2_API int64_t b2_schunk_bytes_read(const b2_schunk *s);
+
 /* defer != 0: chunks appended to a file frame (b2_schunk_append_chunk, _buffer,
  * insert) are written at once but committed later, by the next operation that
  * commits (an update, a delete, a metalayer change), by

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Experimental b2nd functions: they may change or go in any release, unlike
+ * those of b2_nd.h. A test probe and the in-place frame encoder the HDF5 filter
+ * uses. */
+#ifndef B2_ND_EXPERIMENTAL_H
+#define B2_ND_EXPERIMENTAL_H
+
+#include "b2_nd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Blocks decoded so far by this array's reads, from all threads (for
+ * partial-decoding checks); on disk, blocks read one by one through the frame's
+ * lazy reader count once each. */
+B2_API int64_t b2_nd_blocks_decoded(const b2_nd_array *a);
+
+/* ---- one-chunk frames written in place (what an HDF5 chunk stores) ---- */
+/* Capacity b2_nd_encode_frame needs for an array of parameters p. */
+B2_API int64_t b2_nd_encode_frame_bound(const b2_nd_params *p);
+/* Compress an array that fits one chunk (p's shape within its chunkshape) from
+ * its C-order items at src (len bytes) into a complete in-memory frame written
+ * straight into dst: the compressor reads the blocks from src's rows, and the
+ * frame is built around the chunk in place. cctx: NULL, or a context made for
+ * p's cparams with typesize and blocksize (block bytes) filled in, reused across
+ * calls. Same bytes as b2_nd_from_cbuffer + b2_nd_to_frame_buffer. Returns the
+ * frame length or an error. */
+B2_API int64_t b2_nd_encode_frame(const b2_nd_params *p, b2_cctx *cctx, const void *src, size_t len,
+                                 void *dst, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
