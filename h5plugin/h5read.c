@@ -134,7 +134,7 @@ int b2_h5_read_stored(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc,
 {
     int64_t limit = r->ds->mem_limit > 0 ? r->ds->mem_limit : B2_DEFAULT_MEMORY_LIMIT;
     hsize_t n = loc->size > loc->stored ? loc->size : loc->stored;
-    if ((int64_t)n > limit || n > (hsize_t)SIZE_MAX)
+    if (n > (hsize_t)limit || n > (hsize_t)SIZE_MAX)
         return B2_FAIL(B2_ERR_LIMIT, "the stored size is over the memory limit "
                        "(B2_H5_MEMORY_LIMIT raises it)");
     if (b2_h5_grow(buf, cap, n ? (size_t)n : 1) < 0)

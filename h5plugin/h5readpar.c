@@ -253,7 +253,7 @@ static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
     const int rank = r->rank;
     const size_t ts = r->ts;
     int64_t limit = P->rd->mem_limit > 0 ? P->rd->mem_limit : B2_DEFAULT_MEMORY_LIMIT;
-    if ((int64_t)t->size > limit || t->size > (hsize_t)SIZE_MAX) {
+    if (t->size > (hsize_t)limit || t->size > (hsize_t)SIZE_MAX) {
         fail(P, t, B2_ERR_LIMIT, "%s", "the stored size is over the memory limit "
              "(B2_H5_MEMORY_LIMIT raises it)");
         return B2_ERR_LIMIT;
