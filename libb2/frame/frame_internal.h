@@ -115,6 +115,21 @@ struct b2_schunk {
 #define FRAME_MEM_CHECK(s, need, what) \
     b2_mem_check((s)->mem_limit, (need), (what), "b2_schunk_set_memory_limit")
 
+/* ---- frame_metacodec.c: the metalayer layout header and trailer share ---- */
+/* Check the metalayer layout "93 CD idx DE n {fixstr D2 off}* DC n {C6 len data}*" at p
+ * (len bytes); returns the entry count (<= maxn) or an error. */
+B2_HIDDEN int b2_frame_check_meta_layout(const uint8_t *p, int64_t len, int maxn);
+/* Decode a checked layout of n entries with msgpack-c into meta (contents copied);
+ * value offsets are relative to p - base and must be below limit. */
+B2_HIDDEN int b2_frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t limit, int n,
+                                frame_meta *meta);
+/* Pack the metalayer layout (array of 3) into sb; value offsets are base + position
+ * in sb; idx_from_cd selects the trailer's idx_size rule. */
+B2_HIDDEN int b2_frame_pack_meta(msgpack_sbuffer *sb, const frame_meta *m, int n, int64_t base,
+                              int idx_from_cd);
+/* Free the contents of n metalayers. */
+B2_HIDDEN void b2_frame_meta_free_all(frame_meta *m, int n);
+
 /* ---- frame_header.c ---- */
 /* Parse and validate the fixed 87 header bytes. */
 B2_HIDDEN int b2_frame_header_parse_fixed(const uint8_t *p, frame_hdr *h);
@@ -127,17 +142,6 @@ B2_HIDDEN int b2_frame_meta_parse(const uint8_t *p, int32_t header_len, frame_me
 B2_HIDDEN int64_t b2_frame_header_size(const frame_meta *meta, int nmeta);
 /* Write the full header (fixed part + metalayers) into out (b2_frame_header_size bytes). */
 B2_HIDDEN int b2_frame_header_write(const frame_hdr *h, const frame_meta *meta, int nmeta, uint8_t *out);
-/* Check the metalayer layout "93 CD idx DE n {fixstr D2 off}* DC n {C6 len data}*" at p
- * (len bytes); returns the entry count (<= maxn) or an error. */
-B2_HIDDEN int b2_frame_check_meta_layout(const uint8_t *p, int64_t len, int maxn);
-/* Decode a checked layout of n entries with msgpack-c into meta (contents copied);
- * value offsets are relative to p - base and must be below limit. */
-B2_HIDDEN int b2_frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t limit, int n,
-                                frame_meta *meta);
-/* Pack the metalayer layout (array of 3) into sb; value offsets are base + position
- * in sb; idx_from_cd selects the trailer's idx_size rule. */
-B2_HIDDEN int b2_frame_pack_meta(msgpack_sbuffer *sb, const frame_meta *m, int n, int64_t base,
-                              int idx_from_cd);
 /* Recompute general_flags from chunksize and VL-block use. */
 B2_HIDDEN uint8_t b2_frame_general_flags(int32_t chunksize, int vlblocks);
 /* Initialise header fields for a new, empty frame with these cparams. */
@@ -150,8 +154,6 @@ B2_HIDDEN int b2_frame_trailer_locate(const uint8_t *last, int64_t frame_len, in
 B2_HIDDEN int b2_frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int *nvl);
 /* Serialize the trailer into a malloc'ed buffer. */
 B2_HIDDEN int b2_frame_trailer_write(const frame_meta *vl, int nvl, uint8_t **out, int64_t *len);
-/* Free the contents of n metalayers. */
-B2_HIDDEN void b2_frame_meta_free_all(frame_meta *m, int n);
 
 /* Entry i of the index (uniform indexes, as fill_special writes, are not expanded). */
 static inline int64_t frame_entry(const b2_schunk *s, int64_t i)

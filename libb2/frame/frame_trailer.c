@@ -7,15 +7,6 @@
 
 #define TRAILER_TAIL 23 /* CE len32 D8 type fingerprint[16] */
 
-void b2_frame_meta_free_all(frame_meta *m, int n)
-{
-    for (int i = 0; i < n; i++) {
-        free(m[i].content);
-        m[i].content = NULL;
-        m[i].len = 0;
-    }
-}
-
 int b2_frame_trailer_locate(const uint8_t *last, int64_t frame_len, int64_t *trailer_len)
 {
     /* last = the frame's final FRAME_TRAILER_MIN bytes; CE sits 23 bytes from the end. */

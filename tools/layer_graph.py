@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Which source files of the library call which (from the built objects' symbol
+tables), with the cycles among them: the figures issue 26 asks for.
+
+For every object file under the build's libb2 object directories, `nm` gives the
+functions it defines and the ones it calls; a call to a function another file of
+the library defines is an edge between the two files. Printed: per layer folder
+(or for --folder only), the number of files, the connected file pairs out of the
+possible ones, the edges, and every cycle (strongly connected group of files);
+with --layers, the edges between layer folders.
+
+    /usr/bin/python3 tools/layer_graph.py [--build build] [--folder frame] [--edges]
+"""
+import argparse
+import glob
+import itertools
+import os
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def symbols(obj):
+    out = subprocess.run(["nm", obj], capture_output=True, text=True).stdout
+    defined, used = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "TtDdBbRr":
+            defined.add(parts[2])
+        elif len(parts) == 2 and parts[0] == "U":
+            used.add(parts[1])
+    return defined, used
+
+
+def sccs(nodes, edges):
+    """Tarjan's strongly connected components."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            out.append(sorted(comp))
+    sys.setrecursionlimit(10000)
+    for v in sorted(nodes):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(REPO, "build"))
+    ap.add_argument("--folder", default=None, help="one layer folder (e.g. frame)")
+    ap.add_argument("--edges", action="store_true", help="print every edge")
+    ap.add_argument("--layers", action="store_true", help="edges between layer folders")
+    a = ap.parse_args()
+    objs = glob.glob(os.path.join(a.build, "libb2", "CMakeFiles", "*.dir", "*", "*.c.o"))
+    if not objs:
+        sys.exit("no objects under %s/libb2 (build first)" % a.build)
+    files, owner = {}, {}
+    for o in objs:
+        name = os.path.basename(os.path.dirname(o)) + "/" + os.path.basename(o)[:-4]
+        files[name] = symbols(o)
+        for s in files[name][0]:
+            owner.setdefault(s, name)
+    edges = {}
+    for f, (_d, used) in files.items():
+        for s in used:
+            g = owner.get(s)
+            if g and g != f:
+                edges.setdefault(f, set()).add(g)
+    folders = sorted({f.split("/")[0] for f in files}) if not a.folder else [a.folder]
+    for folder in folders:
+        fs = sorted(f for f in files if f.split("/")[0] == folder)
+        inner = {f: {g for g in edges.get(f, ()) if g in fs} for f in fs}
+        pairs = {frozenset((f, g)) for f in fs for g in inner[f]}
+        possible = len(fs) * (len(fs) - 1) // 2
+        cyc = [c for c in sccs(fs, inner) if len(c) > 1]
+        print("%s/: %d files, %d of %d file pairs connected, %d edges, %d cycle group(s)" % (
+            folder, len(fs), len(pairs), possible, sum(len(v) for v in inner.values()), len(cyc)))
+        for c in cyc:
+            print("  cycle: " + " <-> ".join(x.split("/")[1] for x in c))
+        if a.edges:
+            for f in fs:
+                for g in sorted(inner[f]):
+                    print("  %s -> %s" % (f.split("/")[1], g.split("/")[1]))
+    if a.layers:
+        lay = {}
+        for f, gs in edges.items():
+            for g in gs:
+                x, y = f.split("/")[0], g.split("/")[0]
+                if x != y:
+                    lay.setdefault((x, y), set()).add((f, g))
+        for (x, y), es in sorted(lay.items()):
+            print("layer %s -> %s: %d call edge(s)" % (x, y, len(es)))
+        for x, y in itertools.combinations(sorted({k for p in lay for k in p}), 2):
+            if (x, y) in lay and (y, x) in lay:
+                print("  both ways: %s <-> %s" % (x, y))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
