@@ -238,8 +238,9 @@ B2_HIDDEN int b2_sframe_remove_chunk(b2_schunk *s, int64_t id);
 B2_HIDDEN int b2_sframe_commit(b2_schunk *s, int runlength_index);
 /* Load a sparse frame directory. */
 B2_HIDDEN int b2_sframe_load(b2_schunk *s);
-/* Serialize header + index + trailer of s (frame_type as in s->h) with the chunks
- * section [0, cbytes_section) supplied by the caller; used by sframe and to_buffer. */
+/* frame_layout.c: serialize header + index + trailer of s (frame_type as in s->h)
+ * with the chunks section [0, cbytes_section) supplied by the caller; used by
+ * commits, sframe and to_buffer. */
 B2_HIDDEN int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx,
                                      int32_t *idx_len, uint8_t **trl, int64_t *trl_len);
 

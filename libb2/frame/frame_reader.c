@@ -84,10 +84,3 @@ b2_dctx *b2_frame_rd_dctx(frame_rd *r)
 {
     return r->dctx;
 }
-
-int b2_frame_rd_chunk_view(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **chunk,
-                           int32_t *cbytes)
-{
-    int rc = b2_schunk_chunk_view_rd(s, r, i, chunk, cbytes);
-    return B2_KEEP(&s->err, rc); /* as b2_schunk_chunk_view does */
-}

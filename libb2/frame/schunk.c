@@ -612,3 +612,10 @@ int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void *dst, s
     int64_t rc = schunk_get_items_body(s, start, n, dst, cap);
     return s ? B2_KEEP64(&s->err, rc) : rc;
 }
+
+int b2_frame_rd_chunk_view(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **chunk,
+                           int32_t *cbytes)
+{
+    int rc = b2_schunk_chunk_view_rd(s, r, i, chunk, cbytes);
+    return B2_KEEP(&s->err, rc); /* as b2_schunk_chunk_view does */
+}

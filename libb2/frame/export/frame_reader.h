@@ -24,7 +24,7 @@ B2_HIDDEN void b2_frame_rd_put(b2_schunk *s, frame_rd *r);
 /* r's decoding context (made with s's threads, registry and geometry). */
 B2_HIDDEN b2_dctx *b2_frame_rd_dctx(frame_rd *r);
 /* Chunk i's bytes, as b2_schunk_chunk_view gives them (an error is kept in s
- * too) but in r's buffers: the view stays valid while r is held. */
+ * too) but in r's buffers: the view stays valid while r is held (schunk.c). */
 B2_HIDDEN int b2_frame_rd_chunk_view(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **chunk,
                                      int32_t *cbytes);
 

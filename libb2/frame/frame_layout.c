@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The parts of a frame written after its chunks, from a handle's state: the
+ * index and the trailer, with the header fields they change (header length,
+ * general flags, vlmetalayer flag). Commits (schunk_write.c), sparse frames
+ * (sframe.c), serialisation and compaction (frame_compact.c) all write them. */
+#include <stdlib.h>
+
+#include "frame_internal.h"
+
+static int frame_build_meta_parts_body(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
+                           uint8_t **trl, int64_t *trl_len)
+{
+    *idx = NULL;
+    *idx_len = 0;
+    /* Chunk offsets count from the end of the header: a header written by another
+     * writer with a different size (padding) cannot be rewritten in place. */
+    int64_t hl = b2_frame_header_size(s->meta, s->nmeta);
+    if (hl != s->h.header_len && s->h.cbytes > 0 && s->storage != B2_STORAGE_SPARSE)
+        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
+    int rc = B2_OK;
+    if (s->nchunks > 0)
+        rc = b2_frame_index_encode(s->index, s->nchunks, s->index_uniform, &s->cparams, runlength_index,
+                                idx, idx_len);
+    if (rc >= 0)
+        rc = b2_frame_trailer_write(s->vlmeta, s->nvlmeta, trl, trl_len);
+    if (rc < 0) {
+        free(*idx);
+        *idx = NULL;
+        return rc;
+    }
+    s->h.has_vlmeta = s->nvlmeta > 0;
+    int vl = (s->h.general_flags & 0x80) != 0;
+    s->h.general_flags = b2_frame_general_flags(s->h.chunksize, vl);
+    s->h.header_len = (int32_t)hl;
+    return B2_OK;
+}
+
+int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
+                           uint8_t **trl, int64_t *trl_len)
+{
+    int rc = frame_build_meta_parts_body(s, runlength_index, idx, idx_len, trl, trl_len);
+    return s ? B2_KEEP(&s->err, rc) : rc;
+}
