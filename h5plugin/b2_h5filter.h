@@ -12,7 +12,7 @@
  * 2 lz4hc, 4 zlib, 5 zstd, or a plugin codec: 32 ndlz, 33/34/35 zfp fixed
  * accuracy/precision/rate, or a user codec registered in this process (160..255);
  * bits 8-15 of the codec value carry the codec's meta byte (ndlz: cell size 4 or
- * 8, 0 meaning 4; zfp: the parameter byte of plugins.md). Threads: $B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1.
+ * 8, 0 meaning 4; zfp: the parameter byte of doc/format/plugins.md). Threads: $B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1.
  * Memory: $B2_H5_MEMORY_LIMIT (bytes, or with a K, M or G suffix) bounds what a
  * stored frame may make the filter allocate when read (default 1 GiB,
  * B2_DEFAULT_MEMORY_LIMIT); a frame declaring more fails to read.

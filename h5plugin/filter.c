@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The filter callback: buffer handling between HDF5 and the payload codec
- * (hdf5-filter.md §3, §5, §7). */
+ * (doc/format/hdf5-filter.md §3, §5, §7). */
 #include <stdlib.h>
 #include <string.h>
 

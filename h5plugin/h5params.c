@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* cd_values decoding and checks (hdf5-filter.md §2, §3 step 1, §5 step 1). */
+/* cd_values decoding and checks (doc/format/hdf5-filter.md §2, §3 step 1, §5 step 1). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

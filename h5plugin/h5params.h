@@ -14,7 +14,7 @@
 #define B2_H5_REVISION 1          /* cd_values[0] written by set_local */
 #define B2_H5_READ_MAXDIM 16      /* largest rank accepted in cd_values (c-blosc2 3.x) */
 /* Largest rank set_local records, as the reference built on c-blosc2 3.x does
- * (hdf5-filter.md §2): chunks of rank 2..16 become b2nd frames. Readers built on
+ * (doc/format/hdf5-filter.md §2): chunks of rank 2..16 become b2nd frames. Readers built on
  * c-blosc2 2.x (limit 8) refuse datasets with a higher recorded rank, exactly as
  * they refuse the reference's own files. */
 #define B2_H5_WRITE_MAXDIM 16
@@ -34,7 +34,7 @@
 /* room for 8 + 16 dims + marker, version, count, 4 + 16 values */
 #define B2_H5_MAX_CDVALUES (8 + B2_H5_READ_MAXDIM + 3 + B2_H5_EXT_FIXED + B2_H5_READ_MAXDIM)
 
-/* The filter's cd_values, decoded (hdf5-filter.md §2). */
+/* The filter's cd_values, decoded (doc/format/hdf5-filter.md §2). */
 typedef struct b2_h5_params {
     size_t nvalues;        /* number of cd_values */
     uint32_t blocksize;    /* v[1]: 0 = automatic */
@@ -126,10 +126,10 @@ B2_HIDDEN void b2_h5_make_cparams(const b2_h5_params *p, b2_cparams *cp);
 B2_HIDDEN void b2_h5_patch_frame_header(uint8_t *frame, size_t len, int32_t blocksize);
 
 /* Blocksize target in bytes for the b2nd path: v[1] or the automatic rule
- * (hdf5-filter.md §4). Negative B2_ERR_* on bad parameters. */
+ * (doc/format/hdf5-filter.md §4). Negative B2_ERR_* on bad parameters. */
 B2_HIDDEN int64_t b2_h5_block_target(const b2_h5_params *p);
 
-/* Block shape for target bytes (hdf5-filter.md §4) into bshape[p->rank]. */
+/* Block shape for target bytes (doc/format/hdf5-filter.md §4) into bshape[p->rank]. */
 B2_HIDDEN void b2_h5_block_shape(const b2_h5_params *p, int64_t target, int64_t *bshape);
 
 #endif

@@ -4,7 +4,7 @@
  * the chunk's place in the file comes from H5Dget_chunk_info_by_coord, the frame
  * is opened in place (b2_schunk_open_offset), which reads its header, trailer
  * and index, and the b2nd or item slice reads the needed blocks' bytes only
- * (hdf5-filter.md §11; the way b2h5py does it from Python). In datasets of many
+ * (doc/format/hdf5-filter.md §11; the way b2h5py does it from Python). In datasets of many
  * small chunks, where that look-up costs more than the chunk's bytes, they are
  * read whole with H5Dread_chunk instead (b2_h5_locate).
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What one stored HDF5 chunk holds: a contiguous Blosc2 frame, either a one-chunk
  * b2nd array (chunks of rank >= 2) or a plain one-chunk super-chunk
- * (hdf5-filter.md §3 steps 4-5, §4, §5 steps 2-4). */
+ * (doc/format/hdf5-filter.md §3 steps 4-5, §4, §5 steps 2-4). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,7 +109,7 @@ void b2_h5_block_shape(const b2_h5_params *p, int64_t target, int64_t *b)
 
 /* c-blosc2's filter serialises a super-chunk that is not a frame (its "copy to
  * buffer" path), which writes tcomp 0, tdecomp 1 and, as the header blocksize, the
- * block size the compressor last used (frame.md §2, §10). Our frame writer gives
+ * block size the compressor last used (doc/format/frame.md §2, §10). Our frame writer gives
  * the values of an incrementally built frame (thread counts included), so patch
  * those fixed-position fields: stored bytes then never depend on the threads. */
 void b2_h5_patch_frame_header(uint8_t *f, size_t len, int32_t blocksize)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* set_local: complete the user's cd_values with the dataset's type and chunk
- * shape, exactly as the reference filter does (hdf5-filter.md §2). */
+ * shape, exactly as the reference filter does (doc/format/hdf5-filter.md §2). */
 #include <string.h>
 
 #include "h5api.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit test of the HDF5 filter's HDF5-independent half: cd_values checks, the
- * block-shape rule (hdf5-filter.md §4 table), payload encode/decode on both
+ * block-shape rule (doc/format/hdf5-filter.md §4 table), payload encode/decode on both
  * paths, and hostile frames (every header/trailer byte changed, truncations)
  * which must fail cleanly or decode (run it under -DB2_SANITIZE=ON), and the
  * reference's frames and arrays using the plugin filters bytedelta/int_trunc
@@ -56,7 +56,7 @@ static void test_params(void)
     CHECK(parse(d0, 10, 0, &p) < 0, "dimension 0 accepted");
 }
 
-/* hdf5-filter.md §4 "Verified examples". */
+/* doc/format/hdf5-filter.md §4 "Verified examples". */
 static void test_block_shapes(void)
 {
     static const struct {

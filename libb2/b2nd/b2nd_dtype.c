@@ -3,7 +3,7 @@
  * typestr form "<byteorder><kind><size>" is interpreted; anything else
  * (structured descriptions such as "[('x', '<f4'), ('y', '<i2')]") is kept as an
  * opaque label whose item size comes from the frame's typesize. The dtype never
- * changes how bytes are stored: it is a label (spec/b2nd.md §1). */
+ * changes how bytes are stored: it is a label (doc/format/b2nd.md §1). */
 #include <stdio.h>
 #include <string.h>
 

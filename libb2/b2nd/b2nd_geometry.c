@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Derived geometry of a b2nd array (spec/b2nd.md §2) and the default rule for
+/* Derived geometry of a b2nd array (doc/format/b2nd.md §2) and the default rule for
  * chunk and block shapes. Every product is overflow-checked because the shapes
  * come from files. */
 #include <string.h>
@@ -90,7 +90,7 @@ int b2_nd_geom_init(b2_nd_geom *g, int ndim, const int64_t *shape, const int32_t
 int b2_nd_geom_chunk_is_c_order(const b2_nd_geom *g)
 {
     /* Some k with block == 1 before it, block == chunk after it, and chunk[k] a
-     * multiple of block[k]: then blocks tile the chunk in C order (spec §3). */
+     * multiple of block[k]: then blocks tile the chunk in C order (doc/format/b2nd.md §3). */
     for (int k = 0; k < g->ndim; k++) {
         int ok = g->chunkshape[k] % g->blockshape[k] == 0;
         for (int i = 0; i < k && ok; i++)

@@ -6,7 +6,7 @@
 #include "b2_internal.h"
 #include "b2_nd.h"
 
-/* Derived geometry of an array (spec/b2nd.md §2). All products are checked. */
+/* Derived geometry of an array (doc/format/b2nd.md §2). All products are checked. */
 typedef struct b2_nd_geom {
     int ndim;
     int32_t typesize;
@@ -35,7 +35,7 @@ B2_HIDDEN int b2_nd_geom_init(b2_nd_geom *g, int ndim, const int64_t *shape,
 /* Same validation as b2_nd_geom_init without the typesize limits. */
 B2_HIDDEN int b2_nd_shapes_check(int ndim, const int64_t *shape, const int32_t *chunkshape,
                                 const int32_t *blockshape);
-/* The C-order fast-path condition of spec §3: a full interior chunk decodes straight
+/* The C-order fast-path condition of doc/format/b2nd.md §3: a full interior chunk decodes straight
  * to C order. */
 B2_HIDDEN int b2_nd_geom_chunk_is_c_order(const b2_nd_geom *g);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The "b2nd" metalayer (spec/b2nd.md §1): a msgpack array
+/* The "b2nd" metalayer (doc/format/b2nd.md §1): a msgpack array
  * [version, ndim, shape(int64...), chunkshape(int32...), blockshape(int32...),
  *  dtype_format, dtype(str32)] with fixed widths, plus the 5-element legacy
  * "caterva" form and the 7-element form truncated before the dtype.

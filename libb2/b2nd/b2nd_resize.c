@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Changing an array's shape (spec/b2nd.md §7): resize (shrink then extend),
+/* Changing an array's shape (doc/format/b2nd.md §7): resize (shrink then extend),
  * insert, append, delete. Whole chunks are inserted (as zero-special chunks) or
  * deleted, so a change in the middle of a dimension must be chunk-aligned.
  *
  * One deliberate difference from c-blosc2: growing inside the last partial chunk
  * zeroes the newly exposed items, where the reference shows stale data left by
- * an earlier shrink (§3.1). Likewise append is always exact (no quirk). */
+ * an earlier shrink (doc/format/b2nd.md §3.1). Likewise append is always exact (no quirk). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Reading and writing boxes of a b2nd array (spec/b2nd.md §3, §6).
+/* Reading and writing boxes of a b2nd array (doc/format/b2nd.md §3, §6).
  *
  * A box is visited chunk by chunk (C order over the chunk grid) and, inside a
  * chunk, block by block. Reads decode only the blocks that meet the box: when
@@ -467,7 +467,7 @@ static int nd_get_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const
             rc = fill_part(a, &x, &p, start, ustr, bstr, dst,
                            sp == B2_SPECIAL_NAN || sp == B2_SPECIAL_VALUE);
         } else {
-            /* On disk, few blocks: read only their bytes (the compact path, spec §6). */
+            /* On disk, few blocks: read only their bytes (the compact path, doc/format/b2nd.md §6). */
             rc = B2_ERR_UNSUPPORTED;
             if (p.need * (int64_t)g->block_bytes * 4 <= g->chunk_bytes)
                 rc = read_part_lazily(a, &x, &p, &c, &list, &listcap);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Chunk compression (chunk.md §13): header, filters, streams, runs, stored
+/* Chunk compression (doc/format/chunk.md §13): header, filters, streams, runs, stored
  * streams, memcpy fallback and zero-chunk collapse, byte-identical to
  * single-threaded c-blosc2 3.3 for the same codec library versions.
  *
@@ -294,7 +294,7 @@ static int is_run(const uint8_t *p, int32_t n)
 }
 
 /* Encode block j's streams at out[pos..], never writing at or past limit, with
- * the single-threaded rule of chunk.md §13.5 step 4. Returns the new position,
+ * the single-threaded rule of doc/format/chunk.md §13.5 step 4. Returns the new position,
  * ENC_FAIL, or a negative error. *nzero counts zero-run streams. */
 static int64_t encode_block(const job *jb, worker *w, int32_t j, uint8_t *out, int64_t pos,
                             int64_t limit, int64_t *nzero)
@@ -582,7 +582,7 @@ static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, v
         return B2_FAIL_CODE(B2_ERR_DST_TOO_SMALL);
     const b2_cparams *p = &c->p;
     uint8_t *dst = dstv;
-    /* Like the reference, the capacity takes part in the memcpy decision (§13.5). */
+    /* Like the reference, the capacity takes part in the memcpy decision (doc/format/chunk.md §13.5). */
     int64_t destsize = dstcap > INT32_MAX ? INT32_MAX : (int64_t)dstcap;
 
     job jb = {.c = c, .src = src, .nbytes = (int32_t)nbytes, .gather = gather,
@@ -591,7 +591,7 @@ static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, v
     jb.blocksize = b2_tune_blocksize(p, jb.nbytes);
     jb.nblocks = nbytes ? (int32_t)((nbytes + (size_t)jb.blocksize - 1) / (size_t)jb.blocksize) : 0;
     jb.leftover = (int32_t)(nbytes % (size_t)jb.blocksize);
-    /* Only blocks holding whole elements may be split (chunk.md §4.1). */
+    /* Only blocks holding whole elements may be split (doc/format/chunk.md §4.1). */
     jb.split = b2_tune_split(p, jb.typesize, jb.blocksize) && jb.blocksize % jb.typesize == 0;
     make_pipeline(p, &jb.pipe);
     jb.filtering = b2_pipeline_active(&jb.pipe);

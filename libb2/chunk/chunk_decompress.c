@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Chunk decoding: whole chunks, VL-block chunks and item ranges (chunk.md §4-§11).
+/* Chunk decoding: whole chunks, VL-block chunks and item ranges (doc/format/chunk.md §4-§11).
  *
  * Every offset and length read from the chunk is checked against the bytes that
  * are really there (min(cbytes, buffer size)) before it is used. */
@@ -159,7 +159,7 @@ static uint8_t *worker_scratch(b2_dworker *w, size_t n)
     return w->scratch;
 }
 
-/* Validate everything outside the blocks' streams (chunk.md §9 steps 1-12). The
+/* Validate everything outside the blocks' streams (doc/format/chunk.md §9 steps 1-12). The
  * context gives the geometry the n-dimensional plugins work on and the registry
  * user filters and codecs come from. */
 static int open_view(const uint8_t *src, size_t size, const b2_dctx *d, chunk_view *v)
@@ -418,7 +418,7 @@ static void fill_special(const chunk_view *v, int64_t offset, uint8_t *dst, int6
     }
 }
 
-/* ---- VL-block chunks (§11) ---- */
+/* ---- VL-block chunks (doc/format/chunk.md §11) ---- */
 
 /* Check the block table and compute each block's output offset (offs[nblocks+1]). */
 static int vl_layout(const chunk_view *v, int64_t *offs)
@@ -475,7 +475,7 @@ static int vl_decode_block(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32
                          : B2_FAIL(B2_ERR_CORRUPT, "VL block %d decodes to %d bytes, not %d",
                                    (int)j, r, (int)neblock);
     }
-    /* Every VL block is its own delta reference (filters.md §4). */
+    /* Every VL block is its own delta reference (doc/format/filters.md §4). */
     return v->filtered ? b2_pipeline_backward(&v->pipe, tmp, neblock, NULL, tmp + neblock, out)
                        : B2_OK;
 }
@@ -875,7 +875,7 @@ static int getitem_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsi
     }
     uint8_t *blockbuf = d->item;
     const uint8_t *ref = NULL;
-    /* getitem must decode the delta reference too (the reference forgets: §10). */
+    /* getitem must decode the delta reference too (the reference forgets: doc/format/chunk.md §10). */
     if (v->has_delta && jlast > 0 && (rc = decode_ref(v, d, &ref)) < 0)
         goto done;
     for (int32_t j = jfirst; j <= jlast; j++) {

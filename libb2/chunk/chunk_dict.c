@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Dictionary building for one chunk, as c-blosc2 3.3 does it (codecs.md §6):
+/* Dictionary building for one chunk, as c-blosc2 3.3 does it (doc/format/codecs.md §6):
  * Zstd trains a dictionary on equal-sized samples of the filtered blocks; LZ4 and
  * LZ4HC use the start of the filtered data as a raw prefix. */
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Internal declarations of the chunk encoder (chunk.md §13): blocksize tuning,
+/* Internal declarations of the chunk encoder (doc/format/chunk.md §13): blocksize tuning,
  * the split rule, dictionary building and special-chunk headers. */
 #ifndef B2_CHUNK_ENCODE_H
 #define B2_CHUNK_ENCODE_H
@@ -7,16 +7,16 @@
 #include "b2_chunk.h"
 #include "b2_internal.h"
 
-/* Split decision of chunk.md §13.3 for a given typesize and block size (the
+/* Split decision of doc/format/chunk.md §13.3 for a given typesize and block size (the
  * typesize is whatever the caller's step uses: requested T or header t). */
 B2_HIDDEN int b2_tune_split(const b2_cparams *p, int64_t typesize, int64_t blocksize);
 
-/* Effective blocksize (chunk.md §13.2) for nbytes with parameters p; always a
+/* Effective blocksize (doc/format/chunk.md §13.2) for nbytes with parameters p; always a
  * multiple of the requested typesize when larger than it, and <= nbytes when
  * nbytes > 0. Parameters are assumed valid (b2_cparams_check). */
 B2_HIDDEN int32_t b2_tune_blocksize(const b2_cparams *p, int32_t nbytes);
 
-/* Dictionary for one chunk (codecs.md §6). samples holds the nbytes of filtered
+/* Dictionary for one chunk (doc/format/codecs.md §6). samples holds the nbytes of filtered
  * blocks laid end to end; nblocks and split describe the chunk. On success writes
  * up to B2_MAX_DICT_SIZE bytes to dict and returns its size; returns 0 when no
  * useful dictionary can be made, or a negative error. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Chunk header parsing and validation (chunk.md §3, §7, §9, §11). The names of
+/* Chunk header parsing and validation (doc/format/chunk.md §3, §7, §9, §11). The names of
  * codecs, filters and special kinds live in common/names.c. */
 #include <string.h>
 #include "b2_chunk.h"
@@ -75,7 +75,7 @@ int b2_chunk_get_info(const void *src, size_t size, b2_chunk_info *info)
                    info->blosc2_flags, B2_SPECIAL_UNINIT);
         B2_FAIL_IF(info->vlblocks && (info->memcpyed || info->special), B2_ERR_INVALID_HEADER,
                    "VL-block chunk is also %s", info->memcpyed ? "memcpyed" : "special");
-        /* Memcpy chunks never carry a dictionary, whatever bit 0 says (§16.5). */
+        /* Memcpy chunks never carry a dictionary, whatever bit 0 says (doc/format/chunk.md §16.5). */
         info->has_dict = !info->memcpyed && !info->special && (info->blosc2_flags & 0x01);
     } else {
         info->header_len = B2_MIN_HEADER_LEN;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Special-value chunks written directly (chunk.md §7, method 1): a 32-byte
+/* Special-value chunks written directly (doc/format/chunk.md §7, method 1): a 32-byte
  * header, plus the value for "repeated value" chunks. */
 #include "chunk_encode.h"
 

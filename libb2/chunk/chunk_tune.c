@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Automatic blocksize and split decision, reproducing c-blosc2 3.3's default
- * tuner (chunk.md §13.2-13.3) so that chunks come out byte-identical. */
+ * tuner (doc/format/chunk.md §13.2-13.3) so that chunks come out byte-identical. */
 #include "chunk_encode.h"
 
 #define L1 32768

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* BloscLZ encoder reproducing c-blosc2 3.3's output byte for byte
- * (blosclz.md §5). The exact choices (entropy probe, hash, off-by-one match
+ * (doc/format/blosclz.md §5). The exact choices (entropy probe, hash, off-by-one match
  * length, output-space checks) all matter for identical output, so this
  * follows the spec literally; only the match scan is widened (32 bytes at a
  * time with SSE2, else 8), which finds the same first mismatch. */
@@ -73,7 +73,7 @@ static inline size_t blz_mismatch(const uint8_t *in, size_t from, size_t bound, 
     return p;
 }
 
-/* Length value k of §5.3 step 3 for a candidate at anchor with distance dist
+/* Length value k of doc/format/blosclz.md §5.3 step 3 for a candidate at anchor with distance dist
  * (the 4 bytes at anchor already match). */
 static inline size_t blz_match_k(const uint8_t *in, size_t anchor, size_t bound, size_t dist)
 {
@@ -82,7 +82,7 @@ static inline size_t blz_match_k(const uint8_t *in, size_t anchor, size_t bound,
     return end - 4 - anchor;
 }
 
-/* Entropy probe (§5.2): estimated ratio on the last w bytes. */
+/* Entropy probe (doc/format/blosclz.md §5.2): estimated ratio on the last w bytes. */
 static double blz_probe(const uint8_t *in, size_t n, size_t w, int hb, uint32_t *table)
 {
     size_t m = w < ((size_t)1 << hb) ? w : ((size_t)1 << hb);
@@ -127,7 +127,7 @@ static double blz_probe(const uint8_t *in, size_t n, size_t w, int hb, uint32_t 
     return (double)pos / (double)oc;
 }
 
-/* Main loop and tail (§5.3-5.5); n >= 16, lim >= 66. */
+/* Main loop and tail (doc/format/blosclz.md §5.3-5.5); n >= 16, lim >= 66. */
 static inline __attribute__((always_inline)) int
 blz_encode(int extra_insert, const uint8_t *in, size_t n, uint8_t *out, size_t lim,
            uint32_t *table, const int hb)
@@ -264,7 +264,7 @@ int b2_blosclz_compress(int clevel, const uint8_t *in, int srclen, uint8_t *out,
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     const size_t n = (size_t)srclen;
 
-    /* §5.1 parameters. */
+    /* doc/format/blosclz.md §5.1 parameters. */
     static const unsigned char hbits[10] = {0, 12, 13, 14, 14, 14, 14, 14, 14, 14};
     static const unsigned char wshift[10] = {0, 3, 2, 2, 1, 1, 1, 0, 0, 0};
     static const double minratio[10] = {0, 2.0, 1.5, 1.2, 1.2, 1.2, 1.2, 1.15, 1.1, 1.0};

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* BloscLZ decoder (blosclz.md §2-3).
+/* BloscLZ decoder (doc/format/blosclz.md §2-3).
  *
  * Every read of src and every write of dst is checked against srclen/dstcap
  * before it happens, so hostile input can never cause an out-of-bounds access.
@@ -130,7 +130,7 @@ static int decode(const uint8_t *src, int srclen, uint8_t *dst, int dstcap, size
         if (op + len > cap || dist > op)
             return B2_FAIL(B2_ERR_CORRUPT, "blosclz: match of %zu at distance %zu, output byte %zu of %zu",
                            len, dist, op, cap);
-        /* A stream never ends with a match (blosclz.md §1.4). */
+        /* A stream never ends with a match (doc/format/blosclz.md §1.4). */
         if (ip >= in_len)
             return B2_FAIL(B2_ERR_CORRUPT, "blosclz: stream ends inside an item at byte %zu", ip);
         t = src[ip++];

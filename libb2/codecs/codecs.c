@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Codec dispatch and thin wrappers around the system LZ4, zlib and Zstd
- * libraries, with the level mappings of codecs.md §3-4. */
+ * libraries, with the level mappings of doc/format/codecs.md §3-4. */
 #include <stdlib.h>
 #include <lz4.h>
 #include <lz4hc.h>
@@ -82,7 +82,7 @@ int b2_codec_needs_geometry(int compcode)
 
 static int zstd_level(int clevel)
 {
-    /* 2*clevel-1, and the library maximum for 9 (codecs.md §3.5: 8 really is 15). */
+    /* 2*clevel-1, and the library maximum for 9 (doc/format/codecs.md §3.5: 8 really is 15). */
     return clevel >= 9 ? ZSTD_maxCLevel() : 2 * clevel - 1;
 }
 

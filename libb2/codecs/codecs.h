@@ -2,7 +2,7 @@
 /* Internal codec layer: BloscLZ (our own) and wrappers around the system LZ4,
  * zlib and Zstd libraries. One call compresses or decompresses one stream.
  *
- * Compression contract (codecs.md §2): returns the compressed length (1..maxout),
+ * Compression contract (doc/format/codecs.md §2): returns the compressed length (1..maxout),
  * or 0 for "not compressible / does not fit in maxout" (the chunk layer then
  * stores the stream raw), or a negative B2_ERR_* on a real failure.
  * Decompression contract: returns the number of bytes produced (the chunk layer
@@ -29,16 +29,16 @@ typedef struct b2_codec_use {
 
 /* ---- BloscLZ (blosclz_compress.c, blosclz_decompress.c) ---- */
 
-/* Compress exactly as c-blosc2 3.3's BloscLZ encoder does (blosclz.md §5). */
+/* Compress exactly as c-blosc2 3.3's BloscLZ encoder does (doc/format/blosclz.md §5). */
 B2_HIDDEN int b2_blosclz_compress(int clevel, const uint8_t *src, int srclen,
                                   uint8_t *dst, int maxout);
-/* Safe decoder (blosclz.md §2-3): never reads or writes out of bounds. */
+/* Safe decoder (doc/format/blosclz.md §2-3): never reads or writes out of bounds. */
 B2_HIDDEN int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstcap);
 /* The same, stopping once at least need bytes are decoded (returns how many). */
 B2_HIDDEN int b2_blosclz_decompress_prefix(const uint8_t *src, int srclen, uint8_t *dst, int dstcap,
                                            int need);
 
-/* ---- plugin codecs (plugins.md): the same contracts as below ---- */
+/* ---- plugin codecs (doc/format/plugins.md): the same contracts as below ---- */
 /* ndlz (ndlz*.c, format in ndlz.h): 2-D blocks of one byte per item, meta 4 or
  * 8. Encoding needs libxxhash (B2_HAVE_NDLZ); without it, it fails with
  * B2_ERR_UNSUPPORTED naming ndlz and xxhash. Decoding is always built. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ndlz (codec 32), the stream format shared by ndlz_compress.c and
- * ndlz_decompress.c (plugins.md; c-blosc2's plugins/codecs/ndlz).
+ * ndlz_decompress.c (doc/format/plugins.md; c-blosc2's plugins/codecs/ndlz).
  *
  * A stream encodes one 2-D block of b0 x b1 bytes (one byte per item: typesize
  * 1, or one split stream of a wider type) cut into cells of c x c bytes, c being

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* zfp plugin codecs (plugins.md): 33 fixed accuracy, 34 fixed precision, 35
+/* zfp plugin codecs (doc/format/plugins.md): 33 fixed accuracy, 34 fixed precision, 35
  * fixed rate, on the system libzfp (1.0, the release the reference vectors were
  * made with). Each block is one zfp stream of the block shape as the zfp field
  * (zfp's x is the last, fastest-varying C dimension), with no zfp header: the

@@ -8,11 +8,11 @@
 #include "registry.h"
 
 static const char *const codec_names[] = {"blosclz", "lz4", "lz4hc", NULL, "zlib", "zstd"};
-/* Registered plugin codecs 32..37 (plugins.md; 36 and 37 are only named). */
+/* Registered plugin codecs 32..37 (doc/format/plugins.md; 36 and 37 are only named). */
 static const char *const plugin_codec_names[] = {"ndlz", "zfp_acc", "zfp_prec", "zfp_rate",
                                                  "openhtj2k", "grok"};
 static const char *const filter_names[] = {"none", "shuffle", "bitshuffle", "delta", "trunc_prec"};
-/* Registered plugin filters 32..36 (plugins.md). */
+/* Registered plugin filters 32..36 (doc/format/plugins.md). */
 static const char *const plugin_filter_names[] = {"ndcell", "ndmean", "bytedelta_buggy",
                                                   "bytedelta", "int_trunc"};
 static const char *const special_names[] = {"none", "zeros", "nan", "value", "uninit"};

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Bit shuffle (filters.md §3): portable kernel and runtime dispatcher.
+/* Bit shuffle (doc/format/filters.md §3): portable kernel and runtime dispatcher.
  * e = n / ts elements, e8 = e rounded down to a multiple of 8; the first e8*ts
  * bytes become 8*ts rows of e8/8 bytes (row 8j+b = bit b of byte j of every
  * element, element 0 in the LSB of the row's first byte); the rest is copied. */
@@ -77,7 +77,7 @@ void b2_bitshuffle_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t *d
 }
 
 /* Version-2 chunks (Blosc 1.x): a block whose element count is not a multiple
- * of 8 was not bitshuffled at all (filters.md §3.4); otherwise the modern rule
+ * of 8 was not bitshuffled at all (doc/format/filters.md §3.4); otherwise the modern rule
  * gives the same result for the elements. */
 static int legacy_untouched(int32_t ts, int32_t n)
 {

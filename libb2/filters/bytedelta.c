@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Bytedelta (plugins.md, ids 34 and 35): the block is read as `typesize`
+/* Bytedelta (doc/format/plugins.md, ids 34 and 35): the block is read as `typesize`
  * consecutive streams of n / typesize bytes each (after a byte shuffle these
  * are the byte planes); every byte is stored as its difference (mod 256) from
  * the byte before it in the same stream, the first byte of a stream from 0.

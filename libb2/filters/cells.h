@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Walking one block cell by cell, for the ndcell and ndmean filters
- * (plugins.md): the block is tiled with cells, visited in C order of the cell
+ * (doc/format/plugins.md): the block is tiled with cells, visited in C order of the cell
  * grid, and each cell's rows (runs along the last dimension) in C order of the
  * cell. Cells at the far edge of a dimension that the side does not divide are
  * partial. The walk keeps running offsets, so no item index is divided out. */

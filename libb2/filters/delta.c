@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Delta filter (filters.md §4): XOR of u-byte words, u = typesize if 1, 2, 4
+/* Delta filter (doc/format/filters.md §4): XOR of u-byte words, u = typesize if 1, 2, 4
  * or 8, else 8 if typesize is a multiple of 8, else 1. Block 0 (ref == NULL)
  * is coded as a running XOR of consecutive words; other blocks are XORed with
  * the decoded block 0. The n - m*u tail bytes are copied unchanged. */

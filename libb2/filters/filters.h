@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal filter layer: byte shuffle, bit shuffle, delta, trunc_prec, and the
- * 6-slot pipeline applied to one block (filters.md). None of these functions
+ * 6-slot pipeline applied to one block (doc/format/filters.md). None of these functions
  * writes into its source buffer unless it says "in place". */
 #ifndef B2_FILTERS_H
 #define B2_FILTERS_H
@@ -43,7 +43,7 @@ B2_HIDDEN void b2_unshuffle_planes_generic(int32_t unit, const uint8_t *const *p
 
 /* ---- bit shuffle (bitshuffle.c + SIMD kernels) ---- */
 B2_HIDDEN void b2_bitshuffle(int32_t typesize, int32_t n, const uint8_t *src, uint8_t *dst);
-/* legacy_v2: chunk format version 2 rule (filters.md §3.4). */
+/* legacy_v2: chunk format version 2 rule (doc/format/filters.md §3.4). */
 B2_HIDDEN void b2_bitunshuffle(int32_t typesize, int32_t n, const uint8_t *src, uint8_t *dst,
                                int legacy_v2);
 B2_HIDDEN void b2_bitshuffle_generic(int32_t typesize, int32_t n, const uint8_t *src, uint8_t *dst);
@@ -63,7 +63,7 @@ B2_HIDDEN void b2_delta_decode(const uint8_t *ref, int32_t typesize, int32_t n,
 B2_HIDDEN int b2_trunc_prec(int8_t meta, int32_t typesize, int32_t n,
                             const uint8_t *src, uint8_t *dst);
 
-/* ---- registered plugin filters (plugins.md) ---- */
+/* ---- registered plugin filters (doc/format/plugins.md) ---- */
 /* bytedelta (bytedelta.c): typesize streams of n / typesize bytes each; buggy
  * selects the decoder of id 34. Return 0 or B2_ERR_FILTER for a typesize
  * outside 1..255. */

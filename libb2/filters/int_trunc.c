@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Integer truncation (plugins.md, id 36): clear low bits of every element of
+/* Integer truncation (doc/format/plugins.md, id 36): clear low bits of every element of
  * an integer type of 1, 2, 4 or 8 bytes. The meta byte is signed: p > 0 keeps
  * the p high bits of the element, p < 0 clears the -p low bits; at least one
  * bit must survive. Lossy without inverse: decoding is a copy, so the pipeline

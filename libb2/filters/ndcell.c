@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* ndcell (filter 32, plugins.md): lossless reordering of one n-dimensional
+/* ndcell (filter 32, doc/format/plugins.md): lossless reordering of one n-dimensional
  * block cell by cell. Forward writes the cells one after another in C order of
  * the cell grid, each as its rows in C order; cells of side s hold s^ndim
  * items, fewer at the far edges where s does not divide the block's extent.

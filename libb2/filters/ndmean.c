@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* ndmean (filter 33, plugins.md): lossy; every cell of an n-dimensional block
+/* ndmean (filter 33, doc/format/plugins.md): lossy; every cell of an n-dimensional block
  * of float32 or float64 becomes its mean. The meta byte, read signed, is the
  * cell side (1..127), cut to the block's extent along each dimension; cells at
  * the far edges are partial. Forward writes the cells one after another, as

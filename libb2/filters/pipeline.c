@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The six-slot filter pipeline on one block (filters.md §1): forward applies
+/* The six-slot filter pipeline on one block (doc/format/filters.md §1): forward applies
  * slots 0..5, backward undoes slots 5..0 (TRUNC_PREC and INT_TRUNC have no
  * inverse and are skipped). Besides the four core filters it runs the
  * registered plugin filters ndcell, ndmean, bytedelta (35; 34 backward only)
  * and int_trunc, and user filters (ids 160..255) found in the pipeline's registry
  * or the process table. Filters ping-pong between scratch buffers; the caller's input of
- * the forward direction is never written (c-blosc2's rotation does, §6.5). */
+ * the forward direction is never written (c-blosc2's rotation does, doc/format/filters.md §6.5). */
 #include <stdio.h>
 #include <string.h>
 #include "filters.h"
@@ -25,7 +25,7 @@ static int no_inverse(uint8_t f)
     return f == F_TRUNC_PREC || f == F_INT_TRUNC;
 }
 
-/* Filter id of a slot; version-3 writers left slot 5 uninitialised (chunk.md §3.5). */
+/* Filter id of a slot; version-3 writers left slot 5 uninitialised (doc/format/chunk.md §3.5). */
 static uint8_t slot_filter(const b2_pipeline *p, int slot)
 {
     return (slot == 5 && p->version == 3) ? F_NONE : p->filters[slot];

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Byte shuffle (filters.md §2): the portable kernel and the runtime dispatcher.
+/* Byte shuffle (doc/format/filters.md §2): the portable kernel and the runtime dispatcher.
  * Layout: q = n / unit whole elements become unit planes of q bytes
  * (out[j*q + i] = in[i*unit + j]); the n % unit spare bytes are copied in place. */
 #include <string.h>

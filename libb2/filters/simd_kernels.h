@@ -20,7 +20,7 @@ B2_HIDDEN void b2_unshuffle_range(int32_t s, int32_t q, int32_t i0, int32_t i1,
                                   const uint8_t *in, uint8_t *out);
 
 /* Bit transpose of the 8-element groups [k0, k1) of a block with e8 elements
- * (e8 a multiple of 8) of ts bytes (filters.md §3.1). Only the bits of those
+ * (e8 a multiple of 8) of ts bytes (doc/format/filters.md §3.1). Only the bits of those
  * groups are written. */
 B2_HIDDEN void b2_bitshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_t k1,
                                     const uint8_t *in, uint8_t *out);

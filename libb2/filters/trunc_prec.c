@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Truncate precision (filters.md §5): zero the z low mantissa bits of every
+/* Truncate precision (doc/format/filters.md §5): zero the z low mantissa bits of every
  * float32/float64 element. Lossy and without inverse; the decoder skips it. */
 #include <string.h>
 #include "filters.h"

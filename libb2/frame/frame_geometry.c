@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Block geometry of a frame that holds a b2nd array: the ndcell, ndmean, ndlz
  * and zfp plugins work on blocks of the array's block shape, which only the
- * "b2nd" metalayer records (plugins.md). The frame layer reads ndim and the
+ * "b2nd" metalayer records (doc/format/plugins.md). The frame layer reads ndim and the
  * block shape from it itself, so chunks decode and encode through the frame API
  * without the caller passing the geometry. Only those two fields are used here;
  * b2nd_meta.c decodes and checks the whole metalayer for the b2nd layer. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Frame header (frame.md §2-§3): the fixed 87 bytes, read and rewritten by
+/* Frame header (doc/format/frame.md §2-§3): the fixed 87 bytes, read and rewritten by
  * position like the reference does, and the metalayers section.
  *
  * The metalayers section is read and written by the codec the trailer's

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The offsets index (frame.md §5): an ordinary chunk of little-endian int64
+/* The offsets index (doc/format/frame.md §5): an ordinary chunk of little-endian int64
  * entries, one per logical chunk; negative entries mark special chunks. */
 #include <string.h>
 
@@ -149,7 +149,7 @@ int b2_frame_index_encode(const int64_t *idx, int64_t n, int64_t uniform, const 
     }
     for (int64_t i = 0; i < n; i++)
         b2_store_le64(raw + 8 * i, (uint64_t)idx[i]);
-    /* The parameters the reference uses for every index rewrite (frame.md §5). */
+    /* The parameters the reference uses for every index rewrite (doc/format/frame.md §5). */
     b2_cparams p;
     b2_cparams_init(&p);
     if (base && runlength)

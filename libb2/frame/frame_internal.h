@@ -25,7 +25,7 @@
 
 enum { FRAME_TYPE_CONTIGUOUS = 0, FRAME_TYPE_SPARSE = 1 };
 
-/* Every header field (frame.md §2), decoded. */
+/* Every header field (doc/format/frame.md §2), decoded. */
 typedef struct frame_hdr {
     int32_t header_len;
     int64_t frame_len;

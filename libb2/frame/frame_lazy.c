@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Partial reads of chunks that live on disk (frame.md §9.2): to decode a range of
+/* Partial reads of chunks that live on disk (doc/format/frame.md §9.2): to decode a range of
  * items only the chunk header, bstarts, dictionary and the blocks holding the range
  * are read. The bytes are placed at their own offsets in a chunk-sized buffer, so
  * the ordinary chunk decoder runs unchanged and touches nothing else. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Opening a frame: validate every size, offset and count of header, trailer and
- * index before use (frame.md §9.1), then keep the decoded state in b2_schunk. */
+ * index before use (doc/format/frame.md §9.1), then keep the decoded state in b2_schunk. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,7 +34,7 @@ b2_schunk *b2_schunk_alloc(const b2_cparams *cp)
     return s;
 }
 
-/* A sparse frame names each chunk file once (sframe.md §4: ids are never shared),
+/* A sparse frame names each chunk file once (doc/format/sframe.md §4: ids are never shared),
  * so a repeated id is corruption; refusing it also keeps a tiny run-length index
  * from making every read reopen one file millions of times. */
 static int cmp_i64(const void *a, const void *b)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Frame trailer (frame.md §6): vlmetalayers (each a Blosc2 chunk), trailer length
+/* Frame trailer (doc/format/frame.md §6): vlmetalayers (each a Blosc2 chunk), trailer length
  * and an unused fingerprint. */
 #include <string.h>
 

@@ -138,7 +138,7 @@ static int schunk_meta_update_body(b2_schunk *s, const char *name, const void *c
         return B2_FAIL(i, "metalayer \"%s\"", name ? name : "NULL");
     if (len > s->meta[i].len)
         return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
-    /* Position of the content inside the header (frame.md §3). */
+    /* Position of the content inside the header (doc/format/frame.md §3). */
     int64_t pos = FRAME_HEADER_FIXED + 7;
     for (int j = 0; j < s->nmeta; j++)
         pos += 1 + (int64_t)strlen(s->meta[j].name) + 5;

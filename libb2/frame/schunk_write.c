@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Modifying contiguous and sparse frames.
  *
- * Memory frames follow the reference layout exactly (frame.md §8): new chunk bytes
+ * Memory frames follow the reference layout exactly (doc/format/frame.md §8): new chunk bytes
  * go to the end of the chunks section, overwriting the old index and trailer, and
  * updates compact the section. File frames must survive a crash at any point, so
  * nothing live is ever overwritten: new chunk bytes, then the new index and trailer,
@@ -263,7 +263,7 @@ static int64_t schunk_insert_chunk_body(b2_schunk *s, int64_t pos, const void *c
     rc = index_reserve(s, s->nchunks + 1);
     if (rc < 0)
         return rc;
-    /* chunksize rules of the reference (frame.md §2.1) */
+    /* chunksize rules of the reference (doc/format/frame.md §2.1) */
     int32_t cs = s->h.chunksize, nb = info.nbytes;
     if (s->nchunks == 0) {
         cs = nb;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Sparse frames (sframe.md): a directory holding chunks.b2frame (header, index of
+/* Sparse frames (doc/format/sframe.md): a directory holding chunks.b2frame (header, index of
  * chunk ids, trailer) and one %08X.chunk file per stored chunk. New chunks always
  * get a fresh id and chunks.b2frame is replaced atomically, so a crash leaves the
  * old or the new super-chunk; files no longer referenced are removed only after

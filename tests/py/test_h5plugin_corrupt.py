@@ -4,7 +4,7 @@ mask 0, so HDF5 hands them to our filter on read) and read them back. Every read
 must either fail with an HDF5 error (OSError in h5py) or return data; the process
 must never crash or hang. The mutations run in a child process so that a crash is
 reported with the mutation that caused it. Also checks that a frame of the wrong
-shape is refused with a message naming the mismatch (hdf5-filter.md §7), and
+shape is refused with a message naming the mismatch (doc/format/hdf5-filter.md §7), and
 that a damaged chunk header inside the frame reaches the HDF5 error stack with
 libb2's detail (the offending value and the check that failed)."""
 import os

@@ -14,7 +14,7 @@ through the filter; then each child re-reads the file the other thread count
 wrote. The parent checks that both files store identical chunks (the stored
 bytes do not depend on the thread count) and decodes a sample of stored chunks
 itself, with libb2's plain chunk decoder and a numpy un-blocking of the b2nd
-layout (spec b2nd.md §3), so that a symmetric encode/decode mistake cannot hide."""
+layout (doc/format/b2nd.md §3), so that a symmetric encode/decode mistake cannot hide."""
 import ctypes
 import os
 import subprocess

@@ -3,9 +3,10 @@
 ranks 1-4, 9 and 17, integer/float dtypes of both byte orders, compound and array
 types, edge chunks, chunk dimensions of 1, every codec x Blosc2 filter, several
 clevels, fletcher32 after and before Blosc2, HDF5 shuffle before Blosc2. Checks
-exact data, the cd_values set_local stores (hdf5-filter.md §2), and what each
+exact data, the cd_values set_local stores (doc/format/hdf5-filter.md §2), and what each
 stored chunk holds: a frame of exactly the stored length (minus the fletcher32
-checksum), b2nd or plain as §3 says, with the block sizes of §4."""
+checksum), b2nd or plain (doc/format/hdf5-filter.md §3), with the block sizes of
+doc/format/hdf5-filter.md §4."""
 import os
 import sys
 
@@ -63,7 +64,7 @@ def make_data(shape, dtype, kind):
 
 
 def expected_cd(opts, dtype, chunks):
-    """cd_values set_local must store (hdf5-filter.md §2: ranks 2..16 recorded)."""
+    """cd_values set_local must store (doc/format/hdf5-filter.md §2: ranks 2..16 recorded)."""
     dt = np.dtype(dtype)
     base = dt.base.itemsize if dt.subdtype else dt.itemsize
     v = list(opts) if opts else []
@@ -185,7 +186,7 @@ def main():
     tmp = b2test.scratch_dir("b2h5rt_")
     ncases = 0
     with h5py.File(os.path.join(tmp, "rt.h5"), "w") as f:
-        # every codec x Blosc2 filter (trunc_prec excluded: it cannot work, §6)
+        # every codec x Blosc2 filter (trunc_prec excluded: it cannot work, doc/format/hdf5-filter.md §6)
         for codec in CODEC_IDS:
             for flt in (0, 1, 2, 3):
                 clevel = (1, 5, 9)[(codec + flt) % 3]
@@ -231,7 +232,7 @@ def main():
         roundtrip(f, "hdf5 shuffle before", (20000,), (5000,), "<i4", (0, 0, 0, 0, 5, 0, 5),
                   h5shuffle=True)
         ncases += 4
-        # cd_values and block shapes the spec gives (§2, §4, §8)
+        # cd_values and block shapes of doc/format/hdf5-filter.md §2, §4, §8
         roundtrip(f, "spec (50,100) zstd", (100, 200), (50, 100), "<f4", (0, 0, 0, 0, 5, 1, 5),
                   expect_cd=[1, 0, 4, 20000, 5, 1, 5, 2, 50, 100], expect_bs=(20000, 20000))
         roundtrip(f, "spec (50,100) bs 2048", (50, 100), (50, 100), "<f4",
@@ -253,7 +254,7 @@ def main():
                 roundtrip(f, "blocksize %d rank %d" % (bs, len(shape)), shape, chunks, "<f4",
                           (0, bs, 0, 0, 5, 1, 0))
                 ncases += 1
-        # rank 1 without values: compression declines, chunks stored raw (§6)
+        # rank 1 without values: compression declines, chunks stored raw (doc/format/hdf5-filter.md §6)
         nfr = roundtrip(f, "spec (5,) i2 no opts", (10,), (5,), "<i2", None,
                         expect_cd=[1, 0, 2, 10])
         C.ok(nfr == 0, "rank 1 without values stored %d frames, wanted none" % nfr)

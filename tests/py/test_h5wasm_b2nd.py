@@ -4,7 +4,7 @@ Blosc2 filter in WebAssembly), for ranks 2..8 (the reference's c-blosc2 2.x
 limit), many dtypes, and chunk shapes that are not multiples of the block shape:
 
 * "plugin" datasets are written by h5py through our plugin, with a block-size
-  target (cd_values[1]) that makes the §4 block-shape rule pick blocks not
+  target (cd_values[1]) that makes the doc/format/hdf5-filter.md §4 block-shape rule pick blocks not
   dividing the chunk; the stored chunks are checked to be b2nd frames;
 * "direct" datasets hold frames made with libb2's b2nd API (ctypes), with a
   random block shape and sometimes several b2nd chunks per HDF5 chunk, stored

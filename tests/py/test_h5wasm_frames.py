@@ -8,7 +8,7 @@ plugin, compared by SHA-256 with the data they encode.
 
 b2nd frames (an array shaped like the HDF5 chunk, itself cut into several
 b2nd chunks and blocks) are decoded whole by the reference. Plain frames are
-decoded as their chunk 0 only (spec/hdf5-filter.md section 5), so there chunk 0
+decoded as their chunk 0 only (doc/format/hdf5-filter.md §5), so there chunk 0
 holds the HDF5 chunk and later chunks are extra content a reader must skip."""
 import itertools
 import os

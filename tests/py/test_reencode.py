@@ -11,7 +11,7 @@ helper chunks (tested in tests/unit/test_chunk_encode.c) and VL-block chunks.
 
 Pass iff at least 95 % are byte-identical and none is more than 1 % larger.
 
-Note: the output capacity takes part in c-blosc2's memcpy decision (chunk.md
+Note: the output capacity takes part in c-blosc2's memcpy decision (doc/format/chunk.md
 §13.5), and the reference vectors were made with a destination of nbytes + 92..99
 bytes (found by experiment; 258/258 identical at nbytes + 96). With a capacity of
 nbytes + 32 about 40 chunks come out as (smaller) memcpy chunks instead, so this

@@ -3,7 +3,7 @@
  *
  * The oracle never calls the b2nd read path: for each chunk it takes the stored
  * chunk (b2_schunk_get_chunk), decompresses it whole (b2_chunk_decompress) into a
- * padded chunk buffer, and un-blocks that buffer itself (spec/b2nd.md §3: blocks
+ * padded chunk buffer, and un-blocks that buffer itself (doc/format/b2nd.md §3: blocks
  * in C order over the block grid, items in C order inside each block) into a
  * C-order copy of the whole array. Every b2nd read must give exactly those bytes,
  * and for arrays the test built itself, exactly the input.
@@ -61,7 +61,7 @@ static int64_t rnd_in(int64_t lo, int64_t hi) /* inclusive */
     return lo + (int64_t)(((uint64_t)rnd() << 32 | rnd()) % (uint64_t)(hi - lo + 1));
 }
 
-/* ---- the test's own geometry (spec/b2nd.md §2), independent of libb2 ---- */
+/* ---- the test's own geometry (doc/format/b2nd.md §2), independent of libb2 ---- */
 
 #define MAXD B2_ND_MAX_DIM
 #define BIG ((int64_t)1 << 40)
@@ -1692,7 +1692,7 @@ static void hostile_chunks(const base *b, int idx)
     }
 }
 
-/* Repeated-value chunks (chunk.md §7) whose value V = cbytes - 32 is not one item:
+/* Repeated-value chunks (doc/format/chunk.md §7) whose value V = cbytes - 32 is not one item:
  * e.g. 6 bytes in an array of typesize 2 (header typesize 2, nbytes 48, a multiple
  * of V: a valid header that b2_chunk_get_info accepts). The plain decode repeats
  * the V bytes; b2nd reads must do the same or refuse. (Found by this test's

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* b2nd metalayer codec, validation, dtype strings, derived geometry and the
- * default shape rule, checked against the worked examples of spec/b2nd.md. */
+ * default shape rule, checked against the worked examples of doc/format/b2nd.md. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +159,7 @@ static void test_dtype(void)
 
 static void test_geometry(void)
 {
-    /* spec §5 worked example */
+    /* doc/format/b2nd.md §5 worked example */
     int64_t shape[2] = {5, 7};
     int32_t cs[2] = {3, 4}, bs[2] = {2, 3};
     b2_nd_geom g;

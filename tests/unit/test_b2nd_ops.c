@@ -91,7 +91,7 @@ static void test_spec_examples(void)
     b2_nd_free(a);
 }
 
-/* spec §5: 5x7 int16 with chunks 3x4 and blocks 2x3; check the stored chunk layout. */
+/* doc/format/b2nd.md §5: 5x7 int16 with chunks 3x4 and blocks 2x3; check the stored chunk layout. */
 static void test_worked_example(void)
 {
     b2_nd_params p;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* BloscLZ unit tests: the worked examples of blosclz.md §6 (exact bytes),
+/* BloscLZ unit tests: the worked examples of doc/format/blosclz.md §6 (exact bytes),
  * hand-made far forms, decoder robustness against random and mutated input,
  * encoder -> decoder round trips, and a rough speed figure. */
 #include <stdio.h>
@@ -25,7 +25,7 @@ static void test_examples(void)
 {
     uint8_t in[400], out[512], back[512];
 
-    /* §6.1: "ABCDEFGHIJ" x 10, clevel 5. */
+    /* doc/format/blosclz.md §6.1: "ABCDEFGHIJ" x 10, clevel 5. */
     static const uint8_t ex1[] = {0x29, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48,
                                   0x49, 0x4a, 0xe0, 0x4e, 0x09, 0x02, 0x48, 0x49, 0x4a};
     for (int i = 0; i < 100; i++)
@@ -35,7 +35,7 @@ static void test_examples(void)
     r = b2_blosclz_decompress(ex1, sizeof ex1, back, 100);
     CHECK(r == 100 && memcmp(back, in, 100) == 0, "example 6.1 decode (r=%d)", r);
 
-    /* §6.2: 0..39, 300 zeros, 0..39; clevel 9. */
+    /* doc/format/blosclz.md §6.2: 0..39, 300 zeros, 0..39; clevel 9. */
     uint8_t ex2[54];
     int k = 0;
     ex2[k++] = 0x3f;
@@ -57,7 +57,7 @@ static void test_examples(void)
     r = b2_blosclz_decompress(ex2, 54, back, 380);
     CHECK(r == 380 && memcmp(back, in, 380) == 0, "example 6.2 decode (r=%d)", r);
 
-    /* §6.3 far forms, wrapped in literal runs by hand. 9000 distinct-ish bytes,
+    /* doc/format/blosclz.md §6.3 far forms, wrapped in literal runs by hand. 9000 distinct-ish bytes,
      * then a 20-byte match at distance 9000, then a 3-byte literal. */
     static uint8_t big[20000], dec[20000], stream[20000];
     size_t s = 0, o = 0;
@@ -160,7 +160,7 @@ static void test_fuzz(void)
            runs, ok);
 }
 
-/* Literal transcription of blosclz.md §2 (byte loops only), used as the
+/* Literal transcription of doc/format/blosclz.md §2 (byte loops only), used as the
  * oracle for the optimised decoder. Returns bytes produced or -1. */
 static int ref_decode(const uint8_t *in, size_t in_len, uint8_t *out, size_t cap)
 {
@@ -208,7 +208,7 @@ static int ref_decode(const uint8_t *in, size_t in_len, uint8_t *out, size_t cap
     }
 }
 
-/* Emit one match item (blosclz.md §1.2 table) for length L >= 3, distance D. */
+/* Emit one match item (doc/format/blosclz.md §1.2 table) for length L >= 3, distance D. */
 static size_t put_match(uint8_t *p, size_t L, size_t D)
 {
     size_t k = 0;
@@ -384,7 +384,7 @@ static void test_roundtrip(void)
     free(back);
 }
 
-/* maxout only decides success (§5.4): for every maxout the result is 0 or
+/* maxout only decides success (doc/format/blosclz.md §5.4): for every maxout the result is 0 or
  * the same stream, successes form an up-set, and the smallest successful
  * maxout is a little above the stream length (tail literals need 2 bytes),
  * or 66 (the encoder's minimum). */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Byte-exact check of the BloscLZ codec against c-blosc2's output: walks the
- * reference chunks in $B2_INTEROP_DIR/chunks, parses them directly (chunk.md
+ * reference chunks in $B2_INTEROP_DIR/chunks, parses them directly (doc/format/chunk.md
  * §3-5, independent of our chunk layer), decodes every BloscLZ stream and
  * re-encodes the result with the chunk's clevel, requiring identical bytes.
  *
- * maxout: c-blosc2 gives the codec min(neblock, destsize - ntbytes) (chunk.md
+ * maxout: c-blosc2 gives the codec min(neblock, destsize - ntbytes) (doc/format/chunk.md
  * §13.5) with destsize = nbytes + 32 for these vectors. We first try
  * maxout = neblock and, if that differs, the lowered value; both outcomes are
  * counted separately so a real mismatch cannot hide. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Chunk encoder tests: the automatic blocksize rule (chunk.md §13.2 examples),
- * the worked chunks of §17 as exact bytes, special chunks and re-encoding
+/* Chunk encoder tests: the automatic blocksize rule (doc/format/chunk.md §13.2 examples),
+ * the worked chunks of doc/format/chunk.md §17 as exact bytes, special chunks and re-encoding
  * against the reference vectors, and random round-trip properties (decode ==
  * input, same bytes for any thread count). Environment: B2_SEED (random seed),
  * B2_CASES (number of random cases), B2_BENCH=1 (print compression speeds). */
@@ -73,7 +73,7 @@ static void test_blocksize(void)
     printf("blocksize rule: %d cases checked\n", n + 1);
 }
 
-/* ---- worked examples of chunk.md §17 ---- */
+/* ---- worked examples of doc/format/chunk.md §17 ---- */
 static int compress_with(const b2_cparams *p, const void *src, size_t n, uint8_t *dst,
                          size_t cap)
 {
@@ -154,7 +154,7 @@ static void test_worked_examples(void)
         0xff, 0xff, 0x01, 0xf9, 0xff, 0xff, 0xff, 0x01};
     expect_bytes("17.5 runs", out, compress_with(&p5, in, 256, out, 288), ex5, 56);
 
-    /* filters.md §4.1: delta, two blocks of 32 bytes, stored streams */
+    /* doc/format/filters.md §4.1: delta, two blocks of 32 bytes, stored streams */
     static const int32_t b0[8] = {10, 11, 13, 13, 100, 101, 102, 103};
     static const int32_t b1[8] = {10, 12, 13, 13, 99, 101, 102, 104};
     for (int i = 0; i < 8; i++) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Filter layer tests: the worked examples of filters.md as exact bytes, every
+/* Filter layer tests: the worked examples of doc/format/filters.md as exact bytes, every
  * SIMD kernel against the portable one and a bit-by-bit reference, inverse
  * round trips, and pipeline round trips (src never modified).
  * With B2_FILTERS_BENCH=1 in the environment it also prints kernel speeds. */
@@ -145,7 +145,7 @@ static void test_examples(void)
     CHECK(!memcmp(out, in, 16) && out[16] == 0,
           "legacy bitunshuffle of 8 elements + spare byte (spare written as zero)");
 
-    /* Delta §4.1 (typesize 4, two blocks of 8 int32). */
+    /* Delta, doc/format/filters.md §4.1 (typesize 4, two blocks of 8 int32). */
     const uint32_t b0[8] = {10, 11, 13, 13, 100, 101, 102, 103};
     const uint32_t b1[8] = {10, 12, 13, 13, 99, 101, 102, 104};
     const uint32_t y0[8] = {10, 1, 6, 0, 105, 1, 3, 1};
@@ -166,7 +166,7 @@ static void test_examples(void)
     b2_delta_decode(x0, 4, 32, e1, d);
     CHECK(!memcmp(d, x1, 32), "delta block 1 decode");
 
-    /* trunc_prec §5. */
+    /* trunc_prec, doc/format/filters.md §5. */
     const uint8_t f[6] = {0x0b, 0x30, 0x55, 0x7a, 0xAB, 0xCD};
     uint8_t t[8];
     CHECK(b2_trunc_prec(10, 4, 6, f, t) == 0 && hexeq(t, "00 20 55 7a ab cd", 6), "trunc p=10");

@@ -113,7 +113,7 @@ static void try_sparse(const char *dir, const char *file, const uint8_t *p, size
 static int sparse_failed;
 
 /* An index naming one chunk file twice (entry 1 made equal to entry 0) must not
- * open: ids are never shared (sframe.md §4). The index chunk of this small frame
+ * open: ids are never shared (doc/format/sframe.md §4). The index chunk of this small frame
  * is stored as plain bytes (memcpyed), so the entry can be patched in place. */
 static int repeated_id_refused(const char *dir)
 {

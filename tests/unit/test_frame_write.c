@@ -112,7 +112,7 @@ static int32_t compress(const b2_cparams *cp, const void *src, int32_t n, uint8_
     return rc;
 }
 
-/* The operation sequence of frame.md §8 on one storage kind. */
+/* The operation sequence of doc/format/frame.md §8 on one storage kind. */
 static void ops_sequence(int storage, const char *path)
 {
     static const char *names[] = {"memory", "file", "sparse"};
@@ -483,7 +483,7 @@ static void recreate_all(const char *dir)
     json_free(root);
 }
 
-/* frame.md §7: the annotated example frame, rebuilt and checked byte by byte
+/* doc/format/frame.md §7: the annotated example frame, rebuilt and checked byte by byte
  * where the spec shows bytes (header, index, trailer). */
 static void worked_example(void)
 {

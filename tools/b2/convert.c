@@ -4,7 +4,7 @@
  *
  * Without recompressing when it can: a stored HDF5 chunk of filter 32026 is a
  * frame holding one b2nd chunk whose shape is the HDF5 chunk shape
- * (hdf5-filter.md §3-5). When the array's chunk shape is the HDF5 chunk shape
+ * (doc/format/hdf5-filter.md §3-5). When the array's chunk shape is the HDF5 chunk shape
  * and every chunk has the array's block shape and typesize, that inner chunk is
  * a chunk of the b2nd array as it is: H5Dread_chunk, then it replaces chunk i
  * (C order of the chunk grid) of the array's super-chunk; the other way, each

@@ -36,7 +36,7 @@ int b2cli_detect_dir(const char *path)
 
 /* Frame header: msgpack fixarray (0x9X), fixstr of 8 (0xA8) "b2frame\0", then
  * an int32 marker (0xD2) and the big-endian header length at byte 11. The
- * metalayers section starts at byte 87 (see spec/frame.md). */
+ * metalayers section starts at byte 87 (see doc/format/frame.md). */
 int b2cli_is_frame(const uint8_t *d, size_t n)
 {
     return n >= 15 && (d[0] & 0xF0) == 0x90 && d[1] == 0xA8 &&

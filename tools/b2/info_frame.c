@@ -17,7 +17,7 @@ static const char *splitmode_name(int m)
     return m >= 1 && m <= 4 ? n[m] : "?";
 }
 
-/* The fixed part of the header (spec/frame.md section 2). */
+/* The fixed part of the header (doc/format/frame.md §2). */
 typedef struct fhdr {
     int ok;
     uint32_t header_len;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Reading the shape part of a "b2nd" metalayer (b2nd.md §2) with msgpack-c, one
+/* Reading the shape part of a "b2nd" metalayer (doc/format/b2nd.md §1) with msgpack-c, one
  * scalar at a time: every marker is checked before msgpack-c sees it, so hostile
  * content never makes it allocate for a declared array or string size. Shared by
  * the frame layer (block geometry for the n-dimensional plugins) and the b2nd

@@ -85,7 +85,7 @@ enum b2_codec {
     B2_CODEC_LZ4HC = 2,
     B2_CODEC_ZLIB = 4,
     B2_CODEC_ZSTD = 5,
-    /* Registered plugin codecs (plugins.md): codec format 6 in the flags, the id
+    /* Registered plugin codecs (doc/format/plugins.md): codec format 6 in the flags, the id
      * in byte 22 and their parameter in byte 23 (compcode_meta). */
     B2_CODEC_NDLZ = 32,      /* 2-D LZ over 4x4 / 8x8 cells (meta: 4 or 8) */
     B2_CODEC_ZFP_ACC = 33,   /* zfp fixed accuracy (meta: int8 exponent), lossy */
@@ -101,7 +101,7 @@ enum b2_filter {
     B2_FILTER_BITSHUFFLE = 2,
     B2_FILTER_DELTA = 3,
     B2_FILTER_TRUNC_PREC = 4,
-    /* Registered plugin filters (plugins.md). */
+    /* Registered plugin filters (doc/format/plugins.md). */
     B2_FILTER_NDCELL = 32,          /* reorders each block cell by cell (meta: cell side) */
     B2_FILTER_NDMEAN = 33,          /* lossy: each cell replaced by its mean (meta: cell side) */
     B2_FILTER_BYTEDELTA_BUGGY = 34, /* decode only: the pre-fix bytedelta */

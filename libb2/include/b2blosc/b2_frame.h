@@ -2,7 +2,7 @@
 /* libb2 super-chunks and frames: an ordered list of Blosc2 chunks stored as a
  * contiguous frame (in memory or in a file) or as a sparse frame (a directory
  * with one file per chunk), plus fixed-size metalayers and variable-length
- * metalayers. Byte-compatible with c-blosc2 3.3 frames (see spec/frame.md).
+ * metalayers. Byte-compatible with c-blosc2 3.3 frames (see doc/format/frame.md).
  *
  * Threads: a b2_schunk may be used by one thread at a time, except that any
  * number of threads may read one at once (each read decodes with its own

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libb2 b2nd: N-dimensional arrays stored in a super-chunk (b2_frame.h) that carries
- * a "b2nd" metalayer (spec/b2nd.md). Each chunk of the super-chunk is one padded
+ * a "b2nd" metalayer (doc/format/b2nd.md). Each chunk of the super-chunk is one padded
  * N-d chunk of the array; each Blosc2 block inside it is one padded N-d block.
  *
  * Coordinates are int64 element indices; boxes are half-open [start, stop).
@@ -186,7 +186,7 @@ B2_API int b2_nd_get_slice_cbuffer(b2_nd_array *a, const int64_t *start, const i
 B2_API int b2_nd_set_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t *stop,
                                   const void *src, size_t len);
 
-/* ---- changing the shape (c-blosc2 semantics, spec/b2nd.md §7) ---- */
+/* ---- changing the shape (c-blosc2 semantics, doc/format/b2nd.md §7) ---- */
 
 /* Resize to new_shape; start (NULL: the end of each dimension) says where each
  * dimension grows or shrinks; a start inside a dimension needs start and the
