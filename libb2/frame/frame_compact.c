@@ -2,41 +2,14 @@
 /* Compaction of contiguous frames: copy the live chunks in logical order into a
  * fresh frame (memory: a new buffer; file: a temporary file renamed into place,
  * so that a crash leaves the old or the new frame). */
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "frame_internal.h"
 
 #define COMPACT_MIN_DEAD (64 << 10)
 
-/* Output of the rewrite: a temporary file or a memory buffer. */
-typedef struct sink {
-    b2_schunk *s;
-    int fd;
-    uint8_t *buf;
-    size_t cap;
-} sink;
-
-static int sink_write(sink *k, int64_t pos, const void *p, size_t n)
-{
-    if (k->fd >= 0)
-        return b2_fio_pwrite_fd(k->s, k->fd, p, n, pos);
-    if ((size_t)pos + n > k->cap) {
-        size_t cap = ((size_t)pos + n) * 3 / 2 + 4096;
-        uint8_t *b = realloc(k->buf, cap);
-        if (!b)
-            return B2_FAIL_CODE(B2_ERR_NOMEM);
-        k->buf = b;
-        k->cap = cap;
-    }
-    memcpy(k->buf + pos, p, n);
-    return B2_OK;
-}
-
 /* Write the compacted frame to k; on success s->index/h describe it. */
-static int rewrite(b2_schunk *s, sink *k)
+static int rewrite(b2_schunk *s, frame_store *k)
 {
     int64_t n = s->nchunks, pos = 0;
     int rc0 = b2_frame_index_materialize(s);
@@ -56,7 +29,7 @@ static int rewrite(b2_schunk *s, sink *k)
         int32_t cb;
         rc = b2_schunk_chunk_ptr(s, r, i, &p, &cb);
         if (rc >= 0)
-            rc = sink_write(k, s->h.header_len + pos, p, (size_t)cb);
+            rc = k->ops->write(k, s->h.header_len + pos, p, (size_t)cb);
         ni[i] = pos;
         pos += cb;
     }
@@ -80,11 +53,11 @@ static int rewrite(b2_schunk *s, sink *k)
         hdr = malloc((size_t)s->h.header_len);
         rc = hdr ? b2_frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_FAIL_CODE(B2_ERR_NOMEM);
         if (rc >= 0 && idx_len)
-            rc = sink_write(k, ipos, idx, (size_t)idx_len);
+            rc = k->ops->write(k, ipos, idx, (size_t)idx_len);
         if (rc >= 0)
-            rc = sink_write(k, ipos + idx_len, trl, (size_t)trl_len);
+            rc = k->ops->write(k, ipos + idx_len, trl, (size_t)trl_len);
         if (rc >= 0)
-            rc = sink_write(k, 0, hdr, (size_t)s->h.header_len);
+            rc = k->ops->write(k, 0, hdr, (size_t)s->h.header_len);
         s->trailer_len = rc >= 0 ? trl_len : s->trailer_len;
     }
     free(idx);
@@ -106,62 +79,31 @@ static int schunk_compact_body(b2_schunk *s)
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     if (s->storage == B2_STORAGE_SPARSE)
         return B2_OK;
-    sink k = {s, -1, NULL, 0};
-    if (s->storage == B2_STORAGE_MEMORY) {
-        int rc = rewrite(s, &k);
-        if (rc < 0) {
-            free(k.buf);
-            return rc;
-        }
-        free(s->buf);
-        s->buf = k.buf;
-        s->buf_cap = k.cap;
-        s->view = k.buf;
-        s->view_len = (size_t)s->h.frame_len;
-        return B2_OK;
-    }
-    if (s->file_off != 0)
-        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED); /* a frame inside a larger file stays where it is */
-    size_t l = strlen(s->path);
-    char *tmp = malloc(l + 8);
-    if (!tmp)
-        return B2_FAIL_CODE(B2_ERR_NOMEM);
-    memcpy(tmp, s->path, l);
-    memcpy(tmp + l, ".b2tmp", 7);
     frame_hdr oh = s->h;
-    if (b2_frame_index_materialize(s) < 0) {
-        free(tmp);
+    if (b2_frame_index_materialize(s) < 0)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
-    }
     int64_t *oidx = malloc((size_t)(s->nchunks ? s->nchunks : 1) * sizeof *oidx);
-    int rc = oidx ? B2_OK : B2_FAIL_CODE(B2_ERR_NOMEM);
-    if (oidx && s->nchunks) /* an empty frame has no index array at all */
+    if (!oidx)
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
+    if (s->nchunks) /* an empty frame has no index array at all */
         memcpy(oidx, s->index, (size_t)s->nchunks * sizeof *oidx);
-    k.fd = rc >= 0 ? open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-    if (rc >= 0 && k.fd < 0)
-        rc = B2_FAIL(B2_ERR_IO, "creating %s: %s", tmp, strerror(errno));
-    int rewritten = 0;
+    /* a new frame beside the old one (memory: a new buffer; file: a temporary
+     * file), put in its place at once, so that a crash leaves one or the other */
+    frame_store *k = NULL;
+    int rc = b2_fio_begin_replace(s, &k), rewritten = 0;
     if (rc >= 0)
-        rewritten = (rc = rewrite(s, &k)) >= 0;
-    if (rc >= 0 && !s->nosync && fsync(k.fd) != 0)
-        rc = B2_FAIL(B2_ERR_IO, "fsync %s: %s", tmp, strerror(errno));
-    if (rc >= 0)
-        rc = b2_fio_rename(s, tmp, s->path);
-    if (rc >= 0) { /* the temporary file is now the frame */
-        close(s->fd);
-        s->fd = k.fd;
+        rewritten = (rc = rewrite(s, k)) >= 0;
+    if (rc >= 0) /* a failure leaves the old frame, which the handle describes again */
+        rc = s->store->ops->finish_replace(s->store, k, !s->nosync);
+    else if (k)
+        b2_fio_abort_replace(s, k);
+    if (rc >= 0) {
         s->dead_bytes = 0;
-    } else {
-        if (k.fd >= 0)
-            close(k.fd);
-        unlink(tmp);
-        if (rewritten) { /* the old file is still the frame: restore its description */
-            s->h = oh;
-            memcpy(s->index, oidx, (size_t)s->nchunks * sizeof *oidx);
-        }
+    } else if (rewritten) { /* the old frame is still there: restore its description */
+        s->h = oh;
+        memcpy(s->index, oidx, (size_t)s->nchunks * sizeof *oidx);
     }
     free(oidx);
-    free(tmp);
     return rc;
 }
 
@@ -173,7 +115,7 @@ int b2_schunk_compact(b2_schunk *s)
 
 static int frame_maybe_compact_body(b2_schunk *s)
 {
-    if (s->storage != B2_STORAGE_FILE || s->file_off != 0 || s->dead_bytes < COMPACT_MIN_DEAD ||
+    if (s->storage != B2_STORAGE_FILE || !s->writable || s->dead_bytes < COMPACT_MIN_DEAD ||
         s->dead_bytes < s->h.frame_len / 2)
         return B2_OK;
     return b2_schunk_compact(s);

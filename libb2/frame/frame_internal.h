@@ -12,6 +12,7 @@
 #include "b2_internal.h"
 #include "frame_reader.h"
 #include "b2_frame_experimental.h"
+#include "frame_store.h"
 
 #define FRAME_HEADER_FIXED 87      /* bytes of the header read by position */
 #define FRAME_TRAILER_MIN 25       /* smallest trailer the reference accepts */
@@ -90,19 +91,8 @@ struct b2_schunk {
     b2_cctx *cctx;
     uint8_t *cbuf;
     size_t cbuf_cap;
-    /* memory storage: the whole frame (buf owned, or view borrowed read-only) */
-    uint8_t *buf;
-    size_t buf_cap;
-    const uint8_t *view;
-    size_t view_len;
-    /* file / sparse storage */
-    int fd;
-    int64_t file_off;
-    char *path; /* frame file, or sparse directory */
-    /* test hook: writes after io_fail_at succeed no more (simulated crash); -1 = off */
-    int64_t io_fail_at;
-    int64_t io_writes;
-    int io_tear;            /* the failing file write first writes half its bytes (torn write) */
+    frame_store *store; /* where the frame's bytes live (frame_store.h) */
+    char *path;         /* frame file or sparse directory, for messages; NULL in memory */
     int64_t io_bytes_read;  /* bytes read from file storage (b2_schunk_bytes_read); atomic */
     int64_t dead_bytes;     /* unreferenced bytes this handle left in a file frame */
     int64_t mem_limit;      /* largest allocation the frame's contents may ask for (0: default) */
@@ -180,19 +170,23 @@ B2_HIDDEN int b2_frame_index_special(int64_t entry);
 /* nchunks implied by header fields when the index is not needed (-1: from index). */
 B2_HIDDEN int b2_frame_nchunks_from_header(const frame_hdr *h, int64_t *n);
 
-/* ---- frame_io.c: frame-relative I/O on the storage of a contiguous frame ---- */
+/* ---- frame_io.c: the handle's I/O through its store ---- */
 B2_HIDDEN int b2_fio_read(b2_schunk *s, int64_t pos, void *dst, size_t n);
 B2_HIDDEN int b2_fio_write(b2_schunk *s, int64_t pos, const void *src, size_t n);
+/* fsync unless the handle skips it (b2_schunk_set_sync). */
 B2_HIDDEN int b2_fio_sync(b2_schunk *s);
 B2_HIDDEN int b2_fio_truncate(b2_schunk *s, int64_t len);
-/* Count a write for the crash-simulation hook; returns an error when it must fail. */
-B2_HIDDEN int b2_fio_hook(b2_schunk *s);
-/* Write a whole file atomically (temp file, fsync, rename) at path. */
-B2_HIDDEN int b2_fio_replace_file(b2_schunk *s, const char *path, const uint8_t *data, size_t n);
-/* pwrite n bytes to another descriptor (counted by the crash hook). */
-B2_HIDDEN int b2_fio_pwrite_fd(b2_schunk *s, int fd, const void *src, size_t n, int64_t pos);
-/* rename tmp over path and sync the directory (counted by the crash hook). */
-B2_HIDDEN int b2_fio_rename(b2_schunk *s, const char *tmp, const char *path);
+/* Replace the whole frame: begin gives an empty store to write, finish puts it in
+ * place atomically (frees it), abort drops it. */
+B2_HIDDEN int b2_fio_begin_replace(b2_schunk *s, frame_store **tmp);
+B2_HIDDEN int b2_fio_finish_replace(b2_schunk *s, frame_store *tmp);
+B2_HIDDEN void b2_fio_abort_replace(b2_schunk *s, frame_store *tmp);
+/* Replace the whole frame with n bytes at data. */
+B2_HIDDEN int b2_fio_replace(b2_schunk *s, const uint8_t *data, size_t n);
+/* The frame's bytes in place (memory stores), or NULL. */
+B2_HIDDEN const uint8_t *b2_fio_map(b2_schunk *s, size_t *len);
+/* The bytes the store holds from the frame's start. */
+B2_HIDDEN int b2_fio_length(b2_schunk *s, int64_t *len);
 /* Count n bytes read from storage (threads may read at once). */
 static inline void b2_fio_count(b2_schunk *s, int64_t n)
 {
@@ -227,6 +221,8 @@ B2_HIDDEN int b2_sframe_read_chunk(b2_schunk *s, frame_rd *r, int64_t id, int32_
 /* Read only the header of chunk file id (B2_HEADER_LEN bytes, zero-padded if the
  * file is shorter) and give the file's size. */
 B2_HIDDEN int b2_sframe_read_header(b2_schunk *s, int64_t id, uint8_t *hdr, int32_t *size);
+/* A read-only store of chunk file id, and its size (checked to fit a chunk). */
+B2_HIDDEN int b2_sframe_open_chunk(b2_schunk *s, int64_t id, frame_store **chunk, int64_t *size);
 /* Write a chunk file (fsync'ed). */
 B2_HIDDEN int b2_sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_t len);
 /* A fresh chunk file id: above every id the index or the directory holds. */

@@ -3,18 +3,14 @@
  * items only the chunk header, bstarts, dictionary and the blocks holding the range
  * are read. The bytes are placed at their own offsets in a chunk-sized buffer, so
  * the ordinary chunk decoder runs unchanged and touches nothing else. */
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "frame_internal.h"
 
-/* Where chunk i's bytes are: a file descriptor, a base position and a size bound. */
+/* Where chunk i's bytes are: a store, a base position and a size bound. */
 typedef struct chunk_src {
     b2_schunk *s;
-    int fd;       /* sparse: the chunk file; contiguous: -1 (use b2_fio_read) */
+    frame_store *chunk; /* sparse: the chunk file; contiguous: NULL (use b2_fio_read) */
     int64_t base; /* frame-relative position (contiguous) */
     int64_t room; /* bytes available */
 } chunk_src;
@@ -23,19 +19,12 @@ static int src_read(chunk_src *c, int64_t off, void *dst, int64_t n)
 {
     if (off < 0 || n < 0 || off > c->room || n > c->room - off)
         return B2_FAIL_CODE(B2_ERR_CORRUPT);
-    if (c->fd < 0)
+    if (!c->chunk)
         return b2_fio_read(c->s, c->base + off, dst, (size_t)n); /* counts the bytes */
-    b2_fio_count(c->s, n);
-    uint8_t *d = dst;
-    while (n > 0) {
-        ssize_t r = pread(c->fd, d, (size_t)n, (off_t)off);
-        if (r <= 0)
-            return r < 0 ? B2_FAIL_CODE(B2_ERR_IO) : B2_FAIL_CODE(B2_ERR_TRUNCATED);
-        d += r;
-        off += r;
-        n -= r;
-    }
-    return B2_OK;
+    int rc = c->chunk->ops->read(c->chunk, off, dst, (size_t)n);
+    if (rc >= 0)
+        b2_fio_count(c->s, n);
+    return rc;
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -94,7 +83,7 @@ static int read_block(chunk_src *c, const b2_chunk_info *info, const int32_t *bs
 /* Open where chunk i's bytes are (file or sparse storage). */
 static int chunk_src_open(b2_schunk *s, int64_t i, chunk_src *c)
 {
-    *c = (chunk_src){s, -1, 0, 0};
+    *c = (chunk_src){s, NULL, 0, 0};
     int64_t e = frame_entry(s, i);
     if (s->storage == B2_STORAGE_FILE) {
         if (e < 0 || e > s->h.cbytes - B2_HEADER_LEN)
@@ -105,24 +94,7 @@ static int chunk_src_open(b2_schunk *s, int64_t i, chunk_src *c)
     }
     if (s->storage != B2_STORAGE_SPARSE)
         return B2_ERR_UNSUPPORTED;
-    char name[32], *path;
-    snprintf(name, sizeof name, "/%08X.chunk", (unsigned)e);
-    size_t l = strlen(s->path);
-    if (e < 0 || e > (int64_t)UINT32_MAX || !(path = malloc(l + sizeof name)))
-        return B2_FAIL_CODE(B2_ERR_CORRUPT);
-    memcpy(path, s->path, l);
-    strcpy(path + l, name);
-    c->fd = open(path, O_RDONLY | O_CLOEXEC);
-    free(path);
-    struct stat st;
-    if (c->fd < 0 || fstat(c->fd, &st) != 0) {
-        if (c->fd >= 0)
-            close(c->fd);
-        c->fd = -1;
-        return B2_FAIL_CODE(B2_ERR_NOT_FOUND);
-    }
-    c->room = st.st_size;
-    return B2_OK;
+    return b2_sframe_open_chunk(s, e, &c->chunk, &c->room);
 }
 
 /* The blocks to read: n listed ones, or (list NULL) those holding bytes
@@ -219,8 +191,7 @@ static int read_blocks(b2_schunk *s, int64_t i, const block_set *w, uint8_t **ch
     }
 done:
     free(bst);
-    if (c.fd >= 0)
-        close(c.fd);
+    b2_store_free(c.chunk);
     if (rc < 0) {
         free(buf);
         return rc;

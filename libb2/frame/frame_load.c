@@ -21,8 +21,6 @@ b2_schunk *b2_schunk_alloc(const b2_cparams *cp)
     b2_schunk *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->fd = -1;
-    s->io_fail_at = -1;
     s->cparams = *cp;
     s->nthreads = cp->nthreads > 0 ? cp->nthreads : 1;
     if (pthread_mutex_init(&s->rd_mu, NULL) != 0) {
@@ -90,11 +88,7 @@ static void cparams_from_header(const frame_hdr *h, b2_cparams *p)
  * more bytes than that size, all of them already there. */
 static int file_avail(b2_schunk *s, int64_t *avail)
 {
-    struct stat st;
-    if (fstat(s->fd, &st) != 0)
-        return B2_FAIL(B2_ERR_IO, "fstat: %s", strerror(errno));
-    *avail = (int64_t)st.st_size - s->file_off;
-    return B2_OK;
+    return b2_fio_length(s, avail);
 }
 
 /* Parse the fixed header fields at p into s->h and check them against the

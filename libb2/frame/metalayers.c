@@ -55,36 +55,22 @@ int b2_schunk_meta_get(const b2_schunk *s, const char *name, uint8_t **content, 
 static int rebuild_empty(b2_schunk *s)
 {
     s->h.cbytes = 0;
-    if (s->storage == B2_STORAGE_MEMORY) {
-        s->h.frame_len = 0;
-        s->view_len = 0;
-        return b2_frame_commit(s, 0);
-    }
     if (s->storage == B2_STORAGE_SPARSE)
         return b2_sframe_commit(s, 0);
-    if (s->file_off != 0)
-        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
     uint8_t *idx, *trl, *buf = NULL;
     int32_t idx_len;
     int64_t trl_len;
     int rc = b2_frame_build_meta_parts(s, 0, &idx, &idx_len, &trl, &trl_len);
     if (rc < 0)
         return rc;
-    s->h.frame_len = s->h.header_len + trl_len;
+    s->h.frame_len = s->h.header_len + idx_len + trl_len;
     buf = malloc((size_t)s->h.frame_len);
     rc = buf ? b2_frame_header_write(&s->h, s->meta, s->nmeta, buf) : B2_FAIL_CODE(B2_ERR_NOMEM);
     if (rc >= 0) {
-        memcpy(buf + s->h.header_len, trl, (size_t)trl_len);
-        rc = b2_fio_replace_file(s, s->path, buf, (size_t)s->h.frame_len);
-    }
-    if (rc >= 0) { /* the old descriptor still names the replaced file */
-        int fd = open(s->path, O_RDWR | O_CLOEXEC);
-        if (fd < 0)
-            rc = B2_FAIL(B2_ERR_IO, "reopening %s: %s", s->path, strerror(errno));
-        else {
-            close(s->fd);
-            s->fd = fd;
-        }
+        if (idx_len)
+            memcpy(buf + s->h.header_len, idx, (size_t)idx_len);
+        memcpy(buf + s->h.header_len + idx_len, trl, (size_t)trl_len);
+        rc = b2_fio_replace(s, buf, (size_t)s->h.frame_len);
     }
     s->trailer_len = trl_len;
     free(buf);

@@ -21,10 +21,8 @@ void b2_schunk_free(b2_schunk *s)
     b2_frame_meta_free_all(s->vlmeta, s->nvlmeta);
     free(s->vlmeta);
     free(s->index);
-    free(s->buf);
+    b2_store_free(s->store);
     free(s->path);
-    if (s->fd >= 0)
-        close(s->fd);
     b2_frame_rd_drop(s);
     pthread_mutex_destroy(&s->rd_mu);
     b2_cctx_free(s->cctx);
@@ -65,21 +63,10 @@ int b2_schunk_open_buffer_limited(const void *buf, size_t len, int copy, int64_t
     if (!s)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->storage = B2_STORAGE_MEMORY;
-    if (copy) {
-        s->buf = malloc(len ? len : 1);
-        if (!s->buf) {
-            b2_schunk_free(s);
-            return B2_FAIL_CODE(B2_ERR_NOMEM);
-        }
-        memcpy(s->buf, buf, len);
-        s->buf_cap = len;
-        s->view = s->buf;
-        s->writable = 1;
-    } else {
-        s->view = buf;
-    }
-    s->view_len = len;
-    int rc = b2_frame_load(s, (int64_t)len);
+    s->writable = copy != 0;
+    int rc = b2_store_memory(buf, len, copy, &s->store);
+    if (rc >= 0)
+        rc = b2_frame_load(s, (int64_t)len);
     if (rc < 0) {
         B2_PREFIX(rc, "frame buffer");
         b2_schunk_free(s);
@@ -101,20 +88,16 @@ static int open_file(const char *path, int64_t offset, int flags, int64_t memory
     s->storage = B2_STORAGE_FILE;
     /* Writes go past the frame's end, which would clobber what follows it. */
     s->writable = (flags & B2_OPEN_WRITE) != 0 && offset == 0;
-    s->file_off = offset;
     s->path = strdup(path);
-    s->fd = open(path, (s->writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+    int64_t avail = 0;
     struct stat st;
-    int rc = B2_OK;
-    if (!s->path)
-        rc = B2_FAIL(B2_ERR_NOMEM, "copying the path %s", path);
-    else if (s->fd < 0 || fstat(s->fd, &st) != 0)
-        rc = B2_FAIL(B2_ERR_IO, "opening %s%s: %s", path, s->writable ? " for writing" : "",
-                     strerror(errno));
-    else if (!S_ISREG(st.st_mode) || st.st_size < offset)
+    int rc = s->path ? b2_store_file(path, offset, s->writable, 0, &s->store)
+                     : B2_FAIL(B2_ERR_NOMEM, "copying the path %s", path);
+    if (rc >= 0 && (stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+                    b2_fio_length(s, &avail) < 0 || avail < 0))
         rc = B2_FAIL(B2_ERR_FORMAT, "%s is not a regular file of at least %lld bytes", path,
                      (long long)offset);
-    else if ((rc = b2_frame_load(s, (int64_t)st.st_size - offset)) < 0)
+    else if (rc >= 0 && (rc = b2_frame_load(s, avail)) < 0)
         rc = B2_PREFIX(rc, path);
     if (rc < 0) {
         b2_schunk_free(s);
@@ -281,15 +264,17 @@ int b2_schunk_chunk_ptr(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **p,
     rc = chunk_bounds(s, e, &pos, &room);
     if (rc < 0)
         return rc;
-    if (s->storage == B2_STORAGE_MEMORY) {
+    size_t len;
+    const uint8_t *base = b2_fio_map(s, &len);
+    if (base) { /* in place */
         /* the buffer may be shorter than cbytes says after a failed modification */
-        B2_FAIL_IF((uint64_t)pos > s->view_len || (uint64_t)room > s->view_len - (uint64_t)pos,
-                   B2_ERR_CORRUPT, "chunk at %lld (%lld bytes) past the %zu-byte buffer",
-                   (long long)pos, (long long)room, s->view_len);
-        rc = check_chunk(s->view + pos, room, &info);
+        B2_FAIL_IF((uint64_t)pos > len || (uint64_t)room > len - (uint64_t)pos, B2_ERR_CORRUPT,
+                   "chunk at %lld (%lld bytes) past the %zu-byte buffer", (long long)pos,
+                   (long long)room, len);
+        rc = check_chunk(base + pos, room, &info);
         if (rc < 0)
             return rc;
-        *p = s->view + pos;
+        *p = base + pos;
     } else {
         uint8_t hdr[B2_HEADER_LEN];
         rc = b2_fio_read(s, pos, hdr, sizeof hdr);

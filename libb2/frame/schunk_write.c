@@ -73,7 +73,7 @@ static int frame_commit_impl(b2_schunk *s, int runlength_index)
         rc = b2_fio_write(s, 0, hdr, (size_t)s->h.header_len);
     if (rc >= 0)
         rc = b2_fio_sync(s);
-    if (rc >= 0 && (s->storage == B2_STORAGE_MEMORY || s->file_off == 0))
+    if (rc >= 0)
         rc = b2_fio_truncate(s, s->h.frame_len);
     free(idx);
     free(trl);
@@ -101,7 +101,7 @@ b2_schunk *b2_schunk_new(const b2_cparams *cparams)
         return NULL;
     s->storage = B2_STORAGE_MEMORY;
     s->writable = 1;
-    if (b2_frame_commit(s, 0) < 0) {
+    if (b2_store_memory(NULL, 0, 1, &s->store) < 0 || b2_frame_commit(s, 0) < 0) {
         b2_schunk_free(s);
         return NULL;
     }
@@ -121,10 +121,10 @@ int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk
     s->storage = B2_STORAGE_FILE;
     s->writable = 1;
     s->path = strdup(path);
-    s->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    rc = !s->path ? B2_FAIL(B2_ERR_NOMEM, "copying the path %s", path)
-         : s->fd < 0 ? B2_FAIL(B2_ERR_IO, "creating %s: %s", path, strerror(errno))
-                     : b2_frame_commit(s, 0);
+    rc = s->path ? b2_store_file(path, 0, 1, 1, &s->store)
+                 : B2_FAIL(B2_ERR_NOMEM, "copying the path %s", path);
+    if (rc >= 0)
+        rc = b2_frame_commit(s, 0);
     if (rc < 0) {
         b2_schunk_free(s);
         return rc;
@@ -353,7 +353,14 @@ static int shift_section(b2_schunk *s, int64_t e, int32_t oldc, int64_t delta)
         if (rc < 0)
             return rc;
     }
-    memmove(s->buf + from + delta, s->buf + from, (size_t)n);
+    size_t len;
+    const uint8_t *base = b2_fio_map(s, &len);
+    B2_FAIL_IF(!base || (uint64_t)(from + n) > len, B2_ERR_CORRUPT,
+               "chunks section past the %zu-byte buffer", len);
+    /* a move inside the buffer, which has its final size already */
+    int rc = b2_fio_write(s, from + delta, base + from, (size_t)n);
+    if (rc < 0)
+        return rc;
     for (int64_t i = 0; i < s->nchunks; i++)
         if (s->index[i] > e)
             s->index[i] += delta;

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "frame_internal.h"
+#include "b2_frame_experimental.h"
 #include "manifest.h"
 
 static int failures, nruns, nold, nnew;
@@ -244,13 +244,12 @@ static void crash_op(int sparse, const char *path, int op, int tear)
             FAIL("%s: open", op_names[op]);
             break;
         }
-        s->io_fail_at = n;
-        s->io_tear = tear;
+        b2_schunk_inject_write_faults(s, n, tear);
         rc = run_op(s, op);
         if (rc < 0 && op != OP_COMPACT) {
             /* a handle whose modification failed must refuse further ones */
             int32_t z[4] = {0};
-            s->io_fail_at = -1;
+            b2_schunk_inject_write_faults(s, -1, 0);
             if (b2_schunk_append_buffer(s, z, sizeof z) >= 0)
                 FAIL("%s: handle still writable after a failed write", op_names[op]);
         }

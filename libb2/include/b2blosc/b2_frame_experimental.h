@@ -24,6 +24,13 @@ B2_API int64_t b2_schunk_bytes_read(const b2_schunk *s);
  * bulk appends. Other storages commit every operation as before. */
 B2_API int b2_schunk_set_defer_commit(b2_schunk *s, int defer);
 
+/* For crash tests: from now on, write number fail_at of this handle (0 the next
+ * one) and every later write fail with B2_ERR_IO, as if the machine had stopped
+ * there. Writes, truncations, whole-frame replacements and chunk files count.
+ * tear != 0: a failing write that spans two 512-byte sectors first writes half
+ * its bytes. fail_at < 0 ends the faults; the count restarts with each call. */
+B2_API int b2_schunk_inject_write_faults(b2_schunk *s, int64_t fail_at, int tear);
+
 #ifdef __cplusplus
 }
 #endif
