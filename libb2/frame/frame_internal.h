@@ -101,6 +101,14 @@ struct b2_schunk {
     int64_t sparse_next_id, sparse_marker_id;
 };
 
+/* Contiguous frames on durable storage (files, user I/O) never overwrite live
+ * bytes: new bytes go past the frame's end and one header write commits them
+ * (schunk_write.c). Memory frames follow the reference's in-place layout. */
+static inline int frame_crash_safe(const b2_schunk *s)
+{
+    return s->storage == B2_STORAGE_FILE || s->storage == B2_STORAGE_USER;
+}
+
 /* b2_mem_check against the handle's limit. */
 #define FRAME_MEM_CHECK(s, need, what) \
     b2_mem_check((s)->mem_limit, (need), (what), "b2_schunk_set_memory_limit")

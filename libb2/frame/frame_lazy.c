@@ -85,7 +85,7 @@ static int chunk_src_open(b2_schunk *s, int64_t i, chunk_src *c)
 {
     *c = (chunk_src){s, NULL, 0, 0};
     int64_t e = frame_entry(s, i);
-    if (s->storage == B2_STORAGE_FILE) {
+    if (frame_crash_safe(s)) {
         if (e < 0 || e > s->h.cbytes - B2_HEADER_LEN)
             return B2_FAIL_CODE(B2_ERR_CORRUPT);
         c->base = s->h.header_len + e;

@@ -103,7 +103,7 @@ static int load_fixed(b2_schunk *s, const uint8_t *p, int64_t *avail)
     B2_FAIL_IF((h->frame_type & 0x0f) != (sparse ? FRAME_TYPE_SPARSE : FRAME_TYPE_CONTIGUOUS),
                B2_ERR_FORMAT, "frame type %d where a %s frame is expected", h->frame_type & 0x0f,
                sparse ? "sparse" : "contiguous");
-    if (s->storage == B2_STORAGE_FILE && h->frame_len > *avail && (rc = file_avail(s, avail)) < 0)
+    if (frame_crash_safe(s) && h->frame_len > *avail && (rc = file_avail(s, avail)) < 0)
         return rc;
     B2_FAIL_IF(s->storage == B2_STORAGE_MEMORY ? h->frame_len != *avail : h->frame_len > *avail,
                B2_ERR_INVALID_HEADER, "frame_len %lld but %lld bytes available",

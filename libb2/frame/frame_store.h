@@ -21,7 +21,7 @@
 typedef struct frame_store frame_store;
 
 typedef struct frame_store_ops {
-    const char *kind; /* "memory", "file", "sparse", "fault" */
+    const char *kind; /* "memory", "file", "mmap", "user", "sparse", "fault" */
     /* Read n bytes at pos; B2_ERR_TRUNCATED when the frame ends first. */
     int (*read)(frame_store *st, int64_t pos, void *dst, size_t n);
     /* The whole frame in place and its length, or NULL when the bytes are not mapped. */
@@ -73,6 +73,11 @@ B2_HIDDEN int b2_store_file(const char *path, int64_t offset, int writable, int 
 /* A sparse-frame store on directory dir: chunks.b2frame and %08X.chunk files;
  * create makes the directory (B2_ERR_EXISTS when it exists). */
 B2_HIDDEN int b2_store_sparse(const char *dir, int create, frame_store **out);
+/* A read-only store of the file at path mapped whole, the frame from offset on. */
+B2_HIDDEN int b2_store_mmap(const char *path, int64_t offset, frame_store **out);
+struct b2_io;
+/* A store behind user callbacks (b2_frame.h); the store calls io->close when freed. */
+B2_HIDDEN int b2_store_user(const struct b2_io *io, void *user, frame_store **out);
 /* Wrap inner so that the write-like operation number fail_at and every later one
  * fails with B2_ERR_IO ("simulated crash"); with tear, a failing write that spans
  * two 512-byte sectors first writes half its bytes. Writes to replacements and

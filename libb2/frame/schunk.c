@@ -30,15 +30,6 @@ void b2_schunk_free(b2_schunk *s)
     free(s);
 }
 
-/* A handle for opening, with its memory limit in place before anything is read. */
-static b2_schunk *alloc_limited(int64_t memory_limit)
-{
-    b2_schunk *s = b2_schunk_alloc(NULL);
-    if (s)
-        b2_schunk_set_memory_limit(s, memory_limit);
-    return s;
-}
-
 int b2_schunk_set_memory_limit(b2_schunk *s, int64_t bytes)
 {
     if (!s)
@@ -46,108 +37,6 @@ int b2_schunk_set_memory_limit(b2_schunk *s, int64_t bytes)
     s->mem_limit = bytes > 0 ? bytes : 0;
     b2_frame_rd_drop(s); /* the next readers' contexts take the new limit */
     return B2_OK;
-}
-
-int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out)
-{
-    return b2_schunk_open_buffer_limited(buf, len, copy, 0, out);
-}
-
-int b2_schunk_open_buffer_limited(const void *buf, size_t len, int copy, int64_t memory_limit,
-                                  b2_schunk **out)
-{
-    *out = NULL;
-    if (!buf && len)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    b2_schunk *s = alloc_limited(memory_limit);
-    if (!s)
-        return B2_FAIL_CODE(B2_ERR_NOMEM);
-    s->storage = B2_STORAGE_MEMORY;
-    s->writable = copy != 0;
-    int rc = b2_store_memory(buf, len, copy, &s->store);
-    if (rc >= 0)
-        rc = b2_frame_load(s, (int64_t)len);
-    if (rc < 0) {
-        B2_PREFIX(rc, "frame buffer");
-        b2_schunk_free(s);
-        return rc;
-    }
-    *out = s;
-    return B2_OK;
-}
-
-static int open_file(const char *path, int64_t offset, int flags, int64_t memory_limit,
-                     b2_schunk **out)
-{
-    *out = NULL;
-    if (!path || offset < 0)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    b2_schunk *s = alloc_limited(memory_limit);
-    if (!s)
-        return B2_FAIL_CODE(B2_ERR_NOMEM);
-    s->storage = B2_STORAGE_FILE;
-    /* Writes go past the frame's end, which would clobber what follows it. */
-    s->writable = (flags & B2_OPEN_WRITE) != 0 && offset == 0;
-    s->path = strdup(path);
-    int64_t avail = 0;
-    struct stat st;
-    int rc = s->path ? b2_store_file(path, offset, s->writable, 0, &s->store)
-                     : B2_FAIL(B2_ERR_NOMEM, "copying the path %s", path);
-    if (rc >= 0 && (stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
-                    b2_fio_length(s, &avail) < 0 || avail < 0))
-        rc = B2_FAIL(B2_ERR_FORMAT, "%s is not a regular file of at least %lld bytes", path,
-                     (long long)offset);
-    else if (rc >= 0 && (rc = b2_frame_load(s, avail)) < 0)
-        rc = B2_PREFIX(rc, path);
-    if (rc < 0) {
-        b2_schunk_free(s);
-        return rc;
-    }
-    *out = s;
-    return B2_OK;
-}
-
-int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk **out)
-{
-    return open_file(path, offset, flags, 0, out);
-}
-
-int b2_schunk_open(const char *path, int flags, b2_schunk **out)
-{
-    return b2_schunk_open_limited(path, 0, flags, 0, out);
-}
-
-int b2_schunk_open_limited(const char *path, int64_t offset, int flags, int64_t memory_limit,
-                           b2_schunk **out)
-{
-    struct stat st;
-    *out = NULL;
-    if (!path)
-        return B2_FAIL(B2_ERR_INVALID_PARAM, "path is NULL");
-    if (stat(path, &st) != 0)
-        return B2_FAIL(errno == ENOENT ? B2_ERR_NOT_FOUND : B2_ERR_IO, "%s: %s", path,
-                       strerror(errno));
-    if (S_ISDIR(st.st_mode)) {
-        B2_FAIL_IF(offset != 0, B2_ERR_INVALID_PARAM, "%s is a sparse frame: no offset", path);
-        b2_schunk *s = alloc_limited(memory_limit);
-        if (!s)
-            return B2_FAIL_CODE(B2_ERR_NOMEM);
-        s->storage = B2_STORAGE_SPARSE;
-        s->writable = (flags & B2_OPEN_WRITE) != 0;
-        size_t l = strlen(path);
-        s->path = strdup(path);
-        if (s->path && l > 1 && s->path[l - 1] == '/')
-            s->path[l - 1] = 0;
-        int rc = s->path ? b2_sframe_load(s) : B2_FAIL_CODE(B2_ERR_NOMEM);
-        if (rc < 0) {
-            rc = B2_PREFIX(rc, path);
-            b2_schunk_free(s);
-            return rc;
-        }
-        *out = s;
-        return B2_OK;
-    }
-    return open_file(path, offset, flags, memory_limit, out);
 }
 
 /* ---- properties ---- */
@@ -303,7 +192,7 @@ static int chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *speci
     *special = sp;
     if (sp)
         return B2_OK;
-    if (s->storage == B2_STORAGE_FILE) {
+    if (frame_crash_safe(s)) {
         int64_t pos, room;
         uint8_t hdr[B2_HEADER_LEN];
         int rc = chunk_bounds(s, frame_entry(s, i), &pos, &room);
@@ -508,7 +397,8 @@ static int chunk_range(b2_schunk *s, frame_rd *r, int64_t i, int32_t nb, int64_t
         int rc = decompress_chunk_rd(s, r, i, dst, (size_t)len);
         return rc < 0 ? rc : (rc == nb ? B2_OK : B2_ERR_CORRUPT);
     }
-    if (s->storage != B2_STORAGE_MEMORY) {
+    size_t mapped;
+    if (!b2_fio_map(s, &mapped)) {
         int rc = b2_schunk_lazy_range(s, r, i, off, len, dst);
         if (rc != B2_ERR_UNSUPPORTED)
             return rc;

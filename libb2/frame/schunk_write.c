@@ -24,7 +24,7 @@
 static int64_t frame_tail(const b2_schunk *s)
 {
     int64_t end = s->h.header_len + s->h.cbytes;
-    if (s->storage == B2_STORAGE_FILE && s->h.frame_len > end)
+    if (frame_crash_safe(s) && s->h.frame_len > end)
         end = s->h.frame_len;
     return end;
 }
@@ -56,7 +56,7 @@ static int frame_commit_impl(b2_schunk *s, int runlength_index)
     if (rc < 0)
         return rc;
     int64_t tail = frame_tail(s);
-    if (s->storage == B2_STORAGE_FILE) /* the old index and trailer become dead space */
+    if (frame_crash_safe(s)) /* the old index and trailer become dead space */
         s->dead_bytes += tail - (s->h.header_len + s->h.cbytes);
     s->h.cbytes = tail - s->h.header_len;
     int64_t ipos = s->h.header_len + s->h.cbytes;
@@ -81,56 +81,6 @@ static int frame_commit_impl(b2_schunk *s, int runlength_index)
     if (rc >= 0)
         (void)b2_frame_maybe_compact(s); /* best effort: the operation itself is committed */
     return rc;
-}
-
-/* ---- creating ---- */
-
-static int check_cparams(const b2_cparams *cp)
-{
-    if (!cp)
-        return B2_OK;
-    return b2_cparams_check(cp); /* typesize 1.. included */
-}
-
-b2_schunk *b2_schunk_new(const b2_cparams *cparams)
-{
-    if (check_cparams(cparams) < 0)
-        return NULL;
-    b2_schunk *s = b2_schunk_alloc(cparams);
-    if (!s)
-        return NULL;
-    s->storage = B2_STORAGE_MEMORY;
-    s->writable = 1;
-    if (b2_store_memory(NULL, 0, 1, &s->store) < 0 || b2_frame_commit(s, 0) < 0) {
-        b2_schunk_free(s);
-        return NULL;
-    }
-    return s;
-}
-
-int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk **out)
-{
-    *out = NULL;
-    int rc = check_cparams(cparams);
-    if (rc < 0)
-        return rc;
-    B2_FAIL_IF(!path, B2_ERR_INVALID_PARAM, "path is NULL");
-    b2_schunk *s = b2_schunk_alloc(cparams);
-    if (!s)
-        return B2_FAIL_CODE(B2_ERR_NOMEM);
-    s->storage = B2_STORAGE_FILE;
-    s->writable = 1;
-    s->path = strdup(path);
-    rc = s->path ? b2_store_file(path, 0, 1, 1, &s->store)
-                 : B2_FAIL(B2_ERR_NOMEM, "copying the path %s", path);
-    if (rc >= 0)
-        rc = b2_frame_commit(s, 0);
-    if (rc < 0) {
-        b2_schunk_free(s);
-        return rc;
-    }
-    *out = s;
-    return B2_OK;
 }
 
 /* ---- chunk bookkeeping ---- */
@@ -189,7 +139,7 @@ static int store_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, int64_t 
     int rc = b2_fio_write(s, pos, chunk, (size_t)cbytes);
     if (rc < 0)
         return rc;
-    if (s->storage == B2_STORAGE_FILE)
+    if (frame_crash_safe(s))
         s->dead_bytes += pos - (s->h.header_len + s->h.cbytes);
     *entry = pos - s->h.header_len;
     s->h.cbytes = *entry + cbytes;
@@ -288,7 +238,7 @@ static int64_t schunk_insert_chunk_body(b2_schunk *s, int64_t pos, const void *c
     s->h.chunksize = cs;
     if (info.vlblocks)
         s->h.general_flags |= 0x80;
-    if (s->defer_commit && s->storage == B2_STORAGE_FILE) {
+    if (s->defer_commit && frame_crash_safe(s)) {
         /* the chunk went past the committed frame's end, which stays as it was */
         s->commit_pending = 1;
         return s->nchunks;
@@ -408,7 +358,7 @@ static int64_t schunk_update_chunk_body(b2_schunk *s, int64_t pos, const void *c
         return rc;
     }
     s->index[pos] = entry;
-    if (s->storage == B2_STORAGE_FILE)
+    if (frame_crash_safe(s))
         s->dead_bytes += oldc;
     s->h.nbytes += nb - old_nb;
     s->h.chunksize = cs;

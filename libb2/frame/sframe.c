@@ -174,31 +174,3 @@ int b2_sframe_load(b2_schunk *s)
         rc = b2_fio_length(s, &len);
     return rc < 0 ? rc : b2_frame_load(s, len);
 }
-
-int b2_schunk_create_sframe(const char *dir, const b2_cparams *cparams, b2_schunk **out)
-{
-    *out = NULL;
-    B2_FAIL_IF(!dir || !*dir, B2_ERR_INVALID_PARAM, "no directory name");
-    if (cparams && b2_cparams_check(cparams) < 0)
-        return B2_FAIL(B2_ERR_INVALID_PARAM, "%s", b2_err_detail());
-    b2_schunk *s = b2_schunk_alloc(cparams);
-    if (!s)
-        return B2_FAIL_CODE(B2_ERR_NOMEM);
-    s->storage = B2_STORAGE_SPARSE;
-    s->writable = 1;
-    s->h.frame_type = FRAME_TYPE_SPARSE;
-    s->path = strdup(dir);
-    size_t l = s->path ? strlen(s->path) : 0;
-    if (l > 1 && (s->path[l - 1] == '/' || s->path[l - 1] == '\\'))
-        s->path[l - 1] = 0;
-    int rc = s->path ? b2_store_sparse(s->path, 1, &s->store)
-                     : B2_FAIL(B2_ERR_NOMEM, "copying the path %s", dir);
-    if (rc >= 0)
-        rc = b2_sframe_commit(s, 0);
-    if (rc < 0) {
-        b2_schunk_free(s);
-        return rc;
-    }
-    *out = s;
-    return B2_OK;
-}

@@ -14,6 +14,7 @@
  * several threads is tested by h5plugin/test/test_h5threads.c.
  * B2_STRESS_ROUNDS sets the rounds (default 2). */
 #define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "b2_chunk.h"
@@ -312,12 +314,29 @@ static const char vlmeta_text[] = "read by many threads at once";
 
 typedef struct shared {
     const uint8_t *fref;  /* the frame's bytes, decoded */
-    b2_schunk *frames[3]; /* memory, file, sparse */
+    b2_schunk *frames[5]; /* memory, file, sparse, the file mapped, the file through user I/O */
     const uint8_t *aref;  /* the array, C order */
     b2_nd_array *arrays[3];
 } shared;
 
-static const char *storage_name[3] = {"memory", "file", "sparse"};
+static const char *storage_name[5] = {"memory", "file", "sparse", "mapped", "user I/O"};
+
+/* User I/O over a file descriptor: pread from any thread. */
+static int64_t fd_read(void *u, int64_t pos, void *dst, size_t n)
+{
+    return pread(*(int *)u, dst, n, (off_t)pos);
+}
+
+static int64_t fd_size(void *u)
+{
+    struct stat st;
+    return fstat(*(int *)u, &st) == 0 ? (int64_t)st.st_size : -1;
+}
+
+static void fd_close(void *u) { close(*(int *)u); }
+
+static const b2_io fd_io = {fd_read, NULL, fd_size, NULL, NULL, fd_close};
+static int fd_user = -1;
 
 static int32_t chunk_items(int64_t i) { return i == FR_CHUNKS - 1 ? FR_LAST : FR_ITEMS; }
 
@@ -508,13 +527,15 @@ static void *shared_reads(void *arg)
 {
     worker *w = arg;
     for (int round = 0; round < rounds(); round++)
-        for (int k = 0; k < 3; k++) {
-            int j = (k + w->id) % 3; /* threads start on different handles */
+        for (int k = 0; k < 5; k++) {
+            int j = (k + w->id) % 5; /* threads start on different handles */
             char what[40];
             snprintf(what, sizeof what, "shared %s frame", storage_name[j]);
             read_frame(w, the.frames[j], the.fref, what);
-            snprintf(what, sizeof what, "shared %s array", storage_name[j]);
-            read_array(w, the.arrays[j], the.aref, what);
+            if (j < 3) {
+                snprintf(what, sizeof what, "shared %s array", storage_name[j]);
+                read_array(w, the.arrays[j], the.aref, what);
+            }
         }
     return NULL;
 }
@@ -568,6 +589,19 @@ static int build_shared(const char *dir, uint8_t **frame_buf, uint8_t **array_bu
         b2_schunk_free(s);
         ok = ok && b2_schunk_open(path, B2_OPEN_READONLY, &the.frames[k]) == B2_OK;
     }
+    /* the file frame again: mapped, and through user I/O */
+    snprintf(path, sizeof path, "%s/frame1", dir);
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.path = path;
+    o.mmap = 1;
+    ok = ok && b2_schunk_open_with(&o, &the.frames[3]) == B2_OK;
+    b2_open_options_init(&o);
+    fd_user = open(path, O_RDONLY);
+    o.io = &fd_io;
+    o.io_user = &fd_user;
+    o.nthreads = 2;
+    ok = ok && fd_user >= 0 && b2_schunk_open_with(&o, &the.frames[4]) == B2_OK;
     CHECK(ok, "shared frames: %s", b2_last_error_message());
     if (!ok)
         return 0;
@@ -629,10 +663,10 @@ int main(void)
                   storage_name[k]);
         CHECK(b2_dctx_blocks_decoded(lent) > 0, "the lent context decoded blocks");
     }
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 5; k++)
         b2_schunk_free(the.frames[k]);
+    for (int k = 0; k < 3; k++)
         b2_nd_free(the.arrays[k]);
-    }
     b2_dctx_free(lent);
     free(frame_buf);
     free(array_buf);

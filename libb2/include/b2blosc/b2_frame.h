@@ -33,13 +33,60 @@ typedef struct b2_schunk b2_schunk;
 /* Flags for the open functions. */
 #define B2_OPEN_READONLY 0
 #define B2_OPEN_WRITE 1
+#define B2_OPEN_CREATE 2 /* b2_schunk_open_with: a new, empty frame (writable) */
 
 /* Where a super-chunk lives. */
 enum b2_frame_storage {
     B2_STORAGE_MEMORY = 0, /* contiguous frame in a buffer */
     B2_STORAGE_FILE = 1,   /* contiguous frame in a file */
     B2_STORAGE_SPARSE = 2, /* sparse frame directory */
+    B2_STORAGE_USER = 3,   /* contiguous frame behind user I/O callbacks (b2_io) */
 };
+
+/* User I/O: a contiguous frame kept wherever these callbacks put it (an object
+ * store, a container of the caller's). Positions count from the frame's first
+ * byte; user is b2_open_options.io_user. Writes follow the file frame's order
+ * (new bytes past the end, then the index, then one header write), so a frame
+ * survives a crash when the callbacks keep their writes in order. */
+typedef struct b2_io {
+    /* Read n bytes at pos into dst; return the count read (short only at the
+     * end of the frame) or a negative value on failure. */
+    int64_t (*read)(void *user, int64_t pos, void *dst, size_t n);
+    /* Write n bytes at pos, growing the frame; return n or a negative value.
+     * NULL: the frame opens read-only. */
+    int64_t (*write)(void *user, int64_t pos, const void *src, size_t n);
+    /* The frame's length now, in bytes, or a negative value. */
+    int64_t (*size)(void *user);
+    /* Cut the frame to len bytes (0 or negative on failure). NULL: bytes past
+     * the frame stay, which readers ignore. */
+    int (*truncate)(void *user, int64_t len);
+    /* Make the bytes written so far durable (0 or negative). NULL: no-op. */
+    int (*sync)(void *user);
+    /* Called once, by b2_schunk_free or a failed open. NULL: no-op. */
+    void (*close)(void *user);
+} b2_io;
+
+/* Everything an open can be told; b2_open_options_init sets the defaults. One
+ * source: path, buffer or io. */
+typedef struct b2_open_options {
+    size_t size;           /* sizeof(b2_open_options): set by b2_open_options_init */
+    int flags;             /* B2_OPEN_READONLY (default), B2_OPEN_WRITE or B2_OPEN_CREATE */
+    const char *path;      /* a frame file or sparse-frame directory (chosen by what it is) */
+    const void *buffer;    /* or a frame in memory, exactly buffer_len bytes */
+    size_t buffer_len;
+    int copy_buffer;       /* copy it (writable) rather than borrow it (read-only;
+                            * buffer must outlive the super-chunk) */
+    const b2_io *io;       /* or a frame behind user callbacks, given io_user */
+    void *io_user;
+    int64_t offset;        /* files: where the frame starts; > 0 opens read-only */
+    int64_t memory_limit;  /* as b2_schunk_set_memory_limit (<= 0: the default) */
+    int nthreads;          /* as b2_schunk_set_nthreads (<= 0: 1) */
+    const b2_registry *registry; /* as b2_schunk_set_registry */
+    int mmap;              /* files, read-only: map the file and read chunks in place.
+                            * The file must not shrink while mapped (SIGBUS). */
+    int sparse;            /* B2_OPEN_CREATE with a path: a sparse-frame directory */
+    const b2_cparams *cparams; /* B2_OPEN_CREATE: the chunks' defaults (NULL: defaults) */
+} b2_open_options;
 
 /* ---- creating and opening ---- */
 
@@ -50,6 +97,11 @@ B2_API b2_schunk *b2_schunk_new(const b2_cparams *cparams);
 B2_API int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk **out);
 /* Create a sparse frame in directory dir, which must not exist yet. */
 B2_API int b2_schunk_create_sframe(const char *dir, const b2_cparams *cparams, b2_schunk **out);
+/* Defaults for b2_schunk_open_with: read-only, no source, default memory limit. */
+B2_API void b2_open_options_init(b2_open_options *o);
+/* Open or create a super-chunk as o says (o->size must be set, by
+ * b2_open_options_init). The functions below are shorthands for it. */
+B2_API int b2_schunk_open_with(const b2_open_options *o, b2_schunk **out);
 /* Open a frame file or sparse-frame directory (chosen by what path is);
  * flags B2_OPEN_READONLY or B2_OPEN_WRITE. */
 B2_API int b2_schunk_open(const char *path, int flags, b2_schunk **out);

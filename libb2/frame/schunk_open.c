@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Opening and creating super-chunks: one call takes every option
+ * (b2_schunk_open_with) and picks the store; the older names are shorthands. */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "frame_internal.h"
+
+void b2_open_options_init(b2_open_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->size = sizeof *o;
+}
+
+/* Exactly one source (none: a new frame in memory); options that fit it. */
+static int check_options(const b2_open_options *o, int create, int write)
+{
+    int sources = (o->path != NULL) + (o->buffer != NULL || o->buffer_len > 0) + (o->io != NULL);
+    B2_FAIL_IF(sources > 1, B2_ERR_INVALID_PARAM, "open options name %d sources (path, buffer, io)",
+               sources);
+    B2_FAIL_IF(sources == 0 && !create, B2_ERR_INVALID_PARAM,
+               "open options name no path, buffer or io");
+    B2_FAIL_IF(create && o->buffer, B2_ERR_INVALID_PARAM,
+               "B2_OPEN_CREATE makes a new frame: it takes no buffer");
+    B2_FAIL_IF(o->offset < 0 || (o->offset > 0 && !o->path), B2_ERR_INVALID_PARAM,
+               "offset %lld (files only)", (long long)o->offset);
+    B2_FAIL_IF(o->mmap && (!o->path || write), B2_ERR_INVALID_PARAM,
+               "mmap maps a file read-only");
+    B2_FAIL_IF(o->sparse && !(create && o->path), B2_ERR_INVALID_PARAM,
+               "sparse: with B2_OPEN_CREATE and a path (opening tells a directory by itself)");
+    B2_FAIL_IF(create && o->offset, B2_ERR_INVALID_PARAM, "B2_OPEN_CREATE at an offset");
+    B2_FAIL_IF(o->cparams && !create, B2_ERR_INVALID_PARAM, "cparams: with B2_OPEN_CREATE only");
+    return B2_OK;
+}
+
+/* The store and storage kind for an existing frame at o's source. */
+static int open_store(b2_schunk *s, const b2_open_options *o)
+{
+    if (o->io) {
+        s->storage = B2_STORAGE_USER;
+        s->writable = s->writable && o->io->write;
+        return b2_store_user(o->io, o->io_user, &s->store);
+    }
+    if (!o->path) {
+        s->storage = B2_STORAGE_MEMORY;
+        s->writable = s->writable && o->copy_buffer;
+        return b2_store_memory(o->buffer, o->buffer_len, o->copy_buffer, &s->store);
+    }
+    struct stat st;
+    if (stat(o->path, &st) != 0)
+        return B2_FAIL(errno == ENOENT ? B2_ERR_NOT_FOUND : B2_ERR_IO, "%s", strerror(errno));
+    if (S_ISDIR(st.st_mode)) {
+        B2_FAIL_IF(o->offset != 0 || o->mmap, B2_ERR_INVALID_PARAM,
+                   "a sparse frame: no offset, no mmap");
+        s->storage = B2_STORAGE_SPARSE;
+        return b2_store_sparse(o->path, 0, &s->store);
+    }
+    s->storage = B2_STORAGE_FILE;
+    B2_FAIL_IF(!S_ISREG(st.st_mode) || st.st_size < o->offset, B2_ERR_FORMAT,
+               "not a regular file of at least %lld bytes", (long long)o->offset);
+    /* Writes go past the frame's end, which would clobber what follows it. */
+    s->writable = s->writable && o->offset == 0;
+    return o->mmap ? b2_store_mmap(o->path, o->offset, &s->store)
+                   : b2_store_file(o->path, o->offset, s->writable, 0, &s->store);
+}
+
+/* A new store for B2_OPEN_CREATE, and the empty frame written to it. */
+static int create_store(b2_schunk *s, const b2_open_options *o)
+{
+    int rc;
+    if (o->io) {
+        s->storage = B2_STORAGE_USER;
+        rc = b2_store_user(o->io, o->io_user, &s->store);
+    } else if (!o->path) {
+        s->storage = B2_STORAGE_MEMORY;
+        rc = b2_store_memory(NULL, 0, 1, &s->store);
+    } else if (o->sparse) {
+        s->storage = B2_STORAGE_SPARSE;
+        s->h.frame_type = FRAME_TYPE_SPARSE;
+        rc = b2_store_sparse(o->path, 1, &s->store);
+    } else {
+        s->storage = B2_STORAGE_FILE;
+        rc = b2_store_file(o->path, 0, 1, 1, &s->store);
+    }
+    if (rc < 0)
+        return rc;
+    return s->storage == B2_STORAGE_SPARSE ? b2_sframe_commit(s, 0) : b2_frame_commit(s, 0);
+}
+
+static int open_with(const b2_open_options *o, b2_schunk **out)
+{
+    int create = (o->flags & B2_OPEN_CREATE) != 0;
+    int rc = check_options(o, create, create || (o->flags & B2_OPEN_WRITE));
+    if (rc < 0)
+        return rc;
+    if (create && o->cparams && (rc = b2_cparams_check(o->cparams)) < 0)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "%s", b2_err_detail());
+    b2_schunk *s = b2_schunk_alloc(create ? o->cparams : NULL);
+    if (!s)
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
+    s->mem_limit = o->memory_limit > 0 ? o->memory_limit : 0;
+    s->writable = create || (o->flags & B2_OPEN_WRITE);
+    if (o->path) {
+        size_t l = strlen(o->path);
+        s->path = strdup(o->path);
+        if (s->path && l > 1 && s->path[l - 1] == '/') /* a directory named with its slash */
+            s->path[l - 1] = 0;
+        if (!s->path)
+            rc = B2_FAIL(B2_ERR_NOMEM, "copying the path %s", o->path);
+    }
+    if (rc >= 0 && create) {
+        rc = create_store(s, o);
+    } else if (rc >= 0) {
+        int64_t len = 0;
+        rc = open_store(s, o);
+        if (rc >= 0)
+            rc = b2_fio_length(s, &len);
+        if (rc >= 0)
+            rc = b2_frame_load(s, len);
+    }
+    if (rc >= 0 && o->nthreads > 1)
+        rc = b2_schunk_set_nthreads(s, o->nthreads);
+    if (rc >= 0 && o->registry)
+        rc = b2_schunk_set_registry(s, o->registry);
+    if (rc < 0) {
+        rc = B2_PREFIX(rc, o->path ? o->path : o->io ? "user I/O" : "frame buffer");
+        b2_schunk_free(s);
+        return rc;
+    }
+    *out = s;
+    return B2_OK;
+}
+
+int b2_schunk_open_with(const b2_open_options *o, b2_schunk **out)
+{
+    if (!out)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "out is NULL");
+    *out = NULL;
+    B2_FAIL_IF(!o || o->size == 0 || o->size > sizeof *o, B2_ERR_INVALID_PARAM,
+               "open options not set by b2_open_options_init");
+    b2_open_options all; /* a caller built with an older, shorter struct gets defaults */
+    b2_open_options_init(&all);
+    memcpy(&all, o, o->size);
+    return open_with(&all, out);
+}
+
+/* ---- the shorthands ---- */
+
+int b2_schunk_open_buffer_limited(const void *buf, size_t len, int copy, int64_t memory_limit,
+                                  b2_schunk **out)
+{
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.buffer = buf;
+    o.buffer_len = len;
+    o.copy_buffer = copy;
+    o.memory_limit = memory_limit;
+    o.flags = copy ? B2_OPEN_WRITE : B2_OPEN_READONLY;
+    if (!buf && len) {
+        *out = NULL;
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    }
+    if (!buf) /* an empty buffer still names the memory source */
+        o.buffer = "";
+    return b2_schunk_open_with(&o, out);
+}
+
+int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out)
+{
+    return b2_schunk_open_buffer_limited(buf, len, copy, 0, out);
+}
+
+int b2_schunk_open_limited(const char *path, int64_t offset, int flags, int64_t memory_limit,
+                           b2_schunk **out)
+{
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.path = path;
+    o.offset = offset;
+    o.flags = flags & B2_OPEN_WRITE;
+    o.memory_limit = memory_limit;
+    if (!path) {
+        *out = NULL;
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "path is NULL");
+    }
+    return b2_schunk_open_with(&o, out);
+}
+
+int b2_schunk_open(const char *path, int flags, b2_schunk **out)
+{
+    return b2_schunk_open_limited(path, 0, flags, 0, out);
+}
+
+int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk **out)
+{
+    return b2_schunk_open_limited(path, offset, flags, 0, out);
+}
+
+static int create(const char *path, int sparse, const b2_cparams *cparams, b2_schunk **out)
+{
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.flags = B2_OPEN_CREATE;
+    o.path = path;
+    o.sparse = sparse;
+    o.cparams = cparams;
+    return b2_schunk_open_with(&o, out);
+}
+
+b2_schunk *b2_schunk_new(const b2_cparams *cparams)
+{
+    b2_schunk *s;
+    return create(NULL, 0, cparams, &s) < 0 ? NULL : s;
+}
+
+int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk **out)
+{
+    if (!path) {
+        *out = NULL;
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "path is NULL");
+    }
+    return create(path, 0, cparams, out);
+}
+
+int b2_schunk_create_sframe(const char *dir, const b2_cparams *cparams, b2_schunk **out)
+{
+    if (!dir || !*dir) {
+        *out = NULL;
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "no directory name");
+    }
+    return create(dir, 1, cparams, out);
+}
