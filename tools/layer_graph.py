@@ -11,6 +11,9 @@ possible ones, the edges, and every cycle (strongly connected group of files);
 with --layers, the edges between layer folders.
 
     /usr/bin/python3 tools/layer_graph.py [--build build] [--folder frame] [--edges]
+
+ctest `layer_graph_frame` runs it with --folder frame --layers --check: the frame
+layer's files call each other without a cycle, and no two layers call each other.
 """
 import argparse
 import glob
@@ -71,6 +74,8 @@ def main():
     ap.add_argument("--folder", default=None, help="one layer folder (e.g. frame)")
     ap.add_argument("--edges", action="store_true", help="print every edge")
     ap.add_argument("--layers", action="store_true", help="edges between layer folders")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 when a printed folder has a cycle or two layers call each other")
     a = ap.parse_args()
     objs = glob.glob(os.path.join(a.build, "libb2", "CMakeFiles", "*.dir", "*", "*.c.o"))
     if not objs:
@@ -88,6 +93,7 @@ def main():
             if g and g != f:
                 edges.setdefault(f, set()).add(g)
     folders = sorted({f.split("/")[0] for f in files}) if not a.folder else [a.folder]
+    bad = 0
     for folder in folders:
         fs = sorted(f for f in files if f.split("/")[0] == folder)
         inner = {f: {g for g in edges.get(f, ()) if g in fs} for f in fs}
@@ -96,6 +102,7 @@ def main():
         cyc = [c for c in sccs(fs, inner) if len(c) > 1]
         print("%s/: %d files, %d of %d file pairs connected, %d edges, %d cycle group(s)" % (
             folder, len(fs), len(pairs), possible, sum(len(v) for v in inner.values()), len(cyc)))
+        bad += len(cyc)
         for c in cyc:
             print("  cycle: " + " <-> ".join(x.split("/")[1] for x in c))
         if a.edges:
@@ -114,6 +121,10 @@ def main():
         for x, y in itertools.combinations(sorted({k for p in lay for k in p}), 2):
             if (x, y) in lay and (y, x) in lay:
                 print("  both ways: %s <-> %s" % (x, y))
+                bad += 1
+    if a.check and bad:
+        print("FAIL: %d cycle(s)" % bad)
+        return 1
     return 0
 
 

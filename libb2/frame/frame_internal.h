@@ -208,11 +208,11 @@ B2_HIDDEN void b2_frame_rd_drop(b2_schunk *s);
 /* Ensure r->scratch holds n bytes. */
 B2_HIDDEN int b2_frame_rd_scratch(frame_rd *r, size_t n);
 
-/* ---- b2_frame_load.c ---- */
+/* ---- frame_load.c ---- */
 /* Validate and load header, metalayers, trailer and index of the frame in s's storage
  * of total length avail (exact for memory, an upper bound for files). */
 B2_HIDDEN int b2_frame_load(b2_schunk *s, int64_t avail);
-/* Allocate an empty b2_schunk with defaults. */
+/* schunk_open.c: allocate an empty b2_schunk with defaults. */
 B2_HIDDEN b2_schunk *b2_schunk_alloc(const b2_cparams *cp);
 
 /* ---- schunk_write.c ---- */

@@ -7,31 +7,6 @@
 
 #include "frame_internal.h"
 
-b2_schunk *b2_schunk_alloc(const b2_cparams *cp)
-{
-    b2_cparams def;
-    if (!cp) {
-        b2_cparams_init(&def);
-        cp = &def;
-    }
-    if (cp->nthreads > 256) { /* what a decoding context takes (readers make them later) */
-        b2_err_record(B2_ERR_INVALID_PARAM, __func__, "%d threads, at most 256", cp->nthreads);
-        return NULL;
-    }
-    b2_schunk *s = calloc(1, sizeof *s);
-    if (!s)
-        return NULL;
-    s->cparams = *cp;
-    s->nthreads = cp->nthreads > 0 ? cp->nthreads : 1;
-    if (pthread_mutex_init(&s->rd_mu, NULL) != 0) {
-        free(s);
-        return NULL;
-    }
-    b2_frame_header_init(&s->h, cp, 0);
-    s->h.header_len = (int32_t)b2_frame_header_size(NULL, 0);
-    return s;
-}
-
 /* A sparse frame names each chunk file once (doc/format/sframe.md §4: ids are never shared),
  * so a repeated id is corruption; refusing it also keeps a tiny run-length index
  * from making every read reopen one file millions of times. */

@@ -11,25 +11,6 @@
 #include "frame_internal.h"
 #include "b2_frame_experimental.h"
 
-void b2_schunk_free(b2_schunk *s)
-{
-    if (!s)
-        return;
-    if (s->commit_pending) /* deferred appends are committed, best effort */
-        (void)b2_frame_commit(s, 0);
-    b2_frame_meta_free_all(s->meta, s->nmeta);
-    b2_frame_meta_free_all(s->vlmeta, s->nvlmeta);
-    free(s->vlmeta);
-    free(s->index);
-    b2_store_free(s->store);
-    free(s->path);
-    b2_frame_rd_drop(s);
-    pthread_mutex_destroy(&s->rd_mu);
-    b2_cctx_free(s->cctx);
-    free(s->cbuf);
-    free(s);
-}
-
 int b2_schunk_set_memory_limit(b2_schunk *s, int64_t bytes)
 {
     if (!s)

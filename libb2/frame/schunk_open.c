@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Opening and creating super-chunks: one call takes every option
- * (b2_schunk_open_with) and picks the store; the older names are shorthands. */
+/* The life of a super-chunk handle: allocating, opening and creating (one call
+ * takes every option, b2_schunk_open_with, and picks the store; the older names
+ * are shorthands), and freeing. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +12,50 @@ void b2_open_options_init(b2_open_options *o)
 {
     memset(o, 0, sizeof *o);
     o->size = sizeof *o;
+}
+
+b2_schunk *b2_schunk_alloc(const b2_cparams *cp)
+{
+    b2_cparams def;
+    if (!cp) {
+        b2_cparams_init(&def);
+        cp = &def;
+    }
+    if (cp->nthreads > 256) { /* what a decoding context takes (readers make them later) */
+        b2_err_record(B2_ERR_INVALID_PARAM, __func__, "%d threads, at most 256", cp->nthreads);
+        return NULL;
+    }
+    b2_schunk *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->cparams = *cp;
+    s->nthreads = cp->nthreads > 0 ? cp->nthreads : 1;
+    if (pthread_mutex_init(&s->rd_mu, NULL) != 0) {
+        free(s);
+        return NULL;
+    }
+    b2_frame_header_init(&s->h, cp, 0);
+    s->h.header_len = (int32_t)b2_frame_header_size(NULL, 0);
+    return s;
+}
+
+void b2_schunk_free(b2_schunk *s)
+{
+    if (!s)
+        return;
+    if (s->commit_pending) /* deferred appends are committed, best effort */
+        (void)b2_frame_commit(s, 0);
+    b2_frame_meta_free_all(s->meta, s->nmeta);
+    b2_frame_meta_free_all(s->vlmeta, s->nvlmeta);
+    free(s->vlmeta);
+    free(s->index);
+    b2_store_free(s->store);
+    free(s->path);
+    b2_frame_rd_drop(s);
+    pthread_mutex_destroy(&s->rd_mu);
+    b2_cctx_free(s->cctx);
+    free(s->cbuf);
+    free(s);
 }
 
 /* Exactly one source (none: a new frame in memory); options that fit it. */
