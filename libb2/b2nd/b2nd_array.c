@@ -119,17 +119,11 @@ int b2_nd_open_buffer(const void *buf, size_t len, int copy, b2_nd_array **out)
     return rc;
 }
 
-static int nd_to_frame_buffer_body(b2_nd_array *a, uint8_t **out, size_t *len)
+int b2_nd_to_frame_buffer_body(b2_nd_array *a, uint8_t **out, size_t *len)
 {
     if (!a || !out || !len)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     return b2_schunk_to_buffer(a->sc, out, len);
-}
-
-int b2_nd_to_frame_buffer(b2_nd_array *a, uint8_t **out, size_t *len)
-{
-    int rc = nd_to_frame_buffer_body(a, out, len);
-    return a ? B2_KEEP(&a->err, rc) : rc;
 }
 
 int b2_nd_ndim(const b2_nd_array *a) { return a->g.ndim; }
@@ -141,7 +135,7 @@ int32_t b2_nd_typesize(const b2_nd_array *a) { return a->g.typesize; }
 const char *b2_nd_dtype(const b2_nd_array *a) { return a->meta.dtype ? a->meta.dtype : "|u1"; }
 int64_t b2_nd_nitems(const b2_nd_array *a) { return a->g.nitems; }
 b2_schunk *b2_nd_schunk(b2_nd_array *a) { return a->sc; }
-static int nd_set_nthreads_body(b2_nd_array *a, int nthreads)
+int b2_nd_set_nthreads_body(b2_nd_array *a, int nthreads)
 {
     if (!a)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
@@ -165,13 +159,7 @@ int b2_nd_set_memory_limit(b2_nd_array *a, int64_t bytes)
     return B2_KEEP(&a->err, b2_schunk_set_memory_limit(a->sc, bytes));
 }
 
-int b2_nd_set_nthreads(b2_nd_array *a, int nthreads)
-{
-    int rc = nd_set_nthreads_body(a, nthreads);
-    return a ? B2_KEEP(&a->err, rc) : rc;
-}
-
-static int nd_set_dctx_body(b2_nd_array *a, b2_dctx *dctx)
+int b2_nd_set_dctx_body(b2_nd_array *a, b2_dctx *dctx)
 {
     if (!a)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
@@ -179,13 +167,7 @@ static int nd_set_dctx_body(b2_nd_array *a, b2_dctx *dctx)
     return B2_OK;
 }
 
-int b2_nd_set_dctx(b2_nd_array *a, b2_dctx *dctx)
-{
-    int rc = nd_set_dctx_body(a, dctx);
-    return a ? B2_KEEP(&a->err, rc) : rc;
-}
-
-static int nd_set_registry_body(b2_nd_array *a, const b2_registry *registry)
+int b2_nd_set_registry_body(b2_nd_array *a, const b2_registry *registry)
 {
     if (!a)
         return B2_FAIL(B2_ERR_INVALID_PARAM, "array is NULL");
@@ -196,12 +178,6 @@ static int nd_set_registry_body(b2_nd_array *a, const b2_registry *registry)
     if (rc >= 0)
         rc = b2_schunk_set_registry(a->sc, registry);
     return rc < 0 ? rc : B2_OK;
-}
-
-int b2_nd_set_registry(b2_nd_array *a, const b2_registry *registry)
-{
-    int rc = nd_set_registry_body(a, registry);
-    return a ? B2_KEEP(&a->err, rc) : rc;
 }
 
 int64_t b2_nd_blocks_decoded(const b2_nd_array *a)
@@ -453,7 +429,7 @@ static void params_like(const b2_nd_array *a, b2_nd_params *p)
     p->cparams = &a->cparams;
 }
 
-static int nd_copy_body(b2_nd_array *src, const int32_t *chunkshape, const int32_t *blockshape,
+int b2_nd_copy_body(b2_nd_array *src, const int32_t *chunkshape, const int32_t *blockshape,
               const b2_nd_storage *st, b2_nd_array **out)
 {
     if (!src || !out)
@@ -467,14 +443,7 @@ static int nd_copy_body(b2_nd_array *src, const int32_t *chunkshape, const int32
     return create_copy(src, &p, st, NULL, NULL, out);
 }
 
-int b2_nd_copy(b2_nd_array *src, const int32_t *chunkshape, const int32_t *blockshape,
-              const b2_nd_storage *st, b2_nd_array **out)
-{
-    int rc = nd_copy_body(src, chunkshape, blockshape, st, out);
-    return src ? B2_KEEP(&src->err, rc) : rc;
-}
-
-static int nd_squeeze_body(b2_nd_array *src, const b2_nd_storage *st, b2_nd_array **out)
+int b2_nd_squeeze_body(b2_nd_array *src, const b2_nd_storage *st, b2_nd_array **out)
 {
     if (!src || !out)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
@@ -495,13 +464,7 @@ static int nd_squeeze_body(b2_nd_array *src, const b2_nd_storage *st, b2_nd_arra
     return create_copy(src, &p, st, drop, NULL, out);
 }
 
-int b2_nd_squeeze(b2_nd_array *src, const b2_nd_storage *st, b2_nd_array **out)
-{
-    int rc = nd_squeeze_body(src, st, out);
-    return src ? B2_KEEP(&src->err, rc) : rc;
-}
-
-static int nd_save_body(b2_nd_array *a, const b2_nd_storage *st)
+int b2_nd_save_body(b2_nd_array *a, const b2_nd_storage *st)
 {
     if (!a || !st || st->kind == B2_STORAGE_MEMORY)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
@@ -546,13 +509,7 @@ static int nd_save_body(b2_nd_array *a, const b2_nd_storage *st)
     return rc < 0 ? rc : B2_OK;
 }
 
-int b2_nd_save(b2_nd_array *a, const b2_nd_storage *st)
-{
-    int rc = nd_save_body(a, st);
-    return a ? B2_KEEP(&a->err, rc) : rc;
-}
-
-static int nd_get_slice_body(b2_nd_array *src, const int64_t *start, const int64_t *stop,
+int b2_nd_get_slice_body(b2_nd_array *src, const int64_t *start, const int64_t *stop,
                    const int32_t *chunkshape, const int32_t *blockshape, const b2_nd_storage *st,
                    b2_nd_array **out)
 {
@@ -570,10 +527,3 @@ static int nd_get_slice_body(b2_nd_array *src, const int64_t *start, const int64
     return create_copy(src, &p, st, NULL, start, out);
 }
 
-int b2_nd_get_slice(b2_nd_array *src, const int64_t *start, const int64_t *stop,
-                   const int32_t *chunkshape, const int32_t *blockshape, const b2_nd_storage *st,
-                   b2_nd_array **out)
-{
-    int rc = nd_get_slice_body(src, start, stop, chunkshape, blockshape, st, out);
-    return src ? B2_KEEP(&src->err, rc) : rc;
-}

@@ -5,6 +5,7 @@
 
 #include "b2_internal.h"
 #include "b2_nd.h"
+#include "b2nd_api.h"
 
 /* Derived geometry of an array (doc/format/b2nd.md §2). All products are checked. */
 typedef struct b2_nd_geom {
@@ -98,5 +99,8 @@ B2_HIDDEN int b2_nd_array_refresh_geom(b2_nd_array *a);
 
 /* Product of n int64 values into *out; 0 if any is 0; -1 on overflow of limit. */
 B2_HIDDEN int b2_nd_mul_checked(int64_t a, int64_t b, int64_t limit, int64_t *out);
+
+/* The bodies of the public functions b2nd_api.c generates. */
+B2_ND_HANDLE_API(B2_HANDLE_BODY)
 
 #endif

@@ -128,7 +128,7 @@ static int extend(b2_nd_array *a, const int64_t *to, const int64_t *start)
     return B2_OK;
 }
 
-static int nd_resize_body(b2_nd_array *a, const int64_t *new_shape, const int64_t *start)
+int b2_nd_resize_body(b2_nd_array *a, const int64_t *new_shape, const int64_t *start)
 {
     if (!a || (!new_shape && a->g.ndim))
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
@@ -183,13 +183,7 @@ static int nd_resize_body(b2_nd_array *a, const int64_t *new_shape, const int64_
     return B2_OK;
 }
 
-int b2_nd_resize(b2_nd_array *a, const int64_t *new_shape, const int64_t *start)
-{
-    int rc = nd_resize_body(a, new_shape, start);
-    return a ? B2_KEEP(&a->err, rc) : rc;
-}
-
-static int nd_insert_body(b2_nd_array *a, const void *src, size_t len, int axis, int64_t pos)
+int b2_nd_insert_body(b2_nd_array *a, const void *src, size_t len, int axis, int64_t pos)
 {
     B2_FAIL_IF(!a || (!src && len), B2_ERR_INVALID_PARAM, "%s is NULL", !a ? "array" : "src");
     B2_FAIL_IF(axis < 0 || axis >= a->g.ndim, B2_ERR_INVALID_PARAM, "axis %d of %d dimensions",
@@ -222,13 +216,7 @@ static int nd_insert_body(b2_nd_array *a, const void *src, size_t len, int axis,
     return b2_nd_set_slice_cbuffer(a, start, stop, src, len);
 }
 
-int b2_nd_insert(b2_nd_array *a, const void *src, size_t len, int axis, int64_t pos)
-{
-    int rc = nd_insert_body(a, src, len, axis, pos);
-    return a ? B2_KEEP(&a->err, rc) : rc;
-}
-
-static int nd_append_body(b2_nd_array *a, const void *src, size_t len, int axis)
+int b2_nd_append_body(b2_nd_array *a, const void *src, size_t len, int axis)
 {
     B2_FAIL_IF(!a, B2_ERR_INVALID_PARAM, "array is NULL");
     B2_FAIL_IF(axis < 0 || axis >= a->g.ndim, B2_ERR_INVALID_PARAM, "axis %d of %d dimensions",
@@ -236,13 +224,7 @@ static int nd_append_body(b2_nd_array *a, const void *src, size_t len, int axis)
     return b2_nd_insert(a, src, len, axis, a->g.shape[axis]);
 }
 
-int b2_nd_append(b2_nd_array *a, const void *src, size_t len, int axis)
-{
-    int rc = nd_append_body(a, src, len, axis);
-    return a ? B2_KEEP(&a->err, rc) : rc;
-}
-
-static int nd_delete_body(b2_nd_array *a, int axis, int64_t start, int64_t n)
+int b2_nd_delete_body(b2_nd_array *a, int axis, int64_t start, int64_t n)
 {
     B2_FAIL_IF(!a, B2_ERR_INVALID_PARAM, "array is NULL");
     B2_FAIL_IF(axis < 0 || axis >= a->g.ndim, B2_ERR_INVALID_PARAM, "axis %d of %d dimensions",
@@ -259,8 +241,3 @@ static int nd_delete_body(b2_nd_array *a, int axis, int64_t start, int64_t n)
     return b2_nd_resize(a, shape, st);
 }
 
-int b2_nd_delete(b2_nd_array *a, int axis, int64_t start, int64_t n)
-{
-    int rc = nd_delete_body(a, axis, start, n);
-    return a ? B2_KEEP(&a->err, rc) : rc;
-}

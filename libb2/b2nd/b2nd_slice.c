@@ -424,7 +424,7 @@ static int read_part(b2_nd_array *a, nd_reader *x, const chunk_part *p, place_ct
                                     place_block, c);
 }
 
-static int nd_get_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const int64_t *stop, void *dst,
+int b2_nd_get_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const int64_t *stop, void *dst,
                            size_t cap)
 {
     if (!a || (!dst && cap))
@@ -478,13 +478,6 @@ static int nd_get_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const
     b2_nd_st_reader_done(a, &x);
     free(list);
     return rc < 0 ? rc : B2_OK;
-}
-
-int b2_nd_get_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t *stop, void *dst,
-                           size_t cap)
-{
-    int rc = nd_get_slice_cbuffer_body(a, start, stop, dst, cap);
-    return a ? B2_KEEP(&a->err, rc) : rc;
 }
 
 /* Whether the compression context cc was made for the array's parameters
@@ -543,18 +536,12 @@ int64_t b2_nd_encode_frame(const b2_nd_params *p, b2_cctx *cctx, const void *src
     return res;
 }
 
-static int nd_to_cbuffer_body(b2_nd_array *a, void *dst, size_t cap)
+int b2_nd_to_cbuffer_body(b2_nd_array *a, void *dst, size_t cap)
 {
     if (!a)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int64_t start[B2_ND_MAX_DIM] = {0};
     return b2_nd_get_slice_cbuffer(a, start, a->g.shape, dst, cap);
-}
-
-int b2_nd_to_cbuffer(b2_nd_array *a, void *dst, size_t cap)
-{
-    int rc = nd_to_cbuffer_body(a, dst, cap);
-    return a ? B2_KEEP(&a->err, rc) : rc;
 }
 
 int b2_nd_compress_chunk(b2_nd_array *a, const uint8_t *buf, uint8_t **chunk, int32_t *cbytes)
@@ -565,7 +552,7 @@ int b2_nd_compress_chunk(b2_nd_array *a, const uint8_t *buf, uint8_t **chunk, in
     return compress_alloc(a, buf, NULL, i == n, chunk, cbytes);
 }
 
-static int nd_set_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const int64_t *stop,
+int b2_nd_set_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const int64_t *stop,
                            const void *src, size_t len)
 {
     if (!a || (!src && len))
@@ -651,9 +638,3 @@ static int nd_set_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const
     return rc < 0 ? rc : B2_OK;
 }
 
-int b2_nd_set_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t *stop,
-                           const void *src, size_t len)
-{
-    int rc = nd_set_slice_cbuffer_body(a, start, stop, src, len);
-    return a ? B2_KEEP(&a->err, rc) : rc;
-}

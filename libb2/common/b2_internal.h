@@ -48,6 +48,17 @@ static inline int64_t b2_err_keep_if64(b2_errinfo *e, int64_t rc, const char *fu
     return B2_UNLIKELY(rc < 0) ? b2_err_keep(e, (int)rc, func) : rc;
 }
 #define B2_KEEP64(e, rc) b2_err_keep_if64((e), (rc), __func__)
+/* Rows of a layer's handle-API table (frame_api.h, b2nd_api.h):
+ * X(RET, NAME, H, PARAMS, ARGS). B2_HANDLE_BODY declares NAME_body, which an
+ * implementation file defines; B2_HANDLE_WRAP defines the public NAME, which runs
+ * the body and, when it fails, keeps the message in handle H (H may be NULL). */
+#define B2_HANDLE_BODY(RET, NAME, H, PARAMS, ARGS) B2_HIDDEN RET NAME##_body PARAMS;
+#define B2_HANDLE_WRAP(RET, NAME, H, PARAMS, ARGS)                                \
+    RET NAME PARAMS                                                               \
+    {                                                                             \
+        RET rc_ = NAME##_body ARGS;                                               \
+        return H ? (RET)b2_err_keep_if64(&(H)->err, rc_, #NAME) : rc_;            \
+    }
 /* Put "what: " (a file name, say) in front of the detail of the thread's record
  * for code (made plain first if the record is about another code). Returns code. */
 B2_HIDDEN int b2_err_prefix(int code, const char *func, const char *what) __attribute__((cold));

@@ -74,7 +74,7 @@ static int rewrite(b2_schunk *s, frame_store *k)
     return B2_OK;
 }
 
-static int schunk_compact_body(b2_schunk *s)
+int b2_schunk_compact_body(b2_schunk *s)
 {
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     if (s->storage == B2_STORAGE_SPARSE)
@@ -107,24 +107,12 @@ static int schunk_compact_body(b2_schunk *s)
     return rc;
 }
 
-int b2_schunk_compact(b2_schunk *s)
-{
-    int rc = schunk_compact_body(s);
-    return s ? B2_KEEP(&s->err, rc) : rc;
-}
-
-static int frame_maybe_compact_body(b2_schunk *s)
+int b2_frame_maybe_compact(b2_schunk *s)
 {
     if (s->storage != B2_STORAGE_FILE || !s->writable || s->dead_bytes < COMPACT_MIN_DEAD ||
         s->dead_bytes < s->h.frame_len / 2)
         return B2_OK;
     return b2_schunk_compact(s);
-}
-
-int b2_frame_maybe_compact(b2_schunk *s)
-{
-    int rc = frame_maybe_compact_body(s);
-    return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
 int64_t b2_schunk_dead_bytes(b2_schunk *s)

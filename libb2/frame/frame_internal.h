@@ -13,6 +13,7 @@
 #include "frame_reader.h"
 #include "b2_frame_experimental.h"
 #include "frame_store.h"
+#include "frame_api.h"
 
 #define FRAME_HEADER_FIXED 87      /* bytes of the header read by position */
 #define FRAME_TRAILER_MIN 25       /* smallest trailer the reference accepts */
@@ -108,6 +109,9 @@ static inline int frame_crash_safe(const b2_schunk *s)
 {
     return s->storage == B2_STORAGE_FILE || s->storage == B2_STORAGE_USER;
 }
+
+/* The bodies of the public functions frame_api.c generates. */
+B2_FRAME_HANDLE_API(B2_HANDLE_BODY)
 
 /* b2_mem_check against the handle's limit. */
 #define FRAME_MEM_CHECK(s, need, what) \

@@ -7,7 +7,7 @@
 
 #include "frame_internal.h"
 
-static int frame_build_meta_parts_body(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
+int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
                            uint8_t **trl, int64_t *trl_len)
 {
     *idx = NULL;
@@ -35,9 +35,3 @@ static int frame_build_meta_parts_body(b2_schunk *s, int runlength_index, uint8_
     return B2_OK;
 }
 
-int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
-                           uint8_t **trl, int64_t *trl_len)
-{
-    int rc = frame_build_meta_parts_body(s, runlength_index, idx, idx_len, trl, trl_len);
-    return s ? B2_KEEP(&s->err, rc) : rc;
-}

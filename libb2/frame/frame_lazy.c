@@ -220,7 +220,7 @@ int b2_schunk_lazy_range(b2_schunk *s, frame_rd *r, int64_t i, int64_t off, int6
     return rc < 0 ? rc : B2_OK;
 }
 
-static int schunk_read_blocks_body(b2_schunk *s, int64_t i, const int32_t *blocks, int32_t n,
+int b2_schunk_read_blocks_body(b2_schunk *s, int64_t i, const int32_t *blocks, int32_t n,
                                    uint8_t **chunk, int32_t *cbytes)
 {
     B2_FAIL_IF(!s || !blocks || n < 1 || !chunk || !cbytes, B2_ERR_INVALID_PARAM,
@@ -238,9 +238,3 @@ static int schunk_read_blocks_body(b2_schunk *s, int64_t i, const int32_t *block
     return rc;
 }
 
-int b2_schunk_read_blocks(b2_schunk *s, int64_t i, const int32_t *blocks, int32_t n,
-                          uint8_t **chunk, int32_t *cbytes)
-{
-    int rc = schunk_read_blocks_body(s, i, blocks, n, chunk, cbytes);
-    return s ? B2_KEEP(&s->err, rc) : rc;
-}

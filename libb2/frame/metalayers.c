@@ -79,7 +79,7 @@ static int rebuild_empty(b2_schunk *s)
     return rc;
 }
 
-static int schunk_meta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
+int b2_schunk_meta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     int rc = check_name(name);
@@ -108,13 +108,7 @@ static int schunk_meta_add_body(b2_schunk *s, const char *name, const void *cont
     return rc < 0 ? rc : s->nmeta - 1;
 }
 
-int b2_schunk_meta_add(b2_schunk *s, const char *name, const void *content, int32_t len)
-{
-    int rc = schunk_meta_add_body(s, name, content, len);
-    return s ? B2_KEEP(&s->err, rc) : rc;
-}
-
-static int schunk_meta_update_body(b2_schunk *s, const char *name, const void *content, int32_t len)
+int b2_schunk_meta_update_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     B2_FAIL_IF(!name || len < 0 || (!content && len), B2_ERR_INVALID_PARAM,
@@ -147,12 +141,6 @@ static int schunk_meta_update_body(b2_schunk *s, const char *name, const void *c
     return rc < 0 ? rc : i;
 }
 
-int b2_schunk_meta_update(b2_schunk *s, const char *name, const void *content, int32_t len)
-{
-    int rc = schunk_meta_update_body(s, name, content, len);
-    return s ? B2_KEEP(&s->err, rc) : rc;
-}
-
 /* ---- vlmetalayers ---- */
 
 int b2_schunk_vlmeta_count(const b2_schunk *s) { return s->nvlmeta; }
@@ -161,7 +149,7 @@ const char *b2_schunk_vlmeta_name(const b2_schunk *s, int i)
     return i >= 0 && i < s->nvlmeta ? s->vlmeta[i].name : NULL;
 }
 
-static int schunk_vlmeta_get_body(b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
+int b2_schunk_vlmeta_get_body(b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
 {
     *content = NULL;
     int i = name ? find(s->vlmeta, s->nvlmeta, name) : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
@@ -192,12 +180,6 @@ static int schunk_vlmeta_get_body(b2_schunk *s, const char *name, uint8_t **cont
     return i;
 }
 
-int b2_schunk_vlmeta_get(b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
-{
-    int rc = schunk_vlmeta_get_body(s, name, content, len);
-    return s ? B2_KEEP(&s->err, rc) : rc;
-}
-
 /* Compress content as the reference does for vlmetalayers (default cparams). */
 static int vl_compress(b2_schunk *s, const void *content, int32_t len, uint8_t **out, int32_t *olen)
 {
@@ -220,7 +202,7 @@ static int vl_compress(b2_schunk *s, const void *content, int32_t len, uint8_t *
     return B2_OK;
 }
 
-static int schunk_vlmeta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
+int b2_schunk_vlmeta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     int rc = check_name(name);
@@ -250,13 +232,7 @@ static int schunk_vlmeta_add_body(b2_schunk *s, const char *name, const void *co
     return rc < 0 ? rc : s->nvlmeta - 1;
 }
 
-int b2_schunk_vlmeta_add(b2_schunk *s, const char *name, const void *content, int32_t len)
-{
-    int rc = schunk_vlmeta_add_body(s, name, content, len);
-    return s ? B2_KEEP(&s->err, rc) : rc;
-}
-
-static int schunk_vlmeta_update_body(b2_schunk *s, const char *name, const void *content, int32_t len)
+int b2_schunk_vlmeta_update_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     B2_FAIL_IF(!name || len < 0 || (!content && len), B2_ERR_INVALID_PARAM,
@@ -276,13 +252,7 @@ static int schunk_vlmeta_update_body(b2_schunk *s, const char *name, const void 
     return rc < 0 ? rc : i;
 }
 
-int b2_schunk_vlmeta_update(b2_schunk *s, const char *name, const void *content, int32_t len)
-{
-    int rc = schunk_vlmeta_update_body(s, name, content, len);
-    return s ? B2_KEEP(&s->err, rc) : rc;
-}
-
-static int schunk_vlmeta_delete_body(b2_schunk *s, const char *name)
+int b2_schunk_vlmeta_delete_body(b2_schunk *s, const char *name)
 {
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     B2_FAIL_IF(!name, B2_ERR_INVALID_PARAM, "name is NULL");
@@ -296,8 +266,3 @@ static int schunk_vlmeta_delete_body(b2_schunk *s, const char *name)
     return rc < 0 ? rc : s->nvlmeta;
 }
 
-int b2_schunk_vlmeta_delete(b2_schunk *s, const char *name)
-{
-    int rc = schunk_vlmeta_delete_body(s, name);
-    return s ? B2_KEEP(&s->err, rc) : rc;
-}

@@ -42,7 +42,7 @@ int b2_schunk_set_sync(b2_schunk *s, int sync)
     return B2_OK;
 }
 
-static int schunk_set_nthreads_body(b2_schunk *s, int nthreads)
+int b2_schunk_set_nthreads_body(b2_schunk *s, int nthreads)
 {
     B2_FAIL_IF(!s || nthreads > 256, B2_ERR_INVALID_PARAM, "%s",
                s ? "more than 256 threads" : "schunk is NULL");
@@ -52,12 +52,6 @@ static int schunk_set_nthreads_body(b2_schunk *s, int nthreads)
     s->cctx = NULL;
     b2_frame_rd_drop(s); /* and the readers on the next read */
     return B2_OK;
-}
-
-int b2_schunk_set_nthreads(b2_schunk *s, int nthreads)
-{
-    int rc = schunk_set_nthreads_body(s, nthreads);
-    return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
 int b2_schunk_set_registry(b2_schunk *s, const b2_registry *registry)
@@ -193,7 +187,7 @@ static int chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *speci
     return rc < 0 ? rc : b2_chunk_get_info(p, (size_t)cb, info);
 }
 
-static int schunk_chunk_nbytes_body(b2_schunk *s, int64_t i)
+int b2_schunk_chunk_nbytes_body(b2_schunk *s, int64_t i)
 {
     b2_chunk_info info;
     int sp;
@@ -203,13 +197,7 @@ static int schunk_chunk_nbytes_body(b2_schunk *s, int64_t i)
     return sp ? b2_schunk_special_nbytes(s, i) : info.nbytes;
 }
 
-int b2_schunk_chunk_nbytes(b2_schunk *s, int64_t i)
-{
-    int rc = schunk_chunk_nbytes_body(s, i);
-    return s ? B2_KEEP(&s->err, rc) : rc;
-}
-
-static int schunk_chunk_cbytes_body(b2_schunk *s, int64_t i)
+int b2_schunk_chunk_cbytes_body(b2_schunk *s, int64_t i)
 {
     b2_chunk_info info;
     int sp;
@@ -219,13 +207,7 @@ static int schunk_chunk_cbytes_body(b2_schunk *s, int64_t i)
     return sp ? B2_HEADER_LEN : info.cbytes; /* index entries stand for a bare header */
 }
 
-int b2_schunk_chunk_cbytes(b2_schunk *s, int64_t i)
-{
-    int rc = schunk_chunk_cbytes_body(s, i);
-    return s ? B2_KEEP(&s->err, rc) : rc;
-}
-
-static int schunk_chunk_special_body(b2_schunk *s, int64_t i)
+int b2_schunk_chunk_special_body(b2_schunk *s, int64_t i)
 {
     b2_chunk_info info;
     int sp;
@@ -233,12 +215,6 @@ static int schunk_chunk_special_body(b2_schunk *s, int64_t i)
     if (rc < 0)
         return rc;
     return sp ? sp : info.special;
-}
-
-int b2_schunk_chunk_special(b2_schunk *s, int64_t i)
-{
-    int rc = schunk_chunk_special_body(s, i);
-    return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
 int b2_schunk_chunk_view_rd(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **chunk,
@@ -267,7 +243,7 @@ int b2_schunk_chunk_view_rd(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t 
 
 /* The view lives in the reader given back to s, where it stays until the next
  * call takes that reader: hence "valid until the next call on s". */
-static int schunk_chunk_view_body(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes)
+int b2_schunk_chunk_view_body(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes)
 {
     *chunk = NULL;
     B2_FAIL_IF(!s, B2_ERR_INVALID_PARAM, "schunk is NULL");
@@ -277,13 +253,7 @@ static int schunk_chunk_view_body(b2_schunk *s, int64_t i, const uint8_t **chunk
     return rc;
 }
 
-int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes)
-{
-    int rc = schunk_chunk_view_body(s, i, chunk, cbytes);
-    return s ? B2_KEEP(&s->err, rc) : rc;
-}
-
-static int schunk_get_chunk_body(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes)
+int b2_schunk_get_chunk_body(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes)
 {
     const uint8_t *p;
     int32_t cb;
@@ -299,12 +269,6 @@ static int schunk_get_chunk_body(b2_schunk *s, int64_t i, uint8_t **chunk, int32
     }
     b2_frame_rd_put(s, r);
     return rc < 0 ? rc : B2_OK;
-}
-
-int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes)
-{
-    int rc = schunk_get_chunk_body(s, i, chunk, cbytes);
-    return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
 /* Fill dst with nb bytes of a special index entry's content. */
@@ -350,19 +314,13 @@ static int decompress_chunk_rd(b2_schunk *s, frame_rd *r, int64_t i, void *dst, 
     return rc < 0 ? chunk_fail(rc, i) : rc;
 }
 
-static int schunk_decompress_chunk_body(b2_schunk *s, int64_t i, void *dst, size_t cap)
+int b2_schunk_decompress_chunk_body(b2_schunk *s, int64_t i, void *dst, size_t cap)
 {
     B2_FAIL_IF(!s, B2_ERR_INVALID_PARAM, "schunk is NULL");
     frame_rd *r = b2_frame_rd_get(s);
     int rc = r ? decompress_chunk_rd(s, r, i, dst, cap) : B2_ERR_NOMEM;
     b2_frame_rd_put(s, r);
     return rc;
-}
-
-int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap)
-{
-    int rc = schunk_decompress_chunk_body(s, i, dst, cap);
-    return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
 /* Copy bytes [off, off+len) of chunk i (nb bytes long) into dst, with reader r. */
@@ -454,19 +412,13 @@ static int64_t get_items_rd(b2_schunk *s, frame_rd *r, int64_t start, int64_t n,
     return n * ts;
 }
 
-static int64_t schunk_get_items_body(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap)
+int64_t b2_schunk_get_items_body(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap)
 {
     B2_FAIL_IF(!s, B2_ERR_INVALID_PARAM, "schunk is NULL");
     frame_rd *r = b2_frame_rd_get(s);
     int64_t rc = r ? get_items_rd(s, r, start, n, dst, cap) : B2_ERR_NOMEM;
     b2_frame_rd_put(s, r);
     return rc;
-}
-
-int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap)
-{
-    int64_t rc = schunk_get_items_body(s, start, n, dst, cap);
-    return s ? B2_KEEP64(&s->err, rc) : rc;
 }
 
 int b2_frame_rd_chunk_view(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **chunk,

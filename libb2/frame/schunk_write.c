@@ -31,19 +31,13 @@ static int64_t frame_tail(const b2_schunk *s)
 
 static int frame_commit_impl(b2_schunk *s, int runlength_index);
 
-static int frame_commit_body(b2_schunk *s, int runlength_index)
+int b2_frame_commit(b2_schunk *s, int runlength_index)
 {
     int rc = s->storage == B2_STORAGE_SPARSE ? b2_sframe_commit(s, runlength_index)
                                             : frame_commit_impl(s, runlength_index);
     if (rc < 0)
         s->writable = 0; /* the handle's state is ahead of its storage */
     return rc;
-}
-
-int b2_frame_commit(b2_schunk *s, int runlength_index)
-{
-    int rc = frame_commit_body(s, runlength_index);
-    return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
 static int frame_commit_impl(b2_schunk *s, int runlength_index)
@@ -200,7 +194,7 @@ static int materialize_specials(b2_schunk *s)
     return B2_OK;
 }
 
-static int64_t schunk_insert_chunk_body(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
+int64_t b2_schunk_insert_chunk_body(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
 {
     b2_chunk_info info;
     int rc = accept_chunk(s, chunk, cbytes, &info);
@@ -247,24 +241,12 @@ static int64_t schunk_insert_chunk_body(b2_schunk *s, int64_t pos, const void *c
     return rc < 0 ? rc : s->nchunks;
 }
 
-int64_t b2_schunk_insert_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
-{
-    int64_t rc = schunk_insert_chunk_body(s, pos, chunk, cbytes);
-    return s ? B2_KEEP64(&s->err, rc) : rc;
-}
-
-static int64_t schunk_append_chunk_body(b2_schunk *s, const void *chunk, int32_t cbytes)
+int64_t b2_schunk_append_chunk_body(b2_schunk *s, const void *chunk, int32_t cbytes)
 {
     return b2_schunk_insert_chunk(s, s->nchunks, chunk, cbytes);
 }
 
-int64_t b2_schunk_append_chunk(b2_schunk *s, const void *chunk, int32_t cbytes)
-{
-    int64_t rc = schunk_append_chunk_body(s, chunk, cbytes);
-    return s ? B2_KEEP64(&s->err, rc) : rc;
-}
-
-static int64_t schunk_append_buffer_body(b2_schunk *s, const void *src, int32_t nbytes)
+int64_t b2_schunk_append_buffer_body(b2_schunk *s, const void *src, int32_t nbytes)
 {
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     B2_FAIL_IF(nbytes <= 0 || !src, B2_ERR_INVALID_PARAM, "buffer %p of %d bytes", src, (int)nbytes);
@@ -284,12 +266,6 @@ static int64_t schunk_append_buffer_body(b2_schunk *s, const void *src, int32_t 
     if (rc >= 0)
         rc = b2_schunk_append_chunk(s, s->cbuf, (int32_t)rc);
     return rc;
-}
-
-int64_t b2_schunk_append_buffer(b2_schunk *s, const void *src, int32_t nbytes)
-{
-    int64_t rc = schunk_append_buffer_body(s, src, nbytes);
-    return s ? B2_KEEP64(&s->err, rc) : rc;
 }
 
 /* Memory frames: move the chunks-section bytes after old chunk [e, e+oldc) by
@@ -318,7 +294,7 @@ static int shift_section(b2_schunk *s, int64_t e, int32_t oldc, int64_t delta)
     return B2_OK;
 }
 
-static int64_t schunk_update_chunk_body(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
+int64_t b2_schunk_update_chunk_body(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
 {
     b2_chunk_info info;
     int rc = accept_chunk(s, chunk, cbytes, &info);
@@ -370,13 +346,7 @@ static int64_t schunk_update_chunk_body(b2_schunk *s, int64_t pos, const void *c
     return rc < 0 ? rc : s->nchunks;
 }
 
-int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
-{
-    int64_t rc = schunk_update_chunk_body(s, pos, chunk, cbytes);
-    return s ? B2_KEEP64(&s->err, rc) : rc;
-}
-
-static int64_t schunk_delete_chunk_body(b2_schunk *s, int64_t pos)
+int64_t b2_schunk_delete_chunk_body(b2_schunk *s, int64_t pos)
 {
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     B2_FAIL_IF(pos < 0 || pos >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)pos,
@@ -409,13 +379,7 @@ static int64_t schunk_delete_chunk_body(b2_schunk *s, int64_t pos)
     return rc < 0 ? rc : s->nchunks;
 }
 
-int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos)
-{
-    int64_t rc = schunk_delete_chunk_body(s, pos);
-    return s ? B2_KEEP64(&s->err, rc) : rc;
-}
-
-static int64_t schunk_reorder_body(b2_schunk *s, const int64_t *order)
+int64_t b2_schunk_reorder_body(b2_schunk *s, const int64_t *order)
 {
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     B2_FAIL_IF(!order && s->nchunks, B2_ERR_INVALID_PARAM, "order is NULL");
@@ -443,13 +407,7 @@ static int64_t schunk_reorder_body(b2_schunk *s, const int64_t *order)
     return rc < 0 ? rc : n;
 }
 
-int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order)
-{
-    int64_t rc = schunk_reorder_body(s, order);
-    return s ? B2_KEEP64(&s->err, rc) : rc;
-}
-
-static int64_t schunk_fill_special_body(b2_schunk *s, int64_t nitems, int special, int32_t chunksize)
+int64_t b2_schunk_fill_special_body(b2_schunk *s, int64_t nitems, int special, int32_t chunksize)
 {
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     B2_FAIL_IF(!is_index_special(special) || nitems < 0 || chunksize <= 0, B2_ERR_INVALID_PARAM,
@@ -480,12 +438,6 @@ static int64_t schunk_fill_special_body(b2_schunk *s, int64_t nitems, int specia
         s->h.blocksize = bs;
     int rc = b2_frame_commit(s, 1);
     return rc < 0 ? rc : n;
-}
-
-int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_t chunksize)
-{
-    int64_t rc = schunk_fill_special_body(s, nitems, special, chunksize);
-    return s ? B2_KEEP64(&s->err, rc) : rc;
 }
 
 /* ---- serializing ---- */
@@ -551,7 +503,7 @@ static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
     return rc < 0 ? rc : B2_OK;
 }
 
-static int schunk_to_buffer_body(b2_schunk *s, uint8_t **out, size_t *len)
+int b2_schunk_to_buffer_body(b2_schunk *s, uint8_t **out, size_t *len)
 {
     *out = NULL;
     *len = 0;
@@ -568,12 +520,6 @@ static int schunk_to_buffer_body(b2_schunk *s, uint8_t **out, size_t *len)
     *out = buf;
     *len = (size_t)s->h.frame_len;
     return B2_OK;
-}
-
-int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
-{
-    int rc = schunk_to_buffer_body(s, out, len);
-    return s ? B2_KEEP(&s->err, rc) : rc;
 }
 
 int b2_schunk_set_defer_commit(b2_schunk *s, int defer)
