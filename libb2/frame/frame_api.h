@@ -3,7 +3,8 @@
  * (b2_schunk_last_error), one row each: X(return type, name, handle, parameters,
  * arguments). frame_api.c makes each public function from its row: it calls
  * NAME_body, which the implementation files define, and copies the thread's
- * error record into the handle when the body fails. Add a row, not a wrapper. */
+ * error record into the handle when the body fails. Add a row, not a wrapper.
+ * Files of the layer call NAME_body: the outer public call keeps the message. */
 #ifndef B2_FRAME_API_H
 #define B2_FRAME_API_H
 

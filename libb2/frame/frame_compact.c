@@ -112,7 +112,7 @@ int b2_frame_maybe_compact(b2_schunk *s)
     if (s->storage != B2_STORAGE_FILE || !s->writable || s->dead_bytes < COMPACT_MIN_DEAD ||
         s->dead_bytes < s->h.frame_len / 2)
         return B2_OK;
-    return b2_schunk_compact(s);
+    return b2_schunk_compact_body(s);
 }
 
 int64_t b2_schunk_dead_bytes(b2_schunk *s)
@@ -125,7 +125,7 @@ int64_t b2_schunk_dead_bytes(b2_schunk *s)
     for (int64_t i = 0; i < s->nchunks; i++) {
         if (frame_entry(s, i) < 0)
             continue; /* special index entries store no bytes */
-        int cb = b2_schunk_chunk_cbytes(s, i);
+        int cb = b2_schunk_chunk_cbytes_body(s, i);
         if (cb < 0)
             return cb;
         live += cb;

@@ -392,7 +392,7 @@ static int64_t get_items_rd(b2_schunk *s, frame_rd *r, int64_t start, int64_t n,
                     break;
             }
         }
-        int cn = b2_schunk_chunk_nbytes(s, i);
+        int cn = b2_schunk_chunk_nbytes_body(s, i);
         if (cn < 0)
             return cn;
         nb = cn;

@@ -165,7 +165,7 @@ static int open_with(const b2_open_options *o, b2_schunk **out)
             rc = b2_frame_load(s, len);
     }
     if (rc >= 0 && o->nthreads > 1)
-        rc = b2_schunk_set_nthreads(s, o->nthreads);
+        rc = b2_schunk_set_nthreads_body(s, o->nthreads);
     if (rc >= 0 && o->registry)
         rc = b2_schunk_set_registry(s, o->registry);
     if (rc < 0) {

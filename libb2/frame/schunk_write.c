@@ -243,7 +243,7 @@ int64_t b2_schunk_insert_chunk_body(b2_schunk *s, int64_t pos, const void *chunk
 
 int64_t b2_schunk_append_chunk_body(b2_schunk *s, const void *chunk, int32_t cbytes)
 {
-    return b2_schunk_insert_chunk(s, s->nchunks, chunk, cbytes);
+    return b2_schunk_insert_chunk_body(s, s->nchunks, chunk, cbytes);
 }
 
 int64_t b2_schunk_append_buffer_body(b2_schunk *s, const void *src, int32_t nbytes)
@@ -264,7 +264,7 @@ int64_t b2_schunk_append_buffer_body(b2_schunk *s, const void *src, int32_t nbyt
     }
     int64_t rc = b2_chunk_compress(s->cctx, src, (size_t)nbytes, s->cbuf, cap);
     if (rc >= 0)
-        rc = b2_schunk_append_chunk(s, s->cbuf, (int32_t)rc);
+        rc = b2_schunk_append_chunk_body(s, s->cbuf, (int32_t)rc);
     return rc;
 }
 
@@ -304,7 +304,7 @@ int64_t b2_schunk_update_chunk_body(b2_schunk *s, int64_t pos, const void *chunk
         return B2_FAIL_CODE(B2_ERR_RANGE);
     if ((rc = b2_frame_index_materialize(s)) < 0)
         return rc;
-    int old_nb = b2_schunk_chunk_nbytes(s, pos);
+    int old_nb = b2_schunk_chunk_nbytes_body(s, pos);
     if (old_nb < 0)
         return old_nb;
     int32_t cs = s->h.chunksize, nb = info.nbytes;
@@ -354,7 +354,7 @@ int64_t b2_schunk_delete_chunk_body(b2_schunk *s, int64_t pos)
     int nb = b2_frame_index_materialize(s);
     if (nb < 0)
         return nb;
-    nb = b2_schunk_chunk_nbytes(s, pos);
+    nb = b2_schunk_chunk_nbytes_body(s, pos);
     if (nb < 0)
         return nb;
     int tc = check_totals(s->nchunks - 1, s->h.nbytes - nb, s->h.chunksize);
