@@ -19,6 +19,11 @@ rounds and the median of those ratios. Lines only one side prints are listed
 at the end. Absolute speeds on shared machines drift; only the ratios mean
 something, and only when both ran close together.
 
+With --base B2 (another b2 program, e.g. an older revision built in a worktree)
+the other side is that program instead of the reference: both print --json, and
+the ratio is base median / our median (> 1: this build is faster). That is the
+no-regression check of a change.
+
 When the reference program is absent this prints a SKIP line and exits 0.
 Options: --b2 PATH (default $B2_BIN, else build/tools/b2), --ref PATH (default
 ../shared/bench/ref/ref_bench_frame next to the source tree, else
@@ -98,8 +103,12 @@ def main():
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--dir", default=None)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--base", default=None, help="another b2 program to compare with")
     a = ap.parse_args()
-    if not a.ref or not os.access(a.ref, os.X_OK):
+    other = "base" if a.base else "reference"
+    if a.base and not os.access(a.base, os.X_OK):
+        sys.exit("base b2 not found: %s" % a.base)
+    if not a.base and (not a.ref or not os.access(a.ref, os.X_OK)):
         print("SKIP: reference program ref_bench_frame not found (--ref)")
         return 0
     if not os.access(a.b2, os.X_OK):
@@ -112,8 +121,12 @@ def main():
             print("round %d/%d: ours" % (r + 1, a.rounds), file=sys.stderr, flush=True)
             ours.append(parse_json(run([a.b2, "bench", "--frame", "--json", "--reps", str(a.reps),
                                         "--dir", d], d)))
-            print("round %d/%d: reference" % (r + 1, a.rounds), file=sys.stderr, flush=True)
-            ref.append(parse_table(run([a.ref, "-r", str(a.reps), "-o", d], d)))
+            print("round %d/%d: %s" % (r + 1, a.rounds, other), file=sys.stderr, flush=True)
+            if a.base:
+                ref.append(parse_json(run([a.base, "bench", "--frame", "--json", "--reps",
+                                           str(a.reps), "--dir", d], d)))
+            else:
+                ref.append(parse_table(run([a.ref, "-r", str(a.reps), "-o", d], d)))
     names = [n for n in ref[0] if all(n in o for o in ours) and all(n in x for x in ref)]
     rows = []
     for n in names:
@@ -126,8 +139,8 @@ def main():
         for row in rows:
             print(json.dumps(row))
     else:
-        print("%-92s %10s %10s %7s" % ("line (ratio = reference / ours, > 1: ours faster)",
-                                       "ours ms", "ref ms", "ratio"))
+        print("%-92s %10s %10s %7s" % ("line (ratio = %s / ours, > 1: ours faster)" % other,
+                                       "ours ms", other[:4] + " ms", "ratio"))
         for row in rows:
             flag = "  <- slower" if row["ratio"] < 0.8 else ""
             print("%-92s %10.3f %10.3f %7.2f%s" % (row["name"], row["ours_ms"], row["ref_ms"],
@@ -137,7 +150,7 @@ def main():
         if only_ours:
             print("only ours: " + "; ".join(only_ours))
         if only_ref:
-            print("only the reference: " + "; ".join(only_ref))
+            print("only the %s: " % other + "; ".join(only_ref))
     return 0
 
 
