@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <hdf5.h>
 
-#include "b2_internal.h"
+#include "h5common.h"
 
 /* Pointers to the HDF5 entry points the filter calls (all present since 1.10). */
 typedef struct b2_h5_api {

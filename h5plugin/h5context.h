@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "b2_chunk.h"
-#include "b2_internal.h"
+#include "h5common.h"
 
 /* What one thread's filter calls reuse: a decoding context (its threads'
  * scratch), a compression context for the last parameters seen, and two

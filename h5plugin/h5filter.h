@@ -5,7 +5,7 @@
 
 #include <hdf5.h>
 
-#include "b2_internal.h"
+#include "h5common.h"
 
 /* set_local callback: fill cd_values from the dataset's type and chunk shape. */
 B2_HIDDEN herr_t b2_h5_set_local(hid_t dcpl, hid_t type, hid_t space);

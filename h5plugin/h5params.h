@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "b2_chunk.h"
-#include "b2_internal.h"
+#include "h5common.h"
 
 #define B2_H5_FILTER_ID 32026
 #define B2_H5_REVISION 1          /* cd_values[0] written by set_local */

@@ -36,7 +36,7 @@
 #include "b2_frame.h"
 #include "b2_nd.h"
 #include "h5read_int.h"
-#include "pool.h"
+#include "b2_helpers_experimental.h"
 #include "b2_chunk_experimental.h"
 #include "b2_nd_experimental.h"
 

@@ -28,7 +28,7 @@
 #include "h5context.h"
 #include "h5params.h"
 #include "h5read_int.h"
-#include "pool.h"
+#include "b2_helpers_experimental.h"
 
 #define MAXDIM B2_H5_READ_MAXRANK
 

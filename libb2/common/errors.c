@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "b2_common.h"
+#include "b2_helpers_experimental.h"
 #include "b2_internal.h"
 
 const char *b2_strerror(int code)
@@ -74,6 +75,20 @@ int b2_err_record(int code, const char *func, const char *fmt, ...)
 }
 
 int b2_err_record_code(int code, const char *func) { return set_msg(code, func, ""); }
+
+int b2_error_record(int code, const char *func, const char *fmt, ...)
+{
+    char detail[B2_ERRMSG_LEN] = "";
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(detail, sizeof detail, fmt, ap);
+        va_end(ap);
+    }
+    return set_msg(code, func ? func : "?", detail);
+}
+
+const char *b2_error_detail(void) { return b2_err_detail(); }
 
 /* Frames and arrays may be shared by threads for reading, and two of those
  * reads may fail at once: their copies into the handle's record take turns
