@@ -99,6 +99,7 @@ int b2_schunk_compact_body(b2_schunk *s)
         b2_fio_abort_replace(s, k);
     if (rc >= 0) {
         s->dead_bytes = 0;
+        s->commit_pending = 0; /* the new frame holds the deferred appends too */
     } else if (rewritten) { /* the old frame is still there: restore its description */
         s->h = oh;
         memcpy(s->index, oidx, (size_t)s->nchunks * sizeof *oidx);

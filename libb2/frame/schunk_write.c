@@ -507,6 +507,10 @@ int b2_schunk_to_buffer_body(b2_schunk *s, uint8_t **out, size_t *len)
 {
     *out = NULL;
     *len = 0;
+    /* deferred appends belong to the frame this handle shows: commit them first */
+    int rc0 = s->commit_pending ? b2_frame_commit(s, 0) : B2_OK;
+    if (rc0 < 0)
+        return rc0;
     if (s->storage == B2_STORAGE_SPARSE)
         return sparse_to_buffer(s, out, len);
     uint8_t *buf = malloc((size_t)s->h.frame_len);

@@ -130,6 +130,25 @@ int main(void)
     CHECK(append_n(s, NAPPEND + 6, NAPPEND + 8) == NAPPEND + 8, "appends after the crash");
     b2_schunk_free(s);
     expect_file(path, NAPPEND + 8, "appends after the crash");
+
+    /* to_buffer and compact show the handle's frame: pending appends included */
+    CHECK(b2_schunk_open(path, B2_OPEN_WRITE, &s) >= 0, "reopen for to_buffer");
+    b2_schunk_set_defer_commit(s, 1);
+    CHECK(append_n(s, NAPPEND + 8, NAPPEND + 10) == NAPPEND + 10, "deferred before to_buffer");
+    uint8_t *fb = NULL;
+    size_t fl = 0;
+    b2_schunk *fr = NULL;
+    CHECK(b2_schunk_to_buffer(s, &fb, &fl) >= 0 && b2_schunk_open_buffer(fb, fl, 0, &fr) >= 0 &&
+              b2_schunk_nchunks(fr) == NAPPEND + 10,
+          "to_buffer holds the deferred appends: %lld chunks", fr ? (long long)b2_schunk_nchunks(fr) : -1LL);
+    b2_schunk_free(fr);
+    free(fb);
+    expect_file(path, NAPPEND + 10, "to_buffer committed the deferred appends");
+    CHECK(append_n(s, NAPPEND + 10, NAPPEND + 12) == NAPPEND + 12, "deferred before compact");
+    CHECK(b2_schunk_compact(s) == 0, "compact: %s", b2_last_error_message());
+    expect_file(path, NAPPEND + 12, "compact wrote the deferred appends");
+    b2_schunk_free(s);
+    expect_file(path, NAPPEND + 12, "after free");
     remove(path);
 
     /* memory frames commit every append whatever the setting */
