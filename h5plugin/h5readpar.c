@@ -451,13 +451,10 @@ static int pop_locked(par *P, task *t)
     return 1;
 }
 
-/* The calling thread, before reading a chunk's stored bytes through HDF5: a
- * free buffer, decoding queued chunks while the queue is full. With 2 x
- * nthreads queued and nthreads - 1 decoding elsewhere at most, one of the
- * 3 x nthreads buffers is then free. -1 once stopped. */
-static int take_buffer(par *P, struct b2_h5_par_worker *w)
+/* With P->mu held: while the queue is full, decode its oldest chunk on this
+ * thread (the lock is let go meanwhile). */
+static void drain_full_locked(par *P, struct b2_h5_par_worker *w)
 {
-    pthread_mutex_lock(&P->mu);
     while (P->qlen == P->qcap && !P->stop) {
         task o;
         pop_locked(P, &o);
@@ -465,6 +462,16 @@ static int take_buffer(par *P, struct b2_h5_par_worker *w)
         run_task(P, w, &o);
         pthread_mutex_lock(&P->mu);
     }
+}
+
+/* The calling thread, before reading a chunk's stored bytes through HDF5: a
+ * free buffer, decoding queued chunks while the queue is full. With 2 x
+ * nthreads queued and nthreads - 1 decoding elsewhere at most, one of the
+ * 3 x nthreads buffers is then free. -1 once stopped. */
+static int take_buffer(par *P, struct b2_h5_par_worker *w)
+{
+    pthread_mutex_lock(&P->mu);
+    drain_full_locked(P, w);
     int b = !P->stop && P->nfree > 0 ? P->freeb[--P->nfree] : -1;
     pthread_mutex_unlock(&P->mu);
     return b;
@@ -537,15 +544,8 @@ static void produce(par *P, const hsize_t *c0, const hsize_t *c1)
                 fail(P, &t, rc, "%s", "H5Dread failed");
         }
         pthread_mutex_lock(&P->mu);
-        if (!why && !P->stop) {
-            while (P->qlen == P->qcap && !P->stop) { /* full: decode the oldest here */
-                task o;
-                pop_locked(P, &o);
-                pthread_mutex_unlock(&P->mu);
-                run_task(P, w, &o);
-                pthread_mutex_lock(&P->mu);
-            }
-        }
+        if (!why)
+            drain_full_locked(P, w); /* full: decode the oldest here */
         if (!why && !P->stop) {
             P->q[(P->qhead + P->qlen) % P->qcap] = t;
             P->qlen++;
