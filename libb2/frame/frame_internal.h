@@ -252,6 +252,10 @@ B2_HIDDEN int b2_sframe_load(b2_schunk *s);
 B2_HIDDEN int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx,
                                      int32_t *idx_len, uint8_t **trl, int64_t *trl_len);
 
+/* frame_layout.c: replace the whole frame with header, index and trailer alone,
+ * for frames whose chunks live elsewhere (sparse) or that hold none. */
+B2_HIDDEN int b2_frame_replace_without_chunks(b2_schunk *s, int runlength_index);
+
 /* ---- schunk.c ---- */
 /* Get a pointer to the bytes of regular chunk i (memory: in place; disk: r's
  * scratch, so r may be NULL for memory storage only). */

@@ -4,6 +4,7 @@
  * general flags, vlmetalayer flag). Commits (schunk_write.c), sparse frames
  * (sframe.c), serialisation and compaction (frame_compact.c) all write them. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "frame_internal.h"
 
@@ -35,3 +36,28 @@ int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, 
     return B2_OK;
 }
 
+
+int b2_frame_replace_without_chunks(b2_schunk *s, int runlength_index)
+{
+    uint8_t *idx, *trl, *buf = NULL;
+    int32_t idx_len;
+    int64_t trl_len;
+    int rc = b2_frame_build_meta_parts(s, runlength_index, &idx, &idx_len, &trl, &trl_len);
+    if (rc < 0)
+        return rc;
+    s->h.frame_len = s->h.header_len + idx_len + trl_len;
+    buf = malloc((size_t)s->h.frame_len);
+    rc = buf ? b2_frame_header_write(&s->h, s->meta, s->nmeta, buf)
+             : B2_FAIL(B2_ERR_NOMEM, "frame of %lld bytes", (long long)s->h.frame_len);
+    if (rc >= 0) {
+        if (idx_len)
+            memcpy(buf + s->h.header_len, idx, (size_t)idx_len);
+        memcpy(buf + s->h.header_len + idx_len, trl, (size_t)trl_len);
+        rc = b2_fio_replace(s, buf, (size_t)s->h.frame_len);
+    }
+    s->trailer_len = trl_len;
+    free(buf);
+    free(idx);
+    free(trl);
+    return rc;
+}

@@ -57,26 +57,7 @@ static int rebuild_empty(b2_schunk *s)
     s->h.cbytes = 0;
     if (s->storage == B2_STORAGE_SPARSE)
         return b2_sframe_commit(s, 0);
-    uint8_t *idx, *trl, *buf = NULL;
-    int32_t idx_len;
-    int64_t trl_len;
-    int rc = b2_frame_build_meta_parts(s, 0, &idx, &idx_len, &trl, &trl_len);
-    if (rc < 0)
-        return rc;
-    s->h.frame_len = s->h.header_len + idx_len + trl_len;
-    buf = malloc((size_t)s->h.frame_len);
-    rc = buf ? b2_frame_header_write(&s->h, s->meta, s->nmeta, buf) : B2_FAIL_CODE(B2_ERR_NOMEM);
-    if (rc >= 0) {
-        if (idx_len)
-            memcpy(buf + s->h.header_len, idx, (size_t)idx_len);
-        memcpy(buf + s->h.header_len + idx_len, trl, (size_t)trl_len);
-        rc = b2_fio_replace(s, buf, (size_t)s->h.frame_len);
-    }
-    s->trailer_len = trl_len;
-    free(buf);
-    free(idx);
-    free(trl);
-    return rc;
+    return b2_frame_replace_without_chunks(s, 0);
 }
 
 int b2_schunk_meta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)

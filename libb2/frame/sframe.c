@@ -140,29 +140,10 @@ int b2_sframe_remove_chunk(b2_schunk *s, int64_t id)
 
 int b2_sframe_commit(b2_schunk *s, int runlength_index)
 {
-    uint8_t *idx, *trl, *buf = NULL;
-    int32_t idx_len;
-    int64_t trl_len;
-    int rc = b2_frame_build_meta_parts(s, runlength_index, &idx, &idx_len, &trl, &trl_len);
-    if (rc < 0)
-        return rc;
     s->h.frame_type = FRAME_TYPE_SPARSE;
-    s->h.frame_len = s->h.header_len + idx_len + trl_len;
-    buf = malloc((size_t)s->h.frame_len);
-    rc = buf ? b2_frame_header_write(&s->h, s->meta, s->nmeta, buf)
-                     : B2_FAIL(B2_ERR_NOMEM, "frame of %lld bytes", (long long)s->h.frame_len);
-    if (rc >= 0) {
-        if (idx_len)
-            memcpy(buf + s->h.header_len, idx, (size_t)idx_len);
-        memcpy(buf + s->h.header_len + idx_len, trl, (size_t)trl_len);
-        rc = b2_fio_replace(s, buf, (size_t)s->h.frame_len);
-    }
+    int rc = b2_frame_replace_without_chunks(s, runlength_index);
     if (rc >= 0)
         drop_marker(s);
-    s->trailer_len = trl_len;
-    free(buf);
-    free(idx);
-    free(trl);
     return rc;
 }
 
