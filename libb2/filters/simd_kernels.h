@@ -3,13 +3,14 @@
  * Every kernel accepts any (unit, n): units it has no vector code for, and the
  * elements left over after the last whole vector, go through the portable
  * helpers below, so a kernel always produces exactly the generic layout.
- * Kernels are only called after b2_simd_level() said the CPU has the ISA. */
+ * Kernels are only called through the table of a level the CPU has. */
 #ifndef B2_SIMD_KERNELS_H
 #define B2_SIMD_KERNELS_H
 
 #include <stdint.h>
 #include <string.h>
 #include "b2_internal.h"
+#include "filters.h"
 
 /* Byte shuffle of elements [i0, i1) of a block of q whole units of s bytes:
  * in[i*s + j] -> out[j*q + i]. Spare bytes are not touched. */
@@ -28,13 +29,31 @@ B2_HIDDEN void b2_bitshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_t 
 B2_HIDDEN void b2_bitunshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_t k1,
                                       const uint8_t *in, uint8_t *out);
 
-/* The x86 kernels exist only when the build compiles them (CMake defines
- * B2_HAVE_X86_SIMD on x86 unless B2_SIMD_X86=OFF); otherwise the portable ones
- * above are all there is. */
+/* Every level's kernels behind one table (kernel_table.c), so a filter function
+ * makes one indirect call instead of walking a ladder of levels. The bit
+ * unshuffle entries implement the modern rule (b2_bitunshuffle handles the
+ * version-2 rule, which only decides whether to transpose at all). */
+typedef void (*b2_block_fn)(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+typedef struct b2_filter_kernels {
+    int level; /* enum b2_simd_level of the table */
+    b2_block_fn shuffle, unshuffle, bitshuffle, bitunshuffle;
+    b2_part_fn shuffle_part, unshuffle_part; /* units above 1 */
+    b2_planes_fn unshuffle_planes;
+} b2_filter_kernels;
+/* The table of the level b2_simd_level() allows now (a load and an index). */
+B2_HIDDEN const b2_filter_kernels *b2_filter_kernels_now(void);
+/* The table of one level, NULL when this build has no kernels for it; tests
+ * compare the levels the CPU can run with the portable one. */
+B2_HIDDEN const b2_filter_kernels *b2_filter_kernels_at(int level);
+B2_HIDDEN void b2_bitunshuffle_modern_generic(int32_t ts, int32_t n, const uint8_t *src,
+                                              uint8_t *dst);
+
+/* The x86 kernels (filters/x86/) exist only when the build compiles them (CMake
+ * defines B2_HAVE_X86_SIMD on x86 unless B2_SIMD_X86=OFF); otherwise the
+ * portable ones above are all there is. */
 #ifdef B2_HAVE_X86_SIMD
-/* SSE2 (shuffle_sse2.c, bitshuffle_sse2.c). Same contracts as the generic ones;
- * the bitunshuffle kernels implement the modern rule (the dispatcher handles
- * the version-2 rule, which only decides whether to transpose at all). */
+/* SSE2 (x86/shuffle_sse2.c, x86/bitshuffle_sse2.c). Same contracts as the
+ * generic ones. */
 B2_HIDDEN void b2_shuffle_sse2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_shuffle_part_sse2(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
                                     uint8_t *out);
@@ -46,7 +65,7 @@ B2_HIDDEN void b2_unshuffle_planes_sse2(int32_t unit, const uint8_t *const *pl, 
 B2_HIDDEN void b2_bitshuffle_sse2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitunshuffle_sse2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 
-/* AVX2 (shuffle_avx2.c, bitshuffle_avx2.c). */
+/* AVX2 (x86/shuffle_avx2.c, x86/bitshuffle_avx2.c). */
 B2_HIDDEN void b2_shuffle_avx2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_shuffle_part_avx2(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
                                     uint8_t *out);
