@@ -3,7 +3,7 @@
  * the only run-time choice is the level (common/cpu.c, detected once), which
  * indexes them. A level's table names, kernel by kernel, the fastest one
  * measured on a CPU of that level: the AVX-512 table keeps the AVX2 kernels
- * where no AVX-512 one pays. */
+ * where the AVX-512 ones did not pay (tools/bench_kernels.c). */
 #include "filters.h"
 #include "simd_kernels.h"
 
@@ -22,9 +22,9 @@ static const b2_filter_kernels tables[] = {
     {B2_SIMD_AVX2, b2_shuffle_avx2, b2_unshuffle_avx2, b2_bitshuffle_avx2, b2_bitunshuffle_avx2,
      b2_shuffle_part_avx2, b2_unshuffle_part_avx2, b2_unshuffle_planes_avx2},
 #ifdef B2_HAVE_X86_AVX512
-    {B2_SIMD_AVX512, b2_shuffle_avx2, b2_unshuffle_avx2, b2_bitshuffle_avx2,
-     b2_bitunshuffle_avx2, b2_shuffle_part_avx2, b2_unshuffle_part_avx2,
-     b2_unshuffle_planes_avx2},
+    {B2_SIMD_AVX512, b2_shuffle_avx512, b2_unshuffle_avx512, b2_bitshuffle_avx512,
+     b2_bitunshuffle_avx512, b2_shuffle_part_avx512, b2_unshuffle_part_avx512,
+     b2_unshuffle_planes_avx512},
 #endif
 #endif
 };

@@ -76,6 +76,22 @@ B2_HIDDEN void b2_unshuffle_planes_avx2(int32_t unit, const uint8_t *const *pl, 
                                         int32_t n, uint8_t *out);
 B2_HIDDEN void b2_bitshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+
+/* AVX-512 F/BW/VL (x86/shuffle_avx512.c, x86/bitshuffle_avx512.c). */
+B2_HIDDEN void b2_shuffle_avx512(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+/* b2_shuffle_avx512 with the AVX-512 steps for every unit, also those that only
+ * pay in L1: for bit shuffle strips. */
+B2_HIDDEN void b2_shuffle_strip_avx512(int32_t unit, int32_t n, const uint8_t *src,
+                                       uint8_t *dst);
+B2_HIDDEN void b2_shuffle_part_avx512(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
+                                      uint8_t *out);
+B2_HIDDEN void b2_unshuffle_part_avx512(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
+                                        uint8_t *out);
+B2_HIDDEN void b2_unshuffle_avx512(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_unshuffle_planes_avx512(int32_t unit, const uint8_t *const *pl, int32_t i0,
+                                          int32_t n, uint8_t *out);
+B2_HIDDEN void b2_bitshuffle_avx512(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_bitunshuffle_avx512(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 #endif /* B2_HAVE_X86_SIMD */
 
 

@@ -29,6 +29,14 @@ static const kernel_pair kernels[] = {
     {"bitshuffle_avx2", B2_SIMD_AVX2, b2_bitshuffle_avx2, b2_bitunshuffle_avx2,
      b2_bitshuffle_generic, b2_bitunshuffle_modern_generic},
 #endif
+#ifdef B2_HAVE_X86_AVX512
+    {"shuffle_avx512", B2_SIMD_AVX512, b2_shuffle_avx512, b2_unshuffle_avx512,
+     b2_shuffle_generic, b2_unshuffle_generic},
+    {"shuffle_strip_avx512", B2_SIMD_AVX512, b2_shuffle_strip_avx512, b2_unshuffle_avx512,
+     b2_shuffle_generic, b2_unshuffle_generic},
+    {"bitshuffle_avx512", B2_SIMD_AVX512, b2_bitshuffle_avx512, b2_bitunshuffle_avx512,
+     b2_bitshuffle_generic, b2_bitunshuffle_modern_generic},
+#endif
     {NULL, 0, NULL, NULL, NULL, NULL},
 };
 
