@@ -283,6 +283,58 @@ b2_planes_to_stage(int S, const uint8_t *const *pl, int32_t off, uint8_t *stage)
         PLANES(unit, pl, 0, n, out);                                                     \
     }
 
+/* Vector loops of a byte-shuffle file's part and planes kernels, W elements a
+ * STEP (STEP(S, q, i, in, out) writes elements [i, i + W) into planes q apart;
+ * STEP(S, pl, i, out) reads them from the planes pl). Shuffles of units of 8
+ * bytes and more, and unshuffles of 16, go through the staging area; the last
+ * step overlaps the one before (the same bytes again). They return how many
+ * elements they did: all, or none when n < W. */
+#define B2_DEFINE_SHUFFLE_VEC(NAME, STEP, W)                                             \
+    ALWAYS_INLINE int32_t NAME(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out) \
+    {                                                                                    \
+        int32_t i = 0;                                                                   \
+        if (S >= 8) {                                                                    \
+            uint8_t stage[16 * B2_STAGE] __attribute__((aligned(64)));                   \
+            for (; i + B2_STAGE <= n; i += B2_STAGE) {                                   \
+                for (int32_t k = 0; k < B2_STAGE; k += W)                                \
+                    STEP(S, B2_STAGE, k, in + (size_t)i * S, stage);                     \
+                b2_stage_to_planes(S, stage, out + i, (size_t)q);                        \
+            }                                                                            \
+        }                                                                                \
+        for (; i + W <= n; i += W)                                                       \
+            STEP(S, q, i, in, out);                                                      \
+        if (i < n && n >= W) {                                                           \
+            STEP(S, q, n - W, in, out);                                                  \
+            i = n;                                                                       \
+        }                                                                                \
+        return i;                                                                        \
+    }
+
+#define B2_DEFINE_UNSHUFFLE_VEC(NAME, STEP, W)                                           \
+    ALWAYS_INLINE int32_t NAME(int S, const uint8_t *const *pl, int32_t i0, int32_t n,   \
+                               uint8_t *out)                                             \
+    {                                                                                    \
+        int32_t i = 0;                                                                   \
+        if (S == 16) {                                                                   \
+            uint8_t stage[16 * B2_STAGE] __attribute__((aligned(64)));                   \
+            const uint8_t *spl[16];                                                      \
+            for (int b = 0; b < S; b++)                                                  \
+                spl[b] = stage + B2_STAGE * b;                                           \
+            for (; i + B2_STAGE <= n; i += B2_STAGE) {                                   \
+                b2_planes_to_stage(S, pl, i0 + i, stage);                                \
+                for (int32_t k = 0; k < B2_STAGE; k += W)                                \
+                    STEP(S, spl, k, out + (size_t)(i + k) * S);                          \
+            }                                                                            \
+        }                                                                                \
+        for (; i + W <= n; i += W)                                                       \
+            STEP(S, pl, i0 + i, out + (size_t)i * S);                                    \
+        if (i < n && n >= W) {                                                           \
+            STEP(S, pl, i0 + n - W, out + (size_t)(n - W) * S);                          \
+            i = n;                                                                       \
+        }                                                                                \
+        return i;                                                                        \
+    }
+
 /* Whole-block entry point of a byte-shuffle file: the part kernel PART over all
  * q = n / unit elements, then the n % unit spare bytes copied in place. */
 #define B2_DEFINE_SHUFFLE_ENTRY(NAME, PART)                                              \
