@@ -119,11 +119,13 @@ static inline void b2_store_be64(uint8_t *p, uint64_t v)
     b2_store_be32(p + 4, (uint32_t)v);
 }
 
-/* CPU features for the SIMD dispatch, read from the CPU on each call (cheap; no
- * library-owned global state). Honours B2_SIMD=generic|sse2|avx2 to cap the level,
- * so tests can exercise the portable kernels. */
-enum b2_simd_level { B2_SIMD_GENERIC = 0, B2_SIMD_SSE2 = 1, B2_SIMD_AVX2 = 2 };
+/* CPU features for the SIMD dispatch (common/cpu.c), detected once per process
+ * (CPUID and the OS's XCR0). B2_SIMD=generic|sse2|avx2|avx512|neon caps the
+ * level, so tests can exercise the lower kernels. */
+enum b2_simd_level { B2_SIMD_GENERIC = 0, B2_SIMD_SSE2 = 1, B2_SIMD_AVX2 = 2, B2_SIMD_AVX512 = 3 };
 B2_HIDDEN int b2_simd_level(void);
+/* "generic", "sse2", "avx2", "avx512" (tests and benchmarks print it). */
+B2_HIDDEN const char *b2_simd_level_name(int level);
 /* Tests only: cap the level for the whole process (-1 lifts the cap). */
 B2_HIDDEN void b2_simd_force_level(int level);
 

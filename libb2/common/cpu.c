@@ -1,37 +1,89 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Runtime CPU feature detection for the SIMD kernels, resolved once per process
  * (pthread_once): the dispatchers ask for the level on every block row, so it
- * must cost a load, not a getenv. B2_SIMD=generic|sse2|avx2 caps the level;
- * other values are refused with a message on stderr and ignored. Builds without
- * the x86 kernels (B2_HAVE_X86_SIMD undefined) always run the portable ones. */
+ * must cost a load, not a getenv. A level counts only when the CPU has the
+ * instructions (CPUID) and the OS saves their registers on a context switch
+ * (XGETBV's XCR0): a kernel would otherwise fault or see its upper halves lost.
+ * B2_SIMD=generic|sse2|avx2|avx512|neon caps the level (neon, the arm64 name,
+ * means the portable kernels on x86); other values are refused with a message
+ * on stderr and ignored. Builds without the x86 kernels (B2_HAVE_X86_SIMD
+ * undefined) always run the portable ones. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "b2_internal.h"
 
+#if defined(B2_HAVE_X86_SIMD) && (defined(__x86_64__) || defined(__i386__))
+#include <cpuid.h>
+
+/* XCR0 state components: SSE (bit 1) and AVX (bit 2) for the YMM registers;
+ * opmask (5), ZMM0-15 upper halves (6) and ZMM16-31 (7) for AVX-512. */
+#define XCR0_YMM 0x06u
+#define XCR0_ZMM 0xE6u
+
+static uint32_t read_xcr0(void)
+{
+    uint32_t lo, hi;
+    /* xgetbv with ecx = 0, as bytes so no -mxsave is needed */
+    __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0));
+    (void)hi;
+    return lo;
+}
+
+static int hardware_level(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(d & bit_SSE2))
+        return B2_SIMD_GENERIC;
+    int level = B2_SIMD_SSE2;
+    /* AVX needs OSXSAVE (XGETBV usable) and the OS saving the YMM state. */
+    if (!(c & bit_OSXSAVE) || !(c & bit_AVX))
+        return level;
+    uint32_t xcr0 = read_xcr0();
+    if ((xcr0 & XCR0_YMM) != XCR0_YMM || !__get_cpuid_count(7, 0, &a, &b, &c, &d))
+        return level;
+    if (!(b & bit_AVX2))
+        return level;
+    level = B2_SIMD_AVX2;
+    const unsigned avx512 = bit_AVX512F | bit_AVX512BW | bit_AVX512VL;
+    if ((b & avx512) == avx512 && (xcr0 & XCR0_ZMM) == XCR0_ZMM)
+        level = B2_SIMD_AVX512;
+    return level;
+}
+#else
+static int hardware_level(void)
+{
+    return B2_SIMD_GENERIC;
+}
+#endif
+
 static pthread_once_t level_once = PTHREAD_ONCE_INIT;
 static int detected_level;          /* written once under level_once */
 static int forced_level = -1;       /* test hook (atomic); -1: none */
 
+static int level_named(const char *name)
+{
+    static const struct { const char *name; int level; } names[] = {
+        {"generic", B2_SIMD_GENERIC}, {"neon", B2_SIMD_GENERIC}, {"sse2", B2_SIMD_SSE2},
+        {"avx2", B2_SIMD_AVX2},       {"avx512", B2_SIMD_AVX512},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(name, names[i].name))
+            return names[i].level;
+    return -1;
+}
+
 static void detect_level(void)
 {
-    int level = B2_SIMD_GENERIC;
-#if defined(B2_HAVE_X86_SIMD) && (defined(__x86_64__) || defined(__i386__))
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("sse2"))
-        level = B2_SIMD_SSE2;
-    if (__builtin_cpu_supports("avx2"))
-        level = B2_SIMD_AVX2;
-#endif
+    int level = hardware_level();
     const char *cap = getenv("B2_SIMD");
     if (cap && *cap) {
-        int want = !strcmp(cap, "generic") ? B2_SIMD_GENERIC
-                 : !strcmp(cap, "sse2")    ? B2_SIMD_SSE2
-                 : !strcmp(cap, "avx2")    ? B2_SIMD_AVX2
-                                           : -1;
+        int want = level_named(cap);
         if (want < 0)
-            fprintf(stderr, "libb2: B2_SIMD=%s is not one of generic, sse2, avx2; ignored\n", cap);
+            fprintf(stderr, "libb2: B2_SIMD=%s is not one of generic, sse2, avx2, avx512, neon;"
+                            " ignored\n", cap);
         else if (want < level)
             level = want;
     }
@@ -43,6 +95,12 @@ int b2_simd_level(void)
     int forced = __atomic_load_n(&forced_level, __ATOMIC_RELAXED);
     pthread_once(&level_once, detect_level);
     return forced >= 0 && forced < detected_level ? forced : detected_level;
+}
+
+const char *b2_simd_level_name(int level)
+{
+    static const char *const names[] = {"generic", "sse2", "avx2", "avx512"};
+    return level >= 0 && level <= B2_SIMD_AVX512 ? names[level] : "?";
 }
 
 void b2_simd_force_level(int level)

@@ -114,21 +114,10 @@ void b2_bitunshuffle_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t 
         legacy_clear_spare(ts, n, dst);
 }
 
-/* The level is asked for on every call (no cached pointer in a global). */
+/* Every call indexes the kernel table of the current level (kernel_table.c). */
 void b2_bitshuffle(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst)
 {
-#ifdef B2_HAVE_X86_SIMD
-    int level = b2_simd_level();
-    if (level >= B2_SIMD_AVX2) {
-        b2_bitshuffle_avx2(ts, n, src, dst);
-        return;
-    }
-    if (level >= B2_SIMD_SSE2) {
-        b2_bitshuffle_sse2(ts, n, src, dst);
-        return;
-    }
-#endif
-    b2_bitshuffle_generic(ts, n, src, dst);
+    b2_filter_kernels_now()->bitshuffle(ts, n, src, dst);
 }
 
 void b2_bitunshuffle(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst, int legacy_v2)
@@ -138,15 +127,7 @@ void b2_bitunshuffle(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst, in
             memcpy(dst, src, (size_t)n);
         return;
     }
-#ifdef B2_HAVE_X86_SIMD
-    int level = b2_simd_level();
-    if (level >= B2_SIMD_AVX2)
-        b2_bitunshuffle_avx2(ts, n, src, dst);
-    else if (level >= B2_SIMD_SSE2)
-        b2_bitunshuffle_sse2(ts, n, src, dst);
-    else
-#endif
-        b2_bitunshuffle_generic(ts, n, src, dst, 0);
+    b2_filter_kernels_now()->bitunshuffle(ts, n, src, dst);
     if (legacy_v2)
         legacy_clear_spare(ts, n, dst);
 }

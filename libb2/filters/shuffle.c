@@ -138,78 +138,30 @@ void b2_unshuffle_part_generic(int32_t unit, int32_t q, int32_t n, const uint8_t
         b2_unshuffle_range(unit, q, 0, n, in, out);
 }
 
-/* The level is asked for on every call (no cached pointer in a global). */
+/* Every call indexes the kernel table of the current level (kernel_table.c). */
 void b2_shuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
 {
-#ifdef B2_HAVE_X86_SIMD
-    int level = b2_simd_level();
-    if (level >= B2_SIMD_AVX2) {
-        b2_shuffle_avx2(unit, n, src, dst);
-        return;
-    }
-    if (level >= B2_SIMD_SSE2) {
-        b2_shuffle_sse2(unit, n, src, dst);
-        return;
-    }
-#endif
-    b2_shuffle_generic(unit, n, src, dst);
+    b2_filter_kernels_now()->shuffle(unit, n, src, dst);
 }
 
 void b2_unshuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
 {
-#ifdef B2_HAVE_X86_SIMD
-    int level = b2_simd_level();
-    if (level >= B2_SIMD_AVX2) {
-        b2_unshuffle_avx2(unit, n, src, dst);
-        return;
-    }
-    if (level >= B2_SIMD_SSE2) {
-        b2_unshuffle_sse2(unit, n, src, dst);
-        return;
-    }
-#endif
-    b2_unshuffle_generic(unit, n, src, dst);
+    b2_filter_kernels_now()->unshuffle(unit, n, src, dst);
 }
 
+/* Unit 1 is a copy: the portable part kernels do it without a vector setup. */
 b2_part_fn b2_shuffle_part_kernel(int32_t unit)
 {
-#ifdef B2_HAVE_X86_SIMD
-    if (unit > 1) {
-        int level = b2_simd_level();
-        if (level >= B2_SIMD_AVX2)
-            return b2_shuffle_part_avx2;
-        if (level >= B2_SIMD_SSE2)
-            return b2_shuffle_part_sse2;
-    }
-#endif
-    (void)unit;
-    return b2_shuffle_part_generic;
-}
-
-b2_planes_fn b2_unshuffle_planes_kernel(int32_t unit)
-{
-#ifdef B2_HAVE_X86_SIMD
-    int level = b2_simd_level();
-    if (level >= B2_SIMD_AVX2)
-        return b2_unshuffle_planes_avx2;
-    if (level >= B2_SIMD_SSE2)
-        return b2_unshuffle_planes_sse2;
-#endif
-    (void)unit;
-    return b2_unshuffle_planes_generic;
+    return unit > 1 ? b2_filter_kernels_now()->shuffle_part : b2_shuffle_part_generic;
 }
 
 b2_part_fn b2_unshuffle_part_kernel(int32_t unit)
 {
-#ifdef B2_HAVE_X86_SIMD
-    if (unit > 1) {
-        int level = b2_simd_level();
-        if (level >= B2_SIMD_AVX2)
-            return b2_unshuffle_part_avx2;
-        if (level >= B2_SIMD_SSE2)
-            return b2_unshuffle_part_sse2;
-    }
-#endif
+    return unit > 1 ? b2_filter_kernels_now()->unshuffle_part : b2_unshuffle_part_generic;
+}
+
+b2_planes_fn b2_unshuffle_planes_kernel(int32_t unit)
+{
     (void)unit;
-    return b2_unshuffle_part_generic;
+    return b2_filter_kernels_now()->unshuffle_planes;
 }

@@ -3,13 +3,14 @@
  * Every kernel accepts any (unit, n): units it has no vector code for, and the
  * elements left over after the last whole vector, go through the portable
  * helpers below, so a kernel always produces exactly the generic layout.
- * Kernels are only called after b2_simd_level() said the CPU has the ISA. */
+ * Kernels are only called through the table of a level the CPU has. */
 #ifndef B2_SIMD_KERNELS_H
 #define B2_SIMD_KERNELS_H
 
 #include <stdint.h>
 #include <string.h>
 #include "b2_internal.h"
+#include "filters.h"
 
 /* Byte shuffle of elements [i0, i1) of a block of q whole units of s bytes:
  * in[i*s + j] -> out[j*q + i]. Spare bytes are not touched. */
@@ -28,13 +29,31 @@ B2_HIDDEN void b2_bitshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_t 
 B2_HIDDEN void b2_bitunshuffle_groups(int32_t ts, int32_t e8, int32_t k0, int32_t k1,
                                       const uint8_t *in, uint8_t *out);
 
-/* The x86 kernels exist only when the build compiles them (CMake defines
- * B2_HAVE_X86_SIMD on x86 unless B2_SIMD_X86=OFF); otherwise the portable ones
- * above are all there is. */
+/* Every level's kernels behind one table (kernel_table.c), so a filter function
+ * makes one indirect call instead of walking a ladder of levels. The bit
+ * unshuffle entries implement the modern rule (b2_bitunshuffle handles the
+ * version-2 rule, which only decides whether to transpose at all). */
+typedef void (*b2_block_fn)(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+typedef struct b2_filter_kernels {
+    int level; /* enum b2_simd_level of the table */
+    b2_block_fn shuffle, unshuffle, bitshuffle, bitunshuffle;
+    b2_part_fn shuffle_part, unshuffle_part; /* units above 1 */
+    b2_planes_fn unshuffle_planes;
+} b2_filter_kernels;
+/* The table of the level b2_simd_level() allows now (a load and an index). */
+B2_HIDDEN const b2_filter_kernels *b2_filter_kernels_now(void);
+/* The table of one level, NULL when this build has no kernels for it; tests
+ * compare the levels the CPU can run with the portable one. */
+B2_HIDDEN const b2_filter_kernels *b2_filter_kernels_at(int level);
+B2_HIDDEN void b2_bitunshuffle_modern_generic(int32_t ts, int32_t n, const uint8_t *src,
+                                              uint8_t *dst);
+
+/* The x86 kernels (filters/x86/) exist only when the build compiles them (CMake
+ * defines B2_HAVE_X86_SIMD on x86 unless B2_SIMD_X86=OFF); otherwise the
+ * portable ones above are all there is. */
 #ifdef B2_HAVE_X86_SIMD
-/* SSE2 (shuffle_sse2.c, bitshuffle_sse2.c). Same contracts as the generic ones;
- * the bitunshuffle kernels implement the modern rule (the dispatcher handles
- * the version-2 rule, which only decides whether to transpose at all). */
+/* SSE2 (x86/shuffle_sse2.c, x86/bitshuffle_sse2.c). Same contracts as the
+ * generic ones. */
 B2_HIDDEN void b2_shuffle_sse2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_shuffle_part_sse2(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
                                     uint8_t *out);
@@ -46,7 +65,7 @@ B2_HIDDEN void b2_unshuffle_planes_sse2(int32_t unit, const uint8_t *const *pl, 
 B2_HIDDEN void b2_bitshuffle_sse2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitunshuffle_sse2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 
-/* AVX2 (shuffle_avx2.c, bitshuffle_avx2.c). */
+/* AVX2 (x86/shuffle_avx2.c, x86/bitshuffle_avx2.c). */
 B2_HIDDEN void b2_shuffle_avx2(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_shuffle_part_avx2(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
                                     uint8_t *out);
@@ -57,6 +76,22 @@ B2_HIDDEN void b2_unshuffle_planes_avx2(int32_t unit, const uint8_t *const *pl, 
                                         int32_t n, uint8_t *out);
 B2_HIDDEN void b2_bitshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitunshuffle_avx2(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+
+/* AVX-512 F/BW/VL (x86/shuffle_avx512.c, x86/bitshuffle_avx512.c). */
+B2_HIDDEN void b2_shuffle_avx512(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+/* b2_shuffle_avx512 with the AVX-512 steps for every unit, also those that only
+ * pay in L1: for bit shuffle strips. */
+B2_HIDDEN void b2_shuffle_strip_avx512(int32_t unit, int32_t n, const uint8_t *src,
+                                       uint8_t *dst);
+B2_HIDDEN void b2_shuffle_part_avx512(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
+                                      uint8_t *out);
+B2_HIDDEN void b2_unshuffle_part_avx512(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
+                                        uint8_t *out);
+B2_HIDDEN void b2_unshuffle_avx512(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_unshuffle_planes_avx512(int32_t unit, const uint8_t *const *pl, int32_t i0,
+                                          int32_t n, uint8_t *out);
+B2_HIDDEN void b2_bitshuffle_avx512(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_bitunshuffle_avx512(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 #endif /* B2_HAVE_X86_SIMD */
 
 
@@ -246,6 +281,58 @@ b2_planes_to_stage(int S, const uint8_t *const *pl, int32_t off, uint8_t *stage)
         for (int32_t j = 0; j < unit; j++)                                               \
             pl[j] = in + (size_t)j * q;                                                  \
         PLANES(unit, pl, 0, n, out);                                                     \
+    }
+
+/* Vector loops of a byte-shuffle file's part and planes kernels, W elements a
+ * STEP (STEP(S, q, i, in, out) writes elements [i, i + W) into planes q apart;
+ * STEP(S, pl, i, out) reads them from the planes pl). Shuffles of units of 8
+ * bytes and more, and unshuffles of 16, go through the staging area; the last
+ * step overlaps the one before (the same bytes again). They return how many
+ * elements they did: all, or none when n < W. */
+#define B2_DEFINE_SHUFFLE_VEC(NAME, STEP, W)                                             \
+    ALWAYS_INLINE int32_t NAME(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out) \
+    {                                                                                    \
+        int32_t i = 0;                                                                   \
+        if (S >= 8) {                                                                    \
+            uint8_t stage[16 * B2_STAGE] __attribute__((aligned(64)));                   \
+            for (; i + B2_STAGE <= n; i += B2_STAGE) {                                   \
+                for (int32_t k = 0; k < B2_STAGE; k += W)                                \
+                    STEP(S, B2_STAGE, k, in + (size_t)i * S, stage);                     \
+                b2_stage_to_planes(S, stage, out + i, (size_t)q);                        \
+            }                                                                            \
+        }                                                                                \
+        for (; i + W <= n; i += W)                                                       \
+            STEP(S, q, i, in, out);                                                      \
+        if (i < n && n >= W) {                                                           \
+            STEP(S, q, n - W, in, out);                                                  \
+            i = n;                                                                       \
+        }                                                                                \
+        return i;                                                                        \
+    }
+
+#define B2_DEFINE_UNSHUFFLE_VEC(NAME, STEP, W)                                           \
+    ALWAYS_INLINE int32_t NAME(int S, const uint8_t *const *pl, int32_t i0, int32_t n,   \
+                               uint8_t *out)                                             \
+    {                                                                                    \
+        int32_t i = 0;                                                                   \
+        if (S == 16) {                                                                   \
+            uint8_t stage[16 * B2_STAGE] __attribute__((aligned(64)));                   \
+            const uint8_t *spl[16];                                                      \
+            for (int b = 0; b < S; b++)                                                  \
+                spl[b] = stage + B2_STAGE * b;                                           \
+            for (; i + B2_STAGE <= n; i += B2_STAGE) {                                   \
+                b2_planes_to_stage(S, pl, i0 + i, stage);                                \
+                for (int32_t k = 0; k < B2_STAGE; k += W)                                \
+                    STEP(S, spl, k, out + (size_t)(i + k) * S);                          \
+            }                                                                            \
+        }                                                                                \
+        for (; i + W <= n; i += W)                                                       \
+            STEP(S, pl, i0 + i, out + (size_t)i * S);                                    \
+        if (i < n && n >= W) {                                                           \
+            STEP(S, pl, i0 + n - W, out + (size_t)(n - W) * S);                          \
+            i = n;                                                                       \
+        }                                                                                \
+        return i;                                                                        \
     }
 
 /* Whole-block entry point of a byte-shuffle file: the part kernel PART over all

@@ -180,13 +180,7 @@ static void run_blosclz(const uint8_t *q, const uint8_t *s, size_t len)
     free(b);
 }
 
-typedef void (*shuf_fn)(int32_t, int32_t, const uint8_t *, uint8_t *);
-typedef void (*bitun_fn)(int32_t, int32_t, const uint8_t *, uint8_t *);
-
-static void bitun_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst)
-{
-    b2_bitunshuffle_generic(ts, n, src, dst, 0);
-}
+typedef b2_block_fn shuf_fn;
 
 static void run_shuffles(const uint8_t *q, const uint8_t *s, size_t len)
 {
@@ -195,19 +189,17 @@ static void run_shuffles(const uint8_t *q, const uint8_t *s, size_t len)
     uint8_t *ref = fuzz_malloc(cap), *got = fuzz_malloc(cap), *back = fuzz_malloc(cap);
     if (!ref || !got || !back)
         goto out;
-    shuf_fn sh[3] = {b2_shuffle_generic}, un[3] = {b2_unshuffle_generic}, bs[3] = {b2_bitshuffle_generic};
-    bitun_fn bu[3] = {bitun_generic};
-    int levels = 1;
-#ifdef B2_HAVE_X86_SIMD
-    if (b2_simd_level() >= B2_SIMD_SSE2) {
-        sh[1] = b2_shuffle_sse2, un[1] = b2_unshuffle_sse2, bs[1] = b2_bitshuffle_sse2;
-        bu[1] = b2_bitunshuffle_sse2, levels = 2;
+    /* every level this CPU runs, the portable one first */
+    shuf_fn sh[B2_SIMD_AVX512 + 1], un[B2_SIMD_AVX512 + 1], bs[B2_SIMD_AVX512 + 1];
+    shuf_fn bu[B2_SIMD_AVX512 + 1];
+    int levels = 0;
+    for (int l = 0; l <= b2_simd_level(); l++) {
+        const b2_filter_kernels *k = b2_filter_kernels_at(l);
+        if (!k)
+            break;
+        sh[levels] = k->shuffle, un[levels] = k->unshuffle, bs[levels] = k->bitshuffle;
+        bu[levels++] = k->bitunshuffle;
     }
-    if (b2_simd_level() >= B2_SIMD_AVX2) {
-        sh[2] = b2_shuffle_avx2, un[2] = b2_unshuffle_avx2, bs[2] = b2_bitshuffle_avx2;
-        bu[2] = b2_bitunshuffle_avx2, levels = 3;
-    }
-#endif
     const shuf_fn *fwd = q[1] & 1 ? bs : sh, *bwd = q[1] & 1 ? bu : un;
     fwd[0](unit, n, s, ref);
     bwd[0](unit, n, ref, back);

@@ -28,24 +28,25 @@ static void fill_random(uint8_t *p, size_t n)
 
 typedef void (*kern_fn)(int32_t, int32_t, const uint8_t *, uint8_t *);
 
-/* Kernels of each level that this CPU can run (index = level). */
+/* Kernels of each level that this CPU can run (index = level), from the
+ * kernel tables: hw_level is the highest level both the CPU and the build have. */
 static int hw_level;
-static const char *level_name[] = {"generic", "sse2", "avx2"};
-static void bunshuf_generic(int32_t ts, int32_t n, const uint8_t *s, uint8_t *d)
+#define NLEVELS (B2_SIMD_AVX512 + 1)
+static const char *level_name[NLEVELS];
+static kern_fn shuf_k[NLEVELS], unshuf_k[NLEVELS], bshuf_k[NLEVELS], bunshuf_k[NLEVELS];
+
+static void load_levels(void)
 {
-    b2_bitunshuffle_generic(ts, n, s, d, 0);
+    b2_simd_force_level(-1);
+    hw_level = 0;
+    for (int l = 0; l <= b2_simd_level() && b2_filter_kernels_at(l); l++) {
+        const b2_filter_kernels *k = b2_filter_kernels_at(l);
+        shuf_k[l] = k->shuffle, unshuf_k[l] = k->unshuffle;
+        bshuf_k[l] = k->bitshuffle, bunshuf_k[l] = k->bitunshuffle;
+        level_name[l] = b2_simd_level_name(l);
+        hw_level = l;
+    }
 }
-#ifdef B2_HAVE_X86_SIMD
-static kern_fn shuf_k[3] = {b2_shuffle_generic, b2_shuffle_sse2, b2_shuffle_avx2};
-static kern_fn unshuf_k[3] = {b2_unshuffle_generic, b2_unshuffle_sse2, b2_unshuffle_avx2};
-static kern_fn bshuf_k[3] = {b2_bitshuffle_generic, b2_bitshuffle_sse2, b2_bitshuffle_avx2};
-static kern_fn bunshuf_k[3] = {bunshuf_generic, b2_bitunshuffle_sse2, b2_bitunshuffle_avx2};
-#else /* portable kernels only: b2_simd_level() is always generic (hw_level 0) */
-static kern_fn shuf_k[3] = {b2_shuffle_generic};
-static kern_fn unshuf_k[3] = {b2_unshuffle_generic};
-static kern_fn bshuf_k[3] = {b2_bitshuffle_generic};
-static kern_fn bunshuf_k[3] = {bunshuf_generic};
-#endif
 /* Dispatchers with the level capped through the environment. */
 static void bunshuf_dispatch(int32_t ts, int32_t n, const uint8_t *s, uint8_t *d)
 {
@@ -453,7 +454,7 @@ static void test_parts(void)
             for (int32_t i = 0; i < n; i++)
                 in[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 24);
             b2_shuffle_generic(unit, n, in, sh);
-            for (int l = 0; l < 3; l++) {
+            for (int l = 0; l <= hw_level; l++) {
                 set_level(l);
                 for (int32_t i0 = 0; i0 < q; i0 += 1 + q / 5) {
                     for (int32_t cnt = 0; i0 + cnt <= q; cnt += 1 + cnt / 2 + (cnt > 40) * 13) {
@@ -485,8 +486,7 @@ static void test_parts(void)
 
 int main(void)
 {
-    b2_simd_force_level(-1);
-    hw_level = b2_simd_level();
+    load_levels();
     printf("hardware SIMD level: %s\n", level_name[hw_level]);
     test_examples();
     test_kernels_vs_reference();

@@ -55,25 +55,7 @@ ALWAYS_INLINE void shuffle_step_any(int S, int32_t q, int32_t i, const uint8_t *
         shuffle_step(S, q, i, in, out);
 }
 
-ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
-{
-    int32_t i = 0;
-    if (S >= 8) { /* through a staging area (simd_kernels.h) */
-        uint8_t stage[16 * B2_STAGE] __attribute__((aligned(64)));
-        for (; i + B2_STAGE <= n; i += B2_STAGE) {
-            for (int32_t k = 0; k < B2_STAGE; k += 32)
-                shuffle_step_any(S, B2_STAGE, k, in + (size_t)i * S, stage);
-            b2_stage_to_planes(S, stage, out + i, (size_t)q);
-        }
-    }
-    for (; i + 32 <= n; i += 32)
-        shuffle_step_any(S, q, i, in, out);
-    if (i < n && n >= 32) { /* last step overlaps the one before: same bytes again */
-        shuffle_step_any(S, q, n - 32, in, out);
-        i = n;
-    }
-    return i;
-}
+B2_DEFINE_SHUFFLE_VEC(shuffle_vec, shuffle_step_any, 32)
 
 ALWAYS_INLINE void unshuffle_step(int S, const uint8_t *const *pl, int32_t i, uint8_t *out)
 {
@@ -117,29 +99,7 @@ ALWAYS_INLINE void unshuffle_step_any(int S, const uint8_t *const *pl, int32_t i
         unshuffle_step(S, pl, i, out);
 }
 
-ALWAYS_INLINE int32_t unshuffle_vec(int S, const uint8_t *const *pl, int32_t i0, int32_t n,
-                                    uint8_t *out)
-{
-    int32_t i = 0;
-    if (S == 16) { /* the planes' reads conflict the same way: staged too */
-        uint8_t stage[16 * B2_STAGE] __attribute__((aligned(64)));
-        const uint8_t *spl[16];
-        for (int b = 0; b < S; b++)
-            spl[b] = stage + B2_STAGE * b;
-        for (; i + B2_STAGE <= n; i += B2_STAGE) {
-            b2_planes_to_stage(S, pl, i0 + i, stage);
-            for (int32_t k = 0; k < B2_STAGE; k += 32)
-                unshuffle_step_any(S, spl, k, out + (size_t)(i + k) * S);
-        }
-    }
-    for (; i + 32 <= n; i += 32)
-        unshuffle_step_any(S, pl, i0 + i, out + (size_t)i * S);
-    if (i < n && n >= 32) { /* last step overlaps the one before: same bytes again */
-        unshuffle_step_any(S, pl, i0 + n - 32, out + (size_t)(n - 32) * S);
-        i = n;
-    }
-    return i;
-}
+B2_DEFINE_UNSHUFFLE_VEC(unshuffle_vec, unshuffle_step_any, 32)
 
 B2_DEFINE_SHUFFLE_PART(b2_shuffle_part_avx2, shuffle_vec, b2_shuffle_range)
 B2_DEFINE_SHUFFLE_ENTRY(b2_shuffle_avx2, b2_shuffle_part_avx2)

@@ -30,25 +30,6 @@ ALWAYS_INLINE void shuffle_step_wide(int S, int32_t q, int32_t i, const uint8_t 
         _mm_storeu_si128((__m128i *)(out + (size_t)b * q + i), v[b]);
 }
 
-ALWAYS_INLINE int32_t shuffle_vec_wide(int S, int32_t q, int32_t n, const uint8_t *in,
-                                       uint8_t *out)
-{
-    int32_t i = 0;
-    uint8_t stage[16 * B2_STAGE] __attribute__((aligned(64)));
-    for (; S >= 8 && i + B2_STAGE <= n; i += B2_STAGE) {
-        for (int32_t k = 0; k < B2_STAGE; k += 16)
-            shuffle_step_wide(S, B2_STAGE, k, in + (size_t)i * S, stage);
-        b2_stage_to_planes(S, stage, out + i, (size_t)q);
-    }
-    for (; i + 16 <= n; i += 16)
-        shuffle_step_wide(S, q, i, in, out);
-    if (i < n && n >= 16) { /* last step overlaps the one before: same bytes again */
-        shuffle_step_wide(S, q, n - 16, in, out);
-        i = n;
-    }
-    return i;
-}
-
 ALWAYS_INLINE void shuffle_step(int S, int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
 {
     __m128i v[16];
@@ -61,19 +42,15 @@ ALWAYS_INLINE void shuffle_step(int S, int32_t q, int32_t i, const uint8_t *in, 
         _mm_storeu_si128((__m128i *)(out + (size_t)plane_of(p, S) * q + i), v[p]);
 }
 
-ALWAYS_INLINE int32_t shuffle_vec(int S, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
+ALWAYS_INLINE void shuffle_step_any(int S, int32_t q, int32_t i, const uint8_t *in, uint8_t *out)
 {
     if (S >= 4)
-        return shuffle_vec_wide(S, q, n, in, out);
-    int32_t i = 0;
-    for (; i + 16 <= n; i += 16)
+        shuffle_step_wide(S, q, i, in, out);
+    else
         shuffle_step(S, q, i, in, out);
-    if (i < n && n >= 16) { /* last step overlaps the one before: same bytes again */
-        shuffle_step(S, q, n - 16, in, out);
-        i = n;
-    }
-    return i;
 }
+
+B2_DEFINE_SHUFFLE_VEC(shuffle_vec, shuffle_step_any, 16)
 
 ALWAYS_INLINE void unshuffle_step(int S, const uint8_t *const *pl, int32_t i, uint8_t *out)
 {
@@ -87,29 +64,7 @@ ALWAYS_INLINE void unshuffle_step(int S, const uint8_t *const *pl, int32_t i, ui
         _mm_storeu_si128((__m128i *)(out + 16 * r), v[r]);
 }
 
-ALWAYS_INLINE int32_t unshuffle_vec(int S, const uint8_t *const *pl, int32_t i0, int32_t n,
-                                    uint8_t *out)
-{
-    int32_t i = 0;
-    if (S == 16) { /* through a staging area (simd_kernels.h) */
-        uint8_t stage[16 * B2_STAGE] __attribute__((aligned(64)));
-        const uint8_t *spl[16];
-        for (int b = 0; b < S; b++)
-            spl[b] = stage + B2_STAGE * b;
-        for (; i + B2_STAGE <= n; i += B2_STAGE) {
-            b2_planes_to_stage(S, pl, i0 + i, stage);
-            for (int32_t k = 0; k < B2_STAGE; k += 16)
-                unshuffle_step(S, spl, k, out + (size_t)(i + k) * S);
-        }
-    }
-    for (; i + 16 <= n; i += 16)
-        unshuffle_step(S, pl, i0 + i, out + (size_t)i * S);
-    if (i < n && n >= 16) { /* last step overlaps the one before: same bytes again */
-        unshuffle_step(S, pl, i0 + n - 16, out + (size_t)(n - 16) * S);
-        i = n;
-    }
-    return i;
-}
+B2_DEFINE_UNSHUFFLE_VEC(unshuffle_vec, unshuffle_step, 16)
 
 B2_DEFINE_SHUFFLE_PART(b2_shuffle_part_sse2, shuffle_vec, b2_shuffle_range)
 B2_DEFINE_SHUFFLE_ENTRY(b2_shuffle_sse2, b2_shuffle_part_sse2)

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The filters' kernel tables, one per SIMD level, constant from compile time:
+ * the only run-time choice is the level (common/cpu.c, detected once), which
+ * indexes them. A level's table names, kernel by kernel, the fastest one
+ * measured on a CPU of that level: the AVX-512 table keeps the AVX2 kernels
+ * where the AVX-512 ones did not pay (tools/bench_kernels.c). */
+#include "filters.h"
+#include "simd_kernels.h"
+
+void b2_bitunshuffle_modern_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst)
+{
+    b2_bitunshuffle_generic(ts, n, src, dst, 0);
+}
+
+static const b2_filter_kernels tables[] = {
+    {B2_SIMD_GENERIC, b2_shuffle_generic, b2_unshuffle_generic, b2_bitshuffle_generic,
+     b2_bitunshuffle_modern_generic, b2_shuffle_part_generic, b2_unshuffle_part_generic,
+     b2_unshuffle_planes_generic},
+#ifdef B2_HAVE_X86_SIMD
+    {B2_SIMD_SSE2, b2_shuffle_sse2, b2_unshuffle_sse2, b2_bitshuffle_sse2, b2_bitunshuffle_sse2,
+     b2_shuffle_part_sse2, b2_unshuffle_part_sse2, b2_unshuffle_planes_sse2},
+    {B2_SIMD_AVX2, b2_shuffle_avx2, b2_unshuffle_avx2, b2_bitshuffle_avx2, b2_bitunshuffle_avx2,
+     b2_shuffle_part_avx2, b2_unshuffle_part_avx2, b2_unshuffle_planes_avx2},
+#ifdef B2_HAVE_X86_AVX512
+    {B2_SIMD_AVX512, b2_shuffle_avx512, b2_unshuffle_avx512, b2_bitshuffle_avx512,
+     b2_bitunshuffle_avx512, b2_shuffle_part_avx512, b2_unshuffle_part_avx512,
+     b2_unshuffle_planes_avx512},
+#endif
+#endif
+};
+#define NTABLES (int)(sizeof tables / sizeof tables[0])
+
+const b2_filter_kernels *b2_filter_kernels_at(int level)
+{
+    return level >= 0 && level < NTABLES ? &tables[level] : NULL;
+}
+
+const b2_filter_kernels *b2_filter_kernels_now(void)
+{
+    int level = b2_simd_level();
+    /* a build without the x86 (or the AVX-512) kernels runs its highest table */
+    return &tables[level < NTABLES ? level : NTABLES - 1];
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Every SIMD kernel of the shuffle filters, also those no table routes to,
+ * against the portable one: typesizes 1..16 and odd larger ones, at lengths
+ * shorter than a vector, not multiples of the vector width or of typesize * 8
+ * (the bit shuffle's copied tail) and long enough for several strips. Kernels
+ * of a level this CPU (or B2_SIMD) does not allow are not run: the test says
+ * which feature is missing and passes. It prints the levels it ran. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "filters.h"
+#include "simd_kernels.h"
+#include "check.h"
+
+typedef struct {
+    const char *name;
+    int level;
+    b2_block_fn fwd, inv, ref_fwd, ref_inv;
+} kernel_pair;
+
+static const kernel_pair kernels[] = {
+#ifdef B2_HAVE_X86_SIMD
+    {"shuffle_sse2", B2_SIMD_SSE2, b2_shuffle_sse2, b2_unshuffle_sse2, b2_shuffle_generic,
+     b2_unshuffle_generic},
+    {"bitshuffle_sse2", B2_SIMD_SSE2, b2_bitshuffle_sse2, b2_bitunshuffle_sse2,
+     b2_bitshuffle_generic, b2_bitunshuffle_modern_generic},
+    {"shuffle_avx2", B2_SIMD_AVX2, b2_shuffle_avx2, b2_unshuffle_avx2, b2_shuffle_generic,
+     b2_unshuffle_generic},
+    {"bitshuffle_avx2", B2_SIMD_AVX2, b2_bitshuffle_avx2, b2_bitunshuffle_avx2,
+     b2_bitshuffle_generic, b2_bitunshuffle_modern_generic},
+#endif
+#ifdef B2_HAVE_X86_AVX512
+    {"shuffle_avx512", B2_SIMD_AVX512, b2_shuffle_avx512, b2_unshuffle_avx512,
+     b2_shuffle_generic, b2_unshuffle_generic},
+    {"shuffle_strip_avx512", B2_SIMD_AVX512, b2_shuffle_strip_avx512, b2_unshuffle_avx512,
+     b2_shuffle_generic, b2_unshuffle_generic},
+    {"bitshuffle_avx512", B2_SIMD_AVX512, b2_bitshuffle_avx512, b2_bitunshuffle_avx512,
+     b2_bitshuffle_generic, b2_bitunshuffle_modern_generic},
+#endif
+    {NULL, 0, NULL, NULL, NULL, NULL},
+};
+
+static const int32_t typesizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                                    17, 24, 31, 64, 300};
+#define NTS (int)(sizeof typesizes / sizeof typesizes[0])
+
+/* Lengths for typesize ts: below one vector, around multiples of ts * 8 and
+ * of 16/32/64 elements, and past one 16 KB strip. */
+static int lengths(int32_t ts, int32_t *out)
+{
+    const int32_t elems[] = {0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128,
+                             129, 255, 257, 511, 520, 1000, 2049, 4104};
+    int k = 0;
+    for (size_t i = 0; i < sizeof elems / sizeof elems[0]; i++) {
+        out[k++] = elems[i] * ts;
+        out[k++] = elems[i] * ts + ts - 1; /* spare bytes after the last element */
+    }
+    out[k++] = 3;
+    out[k++] = 61;
+    out[k++] = 40001;
+    out[k++] = 150001;
+    return k;
+}
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+static void fill(uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        p[i] = (uint8_t)(rng >> 24);
+    }
+}
+
+/* The kernel against its portable counterpart, both ways, with a guard byte. */
+static void compare(const kernel_pair *k, int32_t ts, int32_t n, const uint8_t *in,
+                    uint8_t *want, uint8_t *got)
+{
+    for (int dir = 0; dir < 2; dir++) {
+        memset(want, 0xA5, (size_t)n + 1);
+        memset(got, 0x5A, (size_t)n + 1);
+        (dir ? k->ref_inv : k->ref_fwd)(ts, n, in, want);
+        (dir ? k->inv : k->fwd)(ts, n, in, got);
+        CHECK(!memcmp(got, want, (size_t)n) && got[n] == 0x5A, "%s%s ts %d n %d", k->name,
+              dir ? " inverse" : "", ts, n);
+    }
+}
+
+/* Why a level's kernels cannot run here, naming the CPU feature when it is one. */
+static void say_missing(int level, int allowed)
+{
+    const char *name = b2_simd_level_name(level);
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    const char *lacks = level == B2_SIMD_SSE2 && !__builtin_cpu_supports("sse2") ? "sse2"
+                        : level == B2_SIMD_AVX2 && !__builtin_cpu_supports("avx2") ? "avx2"
+                        : level == B2_SIMD_AVX512 && !__builtin_cpu_supports("avx512f") ? "avx512f"
+                        : level == B2_SIMD_AVX512 && !__builtin_cpu_supports("avx512bw") ? "avx512bw"
+                        : level == B2_SIMD_AVX512 && !__builtin_cpu_supports("avx512vl") ? "avx512vl"
+                                                                                         : NULL;
+    if (lacks) {
+        printf("%s kernels not run: this CPU lacks %s\n", name, lacks);
+        return;
+    }
+#endif
+    printf("%s kernels not run: the level allowed is %s (B2_SIMD, or the OS does not save "
+           "the registers)\n", name, b2_simd_level_name(allowed));
+}
+
+int main(void)
+{
+    int allowed = b2_simd_level();
+    size_t cap = (size_t)4105 * 300 + 150001; /* above every length */
+    uint8_t *in = malloc(cap), *want = malloc(cap), *got = malloc(cap);
+    int32_t ns[64];
+    int ran[B2_SIMD_AVX512 + 1] = {0}, said[B2_SIMD_AVX512 + 1] = {0};
+    for (const kernel_pair *k = kernels; k->name; k++) {
+        if (k->level > allowed) {
+            if (!said[k->level]++)
+                say_missing(k->level, allowed);
+            continue;
+        }
+        for (int t = 0; t < NTS; t++) {
+            int nl = lengths(typesizes[t], ns);
+            for (int i = 0; i < nl; i++) {
+                fill(in, (size_t)ns[i]);
+                compare(k, typesizes[t], ns[i], in, want, got);
+            }
+        }
+        ran[k->level]++;
+    }
+    int any = 0;
+    printf("levels run:");
+    for (int l = 0; l <= B2_SIMD_AVX512; l++)
+        if (ran[l])
+            any = printf(" %s (%d kernel pairs)", b2_simd_level_name(l), ran[l]);
+    printf("%s\n", any ? "" : " none (only the portable kernels are allowed or built)");
+    free(in), free(want), free(got);
+    return b2t_summary("simd kernels");
+}
