@@ -261,6 +261,9 @@ B2_HIDDEN int b2_frame_replace_without_chunks(b2_schunk *s, int runlength_index)
  * scratch, so r may be NULL for memory storage only). */
 B2_HIDDEN int b2_schunk_chunk_ptr(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **p,
                                   int32_t *cbytes);
+/* Header of chunk i without reading its body; *special gets the index entry's
+ * special code (then info is not filled). */
+B2_HIDDEN int b2_schunk_chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *special);
 /* b2_schunk_chunk_view with r's buffers: the view stays valid while r is held. */
 B2_HIDDEN int b2_schunk_chunk_view_rd(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **chunk,
                                       int32_t *cbytes);

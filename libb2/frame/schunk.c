@@ -156,8 +156,8 @@ int b2_schunk_chunk_ptr(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **p,
     return B2_OK;
 }
 
-/* Header of chunk i without reading its body; *special gets the index kind. */
-static int chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *special)
+/* Header of chunk i without reading its body (frame_internal.h). */
+int b2_schunk_chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *special)
 {
     B2_FAIL_IF(i < 0 || i >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
                (long long)s->nchunks);
@@ -191,7 +191,7 @@ int b2_schunk_chunk_nbytes_body(b2_schunk *s, int64_t i)
 {
     b2_chunk_info info;
     int sp;
-    int rc = chunk_header(s, i, &info, &sp);
+    int rc = b2_schunk_chunk_header(s, i, &info, &sp);
     if (rc < 0)
         return rc;
     return sp ? b2_schunk_special_nbytes(s, i) : info.nbytes;
@@ -201,7 +201,7 @@ int b2_schunk_chunk_cbytes_body(b2_schunk *s, int64_t i)
 {
     b2_chunk_info info;
     int sp;
-    int rc = chunk_header(s, i, &info, &sp);
+    int rc = b2_schunk_chunk_header(s, i, &info, &sp);
     if (rc < 0)
         return rc;
     return sp ? B2_HEADER_LEN : info.cbytes; /* index entries stand for a bare header */
@@ -211,7 +211,7 @@ int b2_schunk_chunk_special_body(b2_schunk *s, int64_t i)
 {
     b2_chunk_info info;
     int sp;
-    int rc = chunk_header(s, i, &info, &sp);
+    int rc = b2_schunk_chunk_header(s, i, &info, &sp);
     if (rc < 0)
         return rc;
     return sp ? sp : info.special;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared declarations of the b2 command-line program: the subcommand table,
- * exit codes, file helpers, object-kind detection and the JSON writer. */
+ * exit codes, file helpers, opening any object (its kind told by the library)
+ * and the JSON writer. */
 #ifndef B2CLI_H
 #define B2CLI_H
 
@@ -98,40 +99,16 @@ int b2cli_out_open(b2cli_outfile *o, const char *path);
 int b2cli_out_commit(b2cli_outfile *o);
 void b2cli_out_abort(b2cli_outfile *o);
 
-/* ---- object kinds (detect.c) ---- */
-
-enum b2cli_kind {
-    B2CLI_KIND_UNKNOWN = 0,
-    B2CLI_KIND_CHUNK,  /* one chunk filling the whole file */
-    B2CLI_KIND_CFRAME, /* contiguous frame */
-    B2CLI_KIND_SFRAME, /* sparse-frame directory (chunks.b2frame inside) */
-    B2CLI_KIND_B2ND,   /* frame carrying a b2nd metalayer */
-};
-
-/* Name of a kind ("chunk", "cframe", ...). */
-const char *b2cli_kind_name(int kind);
-/* Kind of a path that is a directory (sparse frame) or UNKNOWN. */
-int b2cli_detect_dir(const char *path);
-/* Kind of a file from its contents (never from its name). */
-int b2cli_detect_buffer(const uint8_t *data, size_t size);
-
-/* True when the bytes start like a frame header (magic and markers). */
-int b2cli_is_frame(const uint8_t *data, size_t size);
-
 /* ---- any object, opened (obj.c) ---- */
 
-#define B2CLI_FRAME_FIXED_HEADER 87 /* fixed-position part of a frame header */
-
 typedef struct b2cli_obj {
-    int kind;          /* enum b2cli_kind */
+    int kind;          /* enum b2_kind (b2_inspect_path): chunk, frame, sframe or b2nd */
     const char *path;
     uint8_t *data;     /* whole input: chunks, and frames read from stdin */
     size_t size;
     int64_t file_size; /* contiguous inputs: bytes in the file */
     b2_schunk *schunk; /* frames, sframes and b2nd (then owned by arr) */
     b2_nd_array *arr;   /* b2nd only */
-    uint8_t hdr[B2CLI_FRAME_FIXED_HEADER]; /* frames: raw start of the header */
-    int hdr_len;       /* bytes of hdr actually read */
 } b2cli_obj;
 
 /* Open path ("-" = stdin) whatever Blosc2 object it holds. Returns B2_OK or a
@@ -153,7 +130,7 @@ typedef struct b2cli_meta_arg {
 } b2cli_meta_arg;
 
 typedef struct b2cli_container_opts {
-    int kind;           /* B2CLI_KIND_CFRAME, _SFRAME or _B2ND */
+    int kind;           /* B2_KIND_FRAME, _SFRAME or _B2ND */
     int sparse;         /* b2nd: write a sparse-frame directory */
     const char *in, *out;
     int64_t chunksize;  /* frames: bytes per chunk */

@@ -437,34 +437,34 @@ static int choose_kind(opts *o)
     b2cli_container_opts *c = &o->c;
     int kind;
     if (o->format) {
-        if (!strcmp(o->format, "chunk")) kind = B2CLI_KIND_CHUNK;
-        else if (!strcmp(o->format, "frame") || !strcmp(o->format, "cframe")) kind = B2CLI_KIND_CFRAME;
-        else if (!strcmp(o->format, "sframe")) kind = B2CLI_KIND_SFRAME;
-        else if (!strcmp(o->format, "b2nd")) kind = B2CLI_KIND_B2ND;
+        if (!strcmp(o->format, "chunk")) kind = B2_KIND_CHUNK;
+        else if (!strcmp(o->format, "frame") || !strcmp(o->format, "cframe")) kind = B2_KIND_FRAME;
+        else if (!strcmp(o->format, "sframe")) kind = B2_KIND_SFRAME;
+        else if (!strcmp(o->format, "b2nd")) kind = B2_KIND_B2ND;
         else return b2cli_usage_error(CMD, "unknown --format '%s' (chunk, frame, sframe, b2nd)", o->format);
-        if (kind == B2CLI_KIND_SFRAME)
+        if (kind == B2_KIND_SFRAME)
             c->sparse = 1;
     } else if (o->shape_given || ends_with(o->out, ".b2nd")) {
-        kind = B2CLI_KIND_B2ND;
+        kind = B2_KIND_B2ND;
     } else if (c->sparse || ends_with(o->out, ".b2frame")) {
-        kind = c->sparse ? B2CLI_KIND_SFRAME : B2CLI_KIND_CFRAME;
+        kind = c->sparse ? B2_KIND_SFRAME : B2_KIND_FRAME;
     } else {
-        kind = B2CLI_KIND_CHUNK;
+        kind = B2_KIND_CHUNK;
     }
     c->kind = kind;
     c->in = o->in;
     c->out = o->out;
     c->verbose = o->verbose;
-    if (c->sparse && kind == B2CLI_KIND_CHUNK)
+    if (c->sparse && kind == B2_KIND_CHUNK)
         return b2cli_usage_error(CMD, "--sparse makes a frame or an array, not a chunk");
     if (c->sparse && !strcmp(o->out, "-"))
         return b2cli_usage_error(CMD, "a sparse frame is a directory and cannot go to standard output");
-    if (kind == B2CLI_KIND_CHUNK && (c->nmeta || c->nvlmeta || c->chunksize))
+    if (kind == B2_KIND_CHUNK && (c->nmeta || c->nvlmeta || c->chunksize))
         return b2cli_usage_error(CMD, "--meta, --vlmeta and --chunksize need a frame or array output"
                                       " (name OUT *.b2frame or *.b2nd, or use --format)");
-    if (kind != B2CLI_KIND_B2ND && (o->shape_given || c->dtype || o->nchunks_dims || o->nblocks_dims))
+    if (kind != B2_KIND_B2ND && (o->shape_given || c->dtype || o->nchunks_dims || o->nblocks_dims))
         return b2cli_usage_error(CMD, "--shape, --dtype, --chunks and --blocks need a b2nd output");
-    if (kind == B2CLI_KIND_B2ND) {
+    if (kind == B2_KIND_B2ND) {
         if (!o->shape_given)
             return b2cli_usage_error(CMD, "a b2nd array needs --shape");
         if (c->chunksize)
@@ -489,7 +489,7 @@ static int choose_kind(opts *o)
         }
         c->typesize = o->cpo.p.typesize;
     }
-    if (kind == B2CLI_KIND_CFRAME || kind == B2CLI_KIND_SFRAME) {
+    if (kind == B2_KIND_FRAME || kind == B2_KIND_SFRAME) {
         if (!c->chunksize)
             c->chunksize = 1 << 20;
     }
@@ -510,7 +510,7 @@ static void b2nd_geometry(const opts *o, b2_cparams *p)
         np.blockshape[d] = o->c.blocks[d];
     }
     np.typesize = o->c.typesize;
-    if (o->c.kind != B2CLI_KIND_B2ND || np.ndim == 0 || b2_nd_default_shapes(&np) < 0)
+    if (o->c.kind != B2_KIND_B2ND || np.ndim == 0 || b2_nd_default_shapes(&np) < 0)
         return;
     p->geometry.ndim = np.ndim;
     for (int d = 0; d < np.ndim; d++)
@@ -546,7 +546,7 @@ int b2cli_cmd_compress(int argc, char **argv)
             rc = b2cli_usage_error(CMD, "invalid parameters: %s", b2cli_err(rc));
     }
     if (rc == 0) {
-        if (o.c.kind == B2CLI_KIND_CHUNK)
+        if (o.c.kind == B2_KIND_CHUNK)
             rc = run_compress(&o);
         else
             rc = b2cli_compress_container(&o.c, &o.cpo.p) < 0 ? B2CLI_EXIT_DATA : B2CLI_OK;

@@ -144,7 +144,7 @@ static int info_path(const char *path, int json)
         return b2cli_h5_info(path, json);
     rc = b2cli_obj_open(&o, path);
     if (rc == B2_OK) {
-        if (o.kind == B2CLI_KIND_CHUNK) {
+        if (o.kind == B2_KIND_CHUNK) {
             b2_chunk_info ci;
             rc = b2_chunk_get_info(o.data, o.size, &ci);
             if (rc == B2_OK) {

@@ -185,7 +185,7 @@ int b2cli_cmd_slice(int argc, char **argv)
     }
     if (b2cli_obj_open(&o, pos[0]) < 0)
         return B2CLI_EXIT_DATA;
-    if (o.kind == B2CLI_KIND_CHUNK) {
+    if (o.kind == B2_KIND_CHUNK) {
         b2cli_obj_close(&o);
         b2cli_data_error(pos[0], "a single chunk has no shape to slice (use 'b2 cat')");
         return B2CLI_EXIT_DATA;

@@ -82,7 +82,7 @@ static int verify_schunk(const b2cli_obj *o, int nthreads, int quiet)
             printf("%s: BAD (%lld of %lld chunks or metalayers bad)\n", o->path, (long long)bad,
                    (long long)n);
         else
-            printf("%s: ok (%s, %lld chunks, %lld bytes)\n", o->path, b2cli_kind_name(o->kind),
+            printf("%s: ok (%s, %lld chunks, %lld bytes)\n", o->path, b2_kind_name(o->kind),
                    (long long)n, (long long)total);
     }
     return bad ? B2_ERR_CORRUPT : B2_OK;
@@ -151,7 +151,7 @@ int b2cli_cmd_verify(int argc, char **argv)
         }
         rc = b2cli_obj_open(&o, argv[i]);
         if (rc == B2_OK)
-            rc = o.kind == B2CLI_KIND_CHUNK ? verify_chunk(&o, nthreads, quiet)
+            rc = o.kind == B2_KIND_CHUNK ? verify_chunk(&o, nthreads, quiet)
                                             : verify_schunk(&o, nthreads, quiet);
         if (rc < 0)
             failed = 1;

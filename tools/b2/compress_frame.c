@@ -149,7 +149,7 @@ static int compress_frame(const b2cli_container_opts *c, const b2_cparams *p, in
         rc = (s = b2_schunk_new(p)) ? B2_OK : B2_ERR_NOMEM;
     else if (!tmp)
         rc = B2_ERR_NOMEM;
-    else if (c->kind == B2CLI_KIND_SFRAME)
+    else if (c->kind == B2_KIND_SFRAME)
         rc = b2_schunk_create_sframe(tmp, p, &s);
     else
         rc = b2_schunk_create_file(tmp, p, &s);
@@ -164,7 +164,7 @@ static int compress_frame(const b2cli_container_opts *c, const b2_cparams *p, in
     /* A file frame grown chunk by chunk keeps superseded indexes and trailers as
      * dead space (it never overwrites live data); the finished file is written
      * compact, chunks in order, as the reference lays it out. */
-    if (rc == B2_OK && !to_stdout && c->kind == B2CLI_KIND_CFRAME && b2_schunk_nchunks(s) > 0 &&
+    if (rc == B2_OK && !to_stdout && c->kind == B2_KIND_FRAME && b2_schunk_nchunks(s) > 0 &&
         (rc = b2_schunk_compact(s)) < 0)
         b2cli_data_error(c->out, "cannot compact frame: %s", b2cli_err(rc));
     *cbytes = rc == B2_OK ? b2_schunk_cbytes(s) : 0;
@@ -311,7 +311,7 @@ done:
 int b2cli_compress_container(const b2cli_container_opts *c, const b2_cparams *p)
 {
     int64_t nbytes = 0, cbytes = 0;
-    int rc = c->kind == B2CLI_KIND_B2ND ? compress_b2nd(c, p, &nbytes, &cbytes)
+    int rc = c->kind == B2_KIND_B2ND ? compress_b2nd(c, p, &nbytes, &cbytes)
                                         : compress_frame(c, p, &nbytes, &cbytes);
     if (rc == B2_OK && c->verbose)
         fprintf(stderr, "%s: %lld -> %lld bytes of chunks (ratio %.3f)\n",

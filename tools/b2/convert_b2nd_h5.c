@@ -115,7 +115,7 @@ int conv_b2nd_to_h5(conv *c, const char *file, const char *dname)
     if ((rc = b2_nd_open(c->src, B2_OPEN_READONLY, &a)) < 0) {
         b2cli_obj o;
         if (b2cli_obj_open(&o, c->src) == 0) {
-            b2cli_data_error(c->src, "is a %s, not a b2nd array", b2cli_kind_name(o.kind));
+            b2cli_data_error(c->src, "is a %s, not a b2nd array", b2_kind_name(o.kind));
             b2cli_obj_close(&o);
         }
         return B2CLI_EXIT_DATA;

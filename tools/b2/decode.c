@@ -163,13 +163,13 @@ int b2cli_decode_obj(const b2cli_obj *o, int nthreads, FILE *out)
 {
     int64_t start[B2_ND_MAX_DIM] = {0};
     switch (o->kind) {
-    case B2CLI_KIND_CHUNK:
+    case B2_KIND_CHUNK:
         return cat_chunk(o, nthreads, out);
-    case B2CLI_KIND_CFRAME:
-    case B2CLI_KIND_SFRAME:
+    case B2_KIND_FRAME:
+    case B2_KIND_SFRAME:
         b2_schunk_set_nthreads(o->schunk, nthreads);
         return cat_schunk(o, out);
-    case B2CLI_KIND_B2ND:
+    case B2_KIND_B2ND:
         b2_nd_set_nthreads(o->arr, nthreads);
         return b2cli_b2nd_write_box(o, start, b2_nd_shape(o->arr), out);
     default:

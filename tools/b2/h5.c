@@ -38,21 +38,11 @@ int b2cli_h5_split(const char *spec, char *file, size_t cap, const char **dset)
 
 int b2cli_h5_is_hdf5(const char *spec)
 {
-    static const uint8_t sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
     char file[4096];
     const char *dset;
-    uint8_t buf[8];
-    FILE *f;
-    int found = 0;
     if (!strcmp(spec, "-") || b2cli_h5_split(spec, file, sizeof file, &dset) < 0)
         return 0;
-    if (!(f = fopen(file, "rb")))
-        return 0;
-    /* The superblock sits at 0, 512, 1024, 2048, ... (a user block may precede it). */
-    for (long off = 0; off <= 1L << 20 && !found; off = off ? off * 2 : 512)
-        found = fseek(f, off, SEEK_SET) == 0 && fread(buf, 1, 8, f) == 8 && !memcmp(buf, sig, 8);
-    fclose(f);
-    return found;
+    return b2_inspect_path(file) == B2_KIND_HDF5; /* by its signature (b2_frame.h) */
 }
 
 #ifndef B2CLI_HAVE_HDF5

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* `b2 info` for frames, sparse frames and b2nd arrays: the fixed header fields
- * (read from the raw header bytes, which say what the writer recorded), the
+ * as the library parsed them (b2_schunk_frame_info: what the writer recorded), the
  * super-chunk totals, metalayers and vlmetalayers (msgpack shown as JSON, other
  * content as hex), the b2nd geometry, and a table of chunks. */
 #include <stdlib.h>
@@ -17,52 +17,10 @@ static const char *splitmode_name(int m)
     return m >= 1 && m <= 4 ? n[m] : "?";
 }
 
-/* The fixed part of the header (doc/format/frame.md §2). */
-typedef struct fhdr {
-    int ok;
-    uint32_t header_len;
-    uint64_t frame_len;
-    int general_flags, frame_type, codec_flags, other_flags, other_flags2;
-    int version, codec, clevel, splitmode, use_dict, has_vlmeta, compcode_meta;
-    int32_t typesize, blocksize, chunksize;
-    int tcomp, tdecomp;
-    uint8_t filters[6], filters_meta[6];
-} fhdr;
-
-static void parse_hdr(const b2cli_obj *o, fhdr *h)
-{
-    const uint8_t *d = o->hdr;
-    memset(h, 0, sizeof *h);
-    if (o->hdr_len < B2CLI_FRAME_FIXED_HEADER)
-        return;
-    h->ok = 1;
-    h->header_len = b2_load_be32(d + 11);
-    h->frame_len = b2_load_be64(d + 16);
-    h->general_flags = d[25];
-    h->frame_type = d[26];
-    h->codec_flags = d[27];
-    h->other_flags = d[28];
-    h->version = d[25] & 0x0F;
-    h->codec = (d[27] & 0x0F) == 6 ? d[77] : (d[27] & 0x0F);
-    h->clevel = d[27] >> 4;
-    h->splitmode = (d[28] & 3) + 1;
-    h->typesize = (int32_t)b2_load_be32(d + 48);
-    h->blocksize = (int32_t)b2_load_be32(d + 53);
-    h->chunksize = (int32_t)b2_load_be32(d + 58);
-    h->tcomp = (int16_t)((d[63] << 8) | d[64]);
-    h->tdecomp = (int16_t)((d[66] << 8) | d[67]);
-    h->has_vlmeta = d[68] == 0xC3;
-    memcpy(h->filters, d + 71, 6);
-    h->compcode_meta = d[78];
-    memcpy(h->filters_meta, d + 79, 6);
-    h->other_flags2 = d[85];
-    h->use_dict = d[85] & 1;
-}
-
 static const char *kind_text(const b2cli_obj *o)
 {
     int sparse = b2_schunk_storage(o->schunk) == B2_STORAGE_SPARSE;
-    if (o->kind == B2CLI_KIND_B2ND)
+    if (o->kind == B2_KIND_B2ND)
         return sparse ? "b2nd array (sparse frame)" : "b2nd array (contiguous frame)";
     return sparse ? "sparse frame" : "contiguous frame";
 }
@@ -149,19 +107,6 @@ static int metas_json(b2cli_json *j, const b2cli_obj *o, int vl)
     return rc;
 }
 
-/* Per-chunk facts: nbytes, stored size and special kind. */
-static int chunk_facts(b2_schunk *s, int64_t i, int *nbytes, int32_t *cbytes, int *special)
-{
-    *nbytes = b2_schunk_chunk_nbytes(s, i);
-    *special = b2_schunk_chunk_special(s, i);
-    *cbytes = b2_schunk_chunk_cbytes(s, i);
-    if (*nbytes < 0)
-        return *nbytes;
-    if (*special < 0)
-        return *special;
-    return *cbytes < 0 ? *cbytes : B2_OK;
-}
-
 static const char *special_str(int sp)
 {
     const char *n = b2_special_name(sp);
@@ -189,15 +134,15 @@ static double ratio_of(int64_t nbytes, int64_t cbytes)
     return cbytes > 0 ? (double)nbytes / (double)cbytes : 0.0;
 }
 
-static int frame_text(const b2cli_obj *o, const fhdr *h)
+static int frame_text(const b2cli_obj *o, const b2_frame_info *h)
 {
     b2_schunk *s = o->schunk;
     int64_t n = b2_schunk_nchunks(s);
     int rc = B2_OK, nf = 0;
     printf("%s: %s\n", o->path, kind_text(o));
-    if (h->ok) {
-        printf("  header size      %u\n", h->header_len);
-        printf("  frame size       %llu\n", (unsigned long long)h->frame_len);
+    if (h) {
+        printf("  header size      %d\n", h->header_len);
+        printf("  frame size       %lld\n", (long long)h->frame_len);
         printf("  format version   %d\n", h->version);
         printf("  flags            general 0x%02x, frame type %d, codec 0x%02x, other 0x%02x, "
                "other2 0x%02x\n", h->general_flags, h->frame_type, h->codec_flags, h->other_flags,
@@ -229,7 +174,7 @@ static int frame_text(const b2cli_obj *o, const fhdr *h)
     printf("  nchunks          %lld\n", (long long)n);
     printf("  nbytes           %lld\n", (long long)b2_schunk_nbytes(s));
     printf("  cbytes           %lld\n", (long long)b2_schunk_cbytes(s));
-    int64_t dead = b2_schunk_dead_bytes(s);
+    int64_t dead = h ? h->dead_bytes : -1;
     if (dead >= 0)
         printf("  dead bytes       %lld%s\n", (long long)dead,
                dead > 0 ? " (b2 compact FILE reclaims them)" : "");
@@ -256,21 +201,21 @@ static int frame_text(const b2cli_obj *o, const fhdr *h)
     }
     printf("  chunks\n    %8s %12s %12s  %s\n", "index", "nbytes", "cbytes", "special");
     for (int64_t i = 0; i < n; i++) {
-        int nb, sp;
-        int32_t cb = 0;
-        int e = chunk_facts(s, i, &nb, &cb, &sp);
+        b2_frame_entry ce;
+        int e = b2_schunk_frame_entry(s, i, &ce);
         if (e < 0) {
             printf("    %8lld  unreadable: %s\n", (long long)i, b2cli_err(e));
             b2cli_data_error(o->path, "chunk %lld: %s", (long long)i, b2cli_err(e));
             rc = e;
             continue;
         }
-        printf("    %8lld %12d %12d  %s\n", (long long)i, nb, cb, special_str(sp));
+        printf("    %8lld %12d %12d  %s\n", (long long)i, ce.nbytes, ce.cbytes,
+               special_str(ce.special));
     }
     return rc;
 }
 
-static int frame_json(const b2cli_obj *o, const fhdr *h)
+static int frame_json(const b2cli_obj *o, const b2_frame_info *h)
 {
     b2_schunk *s = o->schunk;
     int64_t n = b2_schunk_nchunks(s);
@@ -278,11 +223,11 @@ static int frame_json(const b2cli_obj *o, const fhdr *h)
     b2cli_json j;
     b2cli_json_begin(&j, stdout);
     b2cli_json_str(&j, "file", o->path);
-    b2cli_json_str(&j, "kind", b2cli_kind_name(o->kind));
+    b2cli_json_str(&j, "kind", b2_kind_name(o->kind));
     b2cli_json_str(&j, "storage", b2_schunk_storage(s) == B2_STORAGE_SPARSE ? "sparse" : "contiguous");
-    if (h->ok) {
+    if (h) {
         b2cli_json_int(&j, "header_size", h->header_len);
-        b2cli_json_int(&j, "frame_size", (int64_t)h->frame_len);
+        b2cli_json_int(&j, "frame_size", h->frame_len);
         b2cli_json_int(&j, "format_version", h->version);
         b2cli_json_object_begin(&j, "flags");
         b2cli_json_int(&j, "general", h->general_flags);
@@ -312,7 +257,7 @@ static int frame_json(const b2cli_obj *o, const fhdr *h)
     b2cli_json_int(&j, "nchunks", n);
     b2cli_json_int(&j, "nbytes", b2_schunk_nbytes(s));
     b2cli_json_int(&j, "cbytes", b2_schunk_cbytes(s));
-    int64_t dead = b2_schunk_dead_bytes(s);
+    int64_t dead = h ? h->dead_bytes : -1;
     if (dead >= 0)
         b2cli_json_int(&j, "dead_bytes", dead);
     b2cli_json_num(&j, "ratio", ratio_of(b2_schunk_nbytes(s), b2_schunk_cbytes(s)));
@@ -346,9 +291,8 @@ static int frame_json(const b2cli_obj *o, const fhdr *h)
     }
     b2cli_json_array_begin(&j, "chunks");
     for (int64_t i = 0; i < n; i++) {
-        int nb, sp;
-        int32_t cb = 0;
-        int e = chunk_facts(s, i, &nb, &cb, &sp);
+        b2_frame_entry ce;
+        int e = b2_schunk_frame_entry(s, i, &ce);
         b2cli_json_object_begin(&j, NULL);
         b2cli_json_int(&j, "index", i);
         if (e < 0) {
@@ -356,9 +300,9 @@ static int frame_json(const b2cli_obj *o, const fhdr *h)
             b2cli_data_error(o->path, "chunk %lld: %s", (long long)i, b2cli_err(e));
             rc = e;
         } else {
-            b2cli_json_int(&j, "nbytes", nb);
-            b2cli_json_int(&j, "cbytes", cb);
-            b2cli_json_str(&j, "special", special_str(sp));
+            b2cli_json_int(&j, "nbytes", ce.nbytes);
+            b2cli_json_int(&j, "cbytes", ce.cbytes);
+            b2cli_json_str(&j, "special", special_str(ce.special));
         }
         b2cli_json_object_end(&j);
     }
@@ -369,7 +313,10 @@ static int frame_json(const b2cli_obj *o, const fhdr *h)
 
 int b2cli_info_frame(const b2cli_obj *o, int json)
 {
-    fhdr h;
-    parse_hdr(o, &h);
-    return json ? frame_json(o, &h) : frame_text(o, &h);
+    b2_frame_info h;
+    int rc = b2_schunk_frame_info(o->schunk, &h);
+    if (rc < 0) /* the rest is still worth printing */
+        b2cli_data_error(o->path, "frame header: %s", b2cli_err(rc));
+    rc = json ? frame_json(o, rc < 0 ? NULL : &h) : frame_text(o, rc < 0 ? NULL : &h);
+    return rc;
 }
