@@ -3,7 +3,8 @@
 programs in examples/ against that installation the two documented ways -- with
 pkg-config (examples/Makefile) and with find_package(b2blosc) (examples/CMakeLists.txt,
 shared and static) -- and run every program, checking its exit code and its final
-"<name>: OK" line; h5_parallel (MPI) too where Debian's parallel HDF5 and mpirun are. Also checks what the installation holds and what pkg-config says.
+"<name>: OK" line; h5_parallel (MPI) too where Debian's parallel HDF5 and mpirun are. Also checks what the installation holds and what pkg-config says, and builds the
+b2 program from tools/b2/ against the installation alone.
 
 Needs B2_BUILD_DIR (a configured and built tree), cmake, make and pkg-config; skips
 (77) when one is missing. In a sanitizer build (B2_SANITIZE=ON in the cache) the
@@ -109,6 +110,28 @@ def parallel_example(tmp, make, cmake, cm_args, make_cmd, pkgconfig, penv, env, 
             print(out[-4000:])
         ran += 1
     return ran
+
+
+def build_b2_installed(tmp, cc, cflags, ldflags, pc, renv):
+    """The b2 program compiled from tools/b2/ against the installed library (its
+    public headers and pkg-config flags only, HDF5 left out) must print what the
+    in-tree b2 prints for a reference frame."""
+    srcs = sorted(glob.glob(os.path.join(bt.REPO, "tools", "b2", "*.c")))
+    exe = os.path.join(tmp, "b2-installed")
+    cmd = ([cc] + cflags.split() + pc("--cflags", "b2blosc") + srcs + ["-o", exe]
+           + ldflags.split() + pc("--static", "--libs", "b2blosc"))
+    ok, out = run(cmd, renv)
+    if not check(ok, "b2 builds against the installed libb2 alone"):
+        return
+    frame = os.path.join(bt.interop_dir(), "frames", "f01_basic_file.b2frame")
+    got = subprocess.run([exe, "info", "--json", frame], env=renv, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, timeout=60)
+    want = subprocess.run([bt.b2_bin(), "info", "--json", frame], env=renv,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    check(got.returncode == 0 and got.stdout == want.stdout and got.stdout,
+          "installed-library b2 info matches the in-tree b2 (rc %d): %s" %
+          (got.returncode, got.stderr.decode(errors="replace")[-300:]))
+    print("b2 built from tools/b2/ against the installed library: info output identical")
 
 
 def main():
@@ -273,6 +296,7 @@ def main():
                 ran += 1
                 if prog == "h5_dataset" and d == "make":
                     check("registered statically" in out, "h5_dataset used b2_h5_register")
+        build_b2_installed(tmp, cc, cflags, ldflags, pc, renv)
         if plugin_built:
             ran += parallel_example(tmp, make, cmake, cm_args, [
                 make, "-f", os.path.join(EXAMPLES, "Makefile"), "CC=" + cc, "CFLAGS=" + cflags,

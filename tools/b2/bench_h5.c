@@ -28,6 +28,7 @@
 
 int b2cli_bench_h5(int argc, char **argv)
 {
+    (void)argc, (void)argv;
     fprintf(stderr, "b2 %s: --hdf5: this b2 was built without HDF5 support\n", CMD);
     return B2CLI_EXIT_DATA;
 }

@@ -49,6 +49,7 @@ int b2cli_h5_is_hdf5(const char *spec)
 
 int b2cli_h5_info(const char *spec, int json)
 {
+    (void)json;
     return b2cli_data_error(spec, "HDF5 file, but this b2 was built without HDF5 support"),
            B2_ERR_UNSUPPORTED;
 }

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "b2_internal.h"
 #include "b2cli.h"
 
 #define TEXT_HEX_MAX 64 /* text output shows at most this many content bytes as hex */
