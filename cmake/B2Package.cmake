@@ -113,12 +113,9 @@ set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
 set(CPACK_DEBIAN_PACKAGE_SECTION "libs")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "liblz4-dev, libzstd-dev, zlib1g-dev, libmsgpack-dev, python3")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "liblz4-dev, libzstd-dev, zlib1g-dev, libmsgpack-dev, libxxhash-dev, python3")
 if(B2_WITH_ZFP)
   string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libzfp-dev")
-endif()
-if(B2_HAVE_NDLZ) # b2blosc.pc requires libxxhash then
-  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libxxhash-dev")
 endif()
 # a shlibs file for libb2blosc.so.0 and the ldconfig trigger
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)

@@ -36,6 +36,7 @@ const char *b2_strerror(int code)
     case B2_ERR_READ_ONLY: return "handle is read-only";
     case B2_ERR_BAD_CODEC: return "unknown codec";
     case B2_ERR_LIMIT: return "memory limit exceeded";
+    case B2_ERR_CHECKSUM: return "checksum mismatch";
     default: return code < 0 ? "unknown error" : "not an error code";
     }
 }

@@ -32,6 +32,8 @@
     X(int64_t, b2_schunk_delete_chunk, s, (b2_schunk *s, int64_t pos), (s, pos)) \
     X(int64_t, b2_schunk_reorder, s, (b2_schunk *s, const int64_t *order), (s, order)) \
     X(int64_t, b2_schunk_fill_special, s, (b2_schunk *s, int64_t nitems, int special, int32_t chunksize), (s, nitems, special, chunksize)) \
-    X(int, b2_schunk_to_buffer, s, (b2_schunk *s, uint8_t **out, size_t *len), (s, out, len))
+    X(int, b2_schunk_to_buffer, s, (b2_schunk *s, uint8_t **out, size_t *len), (s, out, len)) \
+    X(int, b2_schunk_set_checksums, s, (b2_schunk *s, int policy), (s, policy)) \
+    X(int, b2_schunk_checksum_state, s, (b2_schunk *s, int64_t i), (s, i))
 
 #endif

@@ -40,6 +40,8 @@ typedef struct frame_hdr {
     uint8_t filters_meta[B2_MAX_FILTERS], other_flags2;
 } frame_hdr;
 
+typedef struct frame_sums frame_sums;
+
 /* A metalayer (content: user bytes) or vlmetalayer (content: a Blosc2 chunk). */
 typedef struct frame_meta {
     char name[B2_FRAME_MAX_NAME + 1];
@@ -100,6 +102,9 @@ struct b2_schunk {
     /* sparse frames (sframe.c): the next chunk file id (0: not looked up yet)
      * and the unreferenced file kept to carry the highest id (-1: none) */
     int64_t sparse_next_id, sparse_marker_id;
+    frame_sums *sums; /* per-chunk checksums (frame_checksum.c); NULL: the frame has none */
+    int sum_policy;   /* the b2_checksums policy last applied */
+    int verify;       /* check chunk bytes against their checksums on reads */
 };
 
 /* Contiguous frames on durable storage (files, user I/O) never overwrite live
@@ -256,9 +261,53 @@ B2_HIDDEN int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8
  * for frames whose chunks live elsewhere (sparse) or that hold none. */
 B2_HIDDEN int b2_frame_replace_without_chunks(b2_schunk *s, int runlength_index);
 
+/* ---- frame_vlmeta.c: vlmetalayers held by the handle ---- */
+/* Index of vlmetalayer name, or B2_ERR_NOT_FOUND (not recorded as an error). */
+B2_HIDDEN int b2_frame_vlmeta_find(const b2_schunk *s, const char *name);
+/* Add or replace vlmetalayer name with content compressed (fast: lz4 clevel 1
+ * rather than the reference's defaults), or delete it (content NULL); no commit.
+ * Returns its index (B2_OK when deleted) or an error. */
+B2_HIDDEN int b2_frame_vlmeta_put(b2_schunk *s, const char *name, const void *content, int32_t len,
+                                  int fast);
+/* Decompressed copy (malloc'ed) of vlmetalayer i and its length. */
+B2_HIDDEN int b2_frame_vlmeta_decode(b2_schunk *s, int i, uint8_t **content, int32_t *len);
+
+/* ---- frame_sums.c: per-chunk checksums (doc/format/checksums.md) ---- */
+#define B2_FRAME_SUMS_NAME "b2.checksums"
+/* After a load: read the frame's checksum table, if any, under a b2_checksums policy. */
+B2_HIDDEN int b2_frame_sums_load(b2_schunk *s, int policy);
+B2_HIDDEN void b2_frame_sums_free(frame_sums *t);
+/* Writes call these once the index holds the change (no-ops without a table):
+ * the chunk now at pos (inserted there, or replacing) is chunk (cbytes stored
+ * bytes), or NULL for a special index entry; */
+B2_HIDDEN int b2_frame_sums_put(b2_schunk *s, int64_t pos, int insert, const uint8_t *chunk,
+                                int32_t cbytes);
+/* the chunk at pos is gone; */
+B2_HIDDEN void b2_frame_sums_delete(b2_schunk *s, int64_t pos);
+/* chunk i is now old chunk order[i]; */
+B2_HIDDEN int b2_frame_sums_reorder(b2_schunk *s, const int64_t *order);
+/* every chunk is a new special entry (fill_special). */
+B2_HIDDEN int b2_frame_sums_reset(b2_schunk *s);
+/* Empty bookkeeping for s's chunks (none covered). */
+B2_HIDDEN int b2_frame_sums_new(b2_schunk *s);
+/* Apply a b2_checksums policy to the bookkeeping: returns 0, or 1 when the caller
+ * must commit, 3 when it must hash the chunks not covered (then commit). */
+B2_HIDDEN int b2_frame_sums_apply(b2_schunk *s, int policy);
+/* Whether chunk i's entry describes its bytes. */
+B2_HIDDEN int b2_frame_sums_covered(const b2_schunk *s, int64_t i);
+/* Put the table in its vlmetalayer when the handle keeps it (before a commit). */
+B2_HIDDEN int b2_frame_sums_store(b2_schunk *s);
+/* Check chunk i's stored bytes (NULL for a special entry): a b2_checksum_state
+ * or B2_ERR_CHECKSUM. */
+B2_HIDDEN int b2_frame_sums_check(b2_schunk *s, int64_t i, const uint8_t *chunk, int32_t cbytes);
+
 /* ---- schunk.c ---- */
+/* b2_schunk_chunk_ptr without the checksum check of verifying handles. */
+B2_HIDDEN int b2_schunk_chunk_bytes(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **p,
+                                   int32_t *cbytes);
 /* Get a pointer to the bytes of regular chunk i (memory: in place; disk: r's
- * scratch, so r may be NULL for memory storage only). */
+ * scratch, so r may be NULL for memory storage only), checked against its
+ * checksum when the handle verifies. */
 B2_HIDDEN int b2_schunk_chunk_ptr(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **p,
                                   int32_t *cbytes);
 /* Header of chunk i without reading its body; *special gets the index entry's

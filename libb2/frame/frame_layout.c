@@ -18,8 +18,8 @@ int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, 
     int64_t hl = b2_frame_header_size(s->meta, s->nmeta);
     if (hl != s->h.header_len && s->h.cbytes > 0 && s->storage != B2_STORAGE_SPARSE)
         return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
-    int rc = B2_OK;
-    if (s->nchunks > 0)
+    int rc = b2_frame_sums_store(s);
+    if (rc >= 0 && s->nchunks > 0)
         rc = b2_frame_index_encode(s->index, s->nchunks, s->index_uniform, &s->cparams, runlength_index,
                                 idx, idx_len);
     if (rc >= 0)

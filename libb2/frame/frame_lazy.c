@@ -122,6 +122,8 @@ static int read_blocks(b2_schunk *s, int64_t i, const block_set *w, uint8_t **ch
     chunk_src c;
     uint8_t hdr[B2_HEADER_LEN], *buf = NULL;
     int32_t *bst = NULL;
+    if (s->verify && s->sums)
+        return B2_ERR_UNSUPPORTED; /* a checksum covers the whole chunk: read it whole */
     int rc = chunk_src_open(s, i, &c);
     if (rc >= 0)
         rc = src_read(&c, 0, hdr, B2_HEADER_LEN);

@@ -136,51 +136,8 @@ int b2_schunk_vlmeta_get_body(b2_schunk *s, const char *name, uint8_t **content,
     int i = name ? find(s->vlmeta, s->nvlmeta, name) : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (i < 0)
         return B2_FAIL(i, "vlmetalayer \"%s\"", name ? name : "NULL");
-    b2_chunk_info info;
-    int rc = b2_chunk_get_info(s->vlmeta[i].content, (size_t)s->vlmeta[i].len, &info);
-    if (rc >= 0)
-        rc = FRAME_MEM_CHECK(s, info.nbytes, "the vlmetalayer's content");
-    if (rc < 0)
-        return rc;
-    uint8_t *d = malloc(info.nbytes ? (size_t)info.nbytes : 1);
-    if (!d)
-        return B2_FAIL_CODE(B2_ERR_NOMEM);
-    if (info.special == B2_SPECIAL_UNINIT)
-        memset(d, 0, (size_t)info.nbytes); /* it decodes to nothing */
-    frame_rd *r = b2_frame_rd_get(s);
-    rc = r ? b2_chunk_decompress(r->dctx, s->vlmeta[i].content, (size_t)s->vlmeta[i].len, d,
-                                 (size_t)info.nbytes)
-           : B2_ERR_NOMEM;
-    b2_frame_rd_put(s, r);
-    if (rc < 0) {
-        free(d);
-        return rc;
-    }
-    *content = d;
-    *len = rc;
-    return i;
-}
-
-/* Compress content as the reference does for vlmetalayers (default cparams). */
-static int vl_compress(b2_schunk *s, const void *content, int32_t len, uint8_t **out, int32_t *olen)
-{
-    b2_cparams p;
-    b2_cparams_init(&p);
-    p.nthreads = 1;
-    b2_cctx *cctx = b2_cctx_new(&p);
-    if (!cctx)
-        return B2_FAIL_CODE(B2_ERR_NOMEM);
-    size_t cap = b2_chunk_compress_bound((size_t)len);
-    uint8_t *dst = malloc(cap);
-    int rc = dst ? b2_chunk_compress(cctx, content, (size_t)len, dst, cap) : B2_FAIL_CODE(B2_ERR_NOMEM);
-    b2_cctx_free(cctx);
-    if (rc < 0) {
-        free(dst);
-        return rc;
-    }
-    *out = dst;
-    *olen = rc;
-    return B2_OK;
+    int rc = b2_frame_vlmeta_decode(s, i, content, len);
+    return rc < 0 ? rc : i;
 }
 
 int b2_schunk_vlmeta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
@@ -192,25 +149,11 @@ int b2_schunk_vlmeta_add_body(b2_schunk *s, const char *name, const void *conten
     B2_FAIL_IF(len < 0 || (!content && len), B2_ERR_INVALID_PARAM, "content %p of %d bytes",
                content, (int)len);
     B2_FAIL_IF(find(s->vlmeta, s->nvlmeta, name) >= 0, B2_ERR_EXISTS, "vlmetalayer \"%s\"", name);
-    if (s->nvlmeta >= B2_FRAME_MAX_VLMETALAYERS)
-        return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
-    if (s->nvlmeta >= s->vlmeta_cap) {
-        int cap = s->vlmeta_cap ? s->vlmeta_cap * 2 : 4;
-        frame_meta *p = realloc(s->vlmeta, (size_t)cap * sizeof *p);
-        if (!p)
-            return B2_FAIL_CODE(B2_ERR_NOMEM);
-        s->vlmeta = p;
-        s->vlmeta_cap = cap;
-    }
-    frame_meta *m = &s->vlmeta[s->nvlmeta];
-    memset(m->name, 0, sizeof m->name);
-    strcpy(m->name, name);
-    rc = vl_compress(s, content, len, &m->content, &m->len);
-    if (rc < 0)
-        return rc;
-    s->nvlmeta++;
+    int i = b2_frame_vlmeta_put(s, name, content ? content : "", len, 0);
+    if (i < 0)
+        return i;
     rc = b2_frame_commit(s, 0);
-    return rc < 0 ? rc : s->nvlmeta - 1;
+    return rc < 0 ? rc : i;
 }
 
 int b2_schunk_vlmeta_update_body(b2_schunk *s, const char *name, const void *content, int32_t len)
@@ -220,16 +163,11 @@ int b2_schunk_vlmeta_update_body(b2_schunk *s, const char *name, const void *con
                "name %s, content %p of %d bytes", name ? name : "NULL", content, (int)len);
     int i = find(s->vlmeta, s->nvlmeta, name);
     if (i < 0)
-        return B2_FAIL(i, "vlmetalayer \"%s\"", name ? name : "NULL");
-    uint8_t *c;
-    int32_t clen;
-    int rc = vl_compress(s, content, len, &c, &clen);
-    if (rc < 0)
-        return rc;
-    free(s->vlmeta[i].content);
-    s->vlmeta[i].content = c;
-    s->vlmeta[i].len = clen;
-    rc = b2_frame_commit(s, 0);
+        return B2_FAIL(i, "vlmetalayer \"%s\"", name);
+    i = b2_frame_vlmeta_put(s, name, content ? content : "", len, 0);
+    if (i < 0)
+        return i;
+    int rc = b2_frame_commit(s, 0);
     return rc < 0 ? rc : i;
 }
 
@@ -237,13 +175,11 @@ int b2_schunk_vlmeta_delete_body(b2_schunk *s, const char *name)
 {
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     B2_FAIL_IF(!name, B2_ERR_INVALID_PARAM, "name is NULL");
-    int i = find(s->vlmeta, s->nvlmeta, name);
-    if (i < 0)
-        return B2_FAIL(i, "vlmetalayer \"%s\"", name ? name : "NULL");
-    free(s->vlmeta[i].content);
-    memmove(s->vlmeta + i, s->vlmeta + i + 1, (size_t)(s->nvlmeta - i - 1) * sizeof *s->vlmeta);
-    s->nvlmeta--;
-    int rc = b2_frame_commit(s, 0);
+    int rc = b2_frame_vlmeta_put(s, name, NULL, 0, 0);
+    if (rc < 0)
+        return rc;
+    if (!strcmp(name, B2_FRAME_SUMS_NAME)) /* as b2_schunk_set_checksums(OFF) */
+        (void)b2_frame_sums_apply(s, B2_CHECKSUMS_OFF);
+    rc = b2_frame_commit(s, 0);
     return rc < 0 ? rc : s->nvlmeta;
 }
-

@@ -109,6 +109,14 @@ static int check_chunk(const uint8_t *p, int64_t room, b2_chunk_info *info)
 
 int b2_schunk_chunk_ptr(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **p, int32_t *cbytes)
 {
+    int rc = b2_schunk_chunk_bytes(s, r, i, p, cbytes);
+    if (rc >= 0 && s->verify && s->sums && (rc = b2_frame_sums_check(s, i, *p, *cbytes)) > 0)
+        rc = B2_OK; /* stale entries or none: nothing to check against */
+    return rc;
+}
+
+int b2_schunk_chunk_bytes(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **p, int32_t *cbytes)
+{
     int64_t e = frame_entry(s, i);
     b2_chunk_info info;
     int rc;

@@ -48,6 +48,7 @@ void b2_schunk_free(b2_schunk *s)
     b2_frame_meta_free_all(s->meta, s->nmeta);
     b2_frame_meta_free_all(s->vlmeta, s->nvlmeta);
     free(s->vlmeta);
+    b2_frame_sums_free(s->sums);
     free(s->index);
     b2_store_free(s->store);
     free(s->path);
@@ -76,6 +77,10 @@ static int check_options(const b2_open_options *o, int create, int write)
                "sparse: with B2_OPEN_CREATE and a path (opening tells a directory by itself)");
     B2_FAIL_IF(create && o->offset, B2_ERR_INVALID_PARAM, "B2_OPEN_CREATE at an offset");
     B2_FAIL_IF(o->cparams && !create, B2_ERR_INVALID_PARAM, "cparams: with B2_OPEN_CREATE only");
+    B2_FAIL_IF(o->checksums < B2_CHECKSUMS_KEEP || o->checksums > B2_CHECKSUMS_IGNORE,
+               B2_ERR_INVALID_PARAM, "checksums policy %d", o->checksums);
+    B2_FAIL_IF(!write && (o->checksums == B2_CHECKSUMS_ON || o->checksums == B2_CHECKSUMS_OFF),
+               B2_ERR_INVALID_PARAM, "checksums ON or OFF change the frame: open it writable");
     return B2_OK;
 }
 
@@ -164,6 +169,11 @@ static int open_with(const b2_open_options *o, b2_schunk **out)
         if (rc >= 0)
             rc = b2_frame_load(s, len);
     }
+    if (rc >= 0)
+        rc = b2_frame_sums_load(s, o->checksums);
+    if (rc >= 0 && s->writable && (o->checksums == B2_CHECKSUMS_ON || o->checksums == B2_CHECKSUMS_OFF))
+        rc = b2_schunk_set_checksums_body(s, o->checksums);
+    s->verify = o->verify != 0;
     if (rc >= 0 && o->nthreads > 1)
         rc = b2_schunk_set_nthreads_body(s, o->nthreads);
     if (rc >= 0 && o->registry)

@@ -186,8 +186,11 @@ static int materialize_specials(b2_schunk *s)
         int32_t nb = b2_schunk_special_nbytes(s, i);
         int32_t ts = s->h.typesize > B2_MAX_TYPESIZE ? 1 : s->h.typesize;
         int rc = nb < 0 ? nb : b2_chunk_make_special(sp, ts, nb, NULL, c, sizeof c);
+        int32_t len = rc;
         if (rc >= 0)
-            rc = store_chunk(s, c, rc, &s->index[i]);
+            rc = store_chunk(s, c, len, &s->index[i]);
+        if (rc >= 0)
+            rc = b2_frame_sums_put(s, i, 0, c, len);
         if (rc < 0)
             return rc;
     }
@@ -228,6 +231,11 @@ int64_t b2_schunk_insert_chunk_body(b2_schunk *s, int64_t pos, const void *chunk
     memmove(s->index + pos + 1, s->index + pos, (size_t)(s->nchunks - pos) * sizeof *s->index);
     s->index[pos] = entry;
     s->nchunks++;
+    if ((rc = b2_frame_sums_put(s, pos, 1, entry < 0 ? NULL : chunk, cbytes)) < 0) {
+        /* the handle's state is ahead of its storage, as after a failed commit */
+        s->writable = 0;
+        return rc;
+    }
     s->h.nbytes += nb;
     s->h.chunksize = cs;
     if (info.vlblocks)
@@ -334,6 +342,8 @@ int64_t b2_schunk_update_chunk_body(b2_schunk *s, int64_t pos, const void *chunk
         return rc;
     }
     s->index[pos] = entry;
+    if ((rc = b2_frame_sums_put(s, pos, 0, entry < 0 ? NULL : chunk, cbytes)) < 0)
+        return rc; /* cannot happen: no new entry */
     if (frame_crash_safe(s))
         s->dead_bytes += oldc;
     s->h.nbytes += nb - old_nb;
@@ -372,6 +382,7 @@ int64_t b2_schunk_delete_chunk_body(b2_schunk *s, int64_t pos)
     }
     memmove(s->index + pos, s->index + pos + 1, (size_t)(s->nchunks - pos - 1) * sizeof *s->index);
     s->nchunks--;
+    b2_frame_sums_delete(s, pos);
     s->h.nbytes -= nb;
     int rc = b2_frame_commit(s, 0);
     if (rc >= 0 && s->storage == B2_STORAGE_SPARSE && old >= 0)
@@ -398,7 +409,7 @@ int64_t b2_schunk_reorder_body(b2_schunk *s, const int64_t *order)
             idx[i] = s->index[order[i]];
         }
     }
-    if (rc >= 0) {
+    if (rc >= 0 && (rc = b2_frame_sums_reorder(s, order)) >= 0) {
         memcpy(s->index, idx, (size_t)n * sizeof *idx);
         rc = b2_frame_commit(s, 0);
     }
@@ -436,7 +447,9 @@ int64_t b2_schunk_fill_special_body(b2_schunk *s, int64_t nitems, int special, i
     int32_t bs = b2_chunk_blocksize_for(&s->cparams, chunksize);
     if (bs > 0)
         s->h.blocksize = bs;
-    int rc = b2_frame_commit(s, 1);
+    int rc = b2_frame_sums_reset(s);
+    if (rc >= 0)
+        rc = b2_frame_commit(s, 1);
     return rc < 0 ? rc : n;
 }
 

@@ -60,6 +60,7 @@ enum b2_error {
     B2_ERR_READ_ONLY = -17,      /* write on a handle opened read-only */
     B2_ERR_BAD_CODEC = -18,      /* codec id this library does not know */
     B2_ERR_LIMIT = -19,          /* input declares more memory than the handle's limit allows */
+    B2_ERR_CHECKSUM = -20,       /* stored bytes do not match their recorded checksum */
 };
 
 /* Memory limit of decompression contexts, frame handles and arrays unless set

@@ -86,7 +86,42 @@ typedef struct b2_open_options {
                             * The file must not shrink while mapped (SIGBUS). */
     int sparse;            /* B2_OPEN_CREATE with a path: a sparse-frame directory */
     const b2_cparams *cparams; /* B2_OPEN_CREATE: the chunks' defaults (NULL: defaults) */
+    int checksums;         /* a b2_checksums policy (default B2_CHECKSUMS_KEEP) */
+    int verify;            /* check each chunk read against its checksum (B2_ERR_CHECKSUM) */
 } b2_open_options;
+
+/* Per-chunk checksums (doc/format/checksums.md): xxh64 of each chunk's stored
+ * bytes in the vlmetalayer "b2.checksums", which c-blosc2 keeps but ignores. */
+enum b2_checksums {
+    B2_CHECKSUMS_KEEP = 0,   /* keep a frame's checksums current if it has them (default) */
+    B2_CHECKSUMS_ON = 1,     /* store them: hash each chunk not covered yet, then keep them current */
+    B2_CHECKSUMS_OFF = 2,    /* remove them */
+    B2_CHECKSUMS_IGNORE = 3, /* leave the stored table as it is, as writers that do not know
+                              * checksums do: entries of chunks changed later read as stale */
+};
+
+/* What b2_schunk_checksum_state says of a chunk it could read. */
+enum b2_checksum_state {
+    B2_CHECKSUM_OK = 0,    /* the stored bytes hash to the recorded value */
+    B2_CHECKSUM_NONE = 1,  /* the frame holds no checksums */
+    B2_CHECKSUM_STALE = 2, /* the entry does not describe this chunk: a writer that keeps no
+                            * checksums changed the frame after they were written */
+};
+
+/* ---- checksums ---- */
+
+/* Apply a b2_checksums policy to a writable handle and commit it (ON hashes the
+ * chunks not covered yet, reading them). Returns B2_OK or an error. */
+B2_API int b2_schunk_set_checksums(b2_schunk *s, int policy);
+/* 1 if the frame holds a checksum table, else 0. */
+B2_API int b2_schunk_has_checksums(const b2_schunk *s);
+/* Check chunk bytes against their checksums on every later read (on = 1) or
+ * not (0): a mismatch fails the read with B2_ERR_CHECKSUM naming the chunk.
+ * Partial reads then read whole chunks. Returns B2_OK. */
+B2_API int b2_schunk_set_verify(b2_schunk *s, int on);
+/* Read chunk i and check it: a b2_checksum_state, B2_ERR_CHECKSUM when its
+ * bytes do not match, or another error when it cannot be read. */
+B2_API int b2_schunk_checksum_state(b2_schunk *s, int64_t i);
 
 /* ---- creating and opening ---- */
 
