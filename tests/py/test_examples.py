@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import b2test as bt  # noqa: E402
 
 EXAMPLES = os.path.join(bt.REPO, "examples")
-BASIC = ["chunk_roundtrip", "frame_file", "frame_user_io", "frame_mmap", "metalayers", "b2nd_array", "user_plugins"]
+BASIC = ["chunk_roundtrip", "frame_file", "frame_user_io", "frame_mmap", "frame_checksums", "metalayers", "b2nd_array", "user_plugins"]
 SAN_FLAGS = "-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 
 check = bt.Checks()

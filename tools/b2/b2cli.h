@@ -141,6 +141,7 @@ typedef struct b2cli_container_opts {
     int32_t chunks[B2_ND_MAX_DIM], blocks[B2_ND_MAX_DIM];
     const char *dtype;  /* NULL: "|S<typesize>" */
     int32_t typesize;
+    int checksums;      /* --checksums: per-chunk xxh64 (doc/format/checksums.md) */
     int verbose;
 } b2cli_container_opts;
 

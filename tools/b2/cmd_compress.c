@@ -34,6 +34,9 @@ static const char compress_help[] =
     "                      last chunk holds the rest\n"
     "  --meta NAME=HEX     add a metalayer (fixed size, stored uncompressed; HEX is\n"
     "                      the content as hex digits, may be empty). Repeatable, 16 at most\n"
+    "  --checksums         frame, sframe, b2nd: store an xxh64 checksum of each chunk\n"
+    "                      (vlmetalayer b2.checksums; c-blosc2 reads such files and\n"
+    "                      ignores it; b2 verify checks them)\n"
     "  --vlmeta NAME=HEX   add a variable-length metalayer (stored compressed). Repeatable\n"
     "  --shape A,B,..      b2nd: array shape (IN holds the array in C order, exactly\n"
     "                      prod(shape) * itemsize bytes; '' or 'scalar' for ndim 0)\n"
@@ -375,6 +378,8 @@ static int parse_opts(opts *o, int argc, char **argv)
                 return b2cli_usage_error(CMD, "at most %d --meta", B2_FRAME_MAX_METALAYERS);
             if ((rc = parse_meta("--meta", v, &o->c.meta[o->c.nmeta++])) != 0)
                 return rc;
+        } else if (!strcmp(a, "--checksums")) {
+            o->c.checksums = 1;
         } else if (b2cli_opt_is(a, "--vlmeta")) {
             VALUE("--vlmeta");
             if (o->c.nvlmeta == B2_FRAME_MAX_VLMETALAYERS)
@@ -459,8 +464,8 @@ static int choose_kind(opts *o)
         return b2cli_usage_error(CMD, "--sparse makes a frame or an array, not a chunk");
     if (c->sparse && !strcmp(o->out, "-"))
         return b2cli_usage_error(CMD, "a sparse frame is a directory and cannot go to standard output");
-    if (kind == B2_KIND_CHUNK && (c->nmeta || c->nvlmeta || c->chunksize))
-        return b2cli_usage_error(CMD, "--meta, --vlmeta and --chunksize need a frame or array output"
+    if (kind == B2_KIND_CHUNK && (c->nmeta || c->nvlmeta || c->chunksize || c->checksums))
+        return b2cli_usage_error(CMD, "--meta, --vlmeta, --chunksize and --checksums need a frame or array output"
                                       " (name OUT *.b2frame or *.b2nd, or use --format)");
     if (kind != B2_KIND_B2ND && (o->shape_given || c->dtype || o->nchunks_dims || o->nblocks_dims))
         return b2cli_usage_error(CMD, "--shape, --dtype, --chunks and --blocks need a b2nd output");

@@ -13,7 +13,9 @@ static const char verify_help[] =
     "usage: b2 verify [-q] [--threads N] FILE...\n"
     "Decode every chunk of each FILE (a chunk, a frame, a sparse frame, a b2nd\n"
     "array, or an HDF5 file: every chunk of every dataset using the Blosc2 filter\n"
-    "32026) and check it against what the headers announce. Every bad chunk is\n"
+    "32026) and check it against what the headers announce, and against its\n"
+    "checksum when the frame holds checksums (b2 compress --checksums); chunks a\n"
+    "writer without checksums changed since are counted as stale. Every bad chunk is\n"
     "reported on standard error as 'b2: FILE: chunk I: reason'; the check goes on\n"
     "after it. A summary line per file goes to standard output.\n"
     "  -q, --quiet   no summary lines, only the problems\n"
@@ -50,7 +52,8 @@ static int verify_metas(const b2cli_obj *o)
 static int verify_schunk(const b2cli_obj *o, int nthreads, int quiet)
 {
     b2_schunk *s = o->schunk;
-    int64_t n = b2_schunk_nchunks(s), total = 0, bad = 0;
+    int64_t n = b2_schunk_nchunks(s), total = 0, bad = 0, stale = 0;
+    int sums = b2_schunk_has_checksums(s);
     uint8_t *buf = NULL;
     size_t cap = 0;
     b2cli_progress pr;
@@ -58,7 +61,9 @@ static int verify_schunk(const b2cli_obj *o, int nthreads, int quiet)
     bad += verify_metas(o);
     b2cli_progress_start(&pr, "verify", b2_schunk_nbytes(s));
     for (int64_t i = 0; i < n; i++) {
-        int got = b2cli_schunk_decode(s, i, &buf, &cap);
+        int st = sums ? b2_schunk_checksum_state(s, i) : B2_CHECKSUM_NONE;
+        stale += st == B2_CHECKSUM_STALE;
+        int got = st == B2_ERR_CHECKSUM ? st : b2cli_schunk_decode(s, i, &buf, &cap);
         if (got < 0) {
             b2cli_progress_end(&pr);
             b2cli_data_error(o->path, "chunk %lld: %s", (long long)i, b2cli_err(got));
@@ -77,13 +82,17 @@ static int verify_schunk(const b2cli_obj *o, int nthreads, int quiet)
                          (long long)b2_schunk_nbytes(s));
         bad++;
     }
+    if (stale)
+        fprintf(stderr, "b2: %s: %lld of %lld chunks changed since their checksums were written "
+                "(stale: not checked)\n", o->path, (long long)stale, (long long)n);
     if (!quiet) {
         if (bad)
             printf("%s: BAD (%lld of %lld chunks or metalayers bad)\n", o->path, (long long)bad,
                    (long long)n);
         else
-            printf("%s: ok (%s, %lld chunks, %lld bytes)\n", o->path, b2_kind_name(o->kind),
-                   (long long)n, (long long)total);
+            printf("%s: ok (%s, %lld chunks, %lld bytes%s)\n", o->path, b2_kind_name(o->kind),
+                   (long long)n, (long long)total,
+                   !sums ? "" : stale ? ", checksums partly stale" : ", checksums match");
     }
     return bad ? B2_ERR_CORRUPT : B2_OK;
 }

@@ -82,6 +82,15 @@ static int add_metas(b2_schunk *s, const b2cli_container_opts *c, const char *ou
     return B2_OK;
 }
 
+/* --checksums: hash every chunk once it is written (doc/format/checksums.md). */
+static int add_checksums(b2_schunk *s, const b2cli_container_opts *c)
+{
+    int rc = c->checksums ? b2_schunk_set_checksums(s, B2_CHECKSUMS_ON) : B2_OK;
+    if (rc < 0)
+        b2cli_data_error(c->out, "cannot add checksums: %s", b2cli_err(rc));
+    return rc;
+}
+
 static int add_vlmetas(b2_schunk *s, const b2cli_container_opts *c, const char *out)
 {
     for (int i = 0; i < c->nvlmeta; i++) {
@@ -159,8 +168,9 @@ static int compress_frame(const b2cli_container_opts *c, const b2_cparams *p, in
         return rc;
     }
     b2_schunk_set_sync(s, 0); /* durability comes from the final rename */
-    if ((rc = add_metas(s, c, c->out)) == B2_OK && (rc = fill_frame(s, c, nbytes)) == B2_OK)
-        rc = add_vlmetas(s, c, c->out);
+    if ((rc = add_metas(s, c, c->out)) == B2_OK && (rc = fill_frame(s, c, nbytes)) == B2_OK &&
+        (rc = add_vlmetas(s, c, c->out)) == B2_OK)
+        rc = add_checksums(s, c);
     /* A file frame grown chunk by chunk keeps superseded indexes and trailers as
      * dead space (it never overwrites live data); the finished file is written
      * compact, chunks in order, as the reference lays it out. */
@@ -269,7 +279,8 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
         b2cli_data_error(c->out, "cannot fill array: %s", b2cli_err(rc));
         goto done;
     }
-    if ((rc = add_vlmetas(b2_nd_schunk(a), c, c->out)) < 0)
+    if ((rc = add_vlmetas(b2_nd_schunk(a), c, c->out)) < 0 ||
+        (rc = add_checksums(b2_nd_schunk(a), c)) < 0)
         goto done;
     /* Chunks replaced the zero-filled ones one by one: write the array compact,
      * chunks in order, as a frame made from a buffer should be. */
