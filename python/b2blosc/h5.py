@@ -95,7 +95,8 @@ class WriteOptions(ctypes.Structure):
     """b2_h5_write_options (b2_h5filter.h)."""
     _fields_ = [("nthreads", ctypes.c_int), ("set_params", ctypes.c_int),
                 ("filters", ctypes.c_uint8 * 6), ("filters_meta", ctypes.c_uint8 * 6),
-                ("use_dict", ctypes.c_int), ("blockshape", ctypes.c_int32 * 32)]
+                ("use_dict", ctypes.c_int), ("blockshape", ctypes.c_int32 * 32),
+                ("checksums", ctypes.c_int)]
 
 
 class WriteReport(ctypes.Structure):
