@@ -331,8 +331,14 @@ int b2_h5_frame_verify(b2_schunk *s, char *err, size_t errcap)
         /* OK, STALE (a writer without checksums changed the frame) or an error
          * that decoding reports anyway: only a mismatch fails here */
         int rc = b2_schunk_checksum_state(s, i);
-        if (rc == B2_ERR_CHECKSUM)
-            return lib_fail(rc, err, errcap, "checksum mismatch: the stored frame is damaged");
+        if (rc == B2_ERR_CHECKSUM) {
+            const char *m = b2_last_error_code() == rc ? b2_last_error_message() : "", *pre =
+                "checksum mismatch: ";
+            if (!strncmp(m, pre, strlen(pre)))
+                m += strlen(pre); /* the library's own prefix, said once */
+            snprintf(err, errcap, "checksum mismatch: the stored frame is damaged (frame %s)", m);
+            return rc;
+        }
     }
     return 0;
 }
