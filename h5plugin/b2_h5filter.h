@@ -17,6 +17,13 @@
  * stored frame may make the filter allocate when read (default 1 GiB,
  * B2_DEFAULT_MEMORY_LIMIT); a frame declaring more fails to read.
  *
+ * Checksums: a stored frame holding per-chunk checksums (written when the extra
+ * values' flags bit 1 or b2_h5_write_options.checksums asks) is checked on
+ * every read path (the filter, b2_h5_read_box serial and parallel) before it
+ * is decoded: stored bytes that do not match fail the read with "checksum
+ * mismatch" (B2_ERR_CHECKSUM; HDF5 error naming the chunk where known). Stale
+ * entries (a writer without checksums changed the frame) do not fail.
+ *
  * The filter function may run in several threads at once (as a thread-safe HDF5
  * calls it): each calling thread keeps its own contexts and buffers, freed when
  * it exits (h5plugin/test/test_h5threads.c). b2_h5_read_box calls HDF5, so
@@ -131,7 +138,9 @@ B2_H5_API void b2_h5_reader_free(b2_h5_reader *rd);
 /* Extra cd_values (chunk ranks 2..16 only; README "More parameters"): after the
  * codec the user may add B2_H5_EXT_MARKER, 1 (version), N, then three words with
  * the six filter slots (id | meta << 8, slot 2k in bits 0-15 and 2k+1 in bits
- * 16-31), a flags word (bit 0: use_dict) and optionally one block dimension per
+ * 16-31), a flags word (bit 0: use_dict; bit 1: checksums, i.e. each stored
+ * frame holds the per-chunk xxh64 checksums of b2_frame.h in its vlmetalayer
+ * "b2.checksums", which c-blosc2 readers ignore) and optionally one block dimension per
  * chunk dimension (N = 4 or 4 + rank). set_local stores them after the chunk
  * dims; ranks 1 and 17+ refuse them (every reader reads cd_values[7] as the
  * rank) and get them through b2_h5_write_options instead. */
@@ -147,7 +156,8 @@ enum b2_h5_write_path {
 typedef struct b2_h5_write_options {
     int nthreads; /* compressing threads; 0: $B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1 */
     /* set_params != 0: the fields below replace what cd_values say of the filter
-     * pipeline (slot 5 and the extra values), the block shape and use_dict, for
+     * pipeline (slot 5 and the extra values), the block shape, use_dict and
+     * checksums, for
      * chunks of any rank (cd_values carry them for ranks 2..16 only). Frames say
      * how they were made, so every reader decodes them; but no chunk may then go
      * through H5Dwrite (which would not apply them): a box that needs it fails
@@ -158,6 +168,9 @@ typedef struct b2_h5_write_options {
     /* block shape: all 0 automatic; else 1..chunk dim each, for chunks stored as
      * b2nd (rank 2..16) or rank 1 (a block of blockshape[0] elements) */
     int32_t blockshape[B2_H5_READ_MAXRANK];
+    /* each frame holds its chunk's checksum (flags bit 1 of the extra values);
+     * every read through this plugin then verifies it */
+    int checksums;
 } b2_h5_write_options;
 
 typedef struct b2_h5_write_report {

@@ -56,9 +56,11 @@ int b2_h5_params_parse_ext(const unsigned *e, size_t avail, b2_h5_params *p, cha
             return fail(err, errcap, "unknown Blosc2 filter %u in slot %d of the extra values",
                         p->filters[i], i);
     }
-    if (v[3] & ~B2_H5_EXT_USE_DICT)
-        return fail(err, errcap, "unknown flags 0x%X in the extra values", v[3]);
+    if (v[3] & ~B2_H5_EXT_FLAGS)
+        return fail(err, errcap, "unknown flags 0x%X in the extra values (bit 0 use_dict, "
+                    "bit 1 checksums)", v[3]);
     p->use_dict = (v[3] & B2_H5_EXT_USE_DICT) != 0;
+    p->checksums = (v[3] & B2_H5_EXT_CHECKSUMS) != 0;
     memset(p->blockshape, 0, sizeof p->blockshape);
     if (nv > B2_H5_EXT_FIXED) {
         for (int i = 0; i < p->rank; i++) {
@@ -116,7 +118,7 @@ int b2_h5_params_parse(size_t n, const unsigned *v, int compress, b2_h5_params *
             if (compress)
                 return -1;
             /* reading: every frame says how it was made; the values do not matter */
-            p->ext = p->use_dict = 0;
+            p->ext = p->use_dict = p->checksums = 0;
             memset(p->blockshape, 0, sizeof p->blockshape);
         }
     }

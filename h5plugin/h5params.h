@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "b2_chunk.h"
+#include "b2_frame.h"
 #include "h5common.h"
 
 #define B2_H5_FILTER_ID 32026
@@ -22,7 +23,8 @@
  * after the chunk dims come B2_H5_EXT_MARKER, B2_H5_EXT_VERSION, a count N and N
  * values: 3 words with the 6 filter slots packed two by two (slot 2k in bits
  * 0-15, slot 2k+1 in bits 16-31; each slot the filter id in its low byte and its
- * meta in the high byte), a flags word (bit 0: use_dict; other bits 0), then
+ * meta in the high byte), a flags word (bit 0: use_dict; bit 1: checksums, a
+ * "b2.checksums" vlmetalayer in every frame stored; other bits 0), then
  * either nothing (automatic block shape) or one block dimension per chunk
  * dimension. N is 4 or 4 + rank. */
 #ifndef B2_H5_EXT_MARKER
@@ -31,6 +33,8 @@
 #define B2_H5_EXT_VERSION 1
 #define B2_H5_EXT_FIXED 4            /* filter words and the flags word */
 #define B2_H5_EXT_USE_DICT 1u
+#define B2_H5_EXT_CHECKSUMS 2u       /* per-chunk xxh64 checksums in each frame */
+#define B2_H5_EXT_FLAGS (B2_H5_EXT_USE_DICT | B2_H5_EXT_CHECKSUMS)
 /* room for 8 + 16 dims + marker, version, count, 4 + 16 values */
 #define B2_H5_MAX_CDVALUES (8 + B2_H5_READ_MAXDIM + 3 + B2_H5_EXT_FIXED + B2_H5_READ_MAXDIM)
 
@@ -47,11 +51,13 @@ typedef struct b2_h5_params {
     int rank;              /* v[7], 0 when absent */
     uint64_t dims[B2_H5_READ_MAXDIM];
     /* from the extra values (or the writer's options): ext != 0 replaces the
-     * filter pipeline [0,0,0,0,0,v[5]] by filters/filters_meta and adds use_dict;
+     * filter pipeline [0,0,0,0,0,v[5]] by filters/filters_meta and adds use_dict
+     * and checksums;
      * blockshape[0] != 0 gives the block shape (rank dims) */
     int ext;
     uint8_t filters[B2_MAX_FILTERS], filters_meta[B2_MAX_FILTERS];
     int use_dict;
+    int checksums;         /* flags bit 1: each frame stored holds its chunk checksums */
     int32_t blockshape[B2_H5_READ_MAXDIM];
     int nthreads;          /* from the environment */
     int64_t mem_limit;     /* from the environment (0: libb2's default) */
@@ -116,6 +122,12 @@ B2_HIDDEN int b2_h5_filter_encode(const b2_h5_params *p, struct b2_h5_ctx *ctx, 
 B2_HIDDEN int b2_h5_payload_decode(const b2_h5_params *p, b2_dctx *dctx, const void *src, size_t len,
                                   const b2_h5_alloc *al, void **out, size_t *outsize,
                                   size_t *outlen, char *err, size_t errcap);
+
+/* Check the frame s (an HDF5 chunk's) against the checksums it holds, if any:
+ * 0 (no checksums, or they match, or they are stale: a writer without
+ * checksums changed the frame), or B2_ERR_CHECKSUM with "checksum mismatch"
+ * and the library's detail in err. */
+B2_HIDDEN int b2_h5_frame_verify(b2_schunk *s, char *err, size_t errcap);
 
 /* The reference's cparams for p: c-blosc2's defaults plus the cd_values (and
  * the extra values). */

@@ -196,6 +196,13 @@ static int decode_part(reader *r, b2_schunk *s, const char *where, hsize_t size,
         return B2_FAIL(B2_ERR_CORRUPT, "the frame %s is %lld bytes long, HDF5 stores %llu",
                        where, fl, (unsigned long long)size);
     }
+    /* A frame holding checksums is checked whole (its chunk is read whole) before
+     * any block of it is decoded; frames without them are read as before. */
+    char why[300];
+    if (b2_h5_frame_verify(s, why, sizeof why) < 0) {
+        b2_schunk_free(s);
+        return B2_FAIL(B2_ERR_CHECKSUM, "the frame %s: %s", where, why);
+    }
     if (b2_schunk_typesize(s) != (int32_t)r->ts) {
         b2_schunk_free(s);
         return B2_ERR_UNSUPPORTED;
@@ -286,19 +293,20 @@ static int decode_part(reader *r, b2_schunk *s, const char *where, hsize_t size,
 static int open_frame(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc, uint8_t **sbuf,
                       size_t *scap, b2_schunk **s, char *where, size_t wcap)
 {
+    size_t k = (size_t)snprintf(where, wcap, "of chunk ");
+    for (int d = 0; d < r->rank && k + 24 < wcap; d++)
+        k += (size_t)snprintf(where + k, wcap - k, "%s%llu", d ? "," : "(",
+                              (unsigned long long)coff[d]);
+    snprintf(where + k, wcap - k, ")");
     if (!loc->via_hdf5) {
-        snprintf(where, wcap, "at file offset %llu", (unsigned long long)loc->addr);
+        k = strlen(where);
+        snprintf(where + k, wcap - k, " at file offset %llu", (unsigned long long)loc->addr);
         int rc = b2_schunk_open_offset(r->path, (int64_t)loc->addr, B2_OPEN_READONLY, s);
         if (rc < 0 && r->userblock) /* addresses may be relative to the user block */
             rc = b2_schunk_open_offset(r->path, (int64_t)(loc->addr + r->userblock),
                                        B2_OPEN_READONLY, s);
         return rc < 0 ? B2_ERR_UNSUPPORTED : B2_OK;
     }
-    size_t k = (size_t)snprintf(where, wcap, "of chunk ");
-    for (int d = 0; d < r->rank && k + 24 < wcap; d++)
-        k += (size_t)snprintf(where + k, wcap - k, "%s%llu", d ? "," : "(",
-                              (unsigned long long)coff[d]);
-    snprintf(where + k, wcap - k, ")");
     int rc = b2_h5_read_stored(r, coff, loc, sbuf, scap);
     if (rc < 0)
         return rc;

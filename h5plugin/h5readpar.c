@@ -35,6 +35,7 @@
 
 #include "b2_frame.h"
 #include "b2_nd.h"
+#include "h5params.h"
 #include "h5read_int.h"
 #include "b2_helpers_experimental.h"
 #include "b2_chunk_experimental.h"
@@ -307,6 +308,12 @@ static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
     int rc = b2_schunk_open_buffer_limited(stored, size, 0, P->rd->mem_limit, &s);
     if (rc < 0) { /* as the filter opens it: H5Dread would fail too */
         fail(P, t, rc, "the stored bytes are not a Blosc2 frame of that size: %s", b2_err_detail());
+        return rc;
+    }
+    char why[300];
+    if ((rc = b2_h5_frame_verify(s, why, sizeof why)) < 0) { /* frames holding checksums */
+        b2_schunk_free(s);
+        fail(P, t, rc, "%s", why);
         return rc;
     }
     b2_dctx_set_memory_limit(w->dctx, P->rd->mem_limit);

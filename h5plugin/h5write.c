@@ -435,7 +435,7 @@ static const char *dataset_refusal(writer *wr, char *why_buf, size_t cap)
     return why;
 }
 
-/* The options' filters, use_dict and block shape into wr->p. */
+/* The options' filters, use_dict, checksums and block shape into wr->p. */
 static int apply_options(writer *wr, const b2_h5_write_options *o)
 {
     b2_h5_params *p = &wr->p;
@@ -443,6 +443,7 @@ static int apply_options(writer *wr, const b2_h5_write_options *o)
     memcpy(p->filters, o->filters, sizeof p->filters);
     memcpy(p->filters_meta, o->filters_meta, sizeof p->filters_meta);
     p->use_dict = o->use_dict != 0;
+    p->checksums = o->checksums != 0;
     memset(p->blockshape, 0, sizeof p->blockshape);
     int given = 0;
     for (int d = 0; d < wr->rank; d++)

@@ -249,6 +249,58 @@ static int encode_plain(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, 
     return 0;
 }
 
+/* Give the frame at *out (*outlen bytes of *outsize, from al) the checksum
+ * vlmetalayer (flags bit 1): the frame, copied into a writable handle, gets
+ * checksums B2_CHECKSUMS_ON and is serialised again; its fixed header fields
+ * are then set back to the stored ones (b2_h5_patch_frame_header), so the
+ * bytes depend on the chunk and the parameters alone, whoever compresses. limit
+ * as b2_h5_payload_encode's. On failure *out is released. */
+static int add_checksums(const b2_h5_alloc *al, size_t limit, void **out, size_t *outsize,
+                         size_t *outlen, char *err, size_t errcap)
+{
+    uint8_t *f = *out, *ser = NULL;
+    size_t len = 0;
+    int32_t bs = *outlen >= 68 ? (int32_t)((uint32_t)f[53] << 24 | (uint32_t)f[54] << 16 |
+                                           (uint32_t)f[55] << 8 | f[56]) : 0;
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.flags = B2_OPEN_WRITE;
+    o.buffer = f;
+    o.buffer_len = *outlen;
+    o.copy_buffer = 1;
+    o.checksums = B2_CHECKSUMS_ON;
+    b2_schunk *s = NULL;
+    int rc = b2_schunk_open_with(&o, &s);
+    if (rc >= 0)
+        rc = b2_schunk_to_buffer(s, &ser, &len);
+    b2_schunk_free(s);
+    if (rc >= 0 && limit && len > limit) {
+        free(ser);
+        al->release(f, al->ud);
+        return B2_ERR_DST_TOO_SMALL; /* not wanted (the caller declines the chunk) */
+    }
+    if (rc >= 0 && len > *outsize) { /* the frame grew past its buffer */
+        al->release(f, al->ud);
+        f = al->alloc(len, al->ud);
+        *outsize = len;
+        if (!f)
+            rc = B2_ERR_NOMEM;
+    }
+    if (rc < 0) {
+        free(ser);
+        if (f)
+            al->release(f, al->ud);
+        *out = NULL;
+        return lib_fail(rc, err, errcap, "cannot add the checksums to the chunk's frame");
+    }
+    memcpy(f, ser, len);
+    free(ser);
+    b2_h5_patch_frame_header(f, len, bs);
+    *out = f;
+    *outlen = len;
+    return 0;
+}
+
 int b2_h5_payload_encode(const b2_h5_params *p, b2_h5_ctx *ctx, int b2nd, const void *src,
                         size_t nbytes, size_t limit, const b2_h5_alloc *al, void **out,
                         size_t *outsize, size_t *outlen, char *err, size_t errcap)
@@ -258,8 +310,37 @@ int b2_h5_payload_encode(const b2_h5_params *p, b2_h5_ctx *ctx, int b2nd, const 
     if (nbytes == 0 || nbytes > B2_MAX_BUFFERSIZE)
         return fail(B2_ERR_DOES_NOT_FIT, err, errcap, "a %zu-byte chunk cannot be stored "
                     "in one Blosc2 chunk", nbytes);
-    return b2nd ? encode_b2nd(p, ctx, src, nbytes, limit, al, out, outsize, outlen, err, errcap)
-                : encode_plain(p, ctx, src, nbytes, limit, al, out, outsize, outlen, err, errcap);
+    int rc = b2nd ? encode_b2nd(p, ctx, src, nbytes, limit, al, out, outsize, outlen, err, errcap)
+                  : encode_plain(p, ctx, src, nbytes, limit, al, out, outsize, outlen, err, errcap);
+    if (rc < 0 || !p->checksums)
+        return rc;
+    rc = add_checksums(al, limit, out, outsize, outlen, err, errcap);
+    if (rc < 0) {
+        *out = NULL;
+        *outsize = *outlen = 0;
+    }
+    return rc;
+}
+
+int b2_h5_frame_verify(b2_schunk *s, char *err, size_t errcap)
+{
+    if (!b2_schunk_has_checksums(s))
+        return 0;
+    int64_t n = b2_schunk_nchunks(s);
+    for (int64_t i = 0; i < n; i++) {
+        /* OK, STALE (a writer without checksums changed the frame) or an error
+         * that decoding reports anyway: only a mismatch fails here */
+        int rc = b2_schunk_checksum_state(s, i);
+        if (rc == B2_ERR_CHECKSUM) {
+            const char *m = b2_last_error_code() == rc ? b2_last_error_message() : "", *pre =
+                "checksum mismatch: ";
+            if (!strncmp(m, pre, strlen(pre)))
+                m += strlen(pre); /* the library's own prefix, said once */
+            snprintf(err, errcap, "checksum mismatch: the stored frame is damaged (frame %s)", m);
+            return rc;
+        }
+    }
+    return 0;
 }
 
 static int decode_b2nd(const b2_h5_params *p, b2_schunk *s, b2_dctx *dctx, const b2_h5_alloc *al, void **out,
@@ -385,6 +466,10 @@ int b2_h5_payload_decode(const b2_h5_params *p, b2_dctx *dctx, const void *src, 
     int rc = b2_schunk_open_buffer_limited(src, len, 0, p->mem_limit, &s);
     if (rc < 0)
         return lib_fail(rc, err, errcap, "the %zu stored bytes are not a Blosc2 frame", len);
+    if ((rc = b2_h5_frame_verify(s, err, errcap)) < 0) {
+        b2_schunk_free(s);
+        return rc;
+    }
     if (dctx)
         b2_dctx_set_memory_limit(dctx, p->mem_limit);
     int32_t mlen = 0;

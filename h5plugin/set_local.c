@@ -109,7 +109,8 @@ herr_t b2_h5_set_local(hid_t dcpl, hid_t type, hid_t space)
             n += next;
         }
     } else if (next) {
-        B2_H5_ERROR(api, "blosc2 filter: the extra values (filters, block shape, use_dict) "
+        B2_H5_ERROR(api, "blosc2 filter: the extra values (filters, block shape, use_dict, "
+                         "checksums) "
                          "need a chunk rank of 2..%d, not %d; b2_h5_write_box's options give "
                          "them to other ranks", B2_H5_WRITE_MAXDIM, rank);
         return -1;

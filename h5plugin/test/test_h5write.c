@@ -18,6 +18,7 @@
 #include "b2_nd.h"
 #include "check.h"
 #include "h5params.h"
+#include "h5read_int.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint32_t rnd(void)
@@ -424,7 +425,8 @@ static void ext_parse(void)
         {19, 12, 5, "5 extra values"},     /* count neither 4 nor 4 + rank */
         {19, 12, 40, "announce"},          /* count past the end */
         {18, -1, 0, "announce"},           /* one value short */
-        {19, 16, 3, "flags"},              /* unknown flag */
+        {19, 16, 4, "flags"},              /* unknown flag (bits 0-1 are known) */
+        {19, 16, 0x80000002u, "flags"},    /* checksums with an unknown flag */
         {19, 17, 0, "block dimension 0"},  /* block dim 0 */
         {19, 18, 21, "block dimension 1"}, /* block dim above the chunk's */
         {19, 13, 99, "unknown Blosc2 filter 99"},
@@ -442,10 +444,128 @@ static void ext_parse(void)
         CHECK(b2_h5_params_parse(bad[i].n, v, 0, &p, err, sizeof err) == 0 && !p.ext,
               "bad extra values %zu refused on reads", i);
     }
+    /* flags bit 1 (checksums), alone and with use_dict */
+    unsigned v2[19];
+    memcpy(v2, good, sizeof v2);
+    v2[16] = B2_H5_EXT_CHECKSUMS;
+    CHECK(b2_h5_params_parse(19, v2, 1, &p, err, sizeof err) == 0 && p.ext && p.checksums &&
+              !p.use_dict, "flags 2: %s", err);
+    v2[16] = B2_H5_EXT_CHECKSUMS | B2_H5_EXT_USE_DICT;
+    CHECK(b2_h5_params_parse(19, v2, 1, &p, err, sizeof err) == 0 && p.checksums && p.use_dict,
+          "flags 3: %s", err);
+    CHECK(b2_h5_params_parse(19, good, 1, &p, err, sizeof err) == 0 && !p.checksums,
+          "flags 1 asks no checksums");
     /* values after the dims without the marker: ignored, as before */
     unsigned other[12] = {1, 0, 4, 2560, 5, 1, 5, 2, 32, 20, 7, 7};
     CHECK(b2_h5_params_parse(12, other, 1, &p, err, sizeof err) == 0 && !p.ext,
           "values without the marker");
+}
+
+/* Chunk (0,..) of ds: 1 if its frame holds checksums that match, 0 if it holds
+ * none, -1 otherwise. */
+static int chunk_sums(hid_t ds)
+{
+    hsize_t off[32] = {0}, sz = 0;
+    uint32_t mask = 0;
+    H5Dget_chunk_storage_size(ds, off, &sz);
+    uint8_t *raw = malloc(sz + 1);
+    b2_schunk *sc = NULL;
+    int res = -1;
+    if (sz && H5Dread_chunk(ds, H5P_DEFAULT, off, &mask, raw) >= 0 && mask == 0 &&
+        b2_schunk_open_buffer(raw, sz, 0, &sc) >= 0) {
+        int st = b2_schunk_checksum_state(sc, 0);
+        res = !b2_schunk_has_checksums(sc) ? 0 : st == B2_CHECKSUM_OK ? 1 : -1;
+        b2_schunk_free(sc);
+    }
+    free(raw);
+    return res;
+}
+
+/* One stored byte of chunk (0,0) of ds (a frame holding checksums) flipped:
+ * H5Dread, the serial and the parallel direct reads all fail, the last two
+ * with B2_ERR_CHECKSUM and a message naming the chunk. */
+static void damaged_reads(hid_t ds, size_t n)
+{
+    hsize_t off[2] = {0, 0}, sz = 0, dims[2] = {130, 77}, start[2] = {0, 0};
+    uint32_t mask = 0;
+    H5Dget_chunk_storage_size(ds, off, &sz);
+    uint8_t *raw = malloc(sz + 1);
+    int32_t *back = malloc(n * sizeof *back);
+    CHECK(sz > 80 && H5Dread_chunk(ds, H5P_DEFAULT, off, &mask, raw) >= 0, "damage: read chunk");
+    uint32_t hl = (uint32_t)raw[11] << 24 | (uint32_t)raw[12] << 16 | (uint32_t)raw[13] << 8 | raw[14];
+    uint32_t cb = hl + 16 <= sz ? (uint32_t)raw[hl + 12] | (uint32_t)raw[hl + 13] << 8 |
+                                  (uint32_t)raw[hl + 14] << 16 | (uint32_t)raw[hl + 15] << 24 : 0;
+    CHECK(cb > 32 && hl + cb <= sz, "damage: chunk at %u, %u bytes of %llu", hl, cb,
+          (unsigned long long)sz);
+    if (cb > 32 && hl + cb <= sz) {
+        raw[hl + cb - 1] ^= 0x10; /* the last byte of the chunk's data */
+        CHECK(H5Dwrite_chunk(ds, H5P_DEFAULT, 0, off, sz, raw) >= 0, "damage: write chunk");
+        H5Fflush(ds, H5F_SCOPE_LOCAL);
+        herr_t hr;
+        H5E_BEGIN_TRY {
+            hr = H5Dread(ds, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, back);
+        } H5E_END_TRY;
+        CHECK(hr < 0, "damage: H5Dread succeeded");
+        int rc = b2_h5_read_box(ds, 0, start, dims, back, n * sizeof *back, NULL);
+        const char *m = b2_last_error_message();
+        CHECK(rc == B2_ERR_CHECKSUM && strstr(m, "checksum mismatch") && strstr(m, "chunk (0,0)"),
+              "damage: serial read rc %d \"%s\"", rc, m);
+        b2_h5_reader *rd = NULL;
+        CHECK(b2_h5_reader_open(ds, &rd) == 0, "damage: reader");
+        b2_h5_reader_set_nthreads(rd, 2);
+        b2_h5_reader_set_par_min(rd, 0);
+        b2_h5_read_report rep;
+        rc = b2_h5_reader_read(rd, 0, start, dims, back, n * sizeof *back, &rep);
+        m = b2_last_error_message();
+        CHECK(rc == B2_ERR_CHECKSUM && strstr(m, "checksum mismatch") && strstr(m, "(0,0)"),
+              "damage: parallel read rc %d \"%s\"", rc, m);
+        b2_h5_reader_free(rd);
+    }
+    free(raw);
+    free(back);
+}
+
+/* Flags bit 1 (checksums): the filter and the writer store the same frames,
+ * each holding its chunk's checksum; the writer's options do it for rank 1. */
+static void checksum_params(hid_t file)
+{
+    hsize_t dims[2] = {130, 77}, chunk[2] = {32, 20};
+    size_t n = 130 * 77;
+    int32_t *data = make_data(n), *back = malloc(n * sizeof *back);
+    unsigned cd[14] = {0, 0, 0, 0, 5, 1, 1, B2_H5_EXT_MARKER, B2_H5_EXT_VERSION, 4,
+                       0, 0, pack2(0, 0, 1, 0), B2_H5_EXT_CHECKSUMS};
+    hid_t ref = make(file, "sums_ref", 2, dims, chunk, H5Z_FLAG_OPTIONAL, cd, 14);
+    CHECK(ref >= 0 && H5Dwrite(ref, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0,
+          "checksums: H5Dwrite");
+    read_all(ref, back);
+    CHECK(memcmp(back, data, n * 4) == 0, "checksums: data");
+    CHECK(chunk_sums(ref) == 1, "checksums: the filter's frame holds none (%d)", chunk_sums(ref));
+    hid_t ds = make(file, "sums_box", 2, dims, chunk, H5Z_FLAG_OPTIONAL, cd, 14);
+    hsize_t st[2] = {0, 0};
+    b2_h5_write_options o = {.nthreads = 2};
+    b2_h5_write_report rep;
+    CHECK(b2_h5_write_box(ds, 0, st, dims, data, n * 4, &o, &rep) == 0 &&
+              rep.path == B2_H5_WRITE_DIRECT, "checksums: write_box (%s)", rep.reason);
+    compare_chunks(ds, ref, "checksums");
+    H5Dclose(ds);
+    damaged_reads(ref, n);
+    H5Dclose(ref);
+    /* rank 1 through the options; the same cd_values without them store none */
+    hsize_t d1 = 5000, c1 = 1024, s1 = 0;
+    unsigned cd7[7] = {0, 0, 0, 0, 5, 1, 5};
+    ds = make(file, "sums_rank1", 1, &d1, &c1, H5Z_FLAG_OPTIONAL, cd7, 7);
+    b2_h5_write_options o1 = {.nthreads = 2, .set_params = 1, .filters = {0, 0, 0, 0, 0, 1},
+                              .checksums = 1};
+    CHECK(b2_h5_write_box(ds, 0, &s1, &d1, data, 5000 * 4, &o1, &rep) == 0 &&
+              rep.path == B2_H5_WRITE_DIRECT, "checksums rank 1: %s", rep.reason);
+    read_all(ds, back);
+    CHECK(memcmp(back, data, 5000 * 4) == 0 && chunk_sums(ds) == 1, "checksums rank 1");
+    o1.checksums = 0;
+    CHECK(b2_h5_write_box(ds, 0, &s1, &d1, data, 5000 * 4, &o1, &rep) == 0 && chunk_sums(ds) == 0,
+          "rank 1 without checksums: %d", chunk_sums(ds));
+    H5Dclose(ds);
+    free(data);
+    free(back);
 }
 
 static void expect_fallback(hid_t ds, hid_t mem_type, const void *buf, size_t bytes,
@@ -622,6 +742,10 @@ int main(int argc, char **argv)
         fill_time = H5D_FILL_TIME_NEVER;
         case_rank(file, 3, d, c, H5Z_FLAG_OPTIONAL, cd7, 7);
         fill_time = H5D_FILL_TIME_IFSET;
+        /* checksums (extra values' flags bit 1), edge chunks and random boxes included */
+        unsigned sums[14] = {0, 0, 0, 0, 5, 1, 1, B2_H5_EXT_MARKER, B2_H5_EXT_VERSION, 4,
+                             0, 0, 1u << 16, B2_H5_EXT_CHECKSUMS};
+        case_rank(file, 3, d, c, H5Z_FLAG_OPTIONAL, sums, 14);
     }
     {
         hsize_t d[4] = {7, 9, 11, 13}, c[4] = {3, 4, 5, 6};
@@ -635,6 +759,7 @@ int main(int argc, char **argv)
     fallbacks(file, corepath);
     ext_params(file);
     ext_parse();
+    checksum_params(file);
     H5Fclose(file);
     remove(corepath);
     return b2t_summary("test_h5write");

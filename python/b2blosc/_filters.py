@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """b2blosc.Blosc2: h5py's compression arguments for filter 32026, with the
 keywords, defaults, constants, errors and repr of hdf5plugin 5.x/6.x's Blosc2,
-plus blocksize and the keyword-only pipeline, blockshape and use_dict.
+plus blocksize and the keyword-only pipeline, blockshape, use_dict and checksums.
 
 cd_values (compression_opts) made: (0, blocksize, 0, 0, clevel, filters, codec),
-as hdf5plugin's (which always has blocksize 0), then, when pipeline, blockshape or
-use_dict is given, the filter's extra values (README "More parameters"): marker,
+as hdf5plugin's (which always has blocksize 0), then, when pipeline, blockshape,
+use_dict or checksums is given, the filter's extra values (README "More parameters"): marker,
 version, count, three words with the six filter slots, a flags word and the
 block shape. The filter fills in slots 0, 2, 3 and 7.. when the dataset is
 created (set_local), moving the extra values after the chunk dimensions; they
@@ -109,6 +109,9 @@ class Blosc2(_Base):
     blockshape: the block shape (one positive size per chunk dimension, each at
       most the chunk's); default automatic.
     use_dict: zstd, lz4 and lz4hc dictionaries (default False).
+    checksums: each stored frame carries its chunk's xxh64 checksum (vlmetalayer
+      "b2.checksums", which c-blosc2 ignores); libb2's plugin then checks it on
+      every read and fails on damaged chunks (default False).
     Frames say how they were made, so any reader decodes them; the reference
     plugin needs c-blosc2's plugins for BYTEDELTA, INT_TRUNC, NDCELL and NDMEAN.
 
@@ -136,7 +139,7 @@ class Blosc2(_Base):
     _FILTERS = (NOFILTER, SHUFFLE, BITSHUFFLE, DELTA, TRUNC_PREC)
 
     def __init__(self, cname="blosclz", clevel=5, filters=SHUFFLE, blocksize=0, *,
-                 pipeline=None, blockshape=None, use_dict=False):
+                 pipeline=None, blockshape=None, use_dict=False, checksums=False):
         try:
             codec = self._CODECS[cname]
         except (KeyError, TypeError):
@@ -151,7 +154,8 @@ class Blosc2(_Base):
         if not 0 <= blocksize < 2 ** 31:
             raise ValueError("blocksize must be 0 (automatic) or a positive number of bytes "
                              "below 2**31, not %d" % blocksize)
-        extra, slot5, ext_config = self._extra_values(filters, pipeline, blockshape, use_dict)
+        extra, slot5, ext_config = self._extra_values(filters, pipeline, blockshape, use_dict,
+                                                      checksums)
         self.filter_options = (0, blocksize, 0, 0, clevel, slot5, codec) + extra
         # what hdf5plugin reports; blocksize and the rest only when set, so that
         # the default object's get_config() and repr are hdf5plugin's
@@ -163,10 +167,10 @@ class Blosc2(_Base):
         self._config.update(ext_config)
 
     @classmethod
-    def _extra_values(cls, filters, pipeline, blockshape, use_dict):
+    def _extra_values(cls, filters, pipeline, blockshape, use_dict, checksums=False):
         """(extra cd_values, cd_values[5], config entries) for the keyword-only
         arguments; ((), filters, {}) when none is given."""
-        if pipeline is None and blockshape is None and not use_dict:
+        if pipeline is None and blockshape is None and not use_dict and not checksums:
             return (), int(filters), {}
         config = {}
         steps = [int(filters)] if pipeline is None else list(pipeline)
@@ -184,9 +188,11 @@ class Blosc2(_Base):
         if pipeline is not None:
             config["pipeline"] = norm
         words = [slots[0] | slots[1] << 16, slots[2] | slots[3] << 16, slots[4] | slots[5] << 16,
-                 1 if use_dict else 0]
+                 (1 if use_dict else 0) | (2 if checksums else 0)]
         if use_dict:
             config["use_dict"] = True
+        if checksums:
+            config["checksums"] = True
         if blockshape is not None:
             bs = [int(b) for b in blockshape]
             if not 2 <= len(bs) <= 16 or any(not 1 <= b < 2 ** 31 for b in bs):
@@ -203,7 +209,7 @@ class Blosc2(_Base):
 
     def get_config(self):
         """The arguments as a new dict (cname, clevel, filters[, blocksize,
-        pipeline, use_dict, blockshape])."""
+        pipeline, use_dict, checksums, blockshape])."""
         return dict(self._config)
 
     def __repr__(self):
@@ -273,6 +279,7 @@ class Blosc2(_Base):
                 slots.pop(0)
             kw["pipeline"] = [(s & 0xFF, s >> 8) if s >> 8 else s & 0xFF for s in slots]
             kw["use_dict"] = bool(words[3] & 1)
+            kw["checksums"] = bool(words[3] & 2)
             if len(words) > 4:
                 kw["blockshape"] = tuple(words[4:])
         return cls(**kw)

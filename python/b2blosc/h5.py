@@ -79,7 +79,8 @@ _ERRORS = {-1: "INVALID_PARAM: an argument is out of range", -2: "TRUNCATED: sto
            -10: "IO: reading the file failed (HDF5's read of a chunk, e.g. a corrupt one)",
            -11: "THREAD", -12: "NOT_FOUND", -13: "RANGE: outside the dataset",
            -15: "FORMAT: not a Blosc2 frame", -16: "DOES_NOT_FIT", -18: "BAD_CODEC: unknown codec",
-           -19: "LIMIT: the frame declares more memory than allowed (B2_H5_MEMORY_LIMIT)"}
+           -19: "LIMIT: the frame declares more memory than allowed (B2_H5_MEMORY_LIMIT)",
+           -20: "CHECKSUM: stored bytes do not match their recorded checksum (a damaged chunk)"}
 
 
 def _error(rc, what):
@@ -95,7 +96,8 @@ class WriteOptions(ctypes.Structure):
     """b2_h5_write_options (b2_h5filter.h)."""
     _fields_ = [("nthreads", ctypes.c_int), ("set_params", ctypes.c_int),
                 ("filters", ctypes.c_uint8 * 6), ("filters_meta", ctypes.c_uint8 * 6),
-                ("use_dict", ctypes.c_int), ("blockshape", ctypes.c_int32 * 32)]
+                ("use_dict", ctypes.c_int), ("blockshape", ctypes.c_int32 * 32),
+                ("checksums", ctypes.c_int)]
 
 
 class WriteReport(ctypes.Structure):
