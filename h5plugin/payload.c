@@ -182,7 +182,8 @@ static int encode_b2nd(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, s
     uint8_t *buf = al->alloc((size_t)bound, al->ud);
     if (!buf)
         return fail(B2_ERR_NOMEM, err, errcap, "cannot allocate %lld bytes", (long long)bound);
-    int64_t flen = b2_nd_encode_frame(&np, cc, src, nbytes, buf, (size_t)bound);
+    int64_t flen = b2_nd_encode_frame_with(&np, cc, p->checksums ? B2_ND_ENCODE_CHECKSUMS : 0, src,
+                                           nbytes, buf, (size_t)bound);
     if (flen < 0) {
         al->release(buf, al->ud);
         if (flen == B2_ERR_DST_TOO_SMALL && limit)
@@ -214,9 +215,14 @@ static int encode_plain(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, 
     /* The empty super-chunk gives the frame's header; the chunk is compressed
      * straight to its place after it and the frame is built around it, as for
      * b2nd chunks (same bytes as appending it and serialising the super-chunk). */
-    b2_schunk *s = b2_schunk_new(&cp);
-    if (!s)
-        return fail(B2_ERR_NOMEM, err, errcap, "cannot create a super-chunk");
+    b2_open_options o; /* with checksums, the frame built below holds its chunk's */
+    b2_open_options_init(&o);
+    o.flags = B2_OPEN_CREATE;
+    o.cparams = &cp;
+    o.checksums = p->checksums ? B2_CHECKSUMS_ON : B2_CHECKSUMS_KEEP;
+    b2_schunk *s = NULL;
+    if ((rc = b2_schunk_open_with(&o, &s)) < 0)
+        return lib_fail(rc, err, errcap, "cannot create a super-chunk");
     int64_t hl = b2_schunk_header_len(s);
     size_t bound = (size_t)hl + b2_chunk_compress_bound(nbytes) + 256;
     if (limit && bound > limit)
@@ -249,58 +255,6 @@ static int encode_plain(const b2_h5_params *p, b2_h5_ctx *ctx, const void *src, 
     return 0;
 }
 
-/* Give the frame at *out (*outlen bytes of *outsize, from al) the checksum
- * vlmetalayer (flags bit 1): the frame, copied into a writable handle, gets
- * checksums B2_CHECKSUMS_ON and is serialised again; its fixed header fields
- * are then set back to the stored ones (b2_h5_patch_frame_header), so the
- * bytes depend on the chunk and the parameters alone, whoever compresses. limit
- * as b2_h5_payload_encode's. On failure *out is released. */
-static int add_checksums(const b2_h5_alloc *al, size_t limit, void **out, size_t *outsize,
-                         size_t *outlen, char *err, size_t errcap)
-{
-    uint8_t *f = *out, *ser = NULL;
-    size_t len = 0;
-    int32_t bs = *outlen >= 68 ? (int32_t)((uint32_t)f[53] << 24 | (uint32_t)f[54] << 16 |
-                                           (uint32_t)f[55] << 8 | f[56]) : 0;
-    b2_open_options o;
-    b2_open_options_init(&o);
-    o.flags = B2_OPEN_WRITE;
-    o.buffer = f;
-    o.buffer_len = *outlen;
-    o.copy_buffer = 1;
-    o.checksums = B2_CHECKSUMS_ON;
-    b2_schunk *s = NULL;
-    int rc = b2_schunk_open_with(&o, &s);
-    if (rc >= 0)
-        rc = b2_schunk_to_buffer(s, &ser, &len);
-    b2_schunk_free(s);
-    if (rc >= 0 && limit && len > limit) {
-        free(ser);
-        al->release(f, al->ud);
-        return B2_ERR_DST_TOO_SMALL; /* not wanted (the caller declines the chunk) */
-    }
-    if (rc >= 0 && len > *outsize) { /* the frame grew past its buffer */
-        al->release(f, al->ud);
-        f = al->alloc(len, al->ud);
-        *outsize = len;
-        if (!f)
-            rc = B2_ERR_NOMEM;
-    }
-    if (rc < 0) {
-        free(ser);
-        if (f)
-            al->release(f, al->ud);
-        *out = NULL;
-        return lib_fail(rc, err, errcap, "cannot add the checksums to the chunk's frame");
-    }
-    memcpy(f, ser, len);
-    free(ser);
-    b2_h5_patch_frame_header(f, len, bs);
-    *out = f;
-    *outlen = len;
-    return 0;
-}
-
 int b2_h5_payload_encode(const b2_h5_params *p, b2_h5_ctx *ctx, int b2nd, const void *src,
                         size_t nbytes, size_t limit, const b2_h5_alloc *al, void **out,
                         size_t *outsize, size_t *outlen, char *err, size_t errcap)
@@ -310,16 +264,9 @@ int b2_h5_payload_encode(const b2_h5_params *p, b2_h5_ctx *ctx, int b2nd, const 
     if (nbytes == 0 || nbytes > B2_MAX_BUFFERSIZE)
         return fail(B2_ERR_DOES_NOT_FIT, err, errcap, "a %zu-byte chunk cannot be stored "
                     "in one Blosc2 chunk", nbytes);
-    int rc = b2nd ? encode_b2nd(p, ctx, src, nbytes, limit, al, out, outsize, outlen, err, errcap)
-                  : encode_plain(p, ctx, src, nbytes, limit, al, out, outsize, outlen, err, errcap);
-    if (rc < 0 || !p->checksums)
-        return rc;
-    rc = add_checksums(al, limit, out, outsize, outlen, err, errcap);
-    if (rc < 0) {
-        *out = NULL;
-        *outsize = *outlen = 0;
-    }
-    return rc;
+    /* with checksums (flags bit 1) both build frames that hold their chunk's */
+    return b2nd ? encode_b2nd(p, ctx, src, nbytes, limit, al, out, outsize, outlen, err, errcap)
+                : encode_plain(p, ctx, src, nbytes, limit, al, out, outsize, outlen, err, errcap);
 }
 
 int b2_h5_frame_verify(b2_schunk *s, char *err, size_t errcap)

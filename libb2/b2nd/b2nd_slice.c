@@ -501,13 +501,25 @@ int64_t b2_nd_encode_frame_bound(const b2_nd_params *p)
 }
 
 int64_t b2_nd_encode_frame(const b2_nd_params *p, b2_cctx *cctx, const void *src, size_t len,
-                          void *dstv, size_t cap)
+                          void *dst, size_t cap)
+{
+    return b2_nd_encode_frame_with(p, cctx, 0, src, len, dst, cap);
+}
+
+int64_t b2_nd_encode_frame_with(const b2_nd_params *p, b2_cctx *cctx, int flags, const void *src,
+                               size_t len, void *dstv, size_t cap)
 {
     b2_nd_array *a;
     uint8_t *dst = dstv;
+    B2_FAIL_IF(flags & ~B2_ND_ENCODE_CHECKSUMS, B2_ERR_INVALID_PARAM, "flags 0x%x", flags);
     int rc = b2_nd_create_bare(p, NULL, &a);
     if (rc < 0)
         return rc;
+    /* an empty frame that keeps checksums: the frame built below holds its chunk's */
+    if ((flags & B2_ND_ENCODE_CHECKSUMS) && (rc = b2_schunk_set_checksums(a->sc, B2_CHECKSUMS_ON)) < 0) {
+        b2_nd_free(a);
+        return rc;
+    }
     const b2_nd_geom *g = &a->g;
     int64_t hl = b2_schunk_header_len(a->sc), res;
     size_t room = cap > (size_t)hl ? cap - (size_t)hl : 0;

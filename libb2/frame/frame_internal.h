@@ -295,6 +295,11 @@ B2_HIDDEN int b2_frame_sums_new(b2_schunk *s);
 B2_HIDDEN int b2_frame_sums_apply(b2_schunk *s, int policy);
 /* Whether chunk i's entry describes its bytes. */
 B2_HIDDEN int b2_frame_sums_covered(const b2_schunk *s, int64_t i);
+/* Give t, a shallow copy of a handle holding one chunk (chunk, cbytes stored
+ * bytes; NULL for a special entry), a table and vlmetalayer array of its own;
+ * b2_frame_sums_single_free frees them. */
+B2_HIDDEN int b2_frame_sums_single(b2_schunk *t, const uint8_t *chunk, int32_t cbytes);
+B2_HIDDEN void b2_frame_sums_single_free(b2_schunk *t);
 /* Put the table in its vlmetalayer when the handle keeps it (before a commit). */
 B2_HIDDEN int b2_frame_sums_store(b2_schunk *s);
 /* Check chunk i's stored bytes (NULL for a special entry): a b2_checksum_state

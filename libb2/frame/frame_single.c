@@ -47,7 +47,15 @@ int64_t b2_schunk_frame_around_chunk(const b2_schunk *s, void *dstv, size_t cap,
     uint8_t *idx, *trl;
     int32_t idx_len;
     int64_t trl_len;
-    if ((rc = b2_frame_build_meta_parts(&t, 0, &idx, &idx_len, &trl, &trl_len)) < 0)
+    /* a handle that keeps checksums gives the frame the one chunk's */
+    int sums = s->sums && s->sum_policy != B2_CHECKSUMS_IGNORE;
+    t.sums = NULL;
+    if (sums && (rc = b2_frame_sums_single(&t, special ? NULL : dst + hl, cbytes)) < 0)
+        return rc;
+    rc = b2_frame_build_meta_parts(&t, 0, &idx, &idx_len, &trl, &trl_len);
+    if (sums)
+        b2_frame_sums_single_free(&t);
+    if (rc < 0)
         return rc;
     int64_t ipos = t.h.header_len + t.h.cbytes;
     t.h.frame_len = ipos + idx_len + trl_len;

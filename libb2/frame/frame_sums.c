@@ -341,3 +341,36 @@ int b2_frame_sums_covered(const b2_schunk *s, int64_t i)
 {
     return s->sums && i < s->sums->n && (s->sums->e[i].flags & SUMS_COVERED);
 }
+
+/* A shallow copy t of a handle (frame_single.c) holding one chunk gets a table
+ * of its own for that chunk, in a vlmetalayer array of its own: nothing of the
+ * handle it copies changes. */
+int b2_frame_sums_single(b2_schunk *t, const uint8_t *chunk, int32_t cbytes)
+{
+    int n = t->nvlmeta, self = b2_frame_vlmeta_find(t, B2_FRAME_SUMS_NAME);
+    frame_meta *vl = malloc((size_t)(n + 1) * sizeof *vl);
+    frame_sums *one = calloc(1, sizeof *one);
+    sum_entry *e = malloc(sizeof *e);
+    if (!vl || !one || !e) {
+        free(vl), free(one), free(e);
+        t->sums = NULL;
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
+    }
+    memcpy(vl, t->vlmeta, (size_t)n * sizeof *vl);
+    if (self >= 0)
+        vl[self].content = NULL; /* the handle's: not freed when replaced */
+    *one = (frame_sums){.maintain = 1, .n = 1, .cap = 1, .e = e};
+    t->vlmeta = vl;
+    t->vlmeta_cap = n + 1;
+    t->sums = one;
+    return b2_frame_sums_put(t, 0, 0, chunk, cbytes);
+}
+
+void b2_frame_sums_single_free(b2_schunk *t)
+{
+    int self = b2_frame_vlmeta_find(t, B2_FRAME_SUMS_NAME);
+    if (self >= 0)
+        free(t->vlmeta[self].content);
+    free(t->vlmeta);
+    b2_frame_sums_free(t->sums);
+}

@@ -28,6 +28,11 @@ B2_API int64_t b2_nd_encode_frame_bound(const b2_nd_params *p);
  * frame length or an error. */
 B2_API int64_t b2_nd_encode_frame(const b2_nd_params *p, b2_cctx *cctx, const void *src, size_t len,
                                  void *dst, size_t cap);
+/* Flags of b2_nd_encode_frame_with. */
+enum { B2_ND_ENCODE_CHECKSUMS = 1 /* the frame holds its chunk's checksum (b2.checksums) */ };
+/* b2_nd_encode_frame with flags (0: the same frame). */
+B2_API int64_t b2_nd_encode_frame_with(const b2_nd_params *p, b2_cctx *cctx, int flags,
+                                       const void *src, size_t len, void *dst, size_t cap);
 
 #ifdef __cplusplus
 }
