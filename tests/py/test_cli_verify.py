@@ -123,6 +123,9 @@ def test_checksums(t):
     lines = bad_lines(r)
     c.ok(r.returncode == 1 and len(lines) == 1 and "chunk 3:" in lines[0] and "checksum mismatch" in lines[0],
          "checksum names chunk 3: %s" % lines)
+    r = run(["cat", bad])
+    c.ok(r.returncode == 1 and b"chunk 3" in r.stderr and b"checksum mismatch" in r.stderr,
+         "cat reads with verification and stops at chunk 3: %r" % r.stderr)
     # an array: each of its chunks is covered too
     arr = os.path.join(t, "k.b2nd")
     r = run(["compress", "--checksums", "--shape", "200000", "--dtype", "<i4", "--chunks", "40000",

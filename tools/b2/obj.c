@@ -14,6 +14,9 @@
 static int attach_b2nd(b2cli_obj *o)
 {
     int rc;
+    /* every command reads with verification: a frame holding checksums fails a
+     * damaged chunk's read with 'checksum mismatch' naming it (doc/format/checksums.md) */
+    b2_schunk_set_verify(o->schunk, 1);
     if (o->kind != B2_KIND_B2ND)
         return B2_OK;
     rc = b2_nd_from_schunk(o->schunk, &o->arr);
