@@ -9,7 +9,7 @@
  * also guarantees the fixed-width encodings the in-place rewrites rely on. */
 #include <string.h>
 
-#include "frame_internal.h"
+#include "frame_format.h"
 
 void b2_frame_meta_free_all(frame_meta *m, int n)
 {

@@ -3,7 +3,7 @@
  * and an unused fingerprint. */
 #include <string.h>
 
-#include "frame_internal.h"
+#include "frame_format.h"
 
 #define TRAILER_TAIL 23 /* CE len32 D8 type fingerprint[16] */
 
