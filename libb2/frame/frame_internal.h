@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Internal state and helpers of the frame layer (not installed). */
+/* Internal state and helpers of the frame layer (not installed): the
+ * super-chunk handle (struct b2_schunk) and the object files' functions. The
+ * format itself (frame_hdr, frame_meta, frame_layout, the FRAME_* constants,
+ * parsing and serialising) is in frame_format.h, which knows no handle. */
 #ifndef B2_FRAME_INTERNAL_H
 #define B2_FRAME_INTERNAL_H
 
@@ -127,8 +130,9 @@ B2_HIDDEN void b2_frame_rd_drop(b2_schunk *s);
 B2_HIDDEN int b2_frame_rd_scratch(frame_rd *r, size_t n);
 
 /* ---- frame_load.c ---- */
-/* Validate and load header, metalayers, trailer and index of the frame in s's storage
- * of total length avail (exact for memory, an upper bound for files). */
+/* Read header, metalayers, trailer and index of the frame in s's storage of total
+ * length avail (exact for memory, an upper bound for files), checked piece by
+ * piece by the format module, into s. */
 B2_HIDDEN int b2_frame_load(b2_schunk *s, int64_t avail);
 /* schunk_open.c: allocate an empty b2_schunk with defaults. */
 B2_HIDDEN b2_schunk *b2_schunk_alloc(const b2_cparams *cp);
@@ -160,6 +164,8 @@ B2_HIDDEN int b2_sframe_remove_chunk(b2_schunk *s, int64_t id);
 B2_HIDDEN int b2_sframe_commit(b2_schunk *s, int runlength_index);
 /* Load a sparse frame directory. */
 B2_HIDDEN int b2_sframe_load(b2_schunk *s);
+/* frame_layout.c: s takes what a parsed layout owns (L is left empty). */
+B2_HIDDEN void b2_frame_take_layout(b2_schunk *s, frame_layout *L);
 /* frame_layout.c: expand a uniform index into s->index before it is modified. */
 B2_HIDDEN int b2_frame_index_materialize(b2_schunk *s);
 /* frame_layout.c: serialize header + index + trailer of s (frame_type as in s->h)

@@ -27,6 +27,9 @@ int b2_frame_index_materialize(b2_schunk *s)
     return B2_OK;
 }
 
+/* The field mapping between the handle and a layout lives here alone: the
+ * view below (handle -> layout) and the move after it (layout -> handle). */
+
 /* s as a layout that owns nothing (the contents stay s's). */
 static void layout_view(const b2_schunk *s, frame_layout *L)
 {
@@ -40,6 +43,21 @@ static void layout_view(const b2_schunk *s, frame_layout *L)
     L->index = s->index;
     L->index_uniform = s->index_uniform;
     L->trailer_len = s->trailer_len;
+}
+
+void b2_frame_take_layout(b2_schunk *s, frame_layout *L)
+{
+    s->h = L->h;
+    memcpy(s->meta, L->meta, sizeof s->meta);
+    s->nmeta = L->nmeta;
+    s->vlmeta = L->vlmeta;
+    s->nvlmeta = s->vlmeta_cap = L->nvlmeta;
+    s->index = L->index;
+    s->nchunks = L->nchunks;
+    s->index_uniform = L->index_uniform;
+    s->index_cap = L->nchunks;
+    s->trailer_len = L->trailer_len;
+    memset(L, 0, sizeof *L);
 }
 
 int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,

@@ -114,17 +114,7 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
         b2_frame_layout_free(&L);
         return rc;
     }
-    /* The handle takes what the layout owns. */
-    s->h = L.h;
-    memcpy(s->meta, L.meta, sizeof s->meta);
-    s->nmeta = L.nmeta;
-    s->vlmeta = L.vlmeta;
-    s->nvlmeta = s->vlmeta_cap = L.nvlmeta;
-    s->index = L.index;
-    s->nchunks = L.nchunks;
-    s->index_uniform = L.index_uniform;
-    s->index_cap = L.nchunks;
-    s->trailer_len = L.trailer_len;
+    b2_frame_take_layout(s, &L);
     b2_frame_header_cparams(&s->h, &s->cparams);
     s->cparams.nthreads = s->nthreads;
     return b2_schunk_adopt_geometry(s);
