@@ -3,7 +3,8 @@
  * position like the reference does, and the metalayers section.
  *
  * The metalayers section is read and written by the codec the trailer's
- * vlmetalayers share (frame_metacodec.c). */
+ * vlmetalayers share (frame_metacodec.c). Part of the format module
+ * (frame_format.h): bytes in and out, no I/O, no handle. */
 #include <string.h>
 
 #include "frame_format.h"

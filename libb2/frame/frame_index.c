@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The offsets index (doc/format/frame.md §5): an ordinary chunk of little-endian int64
- * entries, one per logical chunk; negative entries mark special chunks. */
+ * entries, one per logical chunk; negative entries mark special chunks. Part of
+ * the format module (frame_format.h): the caller passes the decoding context,
+ * so no handle is needed. */
 #include <string.h>
 
 #include "frame_format.h"
