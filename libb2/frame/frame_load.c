@@ -44,10 +44,14 @@ static int read_piece(b2_schunk *s, int64_t pos, int64_t len, const char *what, 
     return rc;
 }
 
-static int load_layout(b2_schunk *s, int64_t avail, frame_layout *L)
+int b2_frame_load(b2_schunk *s, int64_t avail)
 {
     uint8_t fixed[FRAME_HEADER_FIXED], last[FRAME_TRAILER_MIN];
-    frame_hdr *h = &L->h;
+    uint8_t *hdr = NULL, *buf = NULL, *ib = NULL;
+    frame_rd *r = NULL;
+    frame_layout L;
+    memset(&L, 0, sizeof L);
+    frame_hdr *h = &L.h;
     int sparse = s->storage == B2_STORAGE_SPARSE;
     B2_FAIL_IF(avail < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN, B2_ERR_TRUNCATED,
                "%lld bytes, a frame needs at least %d", (long long)avail,
@@ -55,61 +59,44 @@ static int load_layout(b2_schunk *s, int64_t avail, frame_layout *L)
     int rc = b2_fio_read(s, 0, fixed, sizeof fixed);
     if (rc >= 0)
         rc = load_fixed(s, fixed, h, &avail);
-    if (rc < 0)
-        return rc;
     /* Then the whole header again in one read, which every field and metalayer
      * is taken from: a writer commits by rewriting the header, and two reads
      * could see two different commits. */
     int32_t hlen = h->header_len;
-    uint8_t *hdr;
-    rc = read_piece(s, 0, hlen, "the frame's header", &hdr);
-    if (rc < 0)
-        return rc;
-    rc = load_fixed(s, hdr, h, &avail);
+    if (rc >= 0)
+        rc = read_piece(s, 0, hlen, "the frame's header", &hdr);
+    if (rc >= 0)
+        rc = load_fixed(s, hdr, h, &avail);
     if (rc >= 0 && h->header_len != hlen)
         rc = B2_FAIL(B2_ERR_INVALID_HEADER, "header_len changed from %d to %d while read",
                      (int)hlen, (int)h->header_len);
     if (rc >= 0)
         rc = b2_fio_read(s, h->frame_len - FRAME_TRAILER_MIN, last, sizeof last);
     if (rc >= 0)
-        rc = b2_frame_parse_head(L, hdr, last);
-    free(hdr);
-    if (rc < 0)
-        return rc;
+        rc = b2_frame_parse_head(&L, hdr, last);
 
     /* The trailer: bounded by frame_len <= avail (a file's size, which a sparse
      * file can make huge). */
-    uint8_t *buf;
-    rc = read_piece(s, L->trailer_off, L->trailer_len, "the frame's trailer", &buf);
     if (rc >= 0)
-        rc = b2_frame_parse_trailer(L, buf);
-    free(buf);
-    if (rc < 0)
-        return rc;
+        rc = read_piece(s, L.trailer_off, L.trailer_len, "the frame's trailer", &buf);
+    if (rc >= 0)
+        rc = b2_frame_parse_trailer(&L, buf);
 
     /* The index. */
-    if ((rc = b2_frame_index_section(L, sparse)) < 0)
-        return rc;
-    uint8_t *ib = NULL;
-    frame_rd *r = NULL;
-    if (L->index_len > 0) {
-        rc = read_piece(s, L->index_off, L->index_len, "the index chunk", &ib);
+    if (rc >= 0)
+        rc = b2_frame_index_section(&L, sparse);
+    if (rc >= 0 && L.index_len > 0) {
+        rc = read_piece(s, L.index_off, L.index_len, "the index chunk", &ib);
         r = rc >= 0 ? b2_frame_rd_get(s) : NULL;
         if (rc >= 0 && !r)
             rc = B2_ERR_NOMEM;
     }
     if (rc >= 0)
-        rc = b2_frame_parse_index(L, sparse, r ? r->dctx : NULL, s->mem_limit, ib);
+        rc = b2_frame_parse_index(&L, sparse, r ? r->dctx : NULL, s->mem_limit, ib);
     b2_frame_rd_put(s, r);
+    free(hdr);
+    free(buf);
     free(ib);
-    return rc;
-}
-
-int b2_frame_load(b2_schunk *s, int64_t avail)
-{
-    frame_layout L;
-    memset(&L, 0, sizeof L);
-    int rc = load_layout(s, avail, &L);
     if (rc < 0) {
         b2_frame_layout_free(&L);
         return rc;
