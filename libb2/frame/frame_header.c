@@ -3,10 +3,11 @@
  * position like the reference does, and the metalayers section.
  *
  * The metalayers section is read and written by the codec the trailer's
- * vlmetalayers share (frame_metacodec.c). */
+ * vlmetalayers share (frame_metacodec.c). Part of the format module
+ * (frame_format.h): bytes in and out, no I/O, no handle. */
 #include <string.h>
 
-#include "frame_internal.h"
+#include "frame_format.h"
 
 static const uint8_t hdr_markers[][2] = {
     {0, 0x9e}, {1, 0xa8}, {10, 0xd2}, {15, 0xcf}, {24, 0xa4}, {29, 0xd3}, {38, 0xd3},
@@ -166,4 +167,19 @@ int b2_frame_header_write(const frame_hdr *h, const frame_meta *meta, int nmeta,
         memcpy(out, sb.data, sb.size);
     msgpack_sbuffer_destroy(&sb);
     return rc ? (rc < 0 ? rc : B2_FAIL_CODE(B2_ERR_NOMEM)) : B2_OK;
+}
+
+void b2_frame_header_cparams(const frame_hdr *h, b2_cparams *p)
+{
+    b2_cparams_init(p);
+    int code = h->codec_flags & 0x0f;
+    p->codec = code == 6 ? h->udcodec : code;
+    p->clevel = h->codec_flags >> 4;
+    p->typesize = h->typesize;
+    p->blocksize = h->blocksize;
+    p->splitmode = (h->other_flags & 3) + 1;
+    memcpy(p->filters, h->filters, 6);
+    memcpy(p->filters_meta, h->filters_meta, 6);
+    p->use_dict = h->other_flags2 & 1;
+    p->codec_meta = h->compcode_meta;
 }

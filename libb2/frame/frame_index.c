@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The offsets index (doc/format/frame.md §5): an ordinary chunk of little-endian int64
- * entries, one per logical chunk; negative entries mark special chunks. */
+ * entries, one per logical chunk; negative entries mark special chunks. Part of
+ * the format module (frame_format.h): the caller passes the decoding context,
+ * so no handle is needed. */
 #include <string.h>
 
-#include "frame_internal.h"
+#include "frame_format.h"
 
 int b2_frame_index_special(int64_t entry)
 {
@@ -33,23 +35,6 @@ int b2_frame_nchunks_from_header(const frame_hdr *h, int64_t *n)
         return B2_OK;
     }
     return B2_FAIL_CODE(B2_ERR_INVALID_HEADER);
-}
-
-int b2_frame_index_materialize(b2_schunk *s)
-{
-    if (s->index || s->nchunks == 0)
-        return B2_OK;
-    int rc = FRAME_MEM_CHECK(s, s->nchunks * 8, "the chunk index");
-    if (rc < 0)
-        return rc;
-    int64_t *p = malloc((size_t)s->nchunks * sizeof *p);
-    if (!p)
-        return B2_FAIL_CODE(B2_ERR_NOMEM);
-    for (int64_t i = 0; i < s->nchunks; i++)
-        p[i] = s->index_uniform;
-    s->index = p;
-    s->index_cap = s->nchunks;
-    return B2_OK;
 }
 
 int b2_frame_index_decode(b2_dctx *dctx, int64_t mem_limit, const uint8_t *p, int64_t avail, int64_t n,

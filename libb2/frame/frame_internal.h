@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Internal state and helpers of the frame layer (not installed). */
+/* Internal state and helpers of the frame layer (not installed): the
+ * super-chunk handle (struct b2_schunk) and the object files' functions. The
+ * format itself (frame_hdr, frame_meta, frame_layout, the FRAME_* constants,
+ * parsing and serialising) is in frame_format.h, which knows no handle. */
 #ifndef B2_FRAME_INTERNAL_H
 #define B2_FRAME_INTERNAL_H
 
@@ -14,40 +17,9 @@
 #include "b2_frame_experimental.h"
 #include "frame_store.h"
 #include "frame_api.h"
-
-#define FRAME_HEADER_FIXED 87      /* bytes of the header read by position */
-#define FRAME_TRAILER_MIN 25       /* smallest trailer the reference accepts */
-#define FRAME_TRAILER_EMPTY 35     /* trailer without vlmetalayers */
-#define FRAME_MAX_VLMETA_READ 8192 /* reference reader's limit */
-#define FRAME_MAX_NCHUNKS (INT32_MAX / 8)
-#define FRAME_MAGIC "b2frame"
-
-/* Index entries of special chunks: the top byte is 0x80 | special code. */
-#define FRAME_IDX_SPECIAL(code) ((int64_t)(((uint64_t)(0x80u | (code))) << 56))
-
-enum { FRAME_TYPE_CONTIGUOUS = 0, FRAME_TYPE_SPARSE = 1 };
-
-/* Every header field (doc/format/frame.md §2), decoded. */
-typedef struct frame_hdr {
-    int32_t header_len;
-    int64_t frame_len;
-    uint8_t general_flags, frame_type, codec_flags, other_flags;
-    int64_t nbytes, cbytes;
-    int32_t typesize, blocksize, chunksize;
-    int16_t tcomp, tdecomp;
-    int has_vlmeta;
-    uint8_t filters[B2_MAX_FILTERS], udcodec, compcode_meta;
-    uint8_t filters_meta[B2_MAX_FILTERS], other_flags2;
-} frame_hdr;
+#include "frame_format.h"
 
 typedef struct frame_sums frame_sums;
-
-/* A metalayer (content: user bytes) or vlmetalayer (content: a Blosc2 chunk). */
-typedef struct frame_meta {
-    char name[B2_FRAME_MAX_NAME + 1];
-    uint8_t *content;
-    int32_t len;
-} frame_meta;
 
 /* Detail of B2_ERR_READ_ONLY: the handle cannot tell which reason applies. */
 #define B2_READ_ONLY_WHY \
@@ -122,70 +94,15 @@ B2_FRAME_HANDLE_API(B2_HANDLE_BODY)
 #define FRAME_MEM_CHECK(s, need, what) \
     b2_mem_check((s)->mem_limit, (need), (what), "b2_schunk_set_memory_limit")
 
-/* ---- frame_metacodec.c: the metalayer layout header and trailer share ---- */
-/* Check the metalayer layout "93 CD idx DE n {fixstr D2 off}* DC n {C6 len data}*" at p
- * (len bytes); returns the entry count (<= maxn) or an error. */
-B2_HIDDEN int b2_frame_check_meta_layout(const uint8_t *p, int64_t len, int maxn);
-/* Decode a checked layout of n entries with msgpack-c into meta (contents copied);
- * value offsets are relative to p - base and must be below limit. */
-B2_HIDDEN int b2_frame_decode_meta(const uint8_t *p, int64_t len, int64_t base, int64_t limit, int n,
-                                frame_meta *meta);
-/* Pack the metalayer layout (array of 3) into sb; value offsets are base + position
- * in sb; idx_from_cd selects the trailer's idx_size rule. */
-B2_HIDDEN int b2_frame_pack_meta(msgpack_sbuffer *sb, const frame_meta *m, int n, int64_t base,
-                              int idx_from_cd);
-/* Free the contents of n metalayers. */
-B2_HIDDEN void b2_frame_meta_free_all(frame_meta *m, int n);
-
-/* ---- frame_header.c ---- */
-/* Parse and validate the fixed 87 header bytes. */
-B2_HIDDEN int b2_frame_header_parse_fixed(const uint8_t *p, frame_hdr *h);
 /* Take the block geometry (cparams and readers) from the "b2nd" metalayer, if any
  * (frame_geometry.c); called whenever the metalayers change. */
 B2_HIDDEN int b2_schunk_adopt_geometry(b2_schunk *s);
-/* Parse the metalayers section of a header of h->header_len bytes at p. */
-B2_HIDDEN int b2_frame_meta_parse(const uint8_t *p, int32_t header_len, frame_meta *meta, int *nmeta);
-/* Size of a header holding these metalayers. */
-B2_HIDDEN int64_t b2_frame_header_size(const frame_meta *meta, int nmeta);
-/* Write the full header (fixed part + metalayers) into out (b2_frame_header_size bytes). */
-B2_HIDDEN int b2_frame_header_write(const frame_hdr *h, const frame_meta *meta, int nmeta, uint8_t *out);
-/* Recompute general_flags from chunksize and VL-block use. */
-B2_HIDDEN uint8_t b2_frame_general_flags(int32_t chunksize, int vlblocks);
-/* Initialise header fields for a new, empty frame with these cparams. */
-B2_HIDDEN void b2_frame_header_init(frame_hdr *h, const b2_cparams *cp, int frame_type);
-
-/* ---- frame_trailer.c ---- */
-/* Locate the trailer from the frame's last FRAME_TRAILER_MIN bytes; sets *trailer_len. */
-B2_HIDDEN int b2_frame_trailer_locate(const uint8_t *last, int64_t frame_len, int64_t *trailer_len);
-/* Parse a trailer of tlen bytes; allocates *vl (freed with b2_frame_meta_free_all). */
-B2_HIDDEN int b2_frame_trailer_parse(const uint8_t *t, int64_t tlen, frame_meta **vl, int *nvl);
-/* Serialize the trailer into a malloc'ed buffer. */
-B2_HIDDEN int b2_frame_trailer_write(const frame_meta *vl, int nvl, uint8_t **out, int64_t *len);
 
 /* Entry i of the index (uniform indexes, as fill_special writes, are not expanded). */
 static inline int64_t frame_entry(const b2_schunk *s, int64_t i)
 {
     return s->index ? s->index[i] : s->index_uniform;
 }
-
-/* ---- frame_index.c ---- */
-/* Expand a uniform index into s->index before it is modified. */
-B2_HIDDEN int b2_frame_index_materialize(b2_schunk *s);
-/* Decompress an index chunk of at most avail bytes at p into a malloc'ed array of
- * n entries; n < 0 means "derive from the chunk" (chunksize 0). A run-length index
- * (all entries equal) is not expanded: *out is NULL and *uniform the entry. */
-B2_HIDDEN int b2_frame_index_decode(b2_dctx *dctx, int64_t mem_limit, const uint8_t *p, int64_t avail, int64_t n,
-                                 int64_t **out, int64_t *nout, int64_t *uniform);
-/* Compress n entries into a malloc'ed index chunk (the reference parameters; as a
- * run-length chunk when runlength is set and all entries are equal, or when idx is
- * NULL: n copies of uniform). */
-B2_HIDDEN int b2_frame_index_encode(const int64_t *idx, int64_t n, int64_t uniform,
-                                 const b2_cparams *base, int runlength, uint8_t **out,
-                                 int32_t *len);
-/* Special code of an index entry (1, 2, 4), 0 for a regular entry, or an error. */
-B2_HIDDEN int b2_frame_index_special(int64_t entry);
-/* nchunks implied by header fields when the index is not needed (-1: from index). */
-B2_HIDDEN int b2_frame_nchunks_from_header(const frame_hdr *h, int64_t *n);
 
 /* ---- frame_io.c: the handle's I/O through its store ---- */
 B2_HIDDEN int b2_fio_read(b2_schunk *s, int64_t pos, void *dst, size_t n);
@@ -218,8 +135,9 @@ B2_HIDDEN void b2_frame_rd_drop(b2_schunk *s);
 B2_HIDDEN int b2_frame_rd_scratch(frame_rd *r, size_t n);
 
 /* ---- frame_load.c ---- */
-/* Validate and load header, metalayers, trailer and index of the frame in s's storage
- * of total length avail (exact for memory, an upper bound for files). */
+/* Read header, metalayers, trailer and index of the frame in s's storage of total
+ * length avail (exact for memory, an upper bound for files), checked piece by
+ * piece by the format module, into s. */
 B2_HIDDEN int b2_frame_load(b2_schunk *s, int64_t avail);
 /* schunk_open.c: allocate an empty b2_schunk with defaults. */
 B2_HIDDEN b2_schunk *b2_schunk_alloc(const b2_cparams *cp);
@@ -251,6 +169,10 @@ B2_HIDDEN int b2_sframe_remove_chunk(b2_schunk *s, int64_t id);
 B2_HIDDEN int b2_sframe_commit(b2_schunk *s, int runlength_index);
 /* Load a sparse frame directory. */
 B2_HIDDEN int b2_sframe_load(b2_schunk *s);
+/* frame_layout.c: s takes what a parsed layout owns (L is left empty). */
+B2_HIDDEN void b2_frame_take_layout(b2_schunk *s, frame_layout *L);
+/* frame_layout.c: expand a uniform index into s->index before it is modified. */
+B2_HIDDEN int b2_frame_index_materialize(b2_schunk *s);
 /* frame_layout.c: serialize header + index + trailer of s (frame_type as in s->h)
  * with the chunks section [0, cbytes_section) supplied by the caller; used by
  * commits, sframe and to_buffer. */

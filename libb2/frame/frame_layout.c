@@ -2,62 +2,94 @@
 /* The parts of a frame written after its chunks, from a handle's state: the
  * index and the trailer, with the header fields they change (header length,
  * general flags, vlmetalayer flag). Commits (schunk_write.c), sparse frames
- * (sframe.c), serialisation and compaction (frame_compact.c) all write them. */
+ * (sframe.c), serialisation and compaction (frame_compact.c) all write them.
+ * The bytes come from the format module (frame_format.h), given a view of the
+ * handle as a frame_layout; what stays here is the handle's side. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "frame_internal.h"
 
-int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
-                           uint8_t **trl, int64_t *trl_len)
+int b2_frame_index_materialize(b2_schunk *s)
 {
-    *idx = NULL;
-    *idx_len = 0;
-    /* Chunk offsets count from the end of the header: a header written by another
-     * writer with a different size (padding) cannot be rewritten in place. */
-    int64_t hl = b2_frame_header_size(s->meta, s->nmeta);
-    if (hl != s->h.header_len && s->h.cbytes > 0 && s->storage != B2_STORAGE_SPARSE)
-        return B2_FAIL_CODE(B2_ERR_UNSUPPORTED);
-    int rc = b2_frame_sums_store(s);
-    if (rc >= 0 && s->nchunks > 0)
-        rc = b2_frame_index_encode(s->index, s->nchunks, s->index_uniform, &s->cparams, runlength_index,
-                                idx, idx_len);
-    if (rc >= 0)
-        rc = b2_frame_trailer_write(s->vlmeta, s->nvlmeta, trl, trl_len);
-    if (rc < 0) {
-        free(*idx);
-        *idx = NULL;
+    if (s->index || s->nchunks == 0)
+        return B2_OK;
+    int rc = FRAME_MEM_CHECK(s, s->nchunks * 8, "the chunk index");
+    if (rc < 0)
         return rc;
-    }
-    s->h.has_vlmeta = s->nvlmeta > 0;
-    int vl = (s->h.general_flags & 0x80) != 0;
-    s->h.general_flags = b2_frame_general_flags(s->h.chunksize, vl);
-    s->h.header_len = (int32_t)hl;
+    int64_t *p = malloc((size_t)s->nchunks * sizeof *p);
+    if (!p)
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
+    for (int64_t i = 0; i < s->nchunks; i++)
+        p[i] = s->index_uniform;
+    s->index = p;
+    s->index_cap = s->nchunks;
     return B2_OK;
 }
 
+/* The field mapping between the handle and a layout lives here alone: the
+ * view below (handle -> layout) and the move after it (layout -> handle). */
+
+/* s as a layout that owns nothing (the contents stay s's). */
+static void layout_view(const b2_schunk *s, frame_layout *L)
+{
+    memset(L, 0, sizeof *L);
+    L->h = s->h;
+    L->nmeta = s->nmeta;
+    memcpy(L->meta, s->meta, sizeof L->meta);
+    L->nvlmeta = s->nvlmeta;
+    L->vlmeta = s->vlmeta;
+    L->nchunks = s->nchunks;
+    L->index = s->index;
+    L->index_uniform = s->index_uniform;
+    L->trailer_len = s->trailer_len;
+}
+
+void b2_frame_take_layout(b2_schunk *s, frame_layout *L)
+{
+    s->h = L->h;
+    memcpy(s->meta, L->meta, sizeof s->meta);
+    s->nmeta = L->nmeta;
+    s->vlmeta = L->vlmeta;
+    s->nvlmeta = s->vlmeta_cap = L->nvlmeta;
+    s->index = L->index;
+    s->nchunks = L->nchunks;
+    s->index_uniform = L->index_uniform;
+    s->index_cap = L->nchunks;
+    s->trailer_len = L->trailer_len;
+    memset(L, 0, sizeof *L);
+}
+
+int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, int32_t *idx_len,
+                           uint8_t **trl, int64_t *trl_len)
+{
+    frame_layout L;
+    int rc = b2_frame_sums_store(s); /* the checksum table first: a vlmetalayer */
+    if (rc < 0)
+        return rc;
+    layout_view(s, &L);
+    rc = b2_frame_layout_parts(&L, &s->cparams, runlength_index,
+                                   s->storage == B2_STORAGE_SPARSE, idx, idx_len, trl, trl_len);
+    if (rc >= 0)
+        s->h = L.h;
+    return rc;
+}
 
 int b2_frame_replace_without_chunks(b2_schunk *s, int runlength_index)
 {
-    uint8_t *idx, *trl, *buf = NULL;
-    int32_t idx_len;
-    int64_t trl_len;
-    int rc = b2_frame_build_meta_parts(s, runlength_index, &idx, &idx_len, &trl, &trl_len);
+    frame_layout L;
+    uint8_t *buf;
+    int64_t len;
+    int rc = b2_frame_sums_store(s);
     if (rc < 0)
         return rc;
-    s->h.frame_len = s->h.header_len + idx_len + trl_len;
-    buf = malloc((size_t)s->h.frame_len);
-    rc = buf ? b2_frame_header_write(&s->h, s->meta, s->nmeta, buf)
-             : B2_FAIL(B2_ERR_NOMEM, "frame of %lld bytes", (long long)s->h.frame_len);
-    if (rc >= 0) {
-        if (idx_len)
-            memcpy(buf + s->h.header_len, idx, (size_t)idx_len);
-        memcpy(buf + s->h.header_len + idx_len, trl, (size_t)trl_len);
-        rc = b2_fio_replace(s, buf, (size_t)s->h.frame_len);
-    }
-    s->trailer_len = trl_len;
+    layout_view(s, &L);
+    rc = b2_frame_serialize(&L, &s->cparams, runlength_index, s->storage == B2_STORAGE_SPARSE,
+                                NULL, 0, &buf, &len);
+    s->h = L.h; /* as the layout left them, also after a failure */
+    s->trailer_len = L.trailer_len;
+    if (rc >= 0)
+        rc = b2_fio_replace(s, buf, (size_t)len);
     free(buf);
-    free(idx);
-    free(trl);
     return rc;
 }

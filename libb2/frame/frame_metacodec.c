@@ -6,10 +6,11 @@
  * Decoding goes through msgpack-c. Because msgpack-c allocates room for every
  * container element before reading it, a hostile array32 count could ask for
  * gigabytes; so the layout (markers and 16-bit counts) is checked first, which
- * also guarantees the fixed-width encodings the in-place rewrites rely on. */
+ * also guarantees the fixed-width encodings the in-place rewrites rely on.
+ * Part of the format module (frame_format.h). */
 #include <string.h>
 
-#include "frame_internal.h"
+#include "frame_format.h"
 
 void b2_frame_meta_free_all(frame_meta *m, int n)
 {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Frame trailer (doc/format/frame.md §6): vlmetalayers (each a Blosc2 chunk), trailer length
- * and an unused fingerprint. */
+ * and an unused fingerprint. Part of the format module (frame_format.h): bytes
+ * in and out, no I/O, no handle. */
 #include <string.h>
 
-#include "frame_internal.h"
+#include "frame_format.h"
 
 #define TRAILER_TAIL 23 /* CE len32 D8 type fingerprint[16] */
 

@@ -4,11 +4,13 @@
  * across chunks, every metalayer and vlmetalayer is read. Then the frame is
  * opened again as a writable copy, changed as the input's last byte says
  * (delete, insert, update, reorder, a vlmetalayer, compaction) and serialized:
- * a frame this library wrote must open again with the same number of chunks. */
+ * a frame this library wrote must open again with the same number of chunks.
+ * First of all, the format module parses the input directly (fuzz_format.h). */
 #include <string.h>
 
 #include "b2_frame.h"
 #include "fuzz_common.h"
+#include "fuzz_format.h"
 
 static void read_all(b2_schunk *s)
 {
@@ -91,9 +93,11 @@ static int64_t modify(b2_schunk *s, unsigned op)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    int parsed = fuzz_format_parse(data, size, 0, 1);
     b2_schunk *s = NULL;
     if (b2_schunk_open_buffer(data, size, 0, &s) < 0)
         return 0;
+    FUZZ_CHECK(parsed == B2_OK, "a frame opens that the format module refuses");
     read_all(s);
     b2_schunk_free(s);
 

@@ -9,12 +9,15 @@
  * b2_chunk_decompress_rows (the same bytes as the whole chunk), items read whole
  * and as a range (the same bytes again), metalayers and vlmetalayers; and when
  * it holds a b2nd array, b2_nd_open and a slice. The files live in a directory
- * of this process under /dev/shm (or $TMPDIR), rewritten for every input. */
+ * of this process under /dev/shm (or $TMPDIR), rewritten for every input.
+ * Before that, the format module parses chunks.b2frame's bytes directly, as a
+ * sparse frame's index file and as a contiguous frame file (fuzz_format.h). */
 #include <string.h>
 #include <unistd.h>
 
 #include "b2_nd.h"
 #include "fuzz_common.h"
+#include "fuzz_format.h"
 #include "b2_chunk_experimental.h"
 
 #define FRAME_ID 0xFF
@@ -89,6 +92,26 @@ static int unpack(const uint8_t *data, size_t size)
         in.n -= len;
     }
     return 0;
+}
+
+/* The bytes chunks.b2frame ends up with (the last record of its id), or NULL. */
+static const uint8_t *frame_record(const uint8_t *data, size_t size, size_t *len)
+{
+    fuzz_in in = {data, size};
+    const uint8_t *found = NULL;
+    while (in.n >= 5) {
+        int id = (int)fuzz_take(&in, 1);
+        size_t n = (size_t)fuzz_take(&in, 4);
+        if (n > in.n)
+            n = in.n;
+        if (id == FRAME_ID) {
+            found = in.p;
+            *len = n;
+        }
+        in.p += n;
+        in.n -= n;
+    }
+    return found;
 }
 
 /* The rows of one block, contiguous, at user. */
@@ -208,6 +231,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     clear_dir();
     if (unpack(data, size) < 0)
         return 0;
+    /* files may hold more than the frame: frame_len need not be exact */
+    size_t flen = 0;
+    const uint8_t *fb = frame_record(data, size, &flen);
+    int parsed[2] = {fb ? fuzz_format_parse(fb, flen, 1, 0) : B2_ERR_NOT_FOUND,
+                     fb ? fuzz_format_parse(fb, flen, 0, 0) : B2_ERR_NOT_FOUND};
     unsigned sel = size >= 2 ? (unsigned)fuzz_le(data + size - 2, 2) : 0;
     char frame[600];
     file_path(frame, sizeof frame, FRAME_ID);
@@ -216,6 +244,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         b2_schunk *s = NULL;
         if (b2_schunk_open(paths[k], B2_OPEN_READONLY, &s) < 0)
             continue;
+        FUZZ_CHECK(parsed[k] == B2_OK, "a frame opens that the format module refuses");
         read_frame(s, sel);
         int nd = b2_schunk_meta_count(s) > 0;
         b2_schunk_free(s);
