@@ -6,7 +6,8 @@
  * other processes hits both sides alike.
  * Usage: bench_kernels [A B [rounds [op]]], A and B among generic sse2 avx2
  * avx512 avx512-all (default avx2 avx512 7), op one of shuffle unshuffle bitshuffle
- * bitunshuffle (default all). */
+ * bitunshuffle shuffle_rows unshuffle_rows (default all). The _rows ops run the
+ * part kernels row by row, 50 elements a row, as b2nd reads a 50x50 block. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,22 +18,25 @@
 typedef struct {
     const char *level;
     b2_block_fn shuffle, unshuffle, bitshuffle, bitunshuffle;
+    b2_part_fn shuffle_part, unshuffle_part;
 } candidates;
 
 /* Every kernel built, routed or not (a table may keep a lower level's). */
 static const candidates all[] = {
     {"generic", b2_shuffle_generic, b2_unshuffle_generic, b2_bitshuffle_generic,
-     b2_bitunshuffle_modern_generic},
+     b2_bitunshuffle_modern_generic, b2_shuffle_part_generic, b2_unshuffle_part_generic},
 #ifdef B2_HAVE_X86_SIMD
-    {"sse2", b2_shuffle_sse2, b2_unshuffle_sse2, b2_bitshuffle_sse2, b2_bitunshuffle_sse2},
-    {"avx2", b2_shuffle_avx2, b2_unshuffle_avx2, b2_bitshuffle_avx2, b2_bitunshuffle_avx2},
+    {"sse2", b2_shuffle_sse2, b2_unshuffle_sse2, b2_bitshuffle_sse2, b2_bitunshuffle_sse2,
+     b2_shuffle_part_sse2, b2_unshuffle_part_sse2},
+    {"avx2", b2_shuffle_avx2, b2_unshuffle_avx2, b2_bitshuffle_avx2, b2_bitunshuffle_avx2,
+     b2_shuffle_part_avx2, b2_unshuffle_part_avx2},
 #endif
 #ifdef B2_HAVE_X86_AVX512
     {"avx512", b2_shuffle_avx512, b2_unshuffle_avx512, b2_bitshuffle_avx512,
-     b2_bitunshuffle_avx512},
+     b2_bitunshuffle_avx512, b2_shuffle_part_avx512, b2_unshuffle_part_avx512},
     /* the byte shuffle's AVX-512 steps for units 8 and 16 too (bit shuffle strips) */
     {"avx512-all", b2_shuffle_strip_avx512, b2_unshuffle_avx512, b2_bitshuffle_avx512,
-     b2_bitunshuffle_avx512},
+     b2_bitunshuffle_avx512, b2_shuffle_part_avx512, b2_unshuffle_part_avx512},
 #endif
 };
 
@@ -66,6 +70,22 @@ static double time_kernel(b2_block_fn f, int32_t ts, int32_t n, const uint8_t *i
     return best;
 }
 
+/* A block of n bytes (un)shuffled by a part kernel in rows of ROW elements:
+ * planes q = n / ts bytes apart on one side, rows contiguous on the other. */
+#define ROW 50
+static b2_part_fn rows_fn;
+static int rows_shuffle;
+static void rows_kernel(int32_t ts, int32_t n, const uint8_t *in, uint8_t *out)
+{
+    int32_t q = n / ts;
+    for (int32_t r = 0; r + ROW <= q; r += ROW) {
+        if (rows_shuffle)
+            rows_fn(ts, q, ROW, in + (size_t)r * ts, out + r);
+        else
+            rows_fn(ts, q, ROW, in + r, out + (size_t)r * ts);
+    }
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -86,29 +106,37 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_kernels: this CPU (or B2_SIMD) does not allow avx512\n");
         return 2;
     }
-    static const int32_t sizes[] = {16 << 10, 256 << 10, 4 << 20};
+    static const int32_t sizes[] = {16 << 10, 20000, 256 << 10, 4 << 20};
     static const int32_t tss[] = {1, 2, 4, 8, 16, 3, 12};
-    static const char *const ops[] = {"shuffle", "unshuffle", "bitshuffle", "bitunshuffle"};
+    static const char *const ops[] = {"shuffle",      "unshuffle",    "bitshuffle",
+                                      "bitunshuffle", "shuffle_rows", "unshuffle_rows"};
     uint8_t *in = malloc((size_t)4 << 20), *out = malloc((size_t)4 << 20);
     for (size_t i = 0; i < (size_t)4 << 20; i++)
         in[i] = (uint8_t)(i * 2654435761u >> 13);
-    printf("%-12s %3s %8s  %s/%s median (min..max) of %d rounds, MB/s of %s\n", "op", "ts",
+    printf("%-14s %3s %8s  %s/%s median (min..max) of %d rounds, MB/s of %s\n", "op", "ts",
            "bytes", nb, na, rounds, nb);
-    for (int op = 0; op < 4; op++)
+    for (int op = 0; op < 6; op++)
         for (size_t t = 0; t < sizeof tss / sizeof tss[0]; t++)
             for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-                b2_block_fn fa = (&a->shuffle)[op], fb = (&b->shuffle)[op];
-                if (fa == fb || (only && strcmp(only, ops[op])))
+                int rows = op >= 4;
+                b2_block_fn fa = rows ? rows_kernel : (&a->shuffle)[op];
+                b2_block_fn fb = rows ? rows_kernel : (&b->shuffle)[op];
+                b2_part_fn pa = rows ? (&a->shuffle_part)[op - 4] : NULL;
+                b2_part_fn pb = rows ? (&b->shuffle_part)[op - 4] : NULL;
+                if ((rows ? pa == pb : fa == fb) || (only && strcmp(only, ops[op])))
                     continue; /* the same kernel on both sides, or not asked for */
                 double ratio[64], tb = 0;
                 int nr = rounds < 64 ? rounds : 64;
+                rows_shuffle = op == 4;
                 for (int r = 0; r < nr; r++) {
+                    rows_fn = pa;
                     double ta = time_kernel(fa, tss[t], sizes[s], in, out);
+                    rows_fn = pb;
                     tb = time_kernel(fb, tss[t], sizes[s], in, out);
                     ratio[r] = ta / tb;
                 }
                 qsort(ratio, (size_t)nr, sizeof ratio[0], cmp_double);
-                printf("%-12s %3d %8d  %.3f (%.3f..%.3f) %6.0f\n", ops[op], tss[t], sizes[s],
+                printf("%-14s %3d %8d  %.3f (%.3f..%.3f) %6.0f\n", ops[op], tss[t], sizes[s],
                        ratio[nr / 2], ratio[0], ratio[nr - 1], sizes[s] / tb / 1e6);
                 fflush(stdout);
             }

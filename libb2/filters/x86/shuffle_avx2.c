@@ -101,10 +101,22 @@ ALWAYS_INLINE void unshuffle_step_any(int S, const uint8_t *const *pl, int32_t i
 
 B2_DEFINE_UNSHUFFLE_VEC(unshuffle_vec, unshuffle_step_any, 32)
 
-B2_DEFINE_SHUFFLE_PART(b2_shuffle_part_avx2, shuffle_vec, b2_shuffle_range)
+static B2_DEFINE_SHUFFLE_PART(shuffle_part_vec, shuffle_vec, b2_shuffle_range)
+
+/* Runs shorter than one 32-element step (rows of small b2nd blocks) would take
+ * the scalar tail here: SSE2's 16-element steps cover them. */
+void b2_shuffle_part_avx2(int32_t unit, int32_t q, int32_t n, const uint8_t *in, uint8_t *out)
+{
+    (n < 32 ? b2_shuffle_part_sse2 : shuffle_part_vec)(unit, q, n, in, out);
+}
 B2_DEFINE_SHUFFLE_ENTRY(b2_shuffle_avx2, b2_shuffle_part_avx2)
 
-B2_DEFINE_UNSHUFFLE_PLANES(b2_unshuffle_planes_avx2, unshuffle_vec)
+static B2_DEFINE_UNSHUFFLE_PLANES(unshuffle_planes_vec, unshuffle_vec)
+void b2_unshuffle_planes_avx2(int32_t unit, const uint8_t *const *pl, int32_t i0, int32_t n,
+                              uint8_t *out)
+{
+    (n < 32 ? b2_unshuffle_planes_sse2 : unshuffle_planes_vec)(unit, pl, i0, n, out);
+}
 B2_DEFINE_UNSHUFFLE_PART(b2_unshuffle_part_avx2, b2_unshuffle_planes_avx2)
 B2_DEFINE_SHUFFLE_ENTRY(b2_unshuffle_avx2, b2_unshuffle_part_avx2)
 #endif
