@@ -16,6 +16,7 @@ static void read_all(b2_schunk *s)
 {
     int64_t n = b2_schunk_nchunks(s);
     for (int64_t i = 0; i < n && i < 256; i++) {
+        b2_schunk_checksum_state(s, i); /* a "b2.checksums" table in the input is hostile too */
         b2_schunk_chunk_cbytes(s, i);
         b2_schunk_chunk_special(s, i);
         const uint8_t *view;
@@ -103,6 +104,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (size == 0 || b2_schunk_open_buffer(data, size, 1, &s) < 0)
         return 0;
+    /* with the penultimate byte's low bit, the copy keeps checksums first: every
+     * chunk of the frame we write must then match its checksum */
+    int sums = size > 1 && (data[size - 2] & 1) && b2_schunk_nchunks(s) <= 4096 &&
+               b2_schunk_set_checksums(s, B2_CHECKSUMS_ON) >= 0;
     int64_t want = modify(s, data[size - 1]);
     uint8_t *buf = NULL;
     size_t len = 0;
@@ -110,6 +115,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         b2_schunk *t = NULL;
         FUZZ_CHECK(b2_schunk_open_buffer(buf, len, 0, &t) >= 0, "a frame we wrote does not open");
         FUZZ_CHECK(b2_schunk_nchunks(t) == want, "a frame we wrote lost chunks");
+        for (int64_t i = 0; sums && b2_schunk_has_checksums(t) && i < want && i < 256; i++) {
+            int st = b2_schunk_checksum_state(t, i);
+            /* damaged would mean our own table is wrong; other errors are the
+             * input's chunks, unreadable as before */
+            FUZZ_CHECK(st != B2_ERR_CHECKSUM && st != B2_CHECKSUM_STALE && st != B2_CHECKSUM_NONE,
+                       "a frame we wrote with checksums does not match them");
+        }
         b2_schunk_free(t);
     }
     free(buf);

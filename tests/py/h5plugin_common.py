@@ -3,7 +3,9 @@
 
 setup() must run before h5py is imported: it points HDF5_PLUGIN_PATH at the
 build directory that holds libH5Zb2.so, or skips (exit 77) with the reason."""
+import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -62,3 +64,27 @@ def is_b2nd_frame(raw):
 Counter = b2test.Counter
 skip = b2test.skip
 sha256 = b2test.sha256
+
+
+READER = r"""
+import hashlib, json, sys
+import h5py, numpy as np
+out = {}
+with h5py.File(sys.argv[1], "r") as f:
+    for k in f:
+        try:
+            out[k] = hashlib.sha256(np.ascontiguousarray(f[k][()]).tobytes()).hexdigest()
+        except Exception as e:
+            out[k] = "error: " + str(e).replace("\n", " ")[:300]
+print(json.dumps(out))
+"""
+
+
+def read_with(plugin_dir, path):
+    """SHA-256 (or the error) of every dataset of path, read in another process
+    with HDF5_PLUGIN_PATH=plugin_dir (the reference plugin, say)."""
+    env = b2test.clean_env(HDF5_PLUGIN_PATH=plugin_dir)
+    p = subprocess.run([sys.executable, "-c", READER, path], env=env, capture_output=True, timeout=300)
+    if p.returncode != 0:
+        return {"_": "reader failed: " + p.stderr.decode()[-500:]}
+    return json.loads(p.stdout.decode().strip().splitlines()[-1])

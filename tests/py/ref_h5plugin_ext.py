@@ -12,7 +12,6 @@ configure finds it (tests/CMakeLists.txt), with B2_REF_DIR naming its folder.
   * h5repack through the reference, re-chunking, drops the extra values (its
     set_local ends the list at the chunk dims); through ours it keeps them.
   * h5py's get_filter reports every value but only the first 16 are real."""
-import json
 import os
 import subprocess
 import sys
@@ -57,26 +56,7 @@ def cases():
     ]
 
 
-READER = r"""
-import hashlib, json, sys
-import h5py, numpy as np
-out = {}
-with h5py.File(sys.argv[1], "r") as f:
-    for k in f:
-        try:
-            out[k] = hashlib.sha256(np.ascontiguousarray(f[k][()]).tobytes()).hexdigest()
-        except Exception as e:
-            out[k] = "error: " + str(e).replace("\n", " ")[:300]
-print(json.dumps(out))
-"""
-
-
-def read_with(plugin_dir, path):
-    env = b2test.clean_env(HDF5_PLUGIN_PATH=plugin_dir)
-    p = subprocess.run([sys.executable, "-c", READER, path], env=env, capture_output=True, timeout=300)
-    if p.returncode != 0:
-        return {"_": "reader failed: " + p.stderr.decode()[-500:]}
-    return json.loads(p.stdout.decode().strip().splitlines()[-1])
+read_with = hc.read_with
 
 
 def main():

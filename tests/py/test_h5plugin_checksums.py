@@ -18,9 +18,7 @@ other bytes; it writes the damaged chunk back (write_direct_chunk) and checks:
 The undamaged checksummed datasets read back exactly through both plugins."""
 import ctypes
 import hashlib
-import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -118,26 +116,7 @@ def find_silent_flip(frame):
     return None, None
 
 
-READER = r"""
-import hashlib, json, sys
-import h5py, numpy as np
-out = {}
-with h5py.File(sys.argv[1], "r") as f:
-    for k in f:
-        try:
-            out[k] = hashlib.sha256(np.ascontiguousarray(f[k][()]).tobytes()).hexdigest()
-        except Exception as e:
-            out[k] = "error: " + str(e).replace("\n", " ")[:300]
-print(json.dumps(out))
-"""
-
-
-def read_with(plugin_dir, path):
-    env = b2test.clean_env(HDF5_PLUGIN_PATH=plugin_dir)
-    p = subprocess.run([sys.executable, "-c", READER, path], env=env, capture_output=True, timeout=300)
-    if p.returncode != 0:
-        return {"_": "reader failed: " + p.stderr.decode()[-500:]}
-    return json.loads(p.stdout.decode().strip().splitlines()[-1])
+read_with = hc.read_with
 
 
 def sha(a):

@@ -66,6 +66,20 @@ static void states(b2_schunk *s, int want, const int *wants, const char *what)
     }
 }
 
+/* Chunk c of the test data, compressed into chunk (N * 4 + 64 bytes). */
+static int make_chunk(int c, uint8_t *chunk)
+{
+    int32_t d[N];
+    b2_cparams cp;
+    b2_cparams_init(&cp);
+    cp.typesize = 4;
+    b2_cctx *cc = b2_cctx_new(&cp);
+    fill(d, c);
+    int cb = b2_chunk_compress(cc, d, sizeof d, chunk, N * 4 + 64);
+    b2_cctx_free(cc);
+    return cb;
+}
+
 /* Append 6 chunks, insert, update, delete, reorder and a zeros chunk. */
 static void writes(b2_schunk *s)
 {
@@ -75,22 +89,15 @@ static void writes(b2_schunk *s)
         CHECK(b2_schunk_append_buffer(s, d, sizeof d) == c + 1, "append %d", c);
     }
     uint8_t chunk[N * 4 + 64];
-    b2_cparams cp;
-    b2_cparams_init(&cp);
-    cp.typesize = 4;
-    b2_cctx *cc = b2_cctx_new(&cp);
-    fill(d, 40);
-    int cb = b2_chunk_compress(cc, d, sizeof d, chunk, sizeof chunk);
+    int cb = make_chunk(40, chunk);
     CHECK(b2_schunk_insert_chunk(s, 2, chunk, cb) == 7, "insert");
-    fill(d, 41);
-    cb = b2_chunk_compress(cc, d, sizeof d, chunk, sizeof chunk);
+    cb = make_chunk(41, chunk);
     CHECK(b2_schunk_update_chunk(s, 4, chunk, cb) == 7, "update");
     CHECK(b2_schunk_delete_chunk(s, 0) == 6, "delete");
     int64_t order[6] = {5, 0, 4, 1, 3, 2};
     CHECK(b2_schunk_reorder(s, order) == 6, "reorder");
     cb = b2_chunk_make_special(B2_SPECIAL_ZEROS, 4, N * 4, NULL, chunk, sizeof chunk);
     CHECK(b2_schunk_update_chunk(s, 3, chunk, cb) == 6, "zeros");
-    b2_cctx_free(cc);
 }
 
 /* Where chunk i's stored bytes start in a contiguous frame file. */
@@ -202,17 +209,11 @@ static void stale(const char *dir)
     /* a writer that keeps no checksums: updates chunk 1, deletes chunk 0, appends */
     s = reopen(path, B2_OPEN_WRITE, B2_CHECKSUMS_IGNORE, 0);
     int32_t d[N];
-    fill(d, 77);
     uint8_t chunk[N * 4 + 64];
-    b2_cparams cp;
-    b2_cparams_init(&cp);
-    cp.typesize = 4;
-    b2_cctx *cc = b2_cctx_new(&cp);
-    int cb = b2_chunk_compress(cc, d, sizeof d, chunk, sizeof chunk);
+    int cb = make_chunk(77, chunk);
     CHECK(b2_schunk_update_chunk(s, 1, chunk, cb) == 6, "foreign update");
     CHECK(b2_schunk_delete_chunk(s, 0) == 5, "foreign delete");
     CHECK(b2_schunk_append_chunk(s, chunk, cb) == 6, "foreign append");
-    b2_cctx_free(cc);
     b2_schunk_free(s);
     s = reopen(path, B2_OPEN_READONLY, B2_CHECKSUMS_KEEP, 1);
     /* old 1 (now 0) changed, old 2..5 moved up by one, a new last chunk */
