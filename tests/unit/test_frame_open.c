@@ -11,6 +11,7 @@
 #include "b2_frame.h"
 #include "b2_frame_experimental.h"
 #include "check.h"
+#include "user_io.h"
 
 static b2_schunk *make_frame(int nchunks)
 {
@@ -114,49 +115,14 @@ static void frame_at_offset(const char *path, b2_schunk *ref)
     }
 }
 
-/* ---- user I/O over a buffer, with a failure switch ---- */
-typedef struct ubuf {
-    uint8_t *p;
-    size_t len, cap;
-    int fail_reads, fail_write_at, writes;
-} ubuf;
-
-static int64_t u_read(void *u, int64_t pos, void *dst, size_t n)
-{
-    ubuf *b = u;
-    if (b->fail_reads)
-        return -5;
-    if ((uint64_t)pos >= b->len)
-        return 0;
-    size_t k = b->len - (size_t)pos < n ? b->len - (size_t)pos : n;
-    memcpy(dst, b->p + pos, k);
-    return (int64_t)k;
-}
-
-static int64_t u_write(void *u, int64_t pos, const void *src, size_t n)
-{
-    ubuf *b = u;
-    if (b->fail_write_at >= 0 && b->writes++ >= b->fail_write_at)
-        return -28;
-    size_t end = (size_t)pos + n;
-    if (end > b->cap) {
-        b->p = realloc(b->p, end * 2);
-        memset(b->p + b->cap, 0, end * 2 - b->cap);
-        b->cap = end * 2;
-    }
-    memcpy(b->p + pos, src, n);
-    if (end > b->len)
-        b->len = end;
-    return (int64_t)n;
-}
-
-static int64_t u_size(void *u) { return (int64_t)((ubuf *)u)->len; }
-
 static void user_io_failures(b2_schunk *ref)
 {
-    static const b2_io io = {u_read, u_write, u_size, NULL, NULL, NULL};
-    static const b2_io ro = {u_read, NULL, u_size, NULL, NULL, NULL};
-    ubuf b = {NULL, 0, 0, 0, -1, 0};
+    /* the buffer backend (user_io.h) without truncate and close; ro: without write */
+    b2_io io = test_membuf_io, ro = test_membuf_io;
+    io.truncate = ro.truncate = NULL;
+    io.close = ro.close = NULL;
+    ro.write = NULL;
+    test_membuf b = {.fail_write_at = -1};
     b2_cparams cp;
     b2_cparams_init(&cp);
     cp.typesize = 4;
@@ -202,7 +168,8 @@ static void user_io_failures(b2_schunk *ref)
     b.len /= 2;
     CHECK(b2_schunk_open_with(&o, &s) < 0 && !s, "a cut user frame refused");
     free(b.p);
-    static const b2_io none = {NULL, NULL, u_size, NULL, NULL, NULL};
+    b2_io none = {0};
+    none.size = test_membuf_io.size;
     o.io = &none;
     CHECK(b2_schunk_open_with(&o, &s) == B2_ERR_INVALID_PARAM, "user I/O without read refused");
 }

@@ -15,55 +15,10 @@
 #include "b2_frame.h"
 #include "manifest.h"
 #include "check.h"
+#include "user_io.h"
 
-/* ---- user I/O: a frame in a growable buffer of the test's ---- */
-typedef struct ubuf { uint8_t *p; size_t len, cap; int closed; } ubuf;
-static ubuf g_user; /* the user-I/O frame of the current test */
-
-static int64_t u_read(void *u, int64_t pos, void *dst, size_t n)
-{
-    ubuf *b = u;
-    if ((uint64_t)pos >= b->len)
-        return 0;
-    size_t k = b->len - (size_t)pos < n ? b->len - (size_t)pos : n;
-    memcpy(dst, b->p + pos, k);
-    return (int64_t)k;
-}
-
-static int64_t u_write(void *u, int64_t pos, const void *src, size_t n)
-{
-    ubuf *b = u;
-    size_t end = (size_t)pos + n;
-    if (end > b->cap) {
-        size_t cap = end * 2;
-        uint8_t *p = realloc(b->p, cap);
-        if (!p)
-            return -1;
-        memset(p + b->cap, 0, cap - b->cap);
-        b->p = p;
-        b->cap = cap;
-    }
-    if (end > b->len) {
-        memset(b->p + b->len, 0, (size_t)pos > b->len ? (size_t)pos - b->len : 0);
-        b->len = end;
-    }
-    memcpy(b->p + pos, src, n);
-    return (int64_t)n;
-}
-
-static int64_t u_size(void *u) { return (int64_t)((ubuf *)u)->len; }
-
-static int u_truncate(void *u, int64_t len)
-{
-    ubuf *b = u;
-    if ((uint64_t)len < b->len)
-        b->len = (size_t)len;
-    return 0;
-}
-
-static void u_close(void *u) { ((ubuf *)u)->closed++; }
-
-static const b2_io g_io = {u_read, u_write, u_size, u_truncate, NULL, u_close};
+/* the user-I/O frame of the current test, in a growable buffer (user_io.h) */
+static test_membuf g_user = {.fail_write_at = -1};
 
 /* Open (flags) or create the frame of storage kind 0-3 at path. */
 static int open_kind(int storage, const char *path, int flags, const b2_cparams *cp,
@@ -74,7 +29,7 @@ static int open_kind(int storage, const char *path, int flags, const b2_cparams 
     o.flags = flags;
     o.cparams = flags & B2_OPEN_CREATE ? cp : NULL;
     if (storage == 3) {
-        o.io = &g_io;
+        o.io = &test_membuf_io;
         o.io_user = &g_user;
     } else if (storage > 0) {
         o.path = path;
