@@ -4,10 +4,13 @@ reference's ref_bench_frame. On a small run (4 appends, one rep) every expected
 line must be present once with positive, ordered numbers (min <= median <= max),
 MB/s where bytes are moved, the b2nd compression ratios of the reference's data;
 the temporary files must be gone afterwards; the table form prints the same
-labels; bad command lines exit 2 and an unusable --dir exits 1. Does not need
+labels; the mmap-against-pread lines (ours only: random chunk reads of the file
+frame, the file-backed slices) come in pairs with positive times, the mmap one
+with a positive mmap/pread ratio, and the table ends with the level note; bad command lines exit 2 and an unusable --dir exits 1. Does not need
 the reference program."""
 import json
 import os
+import re
 import sys
 import tempfile
 
@@ -31,6 +34,8 @@ FRAME_LINES = [
     ("open file cframe + free", False),
     ("open file cframe + read 1 random chunk + free", True),
     ("read 1 random chunk, file cframe already open", True),
+    ("read 64 random chunks, file cframe, pread", True),
+    ("read 64 random chunks, file cframe, mmap", True),
     ("schunk_from_buffer(copy=false) of cframe + free", False),
     ("read 1 random chunk, in-memory cframe", True),
     ("memcpy 1 MiB (reference)", True),
@@ -39,6 +44,7 @@ FRAME_LINES = [
 SHAPES = [("default", 512, 1.30), ("100x100", 500, 1.26), ("50x50", 500, 1.25),
           ("500x500(1 block/chunk)", 500, 1.27)]
 WHERE = ["in-memory cframe", "file-backed cframe (page cache warm)"]
+SLICES = ["[1200:1210,1200:1210] (1 chunk)", "[995:1005,995:1005] (4 chunks)"]
 
 
 def nd_lines():
@@ -52,7 +58,29 @@ def nd_lines():
                     (s + "decompress whole chunk (%dx%d padded, %.2f MB)" % (pad, pad, pad * pad * 8 / 1e6),
                      True),
                     (s + "b2nd_to_cbuffer whole array (32 MB)", True)]
+            if w == WHERE[1]:
+                out += [(s + "get_slice 10x10 %s, %s" % (sl, how), False)
+                        for sl in SLICES for how in ("pread", "mmap")]
     return out
+
+
+def table_pread_mmap(text, pairs):
+    """The table's pread and mmap lines: pairs of each, positive medians, the
+    mmap ones with their ratio, and the closing note counting the pairs."""
+    med = re.compile(r"^(?P<label>.+?), (?P<how>pread|mmap) +median +(?P<ms>[0-9.]+) ms"
+                     r".*?(?:mmap/pread (?P<ratio>[0-9.]+))?  \[ext load", re.M)
+    got = [m.groupdict() for m in med.finditer(text)]
+    for how in ("pread", "mmap"):
+        rows = [g for g in got if g["how"] == how]
+        c.ok(len(rows) == pairs and all(float(g["ms"]) > 0 for g in rows),
+             "table: %d %s lines with positive medians: %s" % (pairs, how, rows))
+        c.ok(all((g["ratio"] is not None and float(g["ratio"]) > 0) == (how == "mmap")
+                 for g in rows), "table: the mmap lines give mmap/pread: %s" % rows)
+    note = re.search(r"^mmap against pread: (level|not level) \((\d+) of (\d+) median mmap/pread "
+                     r"ratios within 1 \+- 0\.10; range [0-9.]+\.\.[0-9.]+\)$", text, re.M)
+    c.ok(note is not None and int(note.group(3)) == pairs
+         and (note.group(1) == "level") == (note.group(2) == note.group(3)),
+         "table: the level note: %r" % text[-600:])
 
 
 def main():
@@ -86,6 +114,14 @@ def main():
     # appends: n = reps; short operations: 5 x reps samples
     c.ok(by.get("append_buffer x%d -> in-memory cframe" % N, {}).get("n") == 1, "appends: n = reps")
     c.ok(by.get("open file cframe + free", {}).get("n") == 5, "short operations: n = 5 x reps")
+    mmap_rows = [n for n, _ in expected if n.endswith(", mmap")]
+    c.ok(len(mmap_rows) == 1 + 2 * len(SHAPES), "mmap lines: %s" % mmap_rows)
+    for n, _ in expected:
+        o = by.get(n, {})
+        if n.endswith(", mmap"):
+            c.ok(o.get("mmap_pread_ratio", 0) > 0 and o.get("n") == 5, "mmap/pread ratio: %s" % o)
+        else:
+            c.ok("mmap_pread_ratio" not in o, "no mmap/pread ratio: %s" % o)
     comp = by.get(FRAME_LINES[0][0], {})
     c.ok(comp.get("cratio", 0) > 1.2, "compress line has a cratio > 1.2: %s" % comp)
     for shape, _, cr in SHAPES:
@@ -102,6 +138,14 @@ def main():
     c.ok(r.returncode == 0 and "append_buffer x2 -> file cframe (+close+fsync) median" in text
          and "read 1 random chunk, in-memory cframe" in text and "b2nd" not in text
          and "[ext load " in text, "table output: %r" % text[-3000:])
+    table_pread_mmap(text, 1)
+
+    # the table of the b2nd part: both slices, pread and mmap, per blockshape
+    with tempfile.TemporaryDirectory() as d:
+        r = run(["bench", "--frame", "--reps", "1", "--only", "b2nd", "--dir", d], timeout=600)
+    text = r.stdout.decode()
+    c.ok(r.returncode == 0, "b2nd table exit %d: %r" % (r.returncode, r.stderr[-2000:]))
+    table_pread_mmap(text, 2 * len(SHAPES))
 
     for args in (["--reps", "0"], ["--chunks", "0"], ["--chunks", "x"], ["--bogus"], ["file.bin"],
                  ["--only", "nothing"], ["--reps"], ["--hdf5"]):

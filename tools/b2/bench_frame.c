@@ -15,6 +15,13 @@
  *    samples, each repeating the operation until 20 ms have passed (sample =
  *    elapsed / repetitions). Chunks are picked by a splitmix64 stream seeded 42.
  *  - from_cbuffer: once per b2nd section; to_cbuffer: REPS single runs.
+ *  - ours only, mmap against pread: the same reads through an ordinary open
+ *    (pread) and a mapped one (b2_open_options.mmap), in alternating samples
+ *    (pread, mmap, pread, mmap, ...; 5 x REPS of each): NPICK random chunks of
+ *    the file cframe (one fixed list, seed 7), and each b2nd section's 10x10
+ *    slices on the file-backed array. The mmap line adds the median of the
+ *    rounds' mmap/pread time ratios; the table ends with a note saying whether
+ *    every such ratio was within +-10% (LEVEL).
  * Every measurement checks its result against the source data (outside the
  * clock) and fails with exit status 1 when it differs.
  * "ext load" is the CPU time the rest of the machine used since the previous
@@ -38,6 +45,8 @@
 #define CSIDE 500            /* chunk shape CSIDE x CSIDE */
 #define ND_CHUNK 10          /* the chunk decoded whole: (2, 2), rows 1000..1499 */
 #define ND_BYTES ((size_t)SIDE * SIDE * 8)
+#define NPICK 64             /* chunks read per sample, mmap against pread */
+#define LEVEL 0.10           /* mmap/pread within 1 +- LEVEL counts as level */
 
 typedef struct bench {
     int reps, json, nchunks, parts; /* parts: 1 frame, 2 b2nd */
@@ -53,6 +62,11 @@ typedef struct bench {
     uint64_t rng;
     double last_wall, last_busy, last_own; /* ext load bookkeeping */
     char section[128]; /* b2nd: prefix of the JSON names */
+    int64_t pick[NPICK];  /* the chunks read, mmap against pread */
+    int npairs, nlevel;   /* mmap/pread comparisons made, and how many were level */
+    double rlo, rhi;      /* their lowest and highest median ratio */
+    int ext_hold;         /* report: repeat the previous line's ext load */
+    double ext_prev;
 } bench;
 
 /* ---- small helpers ---- */
@@ -116,8 +130,9 @@ static void cpu_times(double *wall, double *busy, double *own)
 }
 
 /* Print one line: label, median/min/max of n samples (seconds), MB/s of `bytes`
- * per median (0: none), an optional cratio. Sorts t. */
-static void report(bench *b, const char *label, double *t, int n, double bytes, double cratio)
+ * per median (0: none), an optional cratio and mmap/pread ratio. Sorts t. */
+static void report(bench *b, const char *label, double *t, int n, double bytes, double cratio,
+                   double ratio)
 {
     double wall, busy, own, ext = 0;
     cpu_times(&wall, &busy, &own);
@@ -125,6 +140,9 @@ static void report(bench *b, const char *label, double *t, int n, double bytes, 
         ext = ((busy - b->last_busy) - (own - b->last_own)) / (wall - b->last_wall);
     if (ext < 0)
         ext = 0;
+    if (b->ext_hold)
+        ext = b->ext_prev;
+    b->ext_prev = ext;
     b->last_wall = wall;
     b->last_busy = busy;
     b->last_own = own;
@@ -147,6 +165,8 @@ static void report(bench *b, const char *label, double *t, int n, double bytes, 
             b2cli_json_num(&j, "mbps", mbps);
         if (cratio > 0)
             b2cli_json_num(&j, "cratio", cratio);
+        if (ratio > 0)
+            b2cli_json_num(&j, "mmap_pread_ratio", ratio);
         b2cli_json_num(&j, "ext_load", ext);
         b2cli_json_end(&j);
     } else {
@@ -156,6 +176,8 @@ static void report(bench *b, const char *label, double *t, int n, double bytes, 
             printf("  %8.1f MB/s", mbps);
         if (cratio > 0)
             printf("  cratio %.2f", cratio);
+        if (ratio > 0)
+            printf("  mmap/pread %.3f", ratio);
         printf("  [ext load %.2f]\n", ext);
     }
     fflush(stdout);
@@ -163,13 +185,14 @@ static void report(bench *b, const char *label, double *t, int n, double bytes, 
 
 /* ---- short operations, repeated until MIN_SAMPLE per sample ---- */
 
-enum { OP_OPEN, OP_OPEN_READ, OP_READ, OP_FROM_BUFFER, OP_MEMCPY, OP_SLICE, OP_CHUNK };
+enum { OP_OPEN, OP_OPEN_READ, OP_READ, OP_READ_PICKED, OP_FROM_BUFFER, OP_MEMCPY, OP_SLICE,
+       OP_CHUNK };
 
 typedef struct op {
     int kind;
     bench *b;
     const char *path;        /* OP_OPEN, OP_OPEN_READ */
-    b2_schunk *s;            /* OP_READ */
+    b2_schunk *s;            /* OP_READ, OP_READ_PICKED */
     const uint8_t *buf;      /* OP_FROM_BUFFER, OP_READ of a buffer */
     size_t len;
     int64_t last;            /* chunk read last */
@@ -200,6 +223,14 @@ static int op_run(op *o)
         o->last = (int64_t)(splitmix(&b->rng) % (uint64_t)b->nchunks);
         rc = b2_schunk_decompress_chunk(o->s, o->last, b->out, CHUNK);
         return rc < 0 ? rc : rc == CHUNK ? 0 : B2_ERR_CORRUPT;
+    case OP_READ_PICKED:
+        for (int i = 0; i < NPICK; i++) {
+            o->last = b->pick[i];
+            rc = b2_schunk_decompress_chunk(o->s, o->last, b->out, CHUNK);
+            if (rc != CHUNK)
+                return rc < 0 ? rc : B2_ERR_CORRUPT;
+        }
+        return 0;
     case OP_FROM_BUFFER:
         rc = b2_schunk_open_buffer(o->buf, o->len, 0, &s);
         b2_schunk_free(s);
@@ -227,6 +258,7 @@ static int op_check(const op *o, const double *nd_data)
     switch (o->kind) {
     case OP_OPEN_READ:
     case OP_READ:
+    case OP_READ_PICKED:
     case OP_MEMCPY:
         return memcmp(o->b->out, o->b->src + o->last * CHUNK, CHUNK) ? -1 : 0;
     case OP_SLICE:
@@ -237,25 +269,73 @@ static int op_check(const op *o, const double *nd_data)
     return 0;
 }
 
+/* One sample of o: repeat it until MIN_SAMPLE has passed; *secs per run. */
+static int sample_op(op *o, const char *label, const double *nd_data, double *secs)
+{
+    int iters = 0, rc;
+    double t0 = b2cli_now(), el;
+    do {
+        if ((rc = op_run(o)) < 0)
+            return fail(label, rc);
+        iters++;
+        el = b2cli_now() - t0;
+    } while (el < MIN_SAMPLE);
+    *secs = el / iters;
+    return op_check(o, nd_data) < 0 ? fail(label, B2_ERR_CORRUPT) : B2CLI_OK;
+}
+
 /* 5 x reps samples of o, then the line. */
 static int time_op(bench *b, op *o, const char *label, double bytes, const double *nd_data)
 {
-    int n = 5 * b->reps;
-    for (int i = 0; i < n; i++) {
-        int iters = 0, rc;
-        double t0 = b2cli_now(), el;
-        do {
-            if ((rc = op_run(o)) < 0)
-                return fail(label, rc);
-            iters++;
-            el = b2cli_now() - t0;
-        } while (el < MIN_SAMPLE);
-        b->t[i] = el / iters;
-        if (op_check(o, nd_data) < 0)
-            return fail(label, B2_ERR_CORRUPT);
-    }
-    report(b, label, b->t, n, bytes, 0);
+    int n = 5 * b->reps, rc;
+    for (int i = 0; i < n; i++)
+        if ((rc = sample_op(o, label, nd_data, &b->t[i])) != B2CLI_OK)
+            return rc;
+    report(b, label, b->t, n, bytes, 0, 0);
     return B2CLI_OK;
+}
+
+/* The same operation on a pread-backed (pr) and an mmap-backed (mm) handle:
+ * 5 x reps rounds of one sample each, pread first; a line for each, labelled
+ * "<label>, pread" and "<label>, mmap", the second with the median of the
+ * rounds' mmap/pread ratios, which also goes into the closing note. */
+static int time_pread_mmap(bench *b, op *pr, op *mm, const char *label, double bytes,
+                           const double *nd_data)
+{
+    int n = 5 * b->reps, rc = B2CLI_OK;
+    double *tm = malloc(sizeof(double) * 2 * (size_t)n), *ratio = tm + n;
+    char lp[200], lm[200];
+    if (!tm)
+        return fail(label, B2_ERR_NOMEM);
+    snprintf(lp, sizeof lp, "%s, pread", label);
+    snprintf(lm, sizeof lm, "%s, mmap", label);
+    for (int i = 0; i < n && rc == B2CLI_OK; i++)
+        if ((rc = sample_op(pr, lp, nd_data, &b->t[i])) == B2CLI_OK &&
+            (rc = sample_op(mm, lm, nd_data, &tm[i])) == B2CLI_OK)
+            ratio[i] = tm[i] / b->t[i];
+    if (rc == B2CLI_OK) {
+        double r = b2cli_median(ratio, n);
+        report(b, lp, b->t, n, bytes, 0, 0);
+        b->ext_hold = 1; /* the two lines share one stretch of time */
+        report(b, lm, tm, n, bytes, 0, r);
+        b->ext_hold = 0;
+        b->rlo = b->npairs == 0 || r < b->rlo ? r : b->rlo;
+        b->rhi = b->npairs == 0 || r > b->rhi ? r : b->rhi;
+        b->npairs++;
+        b->nlevel += fabs(r - 1) <= LEVEL;
+    }
+    free(tm);
+    return rc;
+}
+
+/* Open the frame file at path read-only and mapped. */
+static int open_mapped(const char *path, b2_schunk **out)
+{
+    b2_open_options oo;
+    b2_open_options_init(&oo);
+    oo.path = path;
+    oo.mmap = 1;
+    return b2_schunk_open_with(&oo, out);
 }
 
 /* ---- super-chunks and frames ---- */
@@ -337,8 +417,30 @@ static int append_line(bench *b, const char *what, int where, int precomp, int s
         if (i >= 0)
             b->t[i] = secs;
     }
-    report(b, label, b->t, b->reps, (double)b->nchunks * CHUNK, 0);
+    report(b, label, b->t, b->reps, (double)b->nchunks * CHUNK, 0, 0);
     return B2CLI_OK;
+}
+
+/* NPICK random chunks (a fixed list) of the file cframe, open as pr through
+ * pread, against the same file mapped. */
+static int pread_mmap_chunks(bench *b, b2_schunk *pr)
+{
+    uint64_t seed = 7;
+    for (int i = 0; i < NPICK; i++)
+        b->pick[i] = (int64_t)(splitmix(&seed) % (uint64_t)b->nchunks);
+    b2_schunk *mm = NULL;
+    int rc = open_mapped(b->frame_path, &mm);
+    if (rc < 0 || (rc = check_schunk(b, mm)) < 0) {
+        b2_schunk_free(mm);
+        return fail("mmap open of the file cframe", rc);
+    }
+    op a = {.kind = OP_READ_PICKED, .b = b, .s = pr}, m = a;
+    m.s = mm;
+    char label[64];
+    snprintf(label, sizeof label, "read %d random chunks, file cframe", NPICK);
+    rc = time_pread_mmap(b, &a, &m, label, (double)NPICK * CHUNK, NULL);
+    b2_schunk_free(mm);
+    return rc;
 }
 
 static int run_frames(bench *b)
@@ -377,7 +479,7 @@ static int run_frames(bench *b)
     if (rc != B2CLI_OK)
         return rc;
     snprintf(label, sizeof label, "compress %d chunks, no container (ctx)", n);
-    report(b, label, b->t, b->reps, (double)n * CHUNK, (double)n * CHUNK / (double)ctot);
+    report(b, label, b->t, b->reps, (double)n * CHUNK, (double)n * CHUNK / (double)ctot, 0);
 
     static const struct {
         const char *what;
@@ -425,9 +527,13 @@ static int run_frames(bench *b)
     o.s = s;
     rc = time_op(b, &o, "read 1 random chunk, file cframe already open", CHUNK, NULL);
     int r2 = rc == B2CLI_OK ? b2_schunk_to_buffer(s, &buf, &len) : B2_OK;
+    if (rc == B2CLI_OK && r2 >= 0)
+        rc = pread_mmap_chunks(b, s);
     b2_schunk_free(s);
-    if (rc != B2CLI_OK)
+    if (rc != B2CLI_OK) {
+        free(buf);
         return rc;
+    }
     if (r2 < 0)
         return fail("schunk_to_buffer", r2);
     o.kind = OP_FROM_BUFFER;
@@ -517,6 +623,31 @@ static void default_blockshape(int64_t items, int32_t bs[2])
     }
 }
 
+/* The 10x10 slices on the file-backed array of o (opened through pread) and on
+ * the same file mapped, wrapped with b2_nd_from_schunk. */
+static int pread_mmap_slices(bench *b, op *o, const double *data)
+{
+    b2_schunk *s = NULL;
+    b2_nd_array *am = NULL;
+    int rc = open_mapped(b->nd_path, &s);
+    if (rc >= 0 && (rc = b2_nd_from_schunk(s, &am)) < 0)
+        b2_schunk_free(s);
+    if (rc < 0)
+        return fail("b2nd mmap open", rc);
+    op m = *o;
+    m.a = am;
+    char label[160];
+    for (int k = 0; k < 2 && rc == B2CLI_OK; k++) {
+        o->kind = m.kind = OP_SLICE;
+        o->start[0] = o->start[1] = m.start[0] = m.start[1] = slice_start[k];
+        o->stop[0] = o->stop[1] = m.stop[0] = m.stop[1] = slice_start[k] + 10;
+        snprintf(label, sizeof label, "  get_slice 10x10 %s", slice_label[k]);
+        rc = time_pread_mmap(b, o, &m, label, 0, data);
+    }
+    b2_nd_free(am);
+    return rc;
+}
+
 /* One section: blockshape bs, in memory (file 0) or file-backed (file 1). */
 static int nd_section(bench *b, const char *bname, const int32_t bs[2], int file,
                       const double *data, uint8_t *whole, uint8_t *chunkbuf, size_t chunkcap)
@@ -546,7 +677,7 @@ static int nd_section(bench *b, const char *bname, const int32_t bs[2], int file
     snprintf(b->section, sizeof b->section, "blockshape %s, %s", bname, where);
     if (b->json) {
         b->t[0] = tfrom;
-        report(b, "from_cbuffer", b->t, 1, ND_BYTES, cratio);
+        report(b, "from_cbuffer", b->t, 1, ND_BYTES, cratio, 0);
     } else {
         printf("\nblockshape %s = %dx%d, %s: from_cbuffer %.1f ms, cratio %.2f\n", bname, bs[0],
                bs[1], where, tfrom * 1e3, cratio);
@@ -560,6 +691,8 @@ static int nd_section(bench *b, const char *bname, const int32_t bs[2], int file
         snprintf(label, sizeof label, "  get_slice 10x10 %s", slice_label[k]);
         rc = time_op(b, &o, label, 0, data) == B2CLI_OK ? 0 : -1;
     }
+    if (file && rc >= 0)
+        rc = pread_mmap_slices(b, &o, data) == B2CLI_OK ? 0 : -1;
     int64_t e0 = (CSIDE + bs[0] - 1) / bs[0] * bs[0], e1 = (CSIDE + bs[1] - 1) / bs[1] * bs[1];
     if (rc >= 0) {
         o.kind = OP_CHUNK;
@@ -579,7 +712,7 @@ static int nd_section(bench *b, const char *bname, const int32_t bs[2], int file
         }
     }
     if (rc >= 0)
-        report(b, "  b2nd_to_cbuffer whole array (32 MB)", b->t, b->reps, ND_BYTES, 0);
+        report(b, "  b2nd_to_cbuffer whole array (32 MB)", b->t, b->reps, ND_BYTES, 0, 0);
     b2_nd_free(a);
     if (file)
         remove_path(b->nd_path);
@@ -728,6 +861,11 @@ int b2cli_bench_frame(int argc, char **argv)
             rc = run_frames(&b);
         if (rc == B2CLI_OK && (b.parts & 2))
             rc = run_b2nd(&b);
+        if (rc == B2CLI_OK && !b.json && b.npairs > 0)
+            printf("\nmmap against pread: %s (%d of %d median mmap/pread ratios within 1 +- %.2f; "
+                   "range %.3f..%.3f)\n",
+                   b.nlevel == b.npairs ? "level" : "not level", b.nlevel, b.npairs, LEVEL,
+                   b.rlo, b.rhi);
     }
     for (int i = 0; b.pre && i < b.nchunks; i++)
         free(b.pre[i]);
