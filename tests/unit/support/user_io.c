@@ -77,7 +77,7 @@ test_pagemap *test_pagemap_new(void)
     m->cap = 64;
     m->slot = malloc((size_t)m->cap * sizeof *m->slot);
     for (int64_t i = 0; m->slot && i < m->cap; i++)
-        m->slot[i].no = -1;
+        m->slot[i] = (page){-1, NULL};
     if (!m->slot) {
         free(m);
         return NULL;
@@ -117,7 +117,7 @@ static uint8_t *page_at(test_pagemap *m, int64_t no, int create)
         if (!slot)
             return NULL;
         for (int64_t i = 0; i < cap; i++)
-            slot[i].no = -1;
+            slot[i] = (page){-1, NULL};
         for (int64_t i = 0; i < m->cap; i++)
             if (m->slot[i].no >= 0)
                 *find(slot, cap, m->slot[i].no) = m->slot[i];
