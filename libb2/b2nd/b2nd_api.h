@@ -23,6 +23,8 @@
     X(int, b2_nd_delete, a, (b2_nd_array *a, int axis, int64_t start, int64_t n), (a, axis, start, n)) \
     X(int, b2_nd_get_slice_cbuffer, a, (b2_nd_array *a, const int64_t *start, const int64_t *stop, void *dst, size_t cap), (a, start, stop, dst, cap)) \
     X(int, b2_nd_to_cbuffer, a, (b2_nd_array *a, void *dst, size_t cap), (a, dst, cap)) \
+    X(int, b2_nd_get_orthogonal_selection, a, (b2_nd_array *a, const int64_t *const *sel, const int64_t *nsel, void *dst, size_t cap), (a, sel, nsel, dst, cap)) \
+    X(int, b2_nd_set_orthogonal_selection, a, (b2_nd_array *a, const int64_t *const *sel, const int64_t *nsel, const void *src, size_t len), (a, sel, nsel, src, len)) \
     X(int, b2_nd_set_slice_cbuffer, a, (b2_nd_array *a, const int64_t *start, const int64_t *stop, const void *src, size_t len), (a, start, stop, src, len))
 
 #endif

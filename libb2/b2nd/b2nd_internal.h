@@ -5,6 +5,7 @@
 
 #include "b2_internal.h"
 #include "b2_nd.h"
+#include "b2_chunk_experimental.h"
 #include "b2nd_api.h"
 
 /* Derived geometry of an array (doc/format/b2nd.md §2). All products are checked. */
@@ -94,6 +95,15 @@ B2_HIDDEN int b2_nd_compress_chunk(b2_nd_array *a, const uint8_t *buf, uint8_t *
                                   int32_t *cbytes);
 /* Validate p, fill in defaults, and create an array holding no chunks yet. */
 B2_HIDDEN int b2_nd_create_bare(const b2_nd_params *p, const b2_nd_storage *st, b2_nd_array **out);
+/* Chunk n's stored bytes (no copy; valid until x's next view) and its header,
+ * checked to decode to exactly one padded chunk of the array. */
+B2_HIDDEN int b2_nd_view_chunk(b2_nd_array *a, nd_reader *x, int64_t n, const uint8_t **chunk,
+                               int32_t *cbytes, b2_chunk_info *info);
+/* Decode blocks list[0..n) (list NULL: every block) of chunk nchunk, which is not
+ * special, through fn/ud (b2_chunk_decompress_rows). On disk, when the blocks are at
+ * most a quarter of the chunk, only their compressed bytes are read. */
+B2_HIDDEN int b2_nd_decode_blocks(b2_nd_array *a, nd_reader *x, int64_t nchunk, const int32_t *list,
+                                  int32_t n, b2_block_rows_fn fn, void *ud);
 /* Rebuild a->g from a->meta and the typesize. */
 B2_HIDDEN int b2_nd_array_refresh_geom(b2_nd_array *a);
 

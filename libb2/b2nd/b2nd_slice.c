@@ -163,8 +163,8 @@ static int box_check(const b2_nd_geom *g, const int64_t *start, const int64_t *s
 
 /* Chunk n's stored bytes (no copy; valid until x's next view) and its header,
  * checked to decode to exactly one padded chunk. */
-static int view_chunk(b2_nd_array *a, nd_reader *x, int64_t n, const uint8_t **chunk,
-                      int32_t *cbytes, b2_chunk_info *info)
+int b2_nd_view_chunk(b2_nd_array *a, nd_reader *x, int64_t n, const uint8_t **chunk,
+                     int32_t *cbytes, b2_chunk_info *info)
 {
     int rc = b2_nd_st_chunk_view(a, x, n, chunk, cbytes);
     if (rc >= 0)
@@ -207,7 +207,7 @@ static int fill_part(b2_nd_array *a, nd_reader *x, const chunk_part *p, const in
         int32_t cbytes;
         b2_chunk_info info;
         b2_dctx *d = x->d;
-        if ((rc = view_chunk(a, x, p->nchunk, &chunk, &cbytes, &info)) < 0) {
+        if ((rc = b2_nd_view_chunk(a, x, p->nchunk, &chunk, &cbytes, &info)) < 0) {
             free(val);
             return rc;
         }
@@ -365,23 +365,19 @@ static int block_list(const b2_nd_geom *g, const chunk_part *p, int32_t **list, 
     return B2_OK;
 }
 
-/* Part p of a chunk on disk whose needed blocks are few: read only their bytes
- * (with the header and block index) and decode them straight into the box, as
- * read_part does for a chunk in memory. B2_ERR_UNSUPPORTED (before any output)
- * when the storage or the chunk cannot do it. */
-static int read_part_lazily(b2_nd_array *a, nd_reader *x, const chunk_part *p, place_ctx *c,
-                            int32_t **list, int32_t *listcap)
+/* Blocks list[0..n) of a chunk on disk, few of them: read only their bytes (with
+ * the header and block index) and decode them through fn. B2_ERR_UNSUPPORTED
+ * (before any output) when the storage or the chunk cannot do it. */
+static int decode_blocks_lazily(b2_nd_array *a, nd_reader *x, int64_t nchunk, const int32_t *list,
+                                int32_t n, b2_block_rows_fn fn, void *ud)
 {
     const b2_nd_geom *g = &a->g;
     b2_schunk *s = b2_nd_schunk(a);
-    if (b2_schunk_storage(s) == B2_STORAGE_MEMORY || p->need > INT32_MAX)
+    if (b2_schunk_storage(s) == B2_STORAGE_MEMORY)
         return B2_ERR_UNSUPPORTED;
-    int rc = block_list(g, p, list, listcap);
-    if (rc < 0)
-        return rc;
     uint8_t *chunk;
     int32_t cbytes;
-    rc = b2_schunk_read_blocks(s, p->nchunk, *list, (int32_t)p->need, &chunk, &cbytes);
+    int rc = b2_schunk_read_blocks(s, nchunk, list, n, &chunk, &cbytes);
     if (rc < 0)
         return rc;
     b2_chunk_info info;
@@ -390,38 +386,47 @@ static int read_part_lazily(b2_nd_array *a, nd_reader *x, const chunk_part *p, p
     if (rc >= 0 && (info.eff_blocksize != g->block_bytes || info.nblocks != g->nblocks))
         rc = B2_FAIL_CODE(B2_ERR_CORRUPT);
     if (rc >= 0) {
-        c->p = p;
         int64_t before = b2_dctx_blocks_decoded(x->d); /* x->d is this call's alone */
-        rc = b2_chunk_decompress_rows(x->d, chunk, (size_t)cbytes, *list, (int32_t)p->need,
-                                      place_block, c);
+        rc = b2_chunk_decompress_rows(x->d, chunk, (size_t)cbytes, list, n, fn, ud);
         __atomic_fetch_add(&a->blocks_read_lazily, b2_dctx_blocks_decoded(x->d) - before,
                            __ATOMIC_RELAXED);
     }
     free(chunk);
     return rc;
 }
-/* Decode the needed blocks of part p straight into the user's box. */
-static int read_part(b2_nd_array *a, nd_reader *x, const chunk_part *p, place_ctx *c,
-                     int32_t **list, int32_t *listcap)
+
+int b2_nd_decode_blocks(b2_nd_array *a, nd_reader *x, int64_t nchunk, const int32_t *list,
+                        int32_t n, b2_block_rows_fn fn, void *ud)
 {
     const b2_nd_geom *g = &a->g;
+    int rc = B2_ERR_UNSUPPORTED;
+    /* On disk, few blocks: read only their bytes (the compact path, doc/format/b2nd.md §6). */
+    if (list && (int64_t)n * g->block_bytes * 4 <= g->chunk_bytes)
+        rc = decode_blocks_lazily(a, x, nchunk, list, n, fn, ud);
+    if (rc != B2_ERR_UNSUPPORTED)
+        return rc;
     const uint8_t *chunk;
-    int32_t cbytes, n = 0;
+    int32_t cbytes;
     b2_chunk_info info;
-    int rc = view_chunk(a, x, p->nchunk, &chunk, &cbytes, &info);
-    if (rc < 0)
+    if ((rc = b2_nd_view_chunk(a, x, nchunk, &chunk, &cbytes, &info)) < 0)
         return rc;
     /* Block k of the array must be block k of the chunk. */
     if (info.eff_blocksize != g->block_bytes || info.vlblocks)
         return B2_FAIL_CODE(B2_ERR_CORRUPT);
-    if (p->need < g->nblocks) {
-        if ((rc = block_list(g, p, list, listcap)) < 0)
-            return rc;
-        n = (int32_t)p->need;
-    }
+    return b2_chunk_decompress_rows(x->d, chunk, (size_t)cbytes, list, list ? n : 0, fn, ud);
+}
+
+/* Decode the needed blocks of part p straight into the user's box. */
+static int read_part(b2_nd_array *a, nd_reader *x, const chunk_part *p, place_ctx *c,
+                     int32_t **list, int32_t *listcap)
+{
+    int rc;
+    int need_all = p->need >= a->g.nblocks;
+    if (!need_all && (rc = block_list(&a->g, p, list, listcap)) < 0)
+        return rc;
     c->p = p;
-    return b2_chunk_decompress_rows(x->d, chunk, (size_t)cbytes, n ? *list : NULL, n,
-                                    place_block, c);
+    return b2_nd_decode_blocks(a, x, p->nchunk, need_all ? NULL : *list, (int32_t)p->need,
+                               place_block, c);
 }
 
 int b2_nd_get_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const int64_t *stop, void *dst,
@@ -467,12 +472,7 @@ int b2_nd_get_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const int
             rc = fill_part(a, &x, &p, start, ustr, bstr, dst,
                            sp == B2_SPECIAL_NAN || sp == B2_SPECIAL_VALUE);
         } else {
-            /* On disk, few blocks: read only their bytes (the compact path, doc/format/b2nd.md §6). */
-            rc = B2_ERR_UNSUPPORTED;
-            if (p.need * (int64_t)g->block_bytes * 4 <= g->chunk_bytes)
-                rc = read_part_lazily(a, &x, &p, &c, &list, &listcap);
-            if (rc == B2_ERR_UNSUPPORTED)
-                rc = read_part(a, &x, &p, &c, &list, &listcap);
+            rc = read_part(a, &x, &p, &c, &list, &listcap);
         }
     } while (rc >= 0 && next_index(g->ndim, cc, clo, chi));
     b2_nd_st_reader_done(a, &x);
@@ -625,7 +625,7 @@ int b2_nd_set_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const int
             if ((rc = b2_nd_st_reader(a, &x)) < 0)
                 break;
             memset(buf, 0, (size_t)g->chunk_bytes); /* uninit chunks leave it as is */
-            if ((rc = view_chunk(a, &x, p.nchunk, &stored, &cbytes, &info)) >= 0)
+            if ((rc = b2_nd_view_chunk(a, &x, p.nchunk, &stored, &cbytes, &info)) >= 0)
                 rc = b2_chunk_decompress(x.d, stored, (size_t)cbytes, buf, (size_t)g->chunk_bytes);
             b2_nd_st_reader_done(a, &x);
             if (rc < 0)

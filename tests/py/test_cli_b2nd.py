@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`b2` on b2nd arrays: `cat` of every reference array against the manifest,
-`info --json` geometry and metalayers against it, `slice` boxes compared with
-NumPy slicing of the whole array, and compress -> cat round trips (contiguous
+`info --json` geometry and metalayers against it, `slice` boxes and orthogonal
+selections (index lists) compared with NumPy slicing and np.ix_ of the whole array, and compress -> cat round trips (contiguous
 and sparse, with user metalayers and vlmetalayers, ndim 0, an empty extent)."""
 import hashlib
 import json
@@ -58,6 +58,38 @@ def random_box(rng, shape):
     return ",".join(spec), tuple(idx)
 
 
+def random_selection(rng, shape):
+    """A spec with at least one index list, and the lists NumPy's np.ix_ takes."""
+    spec, lists = [], []
+    for d, n in enumerate(shape):
+        kind = rng.randrange(3) if d else 0
+        if n == 0:
+            spec.append(":")
+            lists.append([])
+        elif kind == 0:
+            idx = [rng.randrange(-n, n) for _ in range(rng.randrange(0, 6))]
+            spec.append("[%s]" % ",".join(map(str, idx)))
+            lists.append(idx)
+        elif kind == 1:
+            a, b = sorted(rng.randrange(0, n + 1) for _ in range(2))
+            spec.append("%d:%d" % (a, b))
+            lists.append(list(range(a, b)))
+        else:
+            i = rng.randrange(n)
+            spec.append(str(i))
+            lists.append([i])
+    return ",".join(spec), lists
+
+
+def check_selections(rng, path, arr, count, what):
+    for _ in range(count):
+        spec, lists = random_selection(rng, arr.shape)
+        r = run(["slice", path, spec])
+        want = np.ascontiguousarray(arr[np.ix_(*lists)]).tobytes()
+        c.ok(r.returncode == 0 and r.stdout == want, "%s: selection %s: exit %d, %d bytes, want %d %r"
+             % (what, spec, r.returncode, len(r.stdout), len(want), r.stderr[:200]))
+
+
 def test_interop(d):
     man = b2test.load_manifest(os.path.join(d, "manifest.json"))
     rng = random.Random(7)
@@ -101,6 +133,8 @@ def test_interop(d):
             nslices += 1
             c.ok(r.returncode == 0 and r.stdout == want, "%s: slice %s: exit %d, %d bytes, want %d"
                  % (v["id"], spec, r.returncode, len(r.stdout), len(want)))
+        check_selections(rng, path, arr, 3, v["id"])
+        nslices += 3
     print("checked %d reference arrays, %d slices" % (n, nslices))
 
 
@@ -150,6 +184,7 @@ def test_roundtrips(t):
                 r = run(["slice", out, spec])
                 c.ok(r.returncode == 0 and r.stdout == np.ascontiguousarray(arr[idx]).tobytes(),
                      "%s: slice %s" % (name, spec))
+            check_selections(rng, out, arr, 6, name)
         r = run(["verify", out])
         c.ok(r.returncode == 0, "verify %s" % name)
     # slice to a file, with -o
@@ -187,7 +222,11 @@ def test_roundtrips(t):
             (["compress", "--shape", "4", "--dtype", "<q9", src, os.path.join(t, "e.b2nd")], 2, "malformed dtype"),
             (["slice", a, "1:2,3:4,5:6,7:8"], 2, "too many dimensions"),
             (["slice", a, "99"], 2, "index out of range"),
-            (["slice", a, "a:b"], 2, "not a number")]:
+            (["slice", a, "a:b"], 2, "not a number"),
+            (["slice", a, "[1,37]"], 2, "list index out of range"),
+            (["slice", a, "[1,2"], 2, "unclosed list"),
+            (["slice", a, "[1,x]"], 2, "list item not a number"),
+            (["slice", a, "[1]5"], 2, "junk after a list")]:
         r = run(args)
         err = r.stderr.decode(errors="replace").strip()
         c.ok(r.returncode == code and len(err.splitlines()) == 1, "%s: exit %d (want %d) %r"

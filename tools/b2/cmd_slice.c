@@ -2,8 +2,9 @@
 /* `b2 slice FILE SPEC`: the bytes of part of an array. For a b2nd array SPEC is
  * one START:STOP per dimension (NumPy-like: omitted bounds mean the ends,
  * negative ones count from the end, a single index I means I:I+1, missing
- * trailing dimensions are taken whole); for a frame it is one item range in
- * units of the frame's typesize. */
+ * trailing dimensions are taken whole; a dimension given as a list [I,J,..]
+ * makes the spec an orthogonal selection, select.c); for a frame it is one item
+ * range in units of the frame's typesize. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,10 @@ static const char slice_help[] =
     "              the ends (':' is the whole dimension), negative bounds count\n"
     "              from the end, a single index I means I:I+1, bounds are clipped\n"
     "              to the shape, and dimensions left out are taken whole.\n"
+    "              A dimension may also be a list [I,J,..] of indices (any order,\n"
+    "              repeats allowed, negative from the end): the result is then the\n"
+    "              orthogonal selection, NumPy's a[np.ix_(...)], every dimension\n"
+    "              kept; only the blocks holding selected items are decoded.\n"
     "  frame:      SPEC is one START:STOP range of items (units of the frame's\n"
     "              typesize) across chunks.\n"
     "  HDF5:       SPEC as for b2nd arrays, over the dataset's dimensions; the\n"
@@ -29,6 +34,7 @@ static const char slice_help[] =
     "              are decoded on --threads threads); anything else through HDF5\n"
     "              (H5Dread).\n"
     "Examples:  b2 slice temps.b2nd 0:10,:,5   b2 slice data.b2frame 1000:2000\n"
+    "           b2 slice temps.b2nd '[1,5,9],2:7'\n"
     "           b2 slice run.h5:/grid/t 995:1005,995:1005\n"
     "  -o OUT        write to OUT instead of standard output\n"
     "  --threads N   decompression threads (default 1; HDF5: the reader's threads,\n"
@@ -190,7 +196,21 @@ int b2cli_cmd_slice(int argc, char **argv)
         b2cli_data_error(pos[0], "a single chunk has no shape to slice (use 'b2 cat')");
         return B2CLI_EXIT_DATA;
     }
-    if (o.arr) {
+    if (o.arr && b2cli_spec_is_selection(pos[1])) {
+        b2cli_selection sel;
+        if ((rc = b2cli_parse_selection(pos[1], b2_nd_ndim(o.arr), b2_nd_shape(o.arr), &sel)) != 0) {
+            b2cli_obj_close(&o);
+            return rc;
+        }
+        b2_nd_set_nthreads(o.arr, nthreads);
+        if (b2cli_out_open(&out, outpath) < 0) {
+            b2cli_selection_free(&sel);
+            b2cli_obj_close(&o);
+            return B2CLI_EXIT_DATA;
+        }
+        rc = b2cli_b2nd_write_selection(&o, &sel, out.f);
+        b2cli_selection_free(&sel);
+    } else if (o.arr) {
         int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
         if ((rc = b2cli_parse_box(pos[1], b2_nd_ndim(o.arr), b2_nd_shape(o.arr), start, stop)) != 0) {
             b2cli_obj_close(&o);

@@ -186,6 +186,17 @@ B2_API int b2_nd_get_slice_cbuffer(b2_nd_array *a, const int64_t *start, const i
 B2_API int b2_nd_set_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t *stop,
                                   const void *src, size_t len);
 
+/* Copy the orthogonal selection of sel[d][0..nsel[d]) on every dimension d into
+ * dst in C order, shape nsel (NumPy's a[np.ix_(...)]: any order, duplicates
+ * allowed, negative indices from the end). Only the blocks holding selected items
+ * are decoded. */
+B2_API int b2_nd_get_orthogonal_selection(b2_nd_array *a, const int64_t *const *sel,
+                                         const int64_t *nsel, void *dst, size_t cap);
+/* Write the C-order buffer src (shape nsel, len bytes) to the orthogonal selection;
+ * of repeated indices the value last in C order wins. Touched chunks are recompressed. */
+B2_API int b2_nd_set_orthogonal_selection(b2_nd_array *a, const int64_t *const *sel,
+                                         const int64_t *nsel, const void *src, size_t len);
+
 /* ---- changing the shape (c-blosc2 semantics, doc/format/b2nd.md §7) ---- */
 
 /* Resize to new_shape; start (NULL: the end of each dimension) says where each
