@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "b2cli.h"
+#include "b2_nd_experimental.h" /* b2_nd_blocks_decoded */
 
 #define CMD "bench"
 #define CHUNK (1 << 20)      /* bytes per appended chunk */
@@ -45,6 +46,7 @@
 #define CSIDE 500            /* chunk shape CSIDE x CSIDE */
 #define ND_CHUNK 10          /* the chunk decoded whole: (2, 2), rows 1000..1499 */
 #define ND_BYTES ((size_t)SIDE * SIDE * 8)
+#define NSEL 100             /* orthogonal selection: indices per dimension */
 #define NPICK 64             /* chunks read per sample, mmap against pread */
 #define LEVEL 0.10           /* mmap/pread within 1 +- LEVEL counts as level */
 
@@ -186,7 +188,7 @@ static void report(bench *b, const char *label, double *t, int n, double bytes, 
 /* ---- short operations, repeated until MIN_SAMPLE per sample ---- */
 
 enum { OP_OPEN, OP_OPEN_READ, OP_READ, OP_READ_PICKED, OP_FROM_BUFFER, OP_MEMCPY, OP_SLICE,
-       OP_CHUNK };
+       OP_CHUNK, OP_SELECT };
 
 typedef struct op {
     int kind;
@@ -201,6 +203,7 @@ typedef struct op {
     uint8_t *dst;
     size_t cap;
     int32_t expect;          /* OP_CHUNK: nbytes */
+    const int64_t *sel[2];   /* OP_SELECT: NSEL indices per dimension */
 } op;
 
 static int op_run(op *o)
@@ -245,12 +248,17 @@ static int op_run(op *o)
     case OP_CHUNK:
         rc = b2_schunk_decompress_chunk(b2_nd_schunk(o->a), ND_CHUNK, o->dst, o->cap);
         return rc < 0 ? rc : rc == o->expect ? 0 : B2_ERR_CORRUPT;
+    case OP_SELECT: {
+        const int64_t n[2] = {NSEL, NSEL};
+        return b2_nd_get_orthogonal_selection(o->a, o->sel, n, o->dst, o->cap);
+    }
     }
     return B2_ERR_INVALID_PARAM;
 }
 
 static int nd_check_slice(const op *o, const double *data);
 static int nd_check_chunk(const op *o, const double *data);
+static int nd_check_select(const op *o, const double *data);
 
 /* Is the last result right? */
 static int op_check(const op *o, const double *nd_data)
@@ -265,6 +273,8 @@ static int op_check(const op *o, const double *nd_data)
         return nd_check_slice(o, nd_data);
     case OP_CHUNK:
         return nd_check_chunk(o, nd_data);
+    case OP_SELECT:
+        return nd_check_select(o, nd_data);
     }
     return 0;
 }
@@ -575,6 +585,50 @@ static int nd_check_slice(const op *o, const double *data)
     return 0;
 }
 
+static int nd_check_select(const op *o, const double *data)
+{
+    const double *got = (const double *)o->dst;
+    for (int i = 0; i < NSEL; i++)
+        for (int j = 0; j < NSEL; j++)
+            if (got[i * NSEL + j] != data[o->sel[0][i] * SIDE + o->sel[1][j]])
+                return -1;
+    return 0;
+}
+
+/* The orthogonal selection line: NSEL scattered indices per dimension (one
+ * fixed list, seed 11), with the blocks one read decodes against the blocks
+ * the indices touch (counted here: the product of the distinct block rows and
+ * block columns, since every chunk's share is such a product). */
+static int nd_select_line(bench *b, op *o, const int32_t *bs, const double *data)
+{
+    static int64_t idx[2][NSEL];
+    uint64_t seed = 11;
+    int64_t distinct[2] = {0, 0};
+    for (int d = 0; d < 2; d++) {
+        uint8_t seen[SIDE] = {0};
+        for (int k = 0; k < NSEL; k++) {
+            idx[d][k] = (int64_t)(splitmix(&seed) % SIDE);
+            int64_t blk = idx[d][k] / CSIDE * ((CSIDE + bs[d] - 1) / bs[d]) + idx[d][k] % CSIDE / bs[d];
+            distinct[d] += !seen[blk];
+            seen[blk] = 1;
+        }
+        o->sel[d] = idx[d];
+    }
+    o->kind = OP_SELECT;
+    int64_t before = b2_nd_blocks_decoded(o->a);
+    int rc = op_run(o);
+    int64_t used = b2_nd_blocks_decoded(o->a) - before;
+    if (rc < 0)
+        return fail("orthogonal selection", rc);
+    if (used != distinct[0] * distinct[1])
+        return fail("orthogonal selection: blocks decoded", B2_ERR_CORRUPT);
+    char label[160];
+    snprintf(label, sizeof label,
+             "  orthogonal selection %dx%d scattered indices (%lld blocks decoded, all touched)",
+             NSEL, NSEL, (long long)used);
+    return time_op(b, o, label, (double)NSEL * NSEL * 8, data);
+}
+
 /* Chunk ND_CHUNK decoded whole: blocks one after the other in C order over the
  * block grid, each block C-order over the blockshape; padding is not compared. */
 static int nd_check_chunk(const op *o, const double *data)
@@ -691,6 +745,8 @@ static int nd_section(bench *b, const char *bname, const int32_t bs[2], int file
         snprintf(label, sizeof label, "  get_slice 10x10 %s", slice_label[k]);
         rc = time_op(b, &o, label, 0, data) == B2CLI_OK ? 0 : -1;
     }
+    if (rc >= 0)
+        rc = nd_select_line(b, &o, bs, data) == B2CLI_OK ? 0 : -1;
     if (file && rc >= 0)
         rc = pread_mmap_slices(b, &o, data) == B2CLI_OK ? 0 : -1;
     int64_t e0 = (CSIDE + bs[0] - 1) / bs[0] * bs[0], e1 = (CSIDE + bs[1] - 1) / bs[1] * bs[1];
