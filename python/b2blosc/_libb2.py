@@ -161,6 +161,7 @@ SIGNATURES = {
     "b2_nd_blocks_decoded": (_i64, [_vp]),
     "b2_nd_to_cbuffer": (_int, [_vp, _vp, _sz]),
     "b2_nd_get_slice_cbuffer": (_int, [_vp, _pi64, _pi64, _vp, _sz]),
+    "b2_nd_get_orthogonal_selection": (_int, [_vp, ctypes.POINTER(_pi64), _pi64, _vp, _sz]),
 }
 
 

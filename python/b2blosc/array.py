@@ -21,7 +21,16 @@ Indexing takes NumPy basic indices (ints, slices with any step, Ellipsis,
 numpy.newaxis); it reads the bounding box of the selection with one C call
 (b2_nd_get_slice_cbuffer / b2_schunk_get_items), then applies steps in NumPy.
 Results are new arrays, never views of the file; an index of ints only gives a
-NumPy scalar, as NumPy does. Fancy (list/array/boolean) indices are refused with
+NumPy scalar, as NumPy does.
+
+A B2ndArray also takes index lists: a[[1, 5, 9], 2:7] (lists or 1-d integer arrays,
+any order, repeats allowed, negative from the end; 1-d boolean masks as their
+True positions) is the orthogonal selection, NumPy's a[np.ix_(...)] with slices
+and ints taken as lists of their indices (an int's dimension is then dropped).
+With one list this is what NumPy gives; with several, NumPy would pair the lists
+point by point, which this does not. One C call
+(b2_nd_get_orthogonal_selection) decodes only the blocks holding selected items.
+numpy.newaxis cannot be combined with lists. FrameArray refuses lists with
 IndexError.
 
 B2ndArray.dtype is NumPy's reading of the dtype string stored in the b2nd
@@ -144,6 +153,69 @@ def msgpack_unpack(data):
 
 
 # ---- indexing ----
+
+def _has_list(key):
+    """Whether an index holds a list or an array (an orthogonal selection)."""
+    np = _np()
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, list) or (isinstance(k, np.ndarray) and k.ndim >= 1) for k in keys)
+
+
+def _selection_lists(key, shape):
+    """An index with lists -> (one int64 index array per dimension, the
+    dimensions given as ints, which the result drops)."""
+    np = _np()
+    key = key if isinstance(key, tuple) else (key,)
+    if any(k is None for k in key):
+        raise IndexError("numpy.newaxis (None) cannot be combined with index lists")
+    n_ell = sum(1 for k in key if k is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    n_real = len(key) - n_ell
+    if n_real > len(shape):
+        raise IndexError("too many indices for array: array is %d-dimensional, but %d were indexed"
+                         % (len(shape), n_real))
+    fill = [slice(None)] * (len(shape) - n_real)
+    expanded = []
+    for k in key:
+        expanded.extend(fill if k is Ellipsis else [k])
+    if n_ell == 0:
+        expanded.extend(fill)
+    lists, drop = [], []
+    for dim, (k, n) in enumerate(zip(expanded, shape)):
+        if isinstance(k, slice):
+            idx = np.arange(*k.indices(n), dtype=np.int64)
+        elif isinstance(k, (list, np.ndarray)):
+            a = np.asarray(k)
+            if a.dtype.kind == "b":
+                if a.shape != (n,):
+                    raise IndexError("boolean index of shape %s for axis %d with size %d" % (a.shape, dim, n))
+                idx = np.nonzero(a)[0].astype(np.int64)
+            elif a.size == 0 and a.ndim == 1:
+                idx = np.empty(0, dtype=np.int64)
+            elif a.ndim == 1 and a.dtype.kind in "iu":
+                idx = a.astype(np.int64)
+            else:
+                raise IndexError("index lists must be 1-d lists of integers or booleans; got %s of %s"
+                                 % (a.shape, a.dtype))
+            bad = (idx < -n) | (idx >= n)
+            if bad.any():
+                raise IndexError("index %d is out of bounds for axis %d with size %d" % (idx[bad][0], dim, n))
+        else:
+            if isinstance(k, bool):
+                raise IndexError("a boolean scalar is not a valid index")
+            try:
+                i = operator.index(k)
+            except TypeError:
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`) and index lists are "
+                                 "valid indices; got %r" % type(k).__name__) from None
+            if i < -n or i >= n:
+                raise IndexError("index %d is out of bounds for axis %d with size %d" % (i, dim, n))
+            idx = np.array([i], dtype=np.int64)
+            drop.append(dim)
+        lists.append(np.ascontiguousarray(idx))
+    return lists, tuple(drop)
+
 
 def _parse_key(key, shape):
     """Basic NumPy index -> (box start, box stop, index into the box array,
@@ -457,6 +529,24 @@ class B2ndArray(_ArrayBase):
         if rc < 0:
             raise lib.error(rc, what, lib.dll.b2_nd_last_error(self._handle))
         return out
+
+    def __getitem__(self, key):
+        if not _has_list(key):
+            return super().__getitem__(key)
+        np = _np()
+        self._check_open()
+        lists, drop = _selection_lists(key, self.shape)
+        out = np.empty(tuple(len(x) for x in lists), dtype=self.dtype)
+        if out.size:
+            lib = _lib()
+            nd = len(lists)
+            p64 = ctypes.POINTER(ctypes.c_int64)
+            sel = (p64 * nd)(*[x.ctypes.data_as(p64) for x in lists])
+            n = (ctypes.c_int64 * nd)(*[len(x) for x in lists])
+            rc = lib.dll.b2_nd_get_orthogonal_selection(self._handle, sel, n, out.ctypes.data, out.nbytes)
+            if rc < 0:
+                raise lib.error(rc, "reading a selection of %s" % self.path, lib.dll.b2_nd_last_error(self._handle))
+        return out.reshape(tuple(s for d, s in enumerate(out.shape) if d not in drop))
 
     def _repr(self):
         return "<B2ndArray %s shape=%s dtype=%s chunks=%s blocks=%s cbytes=%d>" % (

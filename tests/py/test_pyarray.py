@@ -82,6 +82,47 @@ def check_slices(a, full, name, n=12):
                   "%s[%r] gives the same scalar as numpy" % (name, key))
 
 
+def check_selections(a, full, name, n=6):
+    """Index lists: the orthogonal selection, NumPy's full[np.ix_(...)]."""
+    rng = np.random.default_rng(len(name) * 31 + a.ndim)
+    for _ in range(n):
+        key, lists, drop = [], [], []
+        for d, s in enumerate(a.shape):
+            r = int(rng.integers(0, 4)) if d else 0
+            if r == 0 or s == 0:
+                idx = [int(x) for x in rng.integers(-s, s, int(rng.integers(0, 6)))] if s else []
+                key.append(idx)
+            elif r == 1:
+                mask = rng.integers(0, 2, s).astype(bool)
+                key.append(mask)
+                idx = list(np.nonzero(mask)[0])
+            elif r == 2:
+                sl = slice(int(rng.integers(-s, s)), None, int(rng.choice([-2, 1, 3])))
+                key.append(sl)
+                idx = list(range(*sl.indices(s)))
+            else:
+                i = int(rng.integers(-s, s))
+                key.append(i)
+                idx = [i]
+                drop.append(d)
+            lists.append(np.asarray(idx, dtype=np.int64))
+        want = full[np.ix_(*lists)]
+        want = want.reshape(tuple(x for d, x in enumerate(want.shape) if d not in drop))
+        try:
+            got = a[tuple(key)]
+        except Exception as e:
+            check(False, "%s[%r] raised %s: %s" % (name, key, type(e).__name__, e))
+            continue
+        check(same(got, want), "%s[%r] equals numpy's np.ix_ selection" % (name, key))
+    if a.ndim and a.shape[0] > 0:
+        for bad in ([a.shape[0]], [[0]], [0.5]):
+            try:
+                a[bad]
+                check(False, "%s[%r] raises IndexError" % (name, bad))
+            except IndexError:
+                check(True, "")
+
+
 def b2nd_vectors(d, m):
     n = 0
     for v in m["vectors"]:
@@ -107,6 +148,8 @@ def b2nd_vectors(d, m):
                   "%s: dtype %s (label %r), want %s" % (name, a.dtype, a.dtype_label, want_dt))
             full = np.asarray(a)
             check(full.shape == a.shape and full.dtype == a.dtype, "%s: __array__ shape/dtype" % name)
+            if a.ndim:
+                check_selections(a, full, name)
             diff = b2test.check_expected(full.tobytes(), v["expected"])
             check(diff is None, "%s: decoded bytes match the manifest (%s)" % (name, diff))
             check(a.nbytes == full.nbytes and a.cbytes >= 0 and
