@@ -77,6 +77,8 @@ class Lib:
                                            ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(vp)]),
             "b2_nd_set_slice_cbuffer": (ctypes.c_int, [vp, ctypes.POINTER(i64), ctypes.POINTER(i64),
                                                       ctypes.c_char_p, sz]),
+            "b2_nd_set_orthogonal_selection": (ctypes.c_int, [vp, ctypes.POINTER(ctypes.POINTER(i64)),
+                                                             ctypes.POINTER(i64), ctypes.c_char_p, sz]),
             "b2_nd_schunk": (vp, [vp]),
             "b2_nd_to_frame_buffer": (ctypes.c_int, [vp, pbuf, psz]),
             "b2_nd_free": (None, [vp]),
@@ -136,10 +138,12 @@ class Lib:
             self.dll.b2_schunk_free(s)
 
     def b2nd_frame(self, arr, chunkshape, blockshape, cparams, dtype=None, meta=(), vlmeta=(),
-                   fill=None, box=None):
+                   fill=None, box=None, selections=()):
         """Contiguous frame of a b2nd array shaped like arr (numpy, C order).
         Without fill: arr's content. With fill (FILL_ZEROS/FILL_NANS): an array
-        created so (special chunks), then box=(start, stop) overwritten from arr."""
+        created so (special chunks), then box=(start, stop) overwritten from arr.
+        Then each of selections, (index lists, C-order bytes), is written with
+        b2_nd_set_orthogonal_selection."""
         nd = arr.ndim
         p = NDParams()
         p.ndim, p.typesize = nd, arr.dtype.itemsize
@@ -171,6 +175,13 @@ class Lib:
                 self.check(self.dll.b2_nd_set_slice_cbuffer(
                     a, (ctypes.c_int64 * nd)(*start), (ctypes.c_int64 * nd)(*stop), sub, len(sub)),
                     "b2nd_set_slice_cbuffer")
+            for lists, vals in selections:
+                p64 = ctypes.POINTER(ctypes.c_int64)
+                arrs = [(ctypes.c_int64 * max(1, len(x)))(*x) for x in lists]
+                sel = (p64 * nd)(*[ctypes.cast(x, p64) for x in arrs])
+                self.check(self.dll.b2_nd_set_orthogonal_selection(
+                    a, sel, (ctypes.c_int64 * nd)(*[len(x) for x in lists]), vals, len(vals)),
+                    "b2_nd_set_orthogonal_selection")
             s = self.dll.b2_nd_schunk(a)
             for name, content in vlmeta:
                 self.check(self.dll.b2_schunk_vlmeta_add(s, name.encode(), content, len(content)), "vlmeta_add")

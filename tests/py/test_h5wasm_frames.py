@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Our frames as HDF5 chunks, read by the reference filter (h5wasm-plugins'
 Blosc2 filter in WebAssembly): frames built with libb2 (ctypes, libb2_ctypes.py)
-holding several chunks, fixed metalayers, vlmetalayers and special-value chunks
-(zeros, NaN) are stored with direct chunk writes (filter mask 0) in datasets
+holding several chunks, fixed metalayers, vlmetalayers, special-value chunks
+(zeros, NaN) and arrays written by orthogonal selections are stored with direct chunk writes (filter mask 0) in datasets
 created with filter 32026, then read back by h5wasm and by h5py through our
 plugin, compared by SHA-256 with the data they encode.
 
@@ -116,6 +116,33 @@ def build(path):
                 return LIB.b2nd_frame(block, b2chunk, b2block, cp, fill=fill, box=boxes[k],
                                       vlmeta=[("note", b"special chunks")])
             want[name] = write_direct(f, name, full, shape, chunks, (0, 0, 0, 0, 5, 1, 5), frame)
+
+        # b2nd frames written by orthogonal selections (b2_nd_set_orthogonal_selection)
+        # over a zero-filled array: index lists in any order with negative indices,
+        # so some b2nd chunks stay special and the others are rewritten
+        for name, shape, chunks, dt, b2chunk, b2block in [
+            ("nd_select_f8_2d", (60, 70), (30, 35), "<f8", (10, 12), (5, 5)),
+            ("nd_select_i2_3d", (10, 12, 14), (5, 12, 14), "<i2", (3, 4, 5), (2, 3, 2)),
+        ]:
+            full = values(padded(shape, chunks), dt, len(want))
+            rng = np.random.default_rng(len(want))
+            sels = []
+            for k, off in enumerate(chunk_grid(shape, chunks)):
+                sl = tuple(slice(o, o + c) for o, c in zip(off, chunks))
+                sub = np.zeros(chunks, dtype=full.dtype)
+                lists = [[int(i) - (c if rng.integers(0, 2) else 0)
+                          for i in rng.choice(c, int(rng.integers(1, c // 2 + 2)), replace=False)]
+                         for c in chunks]
+                vals = np.ascontiguousarray(full[sl][np.ix_(*lists)])
+                sub[np.ix_(*lists)] = vals
+                full[sl] = sub
+                sels.append([(lists, vals.tobytes())])
+            ts = full.dtype.itemsize
+
+            def frame(block, k, b2chunk=b2chunk, b2block=b2block, ts=ts, sels=sels):
+                cp = LIB.cparams("lz4", 5, ts, "shuffle")
+                return LIB.b2nd_frame(block, b2chunk, b2block, cp, fill=lb.FILL_ZEROS, selections=sels[k])
+            want[name] = write_direct(f, name, full, shape, chunks, (0, 0, 0, 0, 5, 1, 1), frame)
 
         # plain frames: chunk 0 holds the HDF5 chunk (normal or special), then
         # further chunks the reference does not read; metalayers and vlmetalayers
