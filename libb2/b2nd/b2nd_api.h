@@ -25,6 +25,8 @@
     X(int, b2_nd_to_cbuffer, a, (b2_nd_array *a, void *dst, size_t cap), (a, dst, cap)) \
     X(int, b2_nd_get_orthogonal_selection, a, (b2_nd_array *a, const int64_t *const *sel, const int64_t *nsel, void *dst, size_t cap), (a, sel, nsel, dst, cap)) \
     X(int, b2_nd_set_orthogonal_selection, a, (b2_nd_array *a, const int64_t *const *sel, const int64_t *nsel, const void *src, size_t len), (a, sel, nsel, src, len)) \
+    X(int, b2_nd_concatenate, a, (b2_nd_array *a, b2_nd_array *b, int axis, const b2_nd_storage *st, b2_nd_array **out), (a, b, axis, st, out)) \
+    X(int, b2_nd_expand_dims, a, (b2_nd_array *a, const int *axes, int naxes, const b2_nd_storage *st, b2_nd_array **out), (a, axes, naxes, st, out)) \
     X(int, b2_nd_set_slice_cbuffer, a, (b2_nd_array *a, const int64_t *start, const int64_t *stop, const void *src, size_t len), (a, start, stop, src, len))
 
 #endif

@@ -436,10 +436,15 @@ int b2_nd_copy_body(b2_nd_array *src, const int32_t *chunkshape, const int32_t *
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_nd_params p;
     params_like(src, &p);
+    int same = 1;
     for (int i = 0; i < p.ndim; i++) {
         p.chunkshape[i] = chunkshape ? chunkshape[i] : src->g.chunkshape[i];
         p.blockshape[i] = blockshape ? blockshape[i] : src->g.blockshape[i];
+        same &= p.chunkshape[i] == src->g.chunkshape[i] && p.blockshape[i] == src->g.blockshape[i];
     }
+    /* Unchanged shapes: the chunks are copied as they are, as b2_nd_save does. */
+    if (same)
+        return b2_nd_clone(src, st, NULL, 0, out);
     return create_copy(src, &p, st, NULL, NULL, out);
 }
 
@@ -464,22 +469,38 @@ int b2_nd_squeeze_body(b2_nd_array *src, const b2_nd_storage *st, b2_nd_array **
     return create_copy(src, &p, st, drop, NULL, out);
 }
 
-int b2_nd_save_body(b2_nd_array *a, const b2_nd_storage *st)
+/* b2_nd_chunk_fn of a plain clone: a's own chunks. */
+static int own_chunk(void *ud, int64_t i, uint8_t **chunk, int32_t *cbytes)
 {
-    if (!a || !st || st->kind == B2_STORAGE_MEMORY)
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    return b2_nd_st_get_chunk(ud, i, chunk, cbytes);
+}
+
+int b2_nd_clone(b2_nd_array *a, const b2_nd_storage *st, const uint8_t *meta, int32_t meta_len,
+                b2_nd_array **out)
+{
+    return b2_nd_clone_with(a, st, meta, meta_len, a->g.nchunks, own_chunk, a, out);
+}
+
+int b2_nd_clone_with(b2_nd_array *a, const b2_nd_storage *st, const uint8_t *meta,
+                     int32_t meta_len, int64_t nchunks, b2_nd_chunk_fn chunk_of, void *ud,
+                     b2_nd_array **out)
+{
     b2_schunk *s;
     int rc = new_schunk(st, &a->cparams, &s);
     if (rc < 0)
         return rc;
+    int file = st && st->kind == B2_STORAGE_FILE;
     /* Built without an fsync per chunk; the file is synced once at the end. */
     b2_schunk_set_sync(s, 0);
-    /* Same metalayers, vlmetalayers and chunks (copied compressed). */
+    /* Same metalayers (the array's own replaced when meta is given),
+     * vlmetalayers and chunks (copied compressed). */
     for (int i = 0; rc >= 0 && i < b2_schunk_meta_count(a->sc); i++) {
         const char *name = b2_schunk_meta_name(a->sc, i);
         uint8_t *c = NULL;
         int32_t len;
-        if ((rc = b2_schunk_meta_get(a->sc, name, &c, &len)) >= 0)
+        if (meta && strcmp(name, a->meta_name) == 0)
+            rc = b2_schunk_meta_add(s, name, meta, meta_len);
+        else if ((rc = b2_schunk_meta_get(a->sc, name, &c, &len)) >= 0)
             rc = b2_schunk_meta_add(s, name, c, len);
         free(c);
     }
@@ -491,10 +512,10 @@ int b2_nd_save_body(b2_nd_array *a, const b2_nd_storage *st)
             rc = b2_schunk_vlmeta_add(s, name, c, len);
         free(c);
     }
-    for (int64_t i = 0; rc >= 0 && i < a->g.nchunks; i++) {
+    for (int64_t i = 0; rc >= 0 && i < nchunks; i++) {
         uint8_t *c;
         int32_t cb;
-        if ((rc = b2_nd_st_get_chunk(a, i, &c, &cb)) < 0)
+        if ((rc = chunk_of(ud, i, &c, &cb)) < 0)
             break;
         int64_t r = b2_schunk_append_chunk(s, c, cb);
         free(c);
@@ -503,10 +524,21 @@ int b2_nd_save_body(b2_nd_array *a, const b2_nd_storage *st)
     /* Each append left the previous index and trailer behind in a file frame:
      * rewrite it compact (to a temporary file renamed into place, synced). */
     b2_schunk_set_sync(s, 1);
-    if (rc >= 0 && st->kind == B2_STORAGE_FILE && b2_schunk_dead_bytes(s) > 0)
+    if (rc >= 0 && file && b2_schunk_dead_bytes(s) > 0)
         rc = b2_schunk_compact(s);
+    if (rc >= 0 && out) {
+        if ((rc = wrap(s, out)) >= 0)
+            return B2_OK;
+    }
     b2_schunk_free(s);
     return rc < 0 ? rc : B2_OK;
+}
+
+int b2_nd_save_body(b2_nd_array *a, const b2_nd_storage *st)
+{
+    if (!a || !st || st->kind == B2_STORAGE_MEMORY)
+        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    return b2_nd_clone(a, st, NULL, 0, NULL);
 }
 
 int b2_nd_get_slice_body(b2_nd_array *src, const int64_t *start, const int64_t *stop,

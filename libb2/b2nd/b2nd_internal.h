@@ -104,6 +104,18 @@ B2_HIDDEN int b2_nd_view_chunk(b2_nd_array *a, nd_reader *x, int64_t n, const ui
  * most a quarter of the chunk, only their compressed bytes are read. */
 B2_HIDDEN int b2_nd_decode_blocks(b2_nd_array *a, nd_reader *x, int64_t nchunk, const int32_t *list,
                                   int32_t n, b2_block_rows_fn fn, void *ud);
+/* A copy of a in st (NULL: memory) with the same metalayers, vlmetalayers and
+ * compressed chunks, the array's own metalayer replaced by meta[0..meta_len) when
+ * meta is given; *out the new array (NULL: only stored, as b2_nd_save). */
+B2_HIDDEN int b2_nd_clone(b2_nd_array *a, const b2_nd_storage *st, const uint8_t *meta,
+                          int32_t meta_len, b2_nd_array **out);
+/* Chunk i of an array being assembled: a malloc'ed complete chunk. */
+typedef int (*b2_nd_chunk_fn)(void *ud, int64_t i, uint8_t **chunk, int32_t *cbytes);
+/* b2_nd_clone with other chunks: nchunks of them, from chunk_of (meta, which
+ * then gives their shapes, should be given). */
+B2_HIDDEN int b2_nd_clone_with(b2_nd_array *a, const b2_nd_storage *st, const uint8_t *meta,
+                               int32_t meta_len, int64_t nchunks, b2_nd_chunk_fn chunk_of,
+                               void *ud, b2_nd_array **out);
 /* Rebuild a->g from a->meta and the typesize. */
 B2_HIDDEN int b2_nd_array_refresh_geom(b2_nd_array *a);
 

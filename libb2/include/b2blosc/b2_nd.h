@@ -121,7 +121,9 @@ B2_API int b2_nd_create(const b2_nd_params *p, const b2_nd_storage *st, int fill
 /* New array holding the C-order buffer src of exactly nitems*typesize bytes. */
 B2_API int b2_nd_from_cbuffer(const b2_nd_params *p, const b2_nd_storage *st,
                              const void *src, size_t len, b2_nd_array **out);
-/* Copy of src with new chunk/block shapes (0 entries: default rule) into st. */
+/* Copy of src with new chunk/block shapes (0 entries: default rule) into st,
+ * written chunk by chunk. With src's own shapes (or NULL for both) the compressed
+ * chunks are copied as they are, with src's metalayers and vlmetalayers. */
 B2_API int b2_nd_copy(b2_nd_array *src, const int32_t *chunkshape, const int32_t *blockshape,
                      const b2_nd_storage *st, b2_nd_array **out);
 
@@ -216,6 +218,19 @@ B2_API int b2_nd_delete(b2_nd_array *a, int axis, int64_t start, int64_t n);
 B2_API int b2_nd_get_slice(b2_nd_array *src, const int64_t *start, const int64_t *stop,
                           const int32_t *chunkshape, const int32_t *blockshape,
                           const b2_nd_storage *st, b2_nd_array **out);
+/* a and b joined along axis (same ndim and typesize, equal extents elsewhere):
+ * out non-NULL: a new array in st with a's shapes, cparams, metalayers and
+ * vlmetalayers; out NULL: a grows in place (on failure it keeps its old extent).
+ * When a ends on a chunk boundary of axis and b has a's chunk and block shapes,
+ * b's chunks are copied compressed, without decoding; a may be b. */
+B2_API int b2_nd_concatenate(b2_nd_array *a, b2_nd_array *b, int axis, const b2_nd_storage *st,
+                            b2_nd_array **out);
+/* New array in st: a with dimensions of extent 1 (chunk and block extent 1)
+ * inserted at the result's positions axes[0..naxes) (negative from the end, as
+ * NumPy's expand_dims). Not a view: the compressed chunks are copied unchanged
+ * with a new b2nd metalayer, and the two arrays share nothing afterwards. */
+B2_API int b2_nd_expand_dims(b2_nd_array *a, const int *axes, int naxes, const b2_nd_storage *st,
+                            b2_nd_array **out);
 /* Copy of a without its dimensions of extent 1 (chunk/block extents dropped with
  * them), stored in st. */
 B2_API int b2_nd_squeeze(b2_nd_array *a, const b2_nd_storage *st, b2_nd_array **out);
