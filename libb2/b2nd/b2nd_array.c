@@ -353,8 +353,10 @@ int b2_nd_from_cbuffer(const b2_nd_params *p, const b2_nd_storage *st, const voi
 /* Copy src into dst chunk by chunk of dst. dst has src's dimensions minus those
  * flagged in drop (which all have extent 1 in src); dst item x comes from src
  * item x + offset (offset NULL: none). */
-static int copy_data(b2_nd_array *src, b2_nd_array *dst, const int *drop, const int64_t *offset)
+static int copy_data(b2_nd_array *src, b2_nd_array *dst, const int *drop, const int64_t *offset,
+                     b2_nd_progress_fn fn, void *ud)
 {
+    int64_t done = 0;
     const b2_nd_geom *g = &dst->g;
     if (g->nitems == 0)
         return B2_OK;
@@ -385,7 +387,8 @@ static int copy_data(b2_nd_array *src, b2_nd_array *dst, const int *drop, const 
             }
         }
         if ((rc = b2_nd_get_slice_cbuffer(src, slo, shi, buf, cap)) < 0 ||
-            (rc = b2_nd_set_slice_cbuffer(dst, dlo, dhi, buf, (size_t)n)) < 0)
+            (rc = b2_nd_set_slice_cbuffer(dst, dlo, dhi, buf, (size_t)n)) < 0 ||
+            (fn && (rc = fn(ud, ++done, g->nchunks)) < 0))
             break;
         int d = g->ndim - 1;
         for (; d >= 0; d--) {
@@ -402,13 +405,25 @@ static int copy_data(b2_nd_array *src, b2_nd_array *dst, const int *drop, const 
 
 /* New array with parameters p, filled from src (see copy_data for drop/offset). */
 static int create_copy(b2_nd_array *src, const b2_nd_params *p, const b2_nd_storage *st,
-                       const int *drop, const int64_t *offset, b2_nd_array **out)
+                       const int *drop, const int64_t *offset, b2_nd_progress_fn fn, void *ud,
+                       b2_nd_array **out)
 {
     b2_nd_array *a;
     int rc = b2_nd_create(p, st, B2_ND_FILL_ZEROS, NULL, &a);
     if (rc < 0)
         return rc;
-    if ((rc = copy_data(src, a, drop, offset)) < 0) {
+    /* A new file: written without an fsync per chunk, then rewritten compact
+     * (to a temporary file renamed into place, synced), as b2_nd_save does. */
+    int file = st && st->kind == B2_STORAGE_FILE;
+    if (file)
+        b2_schunk_set_sync(a->sc, 0);
+    rc = copy_data(src, a, drop, offset, fn, ud);
+    if (file) {
+        b2_schunk_set_sync(a->sc, 1);
+        if (rc >= 0 && b2_schunk_dead_bytes(a->sc) > 0)
+            rc = b2_schunk_compact(a->sc);
+    }
+    if (rc < 0) {
         b2_nd_free(a);
         return rc;
     }
@@ -429,8 +444,29 @@ static void params_like(const b2_nd_array *a, b2_nd_params *p)
     p->cparams = &a->cparams;
 }
 
+/* Chunks of a plain clone passed on with progress reports. */
+typedef struct progress_src {
+    b2_nd_array *a;
+    b2_nd_progress_fn fn;
+    void *ud;
+} progress_src;
+
+static int chunk_with_progress(void *ud, int64_t i, uint8_t **chunk, int32_t *cbytes)
+{
+    progress_src *p = ud;
+    int rc = i > 0 ? p->fn(p->ud, i, p->a->g.nchunks) : B2_OK; /* chunk i-1 is written */
+    return rc < 0 ? rc : b2_nd_st_get_chunk(p->a, i, chunk, cbytes);
+}
+
 int b2_nd_copy_body(b2_nd_array *src, const int32_t *chunkshape, const int32_t *blockshape,
               const b2_nd_storage *st, b2_nd_array **out)
+{
+    return b2_nd_copy_with_progress(src, chunkshape, blockshape, st, NULL, NULL, out);
+}
+
+int b2_nd_copy_with_progress(b2_nd_array *src, const int32_t *chunkshape, const int32_t *blockshape,
+                             const b2_nd_storage *st, b2_nd_progress_fn fn, void *ud,
+                             b2_nd_array **out)
 {
     if (!src || !out)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
@@ -443,9 +479,18 @@ int b2_nd_copy_body(b2_nd_array *src, const int32_t *chunkshape, const int32_t *
         same &= p.chunkshape[i] == src->g.chunkshape[i] && p.blockshape[i] == src->g.blockshape[i];
     }
     /* Unchanged shapes: the chunks are copied as they are, as b2_nd_save does. */
-    if (same)
+    if (same && !fn)
         return b2_nd_clone(src, st, NULL, 0, out);
-    return create_copy(src, &p, st, NULL, NULL, out);
+    if (same) {
+        progress_src ps = {src, fn, ud};
+        int rc = b2_nd_clone_with(src, st, NULL, 0, src->g.nchunks, chunk_with_progress, &ps, out);
+        if (rc >= 0 && (rc = fn(ud, src->g.nchunks, src->g.nchunks)) < 0) {
+            b2_nd_free(*out);
+            *out = NULL;
+        }
+        return rc < 0 ? rc : B2_OK;
+    }
+    return create_copy(src, &p, st, NULL, NULL, fn, ud, out);
 }
 
 int b2_nd_squeeze_body(b2_nd_array *src, const b2_nd_storage *st, b2_nd_array **out)
@@ -466,7 +511,7 @@ int b2_nd_squeeze_body(b2_nd_array *src, const b2_nd_storage *st, b2_nd_array **
         nd++;
     }
     p.ndim = nd;
-    return create_copy(src, &p, st, drop, NULL, out);
+    return create_copy(src, &p, st, drop, NULL, NULL, NULL, out);
 }
 
 /* b2_nd_chunk_fn of a plain clone: a's own chunks. */
@@ -556,6 +601,6 @@ int b2_nd_get_slice_body(b2_nd_array *src, const int64_t *start, const int64_t *
         p.chunkshape[i] = chunkshape ? chunkshape[i] : src->g.chunkshape[i];
         p.blockshape[i] = blockshape ? blockshape[i] : src->g.blockshape[i];
     }
-    return create_copy(src, &p, st, NULL, start, out);
+    return create_copy(src, &p, st, NULL, start, NULL, NULL, out);
 }
 

@@ -236,10 +236,84 @@ def test_roundtrips(t):
     c.ok(r.returncode == 0 and r.stdout == b"", "empty slice")
 
 
+def test_concat_rechunk(t):
+    """b2 concat and b2 rechunk against NumPy's concatenate, grids aligned or not."""
+    if np is None:
+        print("numpy absent: concat/rechunk part skipped")
+        return
+    rng = np.random.default_rng(5)
+    x = rng.integers(-1000, 1000, (37, 41, 6)).astype("<i4")
+    y = (rng.standard_normal((20, 41, 6)) * 100).astype("<i4")
+    z = rng.integers(0, 9, (37, 13, 6)).astype("<i4")
+
+    def make(name, arr, chunks, blocks):
+        raw = os.path.join(t, name + ".raw")
+        arr.tofile(raw)
+        out = os.path.join(t, name + ".b2nd")
+        r = run(["compress", "--shape", ",".join(map(str, arr.shape)), "--dtype", "<i4", "--chunks", chunks,
+                 "--blocks", blocks, "--vlmeta", "note=a568656c6c6f", raw, out])
+        c.ok(r.returncode == 0, "compress %s: %r" % (name, r.stderr))
+        return out
+
+    def read(path, shape):
+        r = run(["cat", path])
+        return np.frombuffer(r.stdout, dtype="<i4").reshape(shape) if r.returncode == 0 else None
+
+    xa = make("x", x, "10,16,6", "5,8,3")        # 37 rows: not on a chunk boundary
+    xb = make("xb", x[:30], "10,16,6", "5,8,3")  # 30 rows: on one
+    ya = make("y", y, "10,16,6", "5,8,3")
+    yb = make("yb", y, "7,9,4", "7,3,2")
+    za = make("z", z, "10,16,6", "5,8,3")
+    for a, b, axis, want, what in [
+            (xa, ya, 0, np.concatenate([x, y], 0), "axis 0, a off the chunk grid"),
+            (xb, ya, 0, np.concatenate([x[:30], y], 0), "axis 0, grids aligned"),
+            (xb, yb, 0, np.concatenate([x[:30], y], 0), "axis 0, other chunk shapes"),
+            (xa, za, 1, np.concatenate([x, z], 1), "axis 1"),
+            (xa, za, -2, np.concatenate([x, z], 1), "axis -2"),
+            (xa, xa, 2, np.concatenate([x, x], 2), "an array with itself, axis 2")]:
+        out = os.path.join(t, "cat.b2nd")
+        r = run(["concat", a, b, "--axis", str(axis), "-o", out])
+        if not c.ok(r.returncode == 0, "concat %s: exit %d %r" % (what, r.returncode, r.stderr)):
+            continue
+        got = read(out, want.shape)
+        c.ok(got is not None and np.array_equal(got, want), "concat %s: values" % what)
+        j = info_json(out)
+        c.ok(j is not None and j["b2nd"]["chunkshape"] == [10, 16, 6] and
+             [m["name"] for m in j["vlmetalayers"]] == ["note"], "concat %s: a's chunks and vlmeta" % what)
+        c.ok(run(["verify", out]).returncode == 0, "concat %s: verify" % what)
+    for chunks, blocks in [("16,7,6", "4,7,3"), ("37,41,6", None), ("1,1,1", "1,1,1"), ("10,16,6", "5,8,3")]:
+        out = os.path.join(t, "re.b2nd")
+        r = run(["rechunk", xa, "--chunks", chunks, "-o", out] + (["--blocks", blocks] if blocks else []))
+        if not c.ok(r.returncode == 0, "rechunk %s: exit %d %r" % (chunks, r.returncode, r.stderr)):
+            continue
+        got = read(out, x.shape)
+        j = info_json(out)
+        c.ok(got is not None and np.array_equal(got, x), "rechunk %s: values" % chunks)
+        c.ok(j is not None and j["b2nd"]["chunkshape"] == [int(v) for v in chunks.split(",")] and
+             (blocks is None or j["b2nd"]["blockshape"] == [int(v) for v in blocks.split(",")]),
+             "rechunk %s: shapes %s" % (chunks, j and j["b2nd"]))
+    out = os.path.join(t, "bad.b2nd")
+    for args, code, what in [
+            (["concat", xa, ya, "--axis", "1", "-o", out], 1, "extents differ off the axis"),
+            (["concat", xa, ya, "--axis", "3", "-o", out], 2, "axis out of range"),
+            (["concat", xa, ya], 2, "no -o"),
+            (["concat", xa, os.path.join(t, "x.raw"), "-o", out], 1, "not an array"),
+            (["rechunk", xa, "--chunks", "4,4", "-o", out], 2, "chunks of the wrong rank"),
+            (["rechunk", xa, "-o", out], 2, "no --chunks"),
+            (["rechunk", xa, "--chunks", "4,0,4", "-o", out], 2, "zero chunk extent")]:
+        r = run(args)
+        err = r.stderr.decode(errors="replace").strip()
+        c.ok(r.returncode == code and len(err.splitlines()) == 1, "%s: exit %d (want %d) %r"
+             % (what, r.returncode, code, err))
+    c.ok(not os.path.exists(out) and not any(f.startswith("bad.b2nd.tmp") for f in os.listdir(t)),
+         "failed commands leave no output or temporary file")
+
+
 def main():
     d = b2test.interop_dir(required=False)
     with tempfile.TemporaryDirectory() as t:
         test_roundtrips(t)
+        test_concat_rechunk(t)
     if d:
         test_interop(d)
     else:

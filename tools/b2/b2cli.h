@@ -32,6 +32,8 @@ int b2cli_cmd_compress(int argc, char **argv);
 int b2cli_cmd_slice(int argc, char **argv);
 int b2cli_cmd_verify(int argc, char **argv);
 int b2cli_cmd_compact(int argc, char **argv);
+int b2cli_cmd_concat(int argc, char **argv);
+int b2cli_cmd_rechunk(int argc, char **argv);
 int b2cli_cmd_bench(int argc, char **argv);
 int b2cli_cmd_convert(int argc, char **argv);
 /* `b2 bench --hdf5`: HDF5 filters 32026 vs 32001 vs gzip (bench_h5.c). */
@@ -73,6 +75,10 @@ int b2cli_is_help(const char *arg);
 /* Parse a decimal integer in [lo, hi] (optional k/M/G suffix when allow_suffix).
  * Returns 0 on success, -1 when malformed or out of range. */
 int b2cli_parse_int(const char *s, int64_t lo, int64_t hi, int allow_suffix, int64_t *out);
+/* Parse a comma-separated list of 0..16 numbers in [lo, hi] for option opt of
+ * command cmd ("", "scalar" and "()": none). 0 or a usage exit code. */
+int b2cli_parse_dims(const char *cmd, const char *opt, const char *val, int64_t lo, int64_t hi,
+                     int64_t *out, int *n);
 /* Option value: for "--opt=value" returns "value"; for "--opt value" consumes the
  * next argument (advancing *i). NULL (after a usage message) when missing. */
 const char *b2cli_opt_value(const char *cmd, int argc, char **argv, int *i, const char *opt);
@@ -122,6 +128,16 @@ void b2cli_obj_close(b2cli_obj *o);
 int b2cli_info_frame(const b2cli_obj *o, int json);
 
 /* ---- compressing into frames, sframes, b2nd (compress_frame.c) ---- */
+
+/* Outputs written under a temporary name next to OUT and renamed into place
+ * when complete, so an interruption never leaves a partial OUT. */
+/* "OUT.tmp.PID" (malloc'ed). */
+char *b2cli_temp_name(const char *out);
+/* Remove a temporary file or sparse-frame directory (only files directly inside). */
+void b2cli_temp_remove(const char *path);
+/* Rename tmp to out (a sparse frame cannot replace an existing directory: refused,
+ * tmp removed). B2_OK or B2_ERR_IO after a message. */
+int b2cli_temp_commit(const char *tmp, const char *out);
 
 typedef struct b2cli_meta_arg {
     char name[B2_FRAME_MAX_NAME + 1];

@@ -152,27 +152,6 @@ static int parse_meta(const char *opt, const char *val, b2cli_meta_arg *m)
     return 0;
 }
 
-/* Parse a comma-separated list of 0..16 numbers in [lo, hi]. */
-static int parse_dims(const char *opt, const char *val, int64_t lo, int64_t hi, int64_t *out, int *n)
-{
-    char buf[512], *tok, *save = NULL;
-    *n = 0;
-    if (!strcmp(val, "") || !strcmp(val, "scalar") || !strcmp(val, "()"))
-        return 0;
-    if (strlen(val) >= sizeof buf)
-        return b2cli_usage_error(CMD, "%s: value too long", opt);
-    strcpy(buf, val);
-    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (*n == B2_ND_MAX_DIM)
-            return b2cli_usage_error(CMD, "%s: at most %d dimensions", opt, B2_ND_MAX_DIM);
-        if (b2cli_parse_int(tok, lo, hi, 0, &out[*n]) < 0)
-            return b2cli_usage_error(CMD, "%s: '%s' is not a number %lld..%lld", opt, tok,
-                                     (long long)lo, (long long)hi);
-        (*n)++;
-    }
-    return 0;
-}
-
 /* Parse one --filter value NAME[:META] into o. Returns 0 or an exit code. */
 static int add_filter(const char *cmd, b2cli_cparam_opts *o, const char *val)
 {
@@ -388,14 +367,14 @@ static int parse_opts(opts *o, int argc, char **argv)
                 return rc;
         } else if (b2cli_opt_is(a, "--shape")) {
             VALUE("--shape");
-            if ((rc = parse_dims("--shape", v, 0, INT64_MAX, o->c.shape, &o->c.ndim)) != 0)
+            if ((rc = b2cli_parse_dims(CMD, "--shape", v, 0, INT64_MAX, o->c.shape, &o->c.ndim)) != 0)
                 return rc;
             o->shape_given = 1;
         } else if (b2cli_opt_is(a, "--chunks") || b2cli_opt_is(a, "--blocks")) {
             int64_t tmp[B2_ND_MAX_DIM];
             int is_chunks = b2cli_opt_is(a, "--chunks"), nd;
             VALUE(is_chunks ? "--chunks" : "--blocks");
-            if ((rc = parse_dims(is_chunks ? "--chunks" : "--blocks", v, 1, INT32_MAX, tmp, &nd)) != 0)
+            if ((rc = b2cli_parse_dims(CMD, is_chunks ? "--chunks" : "--blocks", v, 1, INT32_MAX, tmp, &nd)) != 0)
                 return rc;
             for (int d = 0; d < nd; d++)
                 (is_chunks ? o->c.chunks : o->c.blocks)[d] = (int32_t)tmp[d];

@@ -23,8 +23,7 @@ static int64_t input_size(const char *in)
     return -1;
 }
 
-/* A temporary name next to out (malloc'ed): "OUT.tmp.PID". */
-static char *temp_name(const char *out)
+char *b2cli_temp_name(const char *out)
 {
     size_t n = strlen(out) + 32;
     char *t = malloc(n);
@@ -33,8 +32,7 @@ static char *temp_name(const char *out)
     return t;
 }
 
-/* Remove a temporary file or sparse-frame directory (only files directly inside). */
-static void remove_temp(const char *path)
+void b2cli_temp_remove(const char *path)
 {
     struct stat st;
     if (lstat(path, &st) != 0)
@@ -59,13 +57,11 @@ static void remove_temp(const char *path)
     }
 }
 
-/* Put the finished temporary output in place; a sparse frame cannot replace an
- * existing directory, which is refused rather than deleted. */
-static int commit_temp(const char *tmp, const char *out)
+int b2cli_temp_commit(const char *tmp, const char *out)
 {
     if (rename(tmp, out) != 0) {
         b2cli_data_error(out, "cannot rename the finished output into place: %s", strerror(errno));
-        remove_temp(tmp);
+        b2cli_temp_remove(tmp);
         return B2_ERR_IO;
     }
     return B2_OK;
@@ -150,7 +146,7 @@ static int compress_frame(const b2cli_container_opts *c, const b2_cparams *p, in
                           int64_t *cbytes)
 {
     int to_stdout = !strcmp(c->out, "-");
-    char *tmp = to_stdout ? NULL : temp_name(c->out);
+    char *tmp = to_stdout ? NULL : b2cli_temp_name(c->out);
     b2_schunk *s = NULL;
     int rc;
 
@@ -192,9 +188,9 @@ static int compress_frame(const b2cli_container_opts *c, const b2_cparams *p, in
     b2_schunk_free(s);
     if (tmp) {
         if (rc == B2_OK)
-            rc = commit_temp(tmp, c->out);
+            rc = b2cli_temp_commit(tmp, c->out);
         else
-            remove_temp(tmp);
+            b2cli_temp_remove(tmp);
     }
     free(tmp);
     return rc;
@@ -301,7 +297,7 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
         }
         goto done;
     }
-    if (!(tmp = temp_name(c->out))) {
+    if (!(tmp = b2cli_temp_name(c->out))) {
         rc = B2_ERR_NOMEM;
         goto done;
     }
@@ -309,9 +305,9 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
     st.path = tmp;
     if ((rc = b2_nd_save(a, &st)) < 0) {
         b2cli_data_error(c->out, "cannot write array: %s", b2cli_err(rc));
-        remove_temp(tmp);
+        b2cli_temp_remove(tmp);
     } else {
-        rc = commit_temp(tmp, c->out);
+        rc = b2cli_temp_commit(tmp, c->out);
     }
 done:
     free(tmp);

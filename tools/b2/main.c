@@ -16,6 +16,10 @@ static const b2cli_cmd commands[] = {
     {"convert", "move an array between an HDF5 dataset and a b2nd file (raw chunks when possible)",
      b2cli_cmd_convert},
     {"compact", "rewrite frame files without dead space", b2cli_cmd_compact},
+    {"concat", "join two b2nd arrays along an axis (chunks copied when the grids line up)",
+     b2cli_cmd_concat},
+    {"rechunk", "copy a b2nd array with new chunk and block shapes, chunk by chunk",
+     b2cli_cmd_rechunk},
     {"bench", "measure ratio and speed per the shared benchmark protocol", b2cli_cmd_bench},
 };
 

@@ -326,3 +326,23 @@ void b2cli_out_abort(b2cli_outfile *o)
     o->f = NULL;
     o->path = o->tmp = NULL;
 }
+
+int b2cli_parse_dims(const char *cmd, const char *opt, const char *val, int64_t lo, int64_t hi, int64_t *out, int *n)
+{
+    char buf[512], *tok, *save = NULL;
+    *n = 0;
+    if (!strcmp(val, "") || !strcmp(val, "scalar") || !strcmp(val, "()"))
+        return 0;
+    if (strlen(val) >= sizeof buf)
+        return b2cli_usage_error(cmd, "%s: value too long", opt);
+    strcpy(buf, val);
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (*n == B2_ND_MAX_DIM)
+            return b2cli_usage_error(cmd, "%s: at most %d dimensions", opt, B2_ND_MAX_DIM);
+        if (b2cli_parse_int(tok, lo, hi, 0, &out[*n]) < 0)
+            return b2cli_usage_error(cmd, "%s: '%s' is not a number %lld..%lld", opt, tok,
+                                     (long long)lo, (long long)hi);
+        (*n)++;
+    }
+    return 0;
+}

@@ -16,6 +16,14 @@ extern "C" {
  * lazy reader count once each. */
 B2_API int64_t b2_nd_blocks_decoded(const b2_nd_array *a);
 
+/* Called after each chunk a long operation writes: done of total chunks of the
+ * result. A negative return stops the operation, which then returns it. */
+typedef int (*b2_nd_progress_fn)(void *ud, int64_t done, int64_t total);
+/* b2_nd_copy calling fn (NULL: none) after each chunk of the copy. */
+B2_API int b2_nd_copy_with_progress(b2_nd_array *src, const int32_t *chunkshape,
+                                    const int32_t *blockshape, const b2_nd_storage *st,
+                                    b2_nd_progress_fn fn, void *ud, b2_nd_array **out);
+
 /* ---- one-chunk frames written in place (what an HDF5 chunk stores) ---- */
 /* Capacity b2_nd_encode_frame needs for an array of parameters p. */
 B2_API int64_t b2_nd_encode_frame_bound(const b2_nd_params *p);
