@@ -36,6 +36,17 @@ int b2cli_cmd_concat(int argc, char **argv);
 int b2cli_cmd_rechunk(int argc, char **argv);
 int b2cli_cmd_bench(int argc, char **argv);
 int b2cli_cmd_convert(int argc, char **argv);
+/* b2 bench --frame's b2nd operations (bench_nd_ops.c): reps runs each of
+ * copying two saved copies of src, concatenating them along axis 0 into a new
+ * file, and rechunking one to 250x1000 chunks into a file; the peak memory of
+ * a `b2 rechunk --report` child. Scratch files go to dir. */
+typedef struct b2cli_nd_ops_result {
+    double t_copy[64], t_concat[64], t_rechunk[64]; /* seconds, reps of each */
+    int64_t concat_chunks, concat_blocks_decoded;
+    long rechunk_maxrss_kib, info_maxrss_kib; /* b2 rechunk's peak memory, after and before its copy */
+    int64_t src_chunk_bytes, file_bytes;
+} b2cli_nd_ops_result;
+int b2cli_bench_nd_ops(const char *dir, b2_nd_array *src, int reps, b2cli_nd_ops_result *r);
 /* `b2 bench --hdf5`: HDF5 filters 32026 vs 32001 vs gzip (bench_h5.c). */
 int b2cli_bench_h5(int argc, char **argv);
 /* `b2 bench --hdf5-parallel`: H5Dread/H5Dwrite vs the parallel reader and

@@ -776,6 +776,41 @@ static int nd_section(bench *b, const char *bname, const int32_t bs[2], int file
     return rc >= 0 ? B2CLI_OK : B2CLI_EXIT_DATA;
 }
 
+/* concatenate and rechunk of the default-blockshape array (bench_nd_ops.c). */
+static int nd_ops_section(bench *b, const double *data, const int32_t *bs)
+{
+    b2_nd_params np = {.ndim = 2, .shape = {SIDE, SIDE}, .chunkshape = {CSIDE, CSIDE},
+                       .blockshape = {bs[0], bs[1]}, .typesize = 8, .dtype = "<f8",
+                       .cparams = &b->cp};
+    b2_nd_array *a = NULL;
+    int reps = b->reps < 64 ? b->reps : 64;
+    b2cli_nd_ops_result *r = malloc(sizeof *r);
+    int rc = r ? b2_nd_from_cbuffer(&np, NULL, data, ND_BYTES, &a) : B2_ERR_NOMEM;
+    if (rc >= 0)
+        rc = b2cli_bench_nd_ops(b->dir, a, reps, r);
+    b2_nd_free(a);
+    if (rc < 0) {
+        free(r);
+        return fail("b2nd concatenate/rechunk", rc);
+    }
+    char label[200];
+    snprintf(b->section, sizeof b->section, "b2nd operations, file-backed, blockshape default");
+    if (!b->json)
+        printf("\n## b2nd operations on the file-backed array (chunks %dx%d, blocks %dx%d; %.2f MB file)\n",
+               CSIDE, CSIDE, bs[0], bs[1], (double)r->file_bytes / 1e6);
+    report(b, "  copy the two files (read + write + fsync)", r->t_copy, reps, 2.0 * ND_BYTES, 0, 0);
+    snprintf(label, sizeof label, "  concatenate the two, axis 0, into a new file (%lld chunks, %lld blocks decoded)",
+             (long long)r->concat_chunks, (long long)r->concat_blocks_decoded);
+    report(b, label, r->t_concat, reps, 2.0 * ND_BYTES, 0, 0);
+    snprintf(label, sizeof label,
+             "  rechunk to 250x1000 into a new file (b2 rechunk: peak memory %.1f MiB, %.1f MiB before the copy; a source chunk %.1f MiB)",
+             r->rechunk_maxrss_kib / 1024.0, r->info_maxrss_kib / 1024.0, r->src_chunk_bytes / 1048576.0);
+    report(b, label, r->t_rechunk, reps, ND_BYTES, 0, 0);
+    b->section[0] = 0;
+    free(r);
+    return B2CLI_OK;
+}
+
 static int run_b2nd(bench *b)
 {
     double *data = malloc(ND_BYTES);
@@ -818,6 +853,8 @@ static int run_b2nd(bench *b)
         for (int file = 0; file < 2 && rc == B2CLI_OK; file++)
             rc = nd_section(b, shapes[i].name, bs, file, data, whole, chunkbuf, chunkcap);
     }
+    if (rc == B2CLI_OK)
+        rc = nd_ops_section(b, data, def);
 done:
     free(data);
     free(whole);

@@ -32,8 +32,24 @@ static const char rechunk_help[] =
     "  --chunks LIST    the new chunk shape, one extent per dimension (required)\n"
     "  --blocks LIST    the new block shape (default: the default rule)\n"
     "  --threads N      decompression and compression threads (default 1)\n"
+    "  --report         say on standard error how long it took and the peak memory\n"
+    "                   (VmHWM) before and after the copy\n"
     "  -o OUT           the output file (required; replaced atomically)\n"
     "Exit status: 0 success, 1 unreadable input or a failed write, 2 bad arguments.\n";
+
+/* This process's peak resident memory in KiB (VmHWM), -1 when unknown. */
+static long peak_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmHWM:", 6))
+            kib = strtol(line + 6, NULL, 10);
+    if (f)
+        fclose(f);
+    return kib;
+}
 
 /* Open path as a b2nd array (message printed on failure). */
 static int open_array(const char *cmd, const char *path, b2cli_obj *o)
@@ -133,7 +149,7 @@ int b2cli_cmd_rechunk(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
     int64_t chunks[B2_ND_MAX_DIM], blocks[B2_ND_MAX_DIM], nthreads = 1;
-    int nchunks = -1, nblocks = -1, rc;
+    int nchunks = -1, nblocks = -1, report = 0, rc;
     for (int i = 1; i < argc; i++)
         if (b2cli_is_help(argv[i])) {
             fputs(rechunk_help, stdout);
@@ -152,6 +168,8 @@ int b2cli_cmd_rechunk(int argc, char **argv)
             if ((rc = b2cli_parse_dims("rechunk", opt, v, 1, INT32_MAX, is_chunks ? chunks : blocks,
                                        is_chunks ? &nchunks : &nblocks)) != 0)
                 return rc;
+        } else if (b2cli_opt_is(a, "--report")) {
+            report = 1;
         } else if (b2cli_opt_is(a, "--threads") || b2cli_opt_is(a, "-t")) {
             if (!(v = b2cli_opt_value("rechunk", argc, argv, &i, "--threads")))
                 return B2CLI_EXIT_USAGE;
@@ -192,8 +210,13 @@ int b2cli_cmd_rechunk(int argc, char **argv)
     b2_nd_storage st = {B2_STORAGE_FILE, tmp};
     b2cli_progress bar;
     b2cli_progress_start(&bar, "rechunk", b2_nd_nitems(o.arr) * b2_nd_typesize(o.arr));
+    long before = peak_kib();
+    double t0 = b2cli_now();
     rc = tmp ? b2_nd_copy_with_progress(o.arr, cs, bs, &st, show_progress, &bar, &r) : B2_ERR_NOMEM;
     b2cli_progress_end(&bar);
+    if (rc >= 0 && report)
+        fprintf(stderr, "b2 rechunk: %s: %lld chunks in %.3f s; peak memory %ld KiB (%ld KiB before the copy)\n",
+                in, (long long)b2_schunk_nchunks(b2_nd_schunk(r)), b2cli_now() - t0, peak_kib(), before);
     if (rc < 0)
         b2cli_data_error(out, "cannot rechunk %s: %s", in, tmp ? b2_last_error_message() : "out of memory");
     b2_nd_free(r);
