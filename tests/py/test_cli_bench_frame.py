@@ -58,9 +58,14 @@ def nd_lines():
                     (s + "decompress whole chunk (%dx%d padded, %.2f MB)" % (pad, pad, pad * pad * 8 / 1e6),
                      True),
                     (s + "b2nd_to_cbuffer whole array (32 MB)", True)]
+            out += [(s + "orthogonal selection 100x100 scattered indices", True)]
             if w == WHERE[1]:
                 out += [(s + "get_slice 10x10 %s, %s" % (sl, how), False)
                         for sl in SLICES for how in ("pread", "mmap")]
+    s = "b2nd operations, file-backed, blockshape default: "
+    out += [(s + "copy the two files (read + write + fsync)", True),
+            (s + "concatenate the two, axis 0, into a new file", True),
+            (s + "rechunk to 250x1000 into a new file", True)]
     return out
 
 
@@ -122,6 +127,18 @@ def main():
             c.ok(o.get("mmap_pread_ratio", 0) > 0 and o.get("n") == 5, "mmap/pread ratio: %s" % o)
         else:
             c.ok("mmap_pread_ratio" not in o, "no mmap/pread ratio: %s" % o)
+    # the b2nd operations: exact block counts, chunks copied, memory measured
+    for shape, _, _ in SHAPES:
+        for w in WHERE:
+            o = by.get("blockshape %s, %s: orthogonal selection 100x100 scattered indices" % (shape, w), {})
+            c.ok(re.match(r"\d+ blocks decoded: exactly those the indices touch$", o.get("note", "")),
+                 "orthogonal selection note: %s" % o)
+    s = "b2nd operations, file-backed, blockshape default: "
+    o = by.get(s + "concatenate the two, axis 0, into a new file", {})
+    c.ok(o.get("note") == "32 chunks, 0 blocks decoded", "concatenate copies chunks: %s" % o)
+    o = by.get(s + "rechunk to 250x1000 into a new file", {})
+    m = re.match(r"b2 rechunk: peak memory ([0-9.]+) MiB, ([0-9.]+) MiB before the copy", o.get("note", ""))
+    c.ok(m is not None and float(m.group(1)) >= float(m.group(2)) > 0, "rechunk memory note: %s" % o)
     comp = by.get(FRAME_LINES[0][0], {})
     c.ok(comp.get("cratio", 0) > 1.2, "compress line has a cratio > 1.2: %s" % comp)
     for shape, _, cr in SHAPES:
