@@ -158,8 +158,11 @@ def bad_arguments(tmp):
     raises(ValueError, lambda: ba.open(path, mode="w"), "open mode 'w'", ("mode",))
 
     a = ba.save(x, path, chunks=(4, 4))
-    raises(IndexError, lambda: a[[0, 1]], "a list index", ("list",))
-    raises(IndexError, lambda: a[np.array([0, 1])], "an array index")
+    # index lists select orthogonally (test_pyarray); bad ones are IndexError
+    raises(IndexError, lambda: a[[0, 6]], "a list index out of range", ("out of bounds",))
+    raises(IndexError, lambda: a[np.array([[0, 1]])], "a 2-d index array", ("1-d",))
+    raises(IndexError, lambda: a[[0.5]], "a list of floats")
+    raises(IndexError, lambda: a[[0], None], "a list with numpy.newaxis", ("newaxis",))
     raises(IndexError, lambda: a[x > 3], "a boolean mask")
     raises(IndexError, lambda: a[True], "a boolean scalar")
     raises(IndexError, lambda: a[6], "index 6 of 6", ("out of bounds",))
