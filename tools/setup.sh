@@ -126,7 +126,7 @@ fuzz_targets() {
     for e in $(fuzz_entries); do echo "fuzz_$e replay_$e"; done
 }
 run_fuzzers() {
-    local dir="$ROOT/build-fuzz" secs="${FUZZ_SECONDS:-25}" e rc=0 made
+    local dir="$ROOT/build-fuzz" secs="${FUZZ_SECONDS:-25}" e rc=0 made reg
     local td="$ROOT/test_data"
     declare -A seeds=([chunk]="$td/chunks $td/compat $td/plugins/chunks"
                       [frame]="$td/frames $td/plugins/frames"
@@ -138,10 +138,13 @@ run_fuzzers() {
         mkdir -p "$dir/corpus/$e"
         made="$dir/tests/fuzz_seeds/$e"
         [ -d "$made" ] || made=
+        # the kept inputs seed the run too (e.g. libdeflate-written zlib chunks)
+        reg="$ROOT/tests/fuzz/regressions/$e"
+        [ -d "$reg" ] || reg=
         # shellcheck disable=SC2086
         (cd "$dir" && "$dir/tests/fuzz_$e" -max_total_time="$secs" -rss_limit_mb=2048 \
             -max_len=65536 -timeout=20 -print_final_stats=1 -artifact_prefix="$dir/crash-$e-" \
-            "$dir/corpus/$e" ${seeds[$e]:-} $made) > "$dir/fuzz_$e.log" 2>&1 || rc=1
+            "$dir/corpus/$e" ${seeds[$e]:-} $made $reg) > "$dir/fuzz_$e.log" 2>&1 || rc=1
         grep -E "^(stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY|fuzz check failed)" \
             "$dir/fuzz_$e.log" || true
     done
