@@ -348,6 +348,43 @@ static void test_vectors(void)
     CHECK(total > 0 && same96 * 100 >= total * 95 && larger == 0, "re-encode criterion");
 }
 
+/* ---- zlib streams through libdeflate: damage is B2_ERR_CORRUPT naming zlib ---- */
+static void test_zlib_damage(void)
+{
+    enum { N = 40000 };
+    static uint8_t in[N], c[N + 64], out[N];
+    for (int i = 0; i < N; i++)
+        in[i] = (uint8_t)(i * 7 / 64 + (i % 3));
+    b2_cparams p = mkparams(B2_CODEC_ZLIB, 5, 4, 1);
+    p.blocksize = 8192;
+    int n = compress_with(&p, in, N, c, sizeof c);
+    b2_dctx *d = b2_dctx_new(1);
+    CHECK(n > 100 && n < N && b2_chunk_decompress(d, c, (size_t)n, out, N) == N &&
+              !memcmp(in, out, N), "zlib chunk round trip (%d bytes)", n);
+    int32_t s0 = (int32_t)b2_load_le32(c + 32); /* block 0's first stream */
+    int32_t cs = (int32_t)b2_load_le32(c + s0);
+    int cases = 0, ok = 0;
+    for (int k = 0; k < 3 && n > 100 && cs > 16 && cs < 8192; k++) {
+        uint8_t *bad = malloc((size_t)n);
+        memcpy(bad, c, (size_t)n);
+        if (k == 0)
+            bad[s0 + 4 + cs / 2] ^= 0x5a;       /* inside the deflate data */
+        else if (k == 1)
+            bad[s0 + 4 + cs - 1] ^= 0x01;       /* the Adler-32 trailer */
+        else
+            b2_store_le32(bad + s0, (uint32_t)(cs / 2)); /* the stream cut short */
+        int r = b2_chunk_decompress(d, bad, (size_t)n, out, N);
+        cases++;
+        ok += r == B2_ERR_CORRUPT && strstr(b2_last_error_message(), "zlib");
+        CHECK(r == B2_ERR_CORRUPT && strstr(b2_last_error_message(), "zlib"),
+              "damaged zlib stream %d: %d (%s)", k, r, b2_last_error_message());
+        free(bad);
+    }
+    b2_dctx_free(d);
+    CHECK(cases == 3, "zlib damage cases run: %d", cases);
+    printf("zlib damage: %d/%d give B2_ERR_CORRUPT naming zlib\n", ok, cases);
+}
+
 /* ---- random round trips ---- */
 static void fill_data(uint8_t *b, size_t n, int kind, int32_t ts)
 {
@@ -578,6 +615,7 @@ int main(void)
     test_blocksize();
     test_worked_examples();
     test_vectors();
+    test_zlib_damage();
     test_random();
     if (getenv("B2_BENCH"))
         bench();
