@@ -16,13 +16,14 @@
 # dynamic loader's multiarch path nor HDF5's plugin search looks).
 #
 # Depends: dpkg-shlibdeps (package dpkg-dev) computes the run-time libraries of
-# libb2blosc.so.0, libH5Zb2.so and b2 (liblz4, libzstd, zlib, msgpack, libzfp unless
-# B2_WITH_ZFP=OFF, libxxhash when ndlz encodes, libc, and libhdf5 for b2). The
-# development files need more: b2blosc.pc names liblz4, libzstd, zlib (and
-# libxxhash) in Requires.private (pkg-config fails without their .pc files), the
-# CMake package needs zlib's headers (find_dependency(ZLIB)), and linking the
-# static libraries needs the codec and msgpack -dev packages (libzfp-dev too when
-# built with zfp); they are added. So is python3, for the h5py module b2blosc_h5
+# libb2blosc.so.0, libH5Zb2.so and b2 (liblz4, libzstd, libdeflate0, msgpack,
+# libzfp unless B2_WITH_ZFP=OFF, libxxhash, libc, and libhdf5 for b2; zlib only
+# when built with B2_ZLIB_ENCODER=zlib). The development files need more:
+# b2blosc.pc names liblz4, libzstd, libdeflate, libxxhash (and zlib with that
+# option) in Requires.private (pkg-config fails without their .pc files), and
+# linking the static libraries needs the codec and msgpack -dev packages
+# (libzfp-dev too when built with zfp; zlib1g-dev with the zlib encoder, whose
+# CMake package then finds ZLIB); they are added. So is python3, for the h5py module b2blosc_h5
 # in /usr/lib/python3/dist-packages (lintian: python-package-missing-depends-on-python).
 
 # ---- the man page of b2, installed with the program (gzipped as Debian wants) ----
@@ -113,9 +114,12 @@ set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
 set(CPACK_DEBIAN_PACKAGE_SECTION "libs")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "liblz4-dev, libzstd-dev, zlib1g-dev, libmsgpack-dev, libxxhash-dev, python3")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "liblz4-dev, libzstd-dev, libdeflate-dev, libmsgpack-dev, libxxhash-dev, python3")
 if(B2_WITH_ZFP)
   string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libzfp-dev")
+endif()
+if(B2_ZLIB_ENCODER STREQUAL "zlib")
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", zlib1g-dev")
 endif()
 # a shlibs file for libb2blosc.so.0 and the ldconfig trigger
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)

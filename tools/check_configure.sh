@@ -109,7 +109,7 @@ EOF
     chmod +x "$F/bin/h5pcc"
     # a pkg-config directory with the other dependencies and only the fake hdf5.pc
     local m
-    for m in liblz4 libzstd zlib msgpack libxxhash; do
+    for m in liblz4 libzstd libdeflate zlib msgpack libxxhash; do
         local pc
         pc=$(pkg-config --path "$m" 2>/dev/null) && ln -sf "$pc" "$F/pconly/"
     done

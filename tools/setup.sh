@@ -4,7 +4,8 @@
 #   bash tools/setup.sh demo   install what is missing, build, run a short demo
 #   bash tools/setup.sh test   install what is missing, build, run the test suite
 #                              (configure checks, plain gcc build, clang build,
-#                              portable-kernels build without zfp, an
+#                              portable-kernels build without zfp, a build
+#                              encoding zlib with zlib (byte identity), an
 #                              ASan+UBSan build, libFuzzer, a ThreadSanitizer
 #                              build of the thread tests, and valgrind over a
 #                              subset of the C tests; all with -Werror; and the
@@ -27,7 +28,7 @@ usage() {
 
 # ---- 1. packages ----
 ensure_packages() {
-    local pkgs=(build-essential clang cmake pkg-config libhdf5-dev liblz4-dev libzstd-dev zlib1g-dev
+    local pkgs=(build-essential clang cmake pkg-config libhdf5-dev liblz4-dev libzstd-dev libdeflate-dev zlib1g-dev
                 libmsgpack-dev libzfp-dev libxxhash-dev python3 python3-h5py python3-numpy python3-msgpack hdf5-tools netcdf-bin
                 hdf5-filter-plugin-blosc-serial libb2-dev dpkg-dev groff-base lintian valgrind
                 libhdf5-openmpi-dev openmpi-bin python3-h5py-mpi
@@ -125,7 +126,7 @@ fuzz_targets() {
     for e in $(fuzz_entries); do echo "fuzz_$e replay_$e"; done
 }
 run_fuzzers() {
-    local dir="$ROOT/build-fuzz" secs="${FUZZ_SECONDS:-25}" e rc=0 made
+    local dir="$ROOT/build-fuzz" secs="${FUZZ_SECONDS:-25}" e rc=0 made reg
     local td="$ROOT/test_data"
     declare -A seeds=([chunk]="$td/chunks $td/compat $td/plugins/chunks"
                       [frame]="$td/frames $td/plugins/frames"
@@ -137,10 +138,13 @@ run_fuzzers() {
         mkdir -p "$dir/corpus/$e"
         made="$dir/tests/fuzz_seeds/$e"
         [ -d "$made" ] || made=
+        # the kept inputs seed the run too (e.g. libdeflate-written zlib chunks)
+        reg="$ROOT/tests/fuzz/regressions/$e"
+        [ -d "$reg" ] || reg=
         # shellcheck disable=SC2086
         (cd "$dir" && "$dir/tests/fuzz_$e" -max_total_time="$secs" -rss_limit_mb=2048 \
             -max_len=65536 -timeout=20 -print_final_stats=1 -artifact_prefix="$dir/crash-$e-" \
-            "$dir/corpus/$e" ${seeds[$e]:-} $made) > "$dir/fuzz_$e.log" 2>&1 || rc=1
+            "$dir/corpus/$e" ${seeds[$e]:-} $made $reg) > "$dir/fuzz_$e.log" 2>&1 || rc=1
         grep -E "^(stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY|fuzz check failed)" \
             "$dir/fuzz_$e.log" || true
     done
@@ -217,7 +221,7 @@ run_valgrind() {
 # Every build of the test mode uses -Werror (B2_WERROR): gcc and clang build the
 # tree warning-free.
 test_all() {
-    local cfg=FAIL plain=FAIL clang=FAIL portable=FAIL asan=FAIL fuzz=FAIL tsan=FAIL vg=FAIL mpi=FAIL
+    local cfg=FAIL plain=FAIL clang=FAIL portable=FAIL zlibenc=FAIL asan=FAIL fuzz=FAIL tsan=FAIL vg=FAIL mpi=FAIL
     # Configure-only: three option combinations (tools/check_configure.sh all does
     # the 16 by hand) and the serial/parallel HDF5 choice against a fake parallel HDF5.
     if say "configure checks" && bash "$ROOT/tools/check_configure.sh" ci &&
@@ -252,6 +256,15 @@ test_all() {
        run_ctest build-portable -R '^test_(filters|chunk_decode|chunk_encode|plugin_zfp)$'; then
         portable=ok
     fi
+    # zlib's own bytes (-DB2_ZLIB_ENCODER=zlib; the default encodes zlib streams with
+    # libdeflate): the tests that compare zlib chunks and b2nd frames byte for byte
+    # with c-blosc2's vectors, and the decoder, with the library alone.
+    if build build-zlib -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON -DB2_ZLIB_ENCODER=zlib \
+           -DB2_BUILD_TOOLS=OFF -DB2_BUILD_PLUGIN=OFF \
+           -- test_chunk_encode test_b2nd_reencode test_chunk_decode &&
+       run_ctest build-zlib -R '^test_(chunk_encode|b2nd_reencode|chunk_decode)$'; then
+        zlibenc=ok
+    fi
     if build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_SANITIZE=ON -DB2_WERROR=ON &&
        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
        run_ctest build-asan -E "$ASAN_EXCLUDE"; then asan=ok; fi
@@ -263,10 +276,11 @@ test_all() {
     if run_valgrind; then vg=ok; fi # on the programs the release stage built
     echo "SUMMARY: configure checks: $cfg; release build + tests (C tests also with B2_SIMD=generic): $plain;" \
          "clang build + C tests: $clang; portable-kernels build without zfp + filter/chunk/zfp-refusal tests: $portable;" \
+         "zlib-encoder build (B2_ZLIB_ENCODER=zlib) + byte-identity tests: $zlibenc;" \
          "asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan; libFuzzer targets ${FUZZ_SECONDS:-25}s each: $fuzz;" \
          "tsan build + thread tests: $tsan; valgrind memcheck on ${#VALGRIND_TESTS[@]} C test runs: $vg;" \
          "parallel HDF5 build + MPI tests (1, 2, 4 ranks): $mpi"
-    [ "$cfg" = ok ] && [ "$plain" = ok ] && [ "$clang" = ok ] && [ "$portable" = ok ] && [ "$asan" = ok ] &&
+    [ "$cfg" = ok ] && [ "$plain" = ok ] && [ "$clang" = ok ] && [ "$portable" = ok ] && [ "$zlibenc" = ok ] && [ "$asan" = ok ] &&
         [ "$fuzz" = ok ] && [ "$tsan" = ok ] && [ "$vg" = ok ] && [ "$mpi" = ok ]
 }
 

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Codec dispatch and thin wrappers around the system LZ4, zlib and Zstd
- * libraries, with the level mappings of doc/format/codecs.md §3-4. */
+/* Codec dispatch and thin wrappers around the system LZ4 and Zstd libraries,
+ * with the level mappings of doc/format/codecs.md §3-4 (zlib streams: zlib.c). */
 #include <stdlib.h>
 #include <lz4.h>
 #include <lz4hc.h>
-#include <zlib.h>
 #include <zstd.h>
 #include "b2_common.h"
 #include "codecs.h"
@@ -21,12 +20,7 @@ void b2_codec_state_free(b2_codec_state *st)
         LZ4_freeStream(st->lz4_stream);
     if (st->lz4hc_stream)
         LZ4_freeStreamHC(st->lz4hc_stream);
-    if (st->zdeflate)
-        deflateEnd(st->zdeflate);
-    if (st->zinflate)
-        inflateEnd(st->zinflate);
-    free(st->zdeflate);
-    free(st->zinflate);
+    b2_zlib_state_free(st);
     memset(st, 0, sizeof *st);
 }
 
@@ -124,67 +118,6 @@ static int compress_zstd(b2_codec_state *st, int clevel, const uint8_t *src, int
     return ZSTD_isError(r) ? 0 : (int)r;
 }
 
-/* One z_stream per context, reset between streams: the same bytes as
- * compress2()/uncompress(), without allocating ~270 KiB of deflate state (or the
- * inflate state) and clearing its hash table once per stream. */
-static int compress_zlib(b2_codec_state *st, int clevel, const uint8_t *src, int srclen,
-                         uint8_t *dst, int maxout)
-{
-    z_stream *z = st->zdeflate;
-    if (z && st->zdeflate_level != clevel) {
-        deflateEnd(z);
-        free(z);
-        z = st->zdeflate = NULL;
-    }
-    if (!z) {
-        if (!(z = calloc(1, sizeof *z)))
-            return B2_FAIL_CODE(B2_ERR_NOMEM);
-        if (deflateInit(z, clevel) != Z_OK) {
-            free(z);
-            return B2_FAIL_CODE(B2_ERR_NOMEM);
-        }
-        st->zdeflate = z;
-        st->zdeflate_level = clevel;
-    } else if (deflateReset(z) != Z_OK) {
-        return 0;
-    }
-    z->next_in = (Bytef *)(uintptr_t)src;
-    z->avail_in = (uInt)srclen;
-    z->next_out = dst;
-    z->avail_out = (uInt)maxout;
-    return deflate(z, Z_FINISH) == Z_STREAM_END ? (int)z->total_out : 0;
-}
-
-static int decompress_zlib(b2_codec_state *st, const uint8_t *src, int srclen, uint8_t *dst,
-                           int dstlen)
-{
-    z_stream *z = st->zinflate;
-    int r;
-    if (!z) {
-        if (!(z = calloc(1, sizeof *z)))
-            return B2_FAIL_CODE(B2_ERR_NOMEM);
-        if ((r = inflateInit(z)) != Z_OK) {
-            free(z);
-            return B2_FAIL(B2_ERR_NOMEM, "zlib: %s (%d)", zError(r), r);
-        }
-        st->zinflate = z;
-    } else if (inflateReset(z) != Z_OK) {
-        return B2_FAIL(B2_ERR_CORRUPT, "zlib: cannot reset the stream");
-    }
-    z->next_in = (Bytef *)(uintptr_t)src;
-    z->avail_in = (uInt)srclen;
-    z->next_out = dst;
-    z->avail_out = (uInt)dstlen;
-    r = inflate(z, Z_FINISH);
-    if (r == Z_STREAM_END)
-        return (int)z->total_out;
-    /* Z_BUF_ERROR / Z_OK here: the stream ends early or wants more room */
-    if (r == Z_BUF_ERROR || r == Z_OK)
-        r = Z_DATA_ERROR;
-    return B2_FAIL(r == Z_MEM_ERROR ? B2_ERR_NOMEM : B2_ERR_CORRUPT, "zlib: %s (%d)",
-                   zError(r), r);
-}
-
 /* The call a user codec gets for use u. */
 static b2_plugin_call user_call(const b2_codec_use *u)
 {
@@ -202,7 +135,7 @@ int b2_codec_compress(b2_codec_state *st, const b2_codec_use *u, const uint8_t *
     case B2_CODEC_BLOSCLZ: r = b2_blosclz_compress(clevel, src, srclen, dst, maxout); break;
     case B2_CODEC_LZ4: r = compress_lz4(st, 0, clevel, src, srclen, dst, maxout); break;
     case B2_CODEC_LZ4HC: r = compress_lz4(st, 1, clevel, src, srclen, dst, maxout); break;
-    case B2_CODEC_ZLIB: r = compress_zlib(st, clevel, src, srclen, dst, maxout); break;
+    case B2_CODEC_ZLIB: r = b2_zlib_compress(st, clevel, src, srclen, dst, maxout); break;
     case B2_CODEC_ZSTD: r = compress_zstd(st, clevel, src, srclen, dst, maxout); break;
     case B2_CODEC_NDLZ: r = b2_ndlz_compress(u, src, srclen, dst, maxout); break;
     case B2_CODEC_ZFP_ACC:
@@ -257,7 +190,7 @@ int b2_codec_decompress(b2_codec_state *st, const b2_codec_use *u, const uint8_t
                      : r;
     }
     case 3:
-        return decompress_zlib(st, src, srclen, dst, dstlen);
+        return b2_zlib_decompress(st, src, srclen, dst, dstlen);
     case 4: {
         if (!st->zstd_dctx && !(st->zstd_dctx = ZSTD_createDCtx()))
             return B2_FAIL_CODE(B2_ERR_NOMEM);

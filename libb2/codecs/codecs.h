@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal codec layer: BloscLZ (our own) and wrappers around the system LZ4,
- * zlib and Zstd libraries. One call compresses or decompresses one stream.
+ * Zstd and libdeflate libraries (and zlib, for zlib's own bytes). One call
+ * compresses or decompresses one stream.
  *
  * Compression contract (doc/format/codecs.md §2): returns the compressed length (1..maxout),
  * or 0 for "not compressible / does not fit in maxout" (the chunk layer then
@@ -63,9 +64,18 @@ typedef struct b2_codec_state {
     int dict_len;
     const void *zstd_ddict;       /* digested form of dict for zstd decoding (not owned) */
     void *lz4_stream, *lz4hc_stream;
-    void *zdeflate, *zinflate;    /* z_stream kept across streams (reset, not re-created) */
+    void *zdeflate;               /* zlib.c: libdeflate compressor (or z_stream) for zdeflate_level */
+    void *zinflate;               /* zlib.c: libdeflate decompressor */
     int zdeflate_level;
 } b2_codec_state;
+
+/* ---- zlib streams (zlib.c): libdeflate decodes; encodes too unless built with
+ * B2_ZLIB_ENCODER=zlib. The same contracts as b2_codec_compress/decompress. ---- */
+B2_HIDDEN int b2_zlib_compress(b2_codec_state *st, int clevel, const uint8_t *src,
+                               int srclen, uint8_t *dst, int maxout);
+B2_HIDDEN int b2_zlib_decompress(b2_codec_state *st, const uint8_t *src, int srclen,
+                                 uint8_t *dst, int dstlen);
+B2_HIDDEN void b2_zlib_state_free(b2_codec_state *st);
 
 B2_HIDDEN void b2_codec_state_init(b2_codec_state *st);
 B2_HIDDEN void b2_codec_state_free(b2_codec_state *st);

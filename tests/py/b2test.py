@@ -94,6 +94,19 @@ def version_macros():
     return ".".join(nums), m.group(1) if m else None
 
 
+def zlib_own_bytes():
+    """True when the library under test encodes zlib streams with libdeflate (the
+    default; its bytes and sizes differ from the reference's), False when built with
+    B2_ZLIB_ENCODER=zlib (zlib's own bytes, as c-blosc2 writes them). Read from the
+    CMake cache of B2_BUILD_DIR; without one, the default."""
+    cache = os.path.join(os.environ.get("B2_BUILD_DIR", ""), "CMakeCache.txt")
+    try:
+        with open(cache) as f:
+            return "B2_ZLIB_ENCODER:STRING=zlib\n" not in f.read()
+    except OSError:
+        return True
+
+
 def load_manifest(path):
     with open(path) as f:
         return json.load(f)

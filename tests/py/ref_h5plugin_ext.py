@@ -50,6 +50,8 @@ def cases():
         ("zstd_dict_bitshuffle", ramp3, (6, 16, 40), 3, 5, ext((0, 0, 0, 0, 0, 2), use_dict=1), False),
         ("lz4hc_dict_block_rows", field, (60, 200), 9, 2, ext((0, 0, 0, 0, 0, 1), use_dict=1, blockshape=(1, 200)), False),
         ("zlib_odd_block", field, (50, 100), 4, 4, ext((0, 0, 0, 0, 1, 3), blockshape=(7, 13)), False),
+        ("zlib_1_bitshuffle", field, (60, 200), 1, 4, ext((0, 0, 0, 0, 0, 2)), False),
+        ("zlib_9_shuffle", ramp3, (6, 30, 40), 9, 4, ext((0, 0, 0, 0, 0, 1)), False),
         ("trunc_prec_shuffle", field, (40, 64), 5, 0, ext((0, 0, 0, 0, 4, 1), meta=(0, 0, 0, 0, 12, 0)), True),
         ("rank16_block", r16, (1,) * 12 + (2, 4, 8, 32), 5, 5,
          ext((0,) * 5 + (1,), use_dict=1, blockshape=(1,) * 12 + (1, 2, 8, 16)), False),

@@ -221,7 +221,9 @@ def main():
         check(os.path.realpath(libdir) in libdirs and "-lb2blosc" in flags,
               "pkg-config --libs: %s" % flags)
         sflags = pc("--static", "--libs", "b2blosc")
-        for need in ("-lb2blosc", "-llz4", "-lzstd", "-lz", "-lmsgpackc", "-lm"):
+        # zlib only when it encodes (B2_ZLIB_ENCODER=zlib); libdeflate always decodes
+        zlib = () if bt.zlib_own_bytes() else ("-lz",)
+        for need in ("-lb2blosc", "-llz4", "-lzstd", "-ldeflate", "-lmsgpackc", "-lm") + zlib:
             check(need in sflags, "pkg-config --static --libs b2blosc has %s: %s" % (need, sflags))
         check(not set(sflags[1:]) & {"-llz4", "-lzstd", "-lmsgpackc"} & set(flags),
               "private deps stay out of plain --libs: %s" % flags)

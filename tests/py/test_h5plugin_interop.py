@@ -56,9 +56,12 @@ def rewrite_in_place(c, base, vecs, tmpdir):
     """Rewrite every dataset of a copy of each reference file through our filter,
     keeping the reference's stored cd_values (so rank-9 b2nd too), and check the
     chunks come out byte-identical wherever the reference stored a frame we would
-    also store (mandatory filter, or a frame smaller than the chunk)."""
+    also store (mandatory filter, or a frame smaller than the chunk). zlib
+    datasets (codec 4, cd_values[6]) only when zlib encodes (B2_ZLIB_ENCODER=zlib):
+    libdeflate's streams, the default, are other bytes (the data check stands)."""
     import shutil
     n = 0
+    zlib_own = b2test.zlib_own_bytes()
     for v in vecs:
         tmp = os.path.join(tmpdir, "inplace_%s.h5" % v["id"].replace("/", "_"))
         shutil.copyfile(os.path.join(base, v["path"]), tmp)
@@ -82,6 +85,9 @@ def rewrite_in_place(c, base, vecs, tmpdir):
                         same += 1
                     else:
                         diff += 1
+                cd = [x["cd_values"] for x in d["filters"] if x["id"] == hc.FILTER_ID][0]
+                if zlib_own and len(cd) > 6 and cd[6] == 4:
+                    continue
                 if "/w_u2_3d" != d["name"]:  # lz4 of the wasm build differs, see report
                     c.ok(diff == 0, "%s: %d chunks differ from the reference (%d same)"
                          % (tag, diff, same))

@@ -14,7 +14,7 @@ sources with -DCMAKE_INSTALL_PREFIX=/usr (Release, no tests), build it, run
     usr/share/doc/libb2blosc, nothing outside usr/ and nothing in a
     non-multiarch libdir; lintian (when installed) reports no error or warning;
   * `dpkg-deb -I`: package name and version, Depends naming liblz4, libzstd,
-    zlib, msgpack, libhdf5 and libc, every name a package dpkg knows here;
+    libdeflate0, msgpack, libhdf5 and libc, every name a package dpkg knows here;
   * `apt-get install -s ./FILE.deb` (a simulation): apt resolves it, removing
     nothing;
   * `dpkg -x` into a scratch root: the extracted b2 --version and a round trip,
@@ -344,7 +344,7 @@ def main():
         check(fields["Version"].startswith(version + "-"), "Version %s-<release> (%s)" % (version, fields["Version"]))
         deps = fields["Depends"]
         names = [re.split(r"[\s(]", alt.strip())[0] for d in deps.split(",") for alt in d.split("|")]
-        for lib in ("liblz4", "libzstd", "zlib1g", "libmsgpackc", "libhdf5", "libc6"):
+        for lib in ("liblz4", "libzstd", "libdeflate0", "libmsgpackc", "libhdf5", "libc6"):
             check(any(n.startswith(lib) for n in names), "Depends names %s*: %s" % (lib, deps))
         for n in names:
             q = subprocess.run(["dpkg-query", "-W", n], stdout=subprocess.DEVNULL,
