@@ -3,7 +3,8 @@
  * delta_sse2.c, delta_avx2.c and delta_avx512.c after they define, for their
  * vector type V of VB bytes: LOADU, STOREU, VXOR, VZERO, and
  *   prefix_local(v, u): running XOR of the u-byte words within v;
- *   bcast_last(v, u):   v's last u-byte word repeated across a vector.
+ *   bcast_last(v, u):   v's last u-byte word repeated across a vector;
+ * and DELTA_DECODE_U8_PORTABLE where 8-byte words decode no faster in vectors.
  * XOR against block 0 or the previous word is byte-wise, so it vectorises
  * plainly. Decoding block 0 is a running XOR, serial word by word in the
  * portable code: here each vector does its own prefix in log steps, and the
@@ -69,6 +70,12 @@ void DELTA_DECODE(const uint8_t *ref, int32_t typesize, int32_t n, const uint8_t
     if (n <= 0)
         return;
     int32_t u = b2_delta_unit(typesize);
+#ifdef DELTA_DECODE_U8_PORTABLE
+    if (!ref && u == 8) { /* two words a vector: the scalar chain is as fast */
+        b2_delta_decode_generic(ref, typesize, n, src, dst);
+        return;
+    }
+#endif
     size_t body = (size_t)(n / u) * u;
     if (ref) {
         xor_vec(src, ref, body, dst);
