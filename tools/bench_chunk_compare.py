@@ -4,14 +4,15 @@
 
 The grid of issue 17 (../shared/bench/README.md protocol, 8 MiB chunks, clevel 5):
 blosclz, lz4, zstd, zlib with shuffle and lz4 with bitshuffle, on f64_sin,
-i32_ramp_noise, f32_field and f64_sparse, with 1 and 2 threads: 40 configurations.
+i32_ramp_noise, f32_field, f64_sparse and f64_linspace (issue 28), with 1 and 2 threads:
+50 configurations.
 
     python3 ../shared/bench/make-datasets /tmp/ds
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j
     python3 tools/bench_chunk_compare.py --data /tmp/ds --b2 build/tools/b2
 
 For every configuration the two programs run alternately (ours, reference, ...:
---rounds pairs, default 3), each taking the median of --reps rounds; the ratio
+--rounds pairs, default 5), each taking the median of --reps rounds; the ratio
 of each pair (ours / reference MB/s, > 1: we are faster) is taken, and the
 table gives the median of those ratios for compression and decompression, our
 decompression as a fraction of memcpy, and the compression ratio of each side.
@@ -29,7 +30,8 @@ import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FILES = {"f64_sin.bin": 8, "i32_ramp_noise.bin": 4, "f32_field.bin": 4, "f64_sparse.bin": 8}
+FILES = {"f64_sin.bin": 8, "i32_ramp_noise.bin": 4, "f32_field.bin": 4, "f64_sparse.bin": 8,
+         "f64_linspace.bin": 8}
 CONFIGS = [("blosclz", "shuffle"), ("lz4", "shuffle"), ("zstd", "shuffle"),
            ("zlib", "shuffle"), ("lz4", "bitshuffle")]
 
@@ -63,7 +65,7 @@ def main():
         os.path.join(REPO, "..", "shared", "bench", "ref", "ref_bench_files"),
         "/work/shared/bench/ref/ref_bench_files"))
     ap.add_argument("--data", default="/tmp/ds")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--clevel", type=int, default=5)
     ap.add_argument("--codecs", help="comma list of codecs to keep")

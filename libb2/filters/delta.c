@@ -1,19 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Delta filter (doc/format/filters.md §4): XOR of u-byte words, u = typesize if 1, 2, 4
- * or 8, else 8 if typesize is a multiple of 8, else 1. Block 0 (ref == NULL)
+/* Delta filter (doc/format/filters.md §4), portable kernels: XOR of u-byte words (u =
+ * b2_delta_unit). Block 0 (ref == NULL)
  * is coded as a running XOR of consecutive words; other blocks are XORed with
  * the decoded block 0. The n - m*u tail bytes are copied unchanged. */
 #include <string.h>
 #include "filters.h"
-
-static int32_t delta_unit(int32_t typesize)
-{
-    if (typesize == 1 || typesize == 2 || typesize == 4 || typesize == 8)
-        return typesize;
-    if (typesize > 0 && typesize % 8 == 0)
-        return 8;
-    return 1;
-}
+#include "simd_kernels.h"
 
 /* dst = a XOR b over len bytes, 8 bytes at a time (XOR is byte-wise, so the
  * word grouping does not matter here). */
@@ -31,12 +23,12 @@ static void xor_bytes(const uint8_t *a, const uint8_t *b, size_t len, uint8_t *d
         dst[i] = a[i] ^ b[i];
 }
 
-void b2_delta_encode(const uint8_t *ref, int32_t typesize, int32_t n,
-                     const uint8_t *src, uint8_t *dst)
+void b2_delta_encode_generic(const uint8_t *ref, int32_t typesize, int32_t n,
+                             const uint8_t *src, uint8_t *dst)
 {
     if (n <= 0)
         return;
-    int32_t u = delta_unit(typesize);
+    int32_t u = b2_delta_unit(typesize);
     size_t body = (size_t)(n / u) * u;
     if (ref) {
         xor_bytes(src, ref, body, dst);
@@ -60,12 +52,12 @@ void b2_delta_encode(const uint8_t *ref, int32_t typesize, int32_t n,
         }                                               \
     } while (0)
 
-void b2_delta_decode(const uint8_t *ref, int32_t typesize, int32_t n,
-                     const uint8_t *src, uint8_t *dst)
+void b2_delta_decode_generic(const uint8_t *ref, int32_t typesize, int32_t n,
+                             const uint8_t *src, uint8_t *dst)
 {
     if (n <= 0)
         return;
-    int32_t u = delta_unit(typesize);
+    int32_t u = b2_delta_unit(typesize);
     size_t body = (size_t)(n / u) * u;
     if (ref) {
         xor_bytes(src, ref, body, dst);
@@ -78,4 +70,17 @@ void b2_delta_decode(const uint8_t *ref, int32_t typesize, int32_t n,
         }
     }
     memcpy(dst + body, src + body, (size_t)n - body);
+}
+
+/* The level's kernels (filters/x86/delta_*.c where they pay). */
+void b2_delta_encode(const uint8_t *ref, int32_t typesize, int32_t n, const uint8_t *src,
+                     uint8_t *dst)
+{
+    b2_filter_kernels_now()->delta_encode(ref, typesize, n, src, dst);
+}
+
+void b2_delta_decode(const uint8_t *ref, int32_t typesize, int32_t n, const uint8_t *src,
+                     uint8_t *dst)
+{
+    b2_filter_kernels_now()->delta_decode(ref, typesize, n, src, dst);
 }

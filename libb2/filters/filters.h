@@ -57,6 +57,23 @@ B2_HIDDEN void b2_delta_encode(const uint8_t *ref, int32_t typesize, int32_t n,
                                const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_delta_decode(const uint8_t *ref, int32_t typesize, int32_t n,
                                const uint8_t *src, uint8_t *dst);
+/* The portable kernels behind them (the SIMD ones are in simd_kernels.h). */
+typedef void (*b2_delta_fn)(const uint8_t *ref, int32_t typesize, int32_t n, const uint8_t *src,
+                            uint8_t *dst);
+B2_HIDDEN void b2_delta_encode_generic(const uint8_t *ref, int32_t typesize, int32_t n,
+                                       const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_delta_decode_generic(const uint8_t *ref, int32_t typesize, int32_t n,
+                                       const uint8_t *src, uint8_t *dst);
+/* XOR word size u of the delta filter: the typesize if 1, 2, 4 or 8, else 8 if
+ * the typesize is a multiple of 8, else 1. */
+static inline int32_t b2_delta_unit(int32_t typesize)
+{
+    if (typesize == 1 || typesize == 2 || typesize == 4 || typesize == 8)
+        return typesize;
+    if (typesize > 0 && typesize % 8 == 0)
+        return 8;
+    return 1;
+}
 
 /* ---- trunc_prec (trunc_prec.c): meta is the signed precision byte. Returns 0 or
  * B2_ERR_FILTER for a typesize other than 4/8 or an out-of-range precision. ---- */

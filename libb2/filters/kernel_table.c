@@ -15,16 +15,18 @@ void b2_bitunshuffle_modern_generic(int32_t ts, int32_t n, const uint8_t *src, u
 static const b2_filter_kernels tables[] = {
     {B2_SIMD_GENERIC, b2_shuffle_generic, b2_unshuffle_generic, b2_bitshuffle_generic,
      b2_bitunshuffle_modern_generic, b2_shuffle_part_generic, b2_unshuffle_part_generic,
-     b2_unshuffle_planes_generic},
+     b2_unshuffle_planes_generic, b2_delta_encode_generic, b2_delta_decode_generic},
 #ifdef B2_HAVE_X86_SIMD
     {B2_SIMD_SSE2, b2_shuffle_sse2, b2_unshuffle_sse2, b2_bitshuffle_sse2, b2_bitunshuffle_sse2,
-     b2_shuffle_part_sse2, b2_unshuffle_part_sse2, b2_unshuffle_planes_sse2},
+     b2_shuffle_part_sse2, b2_unshuffle_part_sse2, b2_unshuffle_planes_sse2, b2_delta_encode_sse2,
+     b2_delta_decode_sse2},
     {B2_SIMD_AVX2, b2_shuffle_avx2, b2_unshuffle_avx2, b2_bitshuffle_avx2, b2_bitunshuffle_avx2,
-     b2_shuffle_part_avx2, b2_unshuffle_part_avx2, b2_unshuffle_planes_avx2},
+     b2_shuffle_part_avx2, b2_unshuffle_part_avx2, b2_unshuffle_planes_avx2, b2_delta_encode_avx2,
+     b2_delta_decode_avx2},
 #ifdef B2_HAVE_X86_AVX512
     {B2_SIMD_AVX512, b2_shuffle_avx512, b2_unshuffle_avx512, b2_bitshuffle_avx512,
      b2_bitunshuffle_avx512, b2_shuffle_part_avx512, b2_unshuffle_part_avx512,
-     b2_unshuffle_planes_avx512},
+     b2_unshuffle_planes_avx512, b2_delta_encode_avx512, b2_delta_decode_avx512},
 #endif
 #endif
 };

@@ -39,6 +39,7 @@ typedef struct b2_filter_kernels {
     b2_block_fn shuffle, unshuffle, bitshuffle, bitunshuffle;
     b2_part_fn shuffle_part, unshuffle_part; /* units above 1 */
     b2_planes_fn unshuffle_planes;
+    b2_delta_fn delta_encode, delta_decode;
 } b2_filter_kernels;
 /* The table of the level b2_simd_level() allows now (a load and an index). */
 B2_HIDDEN const b2_filter_kernels *b2_filter_kernels_now(void);
@@ -92,6 +93,20 @@ B2_HIDDEN void b2_unshuffle_planes_avx512(int32_t unit, const uint8_t *const *pl
                                           int32_t n, uint8_t *out);
 B2_HIDDEN void b2_bitshuffle_avx512(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitunshuffle_avx512(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+
+/* Delta (x86/delta_*.c): the contracts of b2_delta_encode / b2_delta_decode. */
+B2_HIDDEN void b2_delta_encode_sse2(const uint8_t *ref, int32_t typesize, int32_t n,
+                                    const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_delta_decode_sse2(const uint8_t *ref, int32_t typesize, int32_t n,
+                                    const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_delta_encode_avx2(const uint8_t *ref, int32_t typesize, int32_t n,
+                                    const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_delta_decode_avx2(const uint8_t *ref, int32_t typesize, int32_t n,
+                                    const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_delta_encode_avx512(const uint8_t *ref, int32_t typesize, int32_t n,
+                                      const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_delta_decode_avx512(const uint8_t *ref, int32_t typesize, int32_t n,
+                                      const uint8_t *src, uint8_t *dst);
 #endif /* B2_HAVE_X86_SIMD */
 
 
