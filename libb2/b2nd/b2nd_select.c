@@ -92,6 +92,30 @@ static int selection_init(const b2_nd_geom *g, const int64_t *const *sel, const 
     return B2_OK;
 }
 
+/* selection_init for a call with the caller's buffer buf of len bytes (writes:
+ * exactly the selection's size; reads: at least), and one chunk of memory to
+ * spend; on failure nothing is left to free. */
+static int selection_open(b2_nd_array *a, const int64_t *const *sel, const int64_t *nsel,
+                          const void *buf, size_t len, int write, selection *s)
+{
+    int64_t nbytes;
+    int rc = selection_init(&a->g, sel, nsel, s, &nbytes);
+    if (rc < 0)
+        return rc;
+    if (write ? (uint64_t)nbytes != len : (uint64_t)nbytes > len)
+        rc = B2_FAIL(write ? B2_ERR_INVALID_PARAM : B2_ERR_DST_TOO_SMALL,
+                     "selection of %lld bytes, %s has %zu", (long long)nbytes, write ? "src" : "dst", len);
+    else if (!buf && nbytes)
+        rc = B2_FAIL(B2_ERR_INVALID_PARAM, "%s is NULL", write ? "src" : "dst");
+    else
+        rc = b2_mem_check(a->mem_limit, a->g.chunk_bytes,
+                          write ? "rewriting a chunk" : "decoding the selected blocks of a chunk",
+                          "b2_nd_set_memory_limit");
+    if (rc < 0)
+        selection_free(s);
+    return rc;
+}
+
 /* The chunk the ranges [lo[d], hi[d]) of every list meet; advance them to the
  * next chunk in C order of the chunk grid. first: set up the first chunk. */
 static int next_chunk(const selection *s, int64_t *lo, int64_t *hi, int first)
@@ -223,20 +247,9 @@ int b2_nd_get_orthogonal_selection_body(b2_nd_array *a, const int64_t *const *se
     B2_FAIL_IF(!a, B2_ERR_INVALID_PARAM, "array is NULL");
     const b2_nd_geom *g = &a->g;
     selection s;
-    int64_t nbytes;
-    int rc = selection_init(g, sel, nsel, &s, &nbytes);
+    int rc = selection_open(a, sel, nsel, dst, cap, 0, &s);
     if (rc < 0)
         return rc;
-    if ((uint64_t)nbytes > cap || (!dst && nbytes)) {
-        selection_free(&s);
-        return B2_FAIL(B2_ERR_DST_TOO_SMALL, "selection of %lld bytes, dst has %zu",
-                       (long long)nbytes, dst ? cap : 0);
-    }
-    if ((rc = b2_mem_check(a->mem_limit, g->chunk_bytes, "decoding the selected blocks of a chunk",
-                           "b2_nd_set_memory_limit")) < 0) {
-        selection_free(&s);
-        return rc;
-    }
     gather_ctx c = {.ts = (size_t)g->typesize, .block_bytes = g->block_bytes, .dst = dst};
     int32_t *list = malloc((size_t)g->nblocks * sizeof *list);
     c.slot = malloc((size_t)g->nblocks * sizeof *c.slot);
@@ -308,20 +321,9 @@ int b2_nd_set_orthogonal_selection_body(b2_nd_array *a, const int64_t *const *se
     B2_FAIL_IF(!a, B2_ERR_INVALID_PARAM, "array is NULL");
     const b2_nd_geom *g = &a->g;
     selection s;
-    int64_t nbytes;
-    int rc = selection_init(g, sel, nsel, &s, &nbytes);
+    int rc = selection_open(a, sel, nsel, src, len, 1, &s);
     if (rc < 0)
         return rc;
-    if ((uint64_t)nbytes != len || (!src && len)) {
-        selection_free(&s);
-        return B2_FAIL(B2_ERR_INVALID_PARAM, "selection of %lld bytes, src has %zu",
-                       (long long)nbytes, src ? len : 0);
-    }
-    if ((rc = b2_mem_check(a->mem_limit, g->chunk_bytes, "rewriting a chunk",
-                           "b2_nd_set_memory_limit")) < 0) {
-        selection_free(&s);
-        return rc;
-    }
     scatter_ctx c = {.ts = (size_t)g->typesize, .block_bytes = g->block_bytes, .src = src};
     if (!(c.chunk = malloc((size_t)g->chunk_bytes))) {
         selection_free(&s);

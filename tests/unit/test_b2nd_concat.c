@@ -11,24 +11,13 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "test_rng.h"
 #include "b2_frame.h"
 #include "b2_nd.h"
 #include "b2_nd_experimental.h"
 
 static long cases;
 
-static uint64_t rng = 0x6A09E667F3BCC909ULL;
-static uint32_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 16);
-}
-static int64_t rnd_in(int64_t lo, int64_t hi) /* inclusive */
-{
-    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
-}
 
 static char tmpdir[] = "/tmp/b2_nd_cat_XXXXXX";
 static int have_tmpdir;
@@ -331,6 +320,7 @@ static void bad_calls(void)
 
 int main(void)
 {
+    test_rng_seed(0x6A09E667F3BCC909ULL);
     have_tmpdir = mkdtemp(tmpdir) != NULL;
     for (int r = 0; r < 160; r++)
         one_case(1 + r % 8);

@@ -9,16 +9,8 @@
 
 #include "b2_nd.h"
 #include "check.h"
+#include "test_rng.h"
 
-static uint64_t rng = 0x2545F4914F6CDD1DULL;
-static uint32_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 16);
-}
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1)); }
 
 static b2_nd_params params_1d(int64_t shape, int32_t chunk, int32_t block, int32_t ts)
 {
@@ -519,6 +511,7 @@ static void rm_rf(const char *path)
 
 int main(void)
 {
+    test_rng_seed(0x2545F4914F6CDD1DULL);
     char dir[] = "/tmp/b2_nd_ops_XXXXXX";
     if (!mkdtemp(dir)) {
         printf("FAIL: mkdtemp\n");

@@ -13,22 +13,11 @@
 
 #include "b2nd_internal.h" /* blocks_read_lazily */
 #include "check.h"
+#include "test_rng.h"
 #include "b2_nd_experimental.h"
 
 static long cases;
 
-static uint64_t rng = 0x2545F4914F6CDD1DULL;
-static uint32_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 16);
-}
-static int64_t rnd_in(int64_t lo, int64_t hi) /* inclusive */
-{
-    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
-}
 
 typedef struct sel {
     int nd;
@@ -316,6 +305,7 @@ static void bad_calls(void)
 
 int main(void)
 {
+    test_rng_seed(0x2545F4914F6CDD1DULL);
     have_tmpdir = mkdtemp(tmpdir) != NULL;
     for (int r = 0; r < 120; r++)
         one_array(1 + r % 8);

@@ -10,22 +10,11 @@
 
 #include "b2nd_internal.h" /* blocks_read_lazily */
 #include "check.h"
+#include "test_rng.h"
 #include "b2_nd_experimental.h"
 
 static long cases;
 
-static uint64_t rng = 0x9E3779B97F4A7C15ULL;
-static uint32_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 16);
-}
-static int64_t rnd_in(int64_t lo, int64_t hi) /* inclusive */
-{
-    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
-}
 
 /* Model: the whole array in C order. Copy a box between model and a box buffer. */
 static void model_box(uint8_t *model, const int64_t *shape, int nd, size_t ts,
@@ -261,6 +250,7 @@ static void test_partial_decoding(void)
 
 int main(void)
 {
+    test_rng_seed(0x9E3779B97F4A7C15ULL);
     have_tmpdir = mkdtemp(tmpdir) != NULL;
     for (int r = 0; r < 160; r++)
         one_array(1 + r % 16);
