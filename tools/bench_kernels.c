@@ -5,7 +5,7 @@
  * median of the per-round ratios B/A is printed (> 1: B faster), so load from
  * other processes hits both sides alike.
  * Usage: bench_kernels [A B [rounds [op]]], A and B among generic sse2 avx2
- * avx512 avx512-all (default avx2 avx512 7), op one of shuffle unshuffle bitshuffle
+ * avx512 avx512-all avx512gfni (default avx2 avx512 7), op one of shuffle unshuffle bitshuffle
  * bitunshuffle shuffle_rows unshuffle_rows delta_enc0 delta_dec0 delta_enc delta_dec
  * (default all). The _rows ops run the part kernels row by row, 50 elements a
  * row, as b2nd reads a 50x50 block. delta_*0 code block 0 (a running XOR),
@@ -42,6 +42,12 @@ static const candidates all[] = {
     /* the byte shuffle's AVX-512 steps for units 8 and 16 too (bit shuffle strips) */
     {"avx512-all", b2_shuffle_strip_avx512, b2_unshuffle_avx512, b2_bitshuffle_avx512,
      b2_bitunshuffle_avx512, b2_shuffle_part_avx512, b2_unshuffle_part_avx512,
+     b2_delta_encode_avx512, b2_delta_decode_avx512},
+#endif
+#ifdef B2_HAVE_X86_GFNI
+    /* AVX-512 with VBMI and GFNI: its bit shuffles (needs a CPU that has them) */
+    {"avx512gfni", b2_shuffle_avx512, b2_unshuffle_avx512, b2_bitshuffle_avx512gfni,
+     b2_bitunshuffle_avx512gfni, b2_shuffle_part_avx512, b2_unshuffle_part_avx512,
      b2_delta_encode_avx512, b2_delta_decode_avx512},
 #endif
 };
@@ -120,7 +126,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_kernels: this CPU (or B2_SIMD) does not allow avx512\n");
         return 2;
     }
-    static const int32_t sizes[] = {16 << 10, 20000, 256 << 10, 4 << 20};
+    static const int32_t sizes[] = {16 << 10, 20000, 128 << 10, 256 << 10, 4 << 20};
     static const int32_t tss[] = {1, 2, 4, 8, 16, 3, 12};
     static const char *const ops[] = {"shuffle",      "unshuffle",    "bitshuffle",
                                       "bitunshuffle", "shuffle_rows", "unshuffle_rows",

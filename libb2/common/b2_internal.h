@@ -126,6 +126,8 @@ enum b2_simd_level { B2_SIMD_GENERIC = 0, B2_SIMD_SSE2 = 1, B2_SIMD_AVX2 = 2, B2
 B2_HIDDEN int b2_simd_level(void);
 /* "generic", "sse2", "avx2", "avx512" (tests and benchmarks print it). */
 B2_HIDDEN const char *b2_simd_level_name(int level);
+/* 1 when the level is AVX-512 and the CPU also has AVX512-VBMI and GFNI. */
+B2_HIDDEN int b2_simd_gfni(void);
 /* Tests only: cap the level for the whole process (-1 lifts the cap). */
 B2_HIDDEN void b2_simd_force_level(int level);
 

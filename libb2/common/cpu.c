@@ -32,9 +32,12 @@ static uint32_t read_xcr0(void)
     return lo;
 }
 
-static int hardware_level(void)
+/* *gfni: set when the CPU also has AVX512-VBMI and GFNI (the bit shuffle kernels
+ * of filters/x86/bitshuffle_avx512gfni.c). */
+static int hardware_level(int *gfni)
 {
     unsigned a, b, c, d;
+    *gfni = 0;
     if (!__get_cpuid(1, &a, &b, &c, &d) || !(d & bit_SSE2))
         return B2_SIMD_GENERIC;
     int level = B2_SIMD_SSE2;
@@ -48,19 +51,23 @@ static int hardware_level(void)
         return level;
     level = B2_SIMD_AVX2;
     const unsigned avx512 = bit_AVX512F | bit_AVX512BW | bit_AVX512VL;
-    if ((b & avx512) == avx512 && (xcr0 & XCR0_ZMM) == XCR0_ZMM)
+    if ((b & avx512) == avx512 && (xcr0 & XCR0_ZMM) == XCR0_ZMM) {
         level = B2_SIMD_AVX512;
+        *gfni = (c & bit_AVX512VBMI) && (c & bit_GFNI);
+    }
     return level;
 }
 #else
-static int hardware_level(void)
+static int hardware_level(int *gfni)
 {
+    *gfni = 0;
     return B2_SIMD_GENERIC;
 }
 #endif
 
 static pthread_once_t level_once = PTHREAD_ONCE_INIT;
 static int detected_level;          /* written once under level_once */
+static int detected_gfni;           /* likewise */
 static int forced_level = -1;       /* test hook (atomic); -1: none */
 
 static int level_named(const char *name)
@@ -77,7 +84,7 @@ static int level_named(const char *name)
 
 static void detect_level(void)
 {
-    int level = hardware_level();
+    int level = hardware_level(&detected_gfni);
     const char *cap = getenv("B2_SIMD");
     if (cap && *cap) {
         int want = level_named(cap);
@@ -95,6 +102,11 @@ int b2_simd_level(void)
     int forced = __atomic_load_n(&forced_level, __ATOMIC_RELAXED);
     pthread_once(&level_once, detect_level);
     return forced >= 0 && forced < detected_level ? forced : detected_level;
+}
+
+int b2_simd_gfni(void)
+{
+    return b2_simd_level() == B2_SIMD_AVX512 && detected_gfni;
 }
 
 const char *b2_simd_level_name(int level)

@@ -32,6 +32,14 @@ static const b2_filter_kernels tables[] = {
 };
 #define NTABLES (int)(sizeof tables / sizeof tables[0])
 
+#ifdef B2_HAVE_X86_GFNI
+/* The AVX-512 table on CPUs that also have VBMI and GFNI: their bit shuffles. */
+static const b2_filter_kernels avx512_gfni = {
+    B2_SIMD_AVX512, b2_shuffle_avx512, b2_unshuffle_avx512, b2_bitshuffle_avx512gfni,
+    b2_bitunshuffle_avx512gfni, b2_shuffle_part_avx512, b2_unshuffle_part_avx512,
+    b2_unshuffle_planes_avx512, b2_delta_encode_avx512, b2_delta_decode_avx512};
+#endif
+
 const b2_filter_kernels *b2_filter_kernels_at(int level)
 {
     return level >= 0 && level < NTABLES ? &tables[level] : NULL;
@@ -40,6 +48,10 @@ const b2_filter_kernels *b2_filter_kernels_at(int level)
 const b2_filter_kernels *b2_filter_kernels_now(void)
 {
     int level = b2_simd_level();
+#ifdef B2_HAVE_X86_GFNI
+    if (b2_simd_gfni())
+        return &avx512_gfni;
+#endif
     /* a build without the x86 (or the AVX-512) kernels runs its highest table */
     return &tables[level < NTABLES ? level : NTABLES - 1];
 }

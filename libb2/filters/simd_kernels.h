@@ -93,6 +93,11 @@ B2_HIDDEN void b2_unshuffle_planes_avx512(int32_t unit, const uint8_t *const *pl
                                           int32_t n, uint8_t *out);
 B2_HIDDEN void b2_bitshuffle_avx512(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitunshuffle_avx512(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+#ifdef B2_HAVE_X86_GFNI
+/* bitshuffle_avx512gfni.c: AVX-512 with VBMI and GFNI (b2_simd_gfni()). */
+B2_HIDDEN void b2_bitshuffle_avx512gfni(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_bitunshuffle_avx512gfni(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+#endif
 
 /* Delta (x86/delta_*.c): the contracts of b2_delta_encode / b2_delta_decode. */
 B2_HIDDEN void b2_delta_encode_sse2(const uint8_t *ref, int32_t typesize, int32_t n,

@@ -16,28 +16,33 @@ typedef struct {
     const char *name;
     int level;
     b2_block_fn fwd, inv, ref_fwd, ref_inv;
+    int gfni; /* also needs AVX512-VBMI and GFNI */
 } kernel_pair;
 
 static const kernel_pair kernels[] = {
 #ifdef B2_HAVE_X86_SIMD
     {"shuffle_sse2", B2_SIMD_SSE2, b2_shuffle_sse2, b2_unshuffle_sse2, b2_shuffle_generic,
-     b2_unshuffle_generic},
+     b2_unshuffle_generic, 0},
     {"bitshuffle_sse2", B2_SIMD_SSE2, b2_bitshuffle_sse2, b2_bitunshuffle_sse2,
-     b2_bitshuffle_generic, b2_bitunshuffle_modern_generic},
+     b2_bitshuffle_generic, b2_bitunshuffle_modern_generic, 0},
     {"shuffle_avx2", B2_SIMD_AVX2, b2_shuffle_avx2, b2_unshuffle_avx2, b2_shuffle_generic,
-     b2_unshuffle_generic},
+     b2_unshuffle_generic, 0},
     {"bitshuffle_avx2", B2_SIMD_AVX2, b2_bitshuffle_avx2, b2_bitunshuffle_avx2,
-     b2_bitshuffle_generic, b2_bitunshuffle_modern_generic},
+     b2_bitshuffle_generic, b2_bitunshuffle_modern_generic, 0},
 #endif
 #ifdef B2_HAVE_X86_AVX512
     {"shuffle_avx512", B2_SIMD_AVX512, b2_shuffle_avx512, b2_unshuffle_avx512,
-     b2_shuffle_generic, b2_unshuffle_generic},
+     b2_shuffle_generic, b2_unshuffle_generic, 0},
     {"shuffle_strip_avx512", B2_SIMD_AVX512, b2_shuffle_strip_avx512, b2_unshuffle_avx512,
-     b2_shuffle_generic, b2_unshuffle_generic},
+     b2_shuffle_generic, b2_unshuffle_generic, 0},
     {"bitshuffle_avx512", B2_SIMD_AVX512, b2_bitshuffle_avx512, b2_bitunshuffle_avx512,
-     b2_bitshuffle_generic, b2_bitunshuffle_modern_generic},
+     b2_bitshuffle_generic, b2_bitunshuffle_modern_generic, 0},
 #endif
-    {NULL, 0, NULL, NULL, NULL, NULL},
+#ifdef B2_HAVE_X86_GFNI
+    {"bitshuffle_avx512gfni", B2_SIMD_AVX512, b2_bitshuffle_avx512gfni, b2_bitunshuffle_avx512gfni,
+     b2_bitshuffle_generic, b2_bitunshuffle_modern_generic, 1},
+#endif
+    {NULL, 0, NULL, NULL, NULL, NULL, 0},
 };
 
 static const int32_t typesizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
@@ -165,6 +170,10 @@ int main(void)
                 say_missing(k->level, allowed);
             continue;
         }
+        if (k->gfni && !b2_simd_gfni()) {
+            printf("%s kernels not run: this CPU (or B2_SIMD) lacks avx512vbmi and gfni\n", k->name);
+            continue;
+        }
         for (int t = 0; t < NTS; t++) {
             int nl = lengths(typesizes[t], ns);
             for (int i = 0; i < nl; i++) {
@@ -181,6 +190,8 @@ int main(void)
     for (int l = 0; l <= B2_SIMD_AVX512; l++)
         if (ran[l])
             any = printf(" %s (%d kernel pairs)", b2_simd_level_name(l), ran[l]);
+    if (b2_simd_gfni())
+        printf(" (avx512 with vbmi+gfni bit shuffles)");
     printf("%s\n", any ? "" : " none (only the portable kernels are allowed or built)");
     free(in), free(want), free(got);
     return b2t_summary("simd kernels");
