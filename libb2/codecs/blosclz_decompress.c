@@ -16,6 +16,12 @@
 static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
 {
     const uint8_t *s = d - dist;
+    if (dist >= 32 && room >= ((len + 31) & ~(size_t)31)) {
+        /* as below, 32 bytes a step (long matches of sparse data) */
+        for (size_t i = 0; i < len; i += 32)
+            memcpy(d + i, s + i, 32);
+        return;
+    }
     if (dist >= 16 && room >= ((len + 15) & ~(size_t)15)) {
         /* Each 16-byte chunk reads only bytes at least 16 behind what it
          * writes, all already final; the rounded-up tail stays inside dst. */
@@ -45,17 +51,17 @@ static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
             d[i] = s[i];
         return;
     }
-    if (room >= len + 16) {
-        /* Short period (2..7): write 'step' bytes (a multiple of dist, >= 8) by
-         * hand, then copy 8 bytes at a time from 'step' back: non-overlapping,
-         * period preserved, at most 15 bytes past len (inside room). */
-        static const unsigned char steps[8] = {0, 0, 8, 9, 8, 10, 12, 14};
+    if (room >= len + 32) {
+        /* Short period (2..7): write 'step' bytes (a multiple of dist, >= 16) by
+         * hand, then copy 16 bytes at a time from 'step' back: non-overlapping,
+         * period preserved, at most 31 bytes past len (inside room). */
+        static const unsigned char steps[8] = {0, 0, 16, 18, 16, 20, 18, 21};
         const size_t step = steps[dist];
         size_t i = 0;
         for (; i < step; i++)
             d[i] = s[i];
-        for (; i < len; i += 8)
-            memcpy(d + i, d + i - step, 8);
+        for (; i < len; i += 16)
+            memcpy(d + i, d + i - step, 16);
         return;
     }
     /* Near the end of dst: write one period by hand, then keep doubling the
