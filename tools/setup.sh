@@ -9,7 +9,9 @@
 #                              ASan+UBSan build, libFuzzer, a ThreadSanitizer
 #                              build of the thread tests, and valgrind over a
 #                              subset of the C tests; all with -Werror; and the
-#                              MPI tests in a build against the parallel HDF5)
+#                              MPI tests in a build against the parallel HDF5;
+#                              then the arm64 and s390x cross builds, tested under
+#                              qemu by tools/cross.sh)
 # Missing Debian packages are installed when running as root; otherwise the
 # exact command to run is printed and the script stops.
 set -euo pipefail
@@ -19,7 +21,8 @@ ROOT=$(pwd)
 MODE=${1:-}
 JOBS=$(nproc 2>/dev/null || echo 2)
 
-say() { printf '== %s\n' "$*"; }
+T0=$SECONDS
+say() { printf '== [%4ds] %s\n' $((SECONDS - T0)) "$*"; } # seconds since start: stage times in CI logs
 
 usage() {
     echo "usage: bash tools/setup.sh demo|test" >&2
@@ -222,6 +225,7 @@ run_valgrind() {
 # tree warning-free.
 test_all() {
     local cfg=FAIL plain=FAIL clang=FAIL portable=FAIL zlibenc=FAIL asan=FAIL fuzz=FAIL tsan=FAIL vg=FAIL mpi=FAIL
+    local arm64=FAIL s390x=FAIL
     # Configure-only: three option combinations (tools/check_configure.sh all does
     # the 16 by hand) and the serial/parallel HDF5 choice against a fake parallel HDF5.
     if say "configure checks" && bash "$ROOT/tools/check_configure.sh" ci &&
@@ -274,14 +278,23 @@ test_all() {
        run_fuzzers; then fuzz=ok; fi
     if run_tsan; then tsan=ok; fi
     if run_valgrind; then vg=ok; fi # on the programs the release stage built
+    # Cross builds under qemu-user (tools/cross.sh installs their packages): arm64
+    # C tests with the best kernels and with B2_SIMD=generic; s390x (big-endian) C
+    # tests, and its written files read back by a native build.
+    say "arm64 cross build, tests under qemu"
+    if bash "$ROOT/tools/cross.sh" arm64; then arm64=ok; fi
+    say "s390x cross build, tests under qemu"
+    if bash "$ROOT/tools/cross.sh" s390x; then s390x=ok; fi
     echo "SUMMARY: configure checks: $cfg; release build + tests (C tests also with B2_SIMD=generic): $plain;" \
          "clang build + C tests: $clang; portable-kernels build without zfp + filter/chunk/zfp-refusal tests: $portable;" \
          "zlib-encoder build (B2_ZLIB_ENCODER=zlib) + byte-identity tests: $zlibenc;" \
          "asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan; libFuzzer targets ${FUZZ_SECONDS:-25}s each: $fuzz;" \
          "tsan build + thread tests: $tsan; valgrind memcheck on ${#VALGRIND_TESTS[@]} C test runs: $vg;" \
-         "parallel HDF5 build + MPI tests (1, 2, 4 ranks): $mpi"
+         "parallel HDF5 build + MPI tests (1, 2, 4 ranks): $mpi;" \
+         "arm64 cross build + C tests under qemu: $arm64; s390x cross build + C tests under qemu + files read natively: $s390x"
     [ "$cfg" = ok ] && [ "$plain" = ok ] && [ "$clang" = ok ] && [ "$portable" = ok ] && [ "$zlibenc" = ok ] && [ "$asan" = ok ] &&
-        [ "$fuzz" = ok ] && [ "$tsan" = ok ] && [ "$vg" = ok ] && [ "$mpi" = ok ]
+        [ "$fuzz" = ok ] && [ "$tsan" = ok ] && [ "$vg" = ok ] && [ "$mpi" = ok ] &&
+        [ "$arm64" = ok ] && [ "$s390x" = ok ]
 }
 
 case "$MODE" in

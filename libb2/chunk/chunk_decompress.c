@@ -387,9 +387,8 @@ static void fill_special(const chunk_view *v, int64_t offset, uint8_t *dst, int6
         memset(dst, 0, (size_t)n);
         break;
     case B2_SPECIAL_NAN: {
-        static const uint8_t nan4[4] = {0x00, 0x00, 0xC0, 0x7F};
-        static const uint8_t nan8[8] = {0, 0, 0, 0, 0, 0, 0xF8, 0x7F};
-        const uint8_t *pat = in->typesize == 4 ? nan4 : nan8;
+        uint8_t pat[8];
+        b2_nan_bytes(in->typesize, pat);
         for (int64_t i = 0; i < n; i++)
             dst[i] = pat[(offset + i) % in->typesize];
         break;

@@ -101,6 +101,18 @@ static inline void b2_store_le64(uint8_t *p, uint64_t v)
     b2_store_le32(p, (uint32_t)v);
     b2_store_le32(p + 4, (uint32_t)(v >> 32));
 }
+/* The quiet NaN a NaN-special chunk decodes to (ts 4 or 8 bytes into out): a
+ * float or double in the machine's own byte order, as the reference writes it
+ * and as readers take typed data. */
+static inline void b2_nan_bytes(int32_t ts, uint8_t *out)
+{
+    uint32_t f = 0x7fc00000u;
+    uint64_t d = 0x7ff8000000000000ull;
+    if (ts == 4)
+        memcpy(out, &f, 4);
+    else
+        memcpy(out, &d, 8);
+}
 static inline uint32_t b2_load_be32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];

@@ -285,13 +285,13 @@ static int fill_special(const b2_schunk *s, int sp, void *dst, size_t nb)
     if (sp == B2_SPECIAL_ZEROS) {
         memset(dst, 0, nb);
     } else if (sp == B2_SPECIAL_NAN) {
-        static const uint8_t nan4[4] = {0x00, 0x00, 0xc0, 0x7f};
-        static const uint8_t nan8[8] = {0, 0, 0, 0, 0, 0, 0xf8, 0x7f};
+        uint8_t pat[8];
         int32_t ts = s->h.typesize;
         if ((ts != 4 && ts != 8) || nb % (size_t)ts)
             return B2_FAIL(B2_ERR_CORRUPT, "NaN chunk of %zu bytes with typesize %d", nb, (int)ts);
+        b2_nan_bytes(ts, pat);
         for (size_t o = 0; o < nb; o += (size_t)ts)
-            memcpy((uint8_t *)dst + o, ts == 4 ? nan4 : nan8, (size_t)ts);
+            memcpy((uint8_t *)dst + o, pat, (size_t)ts);
     }
     /* uninit: the content is unspecified and dst stays untouched, as in the reference */
     return B2_OK;
