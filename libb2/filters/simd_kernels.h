@@ -406,6 +406,15 @@ b2_planes_to_stage(int S, const uint8_t *const *pl, int32_t off, uint8_t *stage)
         memcpy(dst + t, src + t, (size_t)(n - t));                                       \
     }
 
+#endif
+
+/* ---- in-register byte transposes shared by the shuffle and bitshuffle kernels.
+ * S vectors holding consecutive elements of S bytes (S = 1, 2, 4, 8, 16) are
+ * transposed by log2(S) rounds of even/odd byte unzips; the inverse zips.
+ * (NEON's structured loads and stores do most of that: arm/shuffle_neon.c.) ---- */
+#if defined(B2_HAVE_X86_SIMD) && defined(__SSE2__)
+#include <emmintrin.h>
+
 /* After the unzip rounds, vector p holds byte plane bitrev(p) (log2(S) bits):
  * round 1 splits on bit 0 of the byte index, round 2 on bit 1, and so on. */
 ALWAYS_INLINE int plane_of(int p, int S)
@@ -419,14 +428,6 @@ ALWAYS_INLINE int plane_of(int p, int S)
     }
     return r;
 }
-#endif
-
-/* ---- in-register byte transposes shared by the shuffle and bitshuffle kernels.
- * S vectors holding consecutive elements of S bytes (S = 1, 2, 4, 8, 16) are
- * transposed by log2(S) rounds of even/odd byte unzips; the inverse zips.
- * (The NEON ones are in arm/neon_transpose.h.) ---- */
-#if defined(B2_HAVE_X86_SIMD) && defined(__SSE2__)
-#include <emmintrin.h>
 
 /* One round of byte interleaving over S vectors (pairs m, m + S/2). Seen as an
  * index of log2(S) bits of vector and 4 of byte, it rotates the index left by one
