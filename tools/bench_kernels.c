@@ -5,7 +5,8 @@
  * median of the per-round ratios B/A is printed (> 1: B faster), so load from
  * other processes hits both sides alike.
  * Usage: bench_kernels [A B [rounds [op]]], A and B among generic sse2 avx2
- * avx512 avx512-all avx512gfni (default avx2 avx512 7), op one of shuffle unshuffle bitshuffle
+ * avx512 avx512-all avx512gfni, or generic neon on aarch64 (default avx2 avx512 7, on
+ * aarch64 generic neon 7), op one of shuffle unshuffle bitshuffle
  * bitunshuffle shuffle_rows unshuffle_rows delta_enc0 delta_dec0 delta_enc delta_dec
  * (default all). The _rows ops run the part kernels row by row, 50 elements a
  * row, as b2nd reads a 50x50 block. delta_*0 code block 0 (a running XOR),
@@ -49,6 +50,10 @@ static const candidates all[] = {
     {"avx512gfni", b2_shuffle_avx512, b2_unshuffle_avx512, b2_bitshuffle_avx512gfni,
      b2_bitunshuffle_avx512gfni, b2_shuffle_part_avx512, b2_unshuffle_part_avx512,
      b2_delta_encode_avx512, b2_delta_decode_avx512},
+#endif
+#ifdef B2_HAVE_ARM_SIMD
+    {"neon", b2_shuffle_neon, b2_unshuffle_neon, b2_bitshuffle_neon, b2_bitunshuffle_neon,
+     b2_shuffle_part_neon, b2_unshuffle_part_neon, b2_delta_encode_neon, b2_delta_decode_neon},
 #endif
 };
 
@@ -114,7 +119,11 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
+#if defined(__aarch64__)
+    const char *na = argc > 2 ? argv[1] : "generic", *nb = argc > 2 ? argv[2] : "neon";
+#else
     const char *na = argc > 2 ? argv[1] : "avx2", *nb = argc > 2 ? argv[2] : "avx512";
+#endif
     int rounds = argc > 3 ? atoi(argv[3]) : 7;
     const char *only = argc > 4 ? argv[4] : NULL;
     const candidates *a = find(na), *b = find(nb);

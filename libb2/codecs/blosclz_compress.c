@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* BloscLZ encoder: the portable version (8 bytes a step of the match scan) and
  * the entry point, which runs the version of the SIMD level detected once
- * (codecs/x86/blosclz_*.c scan 16, 32 or 64 bytes a step). All produce
+ * (codecs/x86/blosclz_*.c scan 16, 32 or 64 bytes a step, codecs/arm/blosclz_neon.c 32). All produce
  * c-blosc2 3.3's bytes (blosclz_encode_template.h). */
 #include <stdint.h>
 #include <string.h>
@@ -46,6 +46,9 @@ static const b2_blosclz_compress_fn levels[] = {
 #ifdef B2_HAVE_X86_AVX512
     b2_blosclz_compress_avx512,
 #endif
+#endif
+#ifdef B2_HAVE_ARM_SIMD
+    b2_blosclz_compress_neon,
 #endif
 };
 #define NLEVELS (int)(sizeof levels / sizeof levels[0])

@@ -33,8 +33,8 @@ typedef struct b2_codec_use {
 /* Compress exactly as c-blosc2 3.3's BloscLZ encoder does (doc/format/blosclz.md §5). */
 B2_HIDDEN int b2_blosclz_compress(int clevel, const uint8_t *src, int srclen,
                                   uint8_t *dst, int maxout);
-/* The encoder's versions (blosclz_compress.c, x86/blosclz_*.c): the same bytes,
- * the match scan 8, 16, 32 or 64 bytes a step. _at gives the one of a SIMD
+/* The encoder's versions (blosclz_compress.c, x86/blosclz_*.c, arm/blosclz_neon.c):
+ * the same bytes, the match scan 8, 16, 32 or 64 bytes a step. _at gives the one of a SIMD
  * level (NULL when this build lacks it); callers need the CPU to allow it. */
 typedef int (*b2_blosclz_compress_fn)(int clevel, const uint8_t *src, int srclen, uint8_t *dst,
                                       int maxout);
@@ -48,6 +48,10 @@ B2_HIDDEN int b2_blosclz_compress_avx2(int clevel, const uint8_t *src, int srcle
                                        int maxout);
 B2_HIDDEN int b2_blosclz_compress_avx512(int clevel, const uint8_t *src, int srclen,
                                          uint8_t *dst, int maxout);
+#endif
+#ifdef B2_HAVE_ARM_SIMD
+B2_HIDDEN int b2_blosclz_compress_neon(int clevel, const uint8_t *src, int srclen, uint8_t *dst,
+                                       int maxout);
 #endif
 /* Safe decoder (doc/format/blosclz.md §2-3): never reads or writes out of bounds. */
 B2_HIDDEN int b2_blosclz_decompress(const uint8_t *src, int srclen, uint8_t *dst, int dstcap);

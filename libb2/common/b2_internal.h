@@ -132,11 +132,27 @@ static inline void b2_store_be64(uint8_t *p, uint64_t v)
 }
 
 /* CPU features for the SIMD dispatch (common/cpu.c), detected once per process
- * (CPUID and the OS's XCR0). B2_SIMD=generic|sse2|avx2|avx512|neon caps the
- * level, so tests can exercise the lower kernels. */
-enum b2_simd_level { B2_SIMD_GENERIC = 0, B2_SIMD_SSE2 = 1, B2_SIMD_AVX2 = 2, B2_SIMD_AVX512 = 3 };
+ * (x86: CPUID and the OS's XCR0; aarch64: NEON is baseline). B2_SIMD=generic|
+ * sse2|avx2|avx512|neon caps the level, so tests can exercise the lower kernels.
+ * Levels are a ladder per architecture, from 0 (generic) up, and index the
+ * kernel tables: x86 has sse2, avx2, avx512 above generic, aarch64 has neon, so
+ * B2_SIMD_NEON shares its number with B2_SIMD_SSE2 (a build has one ladder). */
+enum b2_simd_level {
+    B2_SIMD_GENERIC = 0,
+    B2_SIMD_SSE2 = 1,
+    B2_SIMD_AVX2 = 2,
+    B2_SIMD_AVX512 = 3,
+    B2_SIMD_NEON = 1,
+};
+/* The top of this architecture's ladder (whether or not the build has its kernels). */
+#if defined(__aarch64__)
+#define B2_SIMD_TOP B2_SIMD_NEON
+#else
+#define B2_SIMD_TOP B2_SIMD_AVX512
+#endif
 B2_HIDDEN int b2_simd_level(void);
-/* "generic", "sse2", "avx2", "avx512" (tests and benchmarks print it). */
+/* "generic", then "sse2", "avx2", "avx512" on x86 or "neon" on aarch64 (tests
+ * and benchmarks print it). */
 B2_HIDDEN const char *b2_simd_level_name(int level);
 /* 1 when the level is AVX-512 and the CPU also has AVX512-VBMI and GFNI. */
 B2_HIDDEN int b2_simd_gfni(void);

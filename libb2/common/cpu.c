@@ -4,10 +4,13 @@
  * must cost a load, not a getenv. A level counts only when the CPU has the
  * instructions (CPUID) and the OS saves their registers on a context switch
  * (XGETBV's XCR0): a kernel would otherwise fault or see its upper halves lost.
- * B2_SIMD=generic|sse2|avx2|avx512|neon caps the level (neon, the arm64 name,
- * means the portable kernels on x86); other values are refused with a message
- * on stderr and ignored. Builds without the x86 kernels (B2_HAVE_X86_SIMD
- * undefined) always run the portable ones. */
+ * On aarch64 NEON is part of the base ISA: the level is neon whenever the build
+ * has the NEON kernels (B2_HAVE_ARM_SIMD), with nothing to detect.
+ * B2_SIMD=generic|sse2|avx2|avx512|neon caps the level; a name of the other
+ * architecture's ladder (neon on x86, sse2/avx2/avx512 on aarch64) means the
+ * portable kernels. Other values are refused with a message on stderr and
+ * ignored. Builds without their architecture's kernels (B2_HAVE_X86_SIMD,
+ * B2_HAVE_ARM_SIMD undefined) always run the portable ones. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +60,12 @@ static int hardware_level(int *gfni)
     }
     return level;
 }
+#elif defined(B2_HAVE_ARM_SIMD) && defined(__aarch64__)
+static int hardware_level(int *gfni)
+{
+    *gfni = 0;
+    return B2_SIMD_NEON;
+}
 #else
 static int hardware_level(int *gfni)
 {
@@ -65,6 +74,14 @@ static int hardware_level(int *gfni)
 }
 #endif
 
+/* This architecture's ladder, level by level (b2_internal.h). */
+#if defined(__aarch64__)
+static const char *const ladder[] = {"generic", "neon"};
+#else
+static const char *const ladder[] = {"generic", "sse2", "avx2", "avx512"};
+#endif
+#define NLADDER (int)(sizeof ladder / sizeof ladder[0])
+
 static pthread_once_t level_once = PTHREAD_ONCE_INIT;
 static int detected_level;          /* written once under level_once */
 static int detected_gfni;           /* likewise */
@@ -72,13 +89,13 @@ static int forced_level = -1;       /* test hook (atomic); -1: none */
 
 static int level_named(const char *name)
 {
-    static const struct { const char *name; int level; } names[] = {
-        {"generic", B2_SIMD_GENERIC}, {"neon", B2_SIMD_GENERIC}, {"sse2", B2_SIMD_SSE2},
-        {"avx2", B2_SIMD_AVX2},       {"avx512", B2_SIMD_AVX512},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(name, names[i].name))
-            return names[i].level;
+    static const char *const all[] = {"generic", "sse2", "avx2", "avx512", "neon"};
+    for (int l = 0; l < NLADDER; l++)
+        if (!strcmp(name, ladder[l]))
+            return l;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (!strcmp(name, all[i]))
+            return B2_SIMD_GENERIC; /* the other architecture's */
     return -1;
 }
 
@@ -111,8 +128,7 @@ int b2_simd_gfni(void)
 
 const char *b2_simd_level_name(int level)
 {
-    static const char *const names[] = {"generic", "sse2", "avx2", "avx512"};
-    return level >= 0 && level <= B2_SIMD_AVX512 ? names[level] : "?";
+    return level >= 0 && level < NLADDER ? ladder[level] : "?";
 }
 
 void b2_simd_force_level(int level)

@@ -29,6 +29,11 @@ static const b2_filter_kernels tables[] = {
      b2_unshuffle_planes_avx512, b2_delta_encode_avx512, b2_delta_decode_avx512},
 #endif
 #endif
+#ifdef B2_HAVE_ARM_SIMD
+    {B2_SIMD_NEON, b2_shuffle_neon, b2_unshuffle_neon, b2_bitshuffle_neon, b2_bitunshuffle_neon,
+     b2_shuffle_part_neon, b2_unshuffle_part_neon, b2_unshuffle_planes_neon, b2_delta_encode_neon,
+     b2_delta_decode_neon},
+#endif
 };
 #define NTABLES (int)(sizeof tables / sizeof tables[0])
 
@@ -52,6 +57,6 @@ const b2_filter_kernels *b2_filter_kernels_now(void)
     if (b2_simd_gfni())
         return &avx512_gfni;
 #endif
-    /* a build without the x86 (or the AVX-512) kernels runs its highest table */
+    /* a build without the x86 (or the AVX-512, or the NEON) kernels runs its highest table */
     return &tables[level < NTABLES ? level : NTABLES - 1];
 }

@@ -114,6 +114,27 @@ B2_HIDDEN void b2_delta_decode_avx512(const uint8_t *ref, int32_t typesize, int3
                                       const uint8_t *src, uint8_t *dst);
 #endif /* B2_HAVE_X86_SIMD */
 
+/* The NEON kernels (filters/arm/), built for aarch64 targets where CMake defines
+ * B2_HAVE_ARM_SIMD (unless B2_SIMD_ARM=OFF). NEON is part of the AArch64 base
+ * ISA, so they need no flag and no run-time check. Same contracts as the
+ * generic ones. */
+#ifdef B2_HAVE_ARM_SIMD
+B2_HIDDEN void b2_shuffle_neon(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_shuffle_part_neon(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
+                                    uint8_t *out);
+B2_HIDDEN void b2_unshuffle_part_neon(int32_t unit, int32_t q, int32_t n, const uint8_t *in,
+                                      uint8_t *out);
+B2_HIDDEN void b2_unshuffle_neon(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_unshuffle_planes_neon(int32_t unit, const uint8_t *const *pl, int32_t i0,
+                                        int32_t n, uint8_t *out);
+B2_HIDDEN void b2_bitshuffle_neon(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_bitunshuffle_neon(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_delta_encode_neon(const uint8_t *ref, int32_t typesize, int32_t n,
+                                    const uint8_t *src, uint8_t *dst);
+B2_HIDDEN void b2_delta_decode_neon(const uint8_t *ref, int32_t typesize, int32_t n,
+                                    const uint8_t *src, uint8_t *dst);
+#endif /* B2_HAVE_ARM_SIMD */
+
 
 /* ---- bit shuffle of any typesize through byte-plane strips ----
  * Row 8j+b of a bit-shuffled block is bit b of byte plane j, so a block is the
@@ -217,11 +238,9 @@ static inline void b2_plane_to_bitrows_tail(const uint8_t *plane, int32_t g0, in
     }
 }
 
-/* ---- in-register byte transposes shared by the shuffle and bitshuffle kernels.
- * S vectors holding consecutive elements of S bytes (S = 1, 2, 4, 8, 16) are
- * transposed by log2(S) rounds of even/odd byte unzips; the inverse zips. ---- */
-#if defined(B2_HAVE_X86_SIMD) && defined(__SSE2__)
-#include <emmintrin.h>
+/* ---- the loops and entry points every vector kernel file builds on (x86/, arm/);
+ * the ISA's steps plug into them. ---- */
+#if (defined(B2_HAVE_X86_SIMD) && defined(__SSE2__)) || defined(B2_HAVE_ARM_SIMD)
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 /* Loops over the S vectors must be fully unrolled so the arrays live in registers. */
 #define B2_UNROLL _Pragma("GCC unroll 16")
@@ -391,6 +410,15 @@ b2_planes_to_stage(int S, const uint8_t *const *pl, int32_t off, uint8_t *stage)
         int32_t t = e8 * ts;                                                             \
         memcpy(dst + t, src + t, (size_t)(n - t));                                       \
     }
+
+#endif
+
+/* ---- in-register byte transposes shared by the shuffle and bitshuffle kernels.
+ * S vectors holding consecutive elements of S bytes (S = 1, 2, 4, 8, 16) are
+ * transposed by log2(S) rounds of even/odd byte unzips; the inverse zips.
+ * (NEON's structured loads and stores do most of that: arm/shuffle_neon.c.) ---- */
+#if defined(B2_HAVE_X86_SIMD) && defined(__SSE2__)
+#include <emmintrin.h>
 
 /* After the unzip rounds, vector p holds byte plane bitrev(p) (log2(S) bits):
  * round 1 splits on bit 0 of the byte index, round 2 on bit 1, and so on. */

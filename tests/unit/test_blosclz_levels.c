@@ -57,7 +57,7 @@ int main(void)
     uint8_t *in = malloc(262144), *want = malloc(262144 + 64), *got = malloc(262144 + 64);
     b2_blosclz_compress_fn gen = b2_blosclz_compress_at(B2_SIMD_GENERIC);
     int ran = 0, compressed = 0, total = 0;
-    for (int level = B2_SIMD_GENERIC + 1; level <= B2_SIMD_AVX512; level++) {
+    for (int level = B2_SIMD_GENERIC + 1; level <= B2_SIMD_TOP; level++) {
         b2_blosclz_compress_fn f = b2_blosclz_compress_at(level);
         if (!f) {
             printf("blosclz %s: not in this build\n", b2_simd_level_name(level));

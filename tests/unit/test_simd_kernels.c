@@ -42,6 +42,12 @@ static const kernel_pair kernels[] = {
     {"bitshuffle_avx512gfni", B2_SIMD_AVX512, b2_bitshuffle_avx512gfni, b2_bitunshuffle_avx512gfni,
      b2_bitshuffle_generic, b2_bitunshuffle_modern_generic, 1},
 #endif
+#ifdef B2_HAVE_ARM_SIMD
+    {"shuffle_neon", B2_SIMD_NEON, b2_shuffle_neon, b2_unshuffle_neon, b2_shuffle_generic,
+     b2_unshuffle_generic, 0},
+    {"bitshuffle_neon", B2_SIMD_NEON, b2_bitshuffle_neon, b2_bitunshuffle_neon,
+     b2_bitshuffle_generic, b2_bitunshuffle_modern_generic, 0},
+#endif
     {NULL, 0, NULL, NULL, NULL, NULL, 0},
 };
 
@@ -107,8 +113,13 @@ static void say_missing(int level, int allowed)
         return;
     }
 #endif
+#if defined(__aarch64__)
+    printf("%s kernels not run: the level allowed is %s (B2_SIMD)\n", name,
+           b2_simd_level_name(allowed));
+#else
     printf("%s kernels not run: the level allowed is %s (B2_SIMD, or the OS does not save "
            "the registers)\n", name, b2_simd_level_name(allowed));
+#endif
 }
 
 /* The delta kernels of each level's table against the portable ones, for block 0
@@ -157,13 +168,74 @@ static int check_delta(int allowed, int32_t *ns, uint8_t *in, uint8_t *want, uin
     return ran;
 }
 
+/* The part and planes kernels of each level's table against the portable ones:
+ * a run of cnt elements from element i0 of a block of q, planes q bytes apart
+ * (units of 8 and 16 reach the staging area from 256 elements on). */
+static int check_parts(int allowed, uint8_t *in, uint8_t *want, uint8_t *got)
+{
+    static const int32_t qs[] = {1, 15, 16, 17, 40, 257, 530};
+    const b2_filter_kernels *g = b2_filter_kernels_at(B2_SIMD_GENERIC);
+    int ran = 0;
+    for (int level = B2_SIMD_GENERIC + 1; level <= allowed; level++) {
+        const b2_filter_kernels *k = b2_filter_kernels_at(level);
+        if (!k || (k->shuffle_part == g->shuffle_part && k->unshuffle_part == g->unshuffle_part &&
+                   k->unshuffle_planes == g->unshuffle_planes))
+            continue;
+        ran++;
+        for (int t = 0; t < NTS; t++) {
+            int32_t unit = typesizes[t];
+            if (unit < 2)
+                continue; /* the part kernels take units above 1 */
+            for (size_t qi = 0; qi < sizeof qs / sizeof qs[0]; qi++) {
+                int32_t q = qs[qi];
+                size_t bytes = (size_t)q * unit;
+                uint8_t *planes = malloc(bytes);
+                fill(in, bytes);
+                fill(planes, bytes);
+                for (int32_t i0 = 0; i0 <= q / 3; i0 += q / 3 > 0 ? q / 3 : 1) {
+                    for (int half = 0; half < 2; half++) {
+                        int32_t cnt = half ? (q - i0) / 2 : q - i0;
+                        size_t len = (size_t)cnt * unit;
+                        memcpy(want, planes, bytes);
+                        memcpy(got, planes, bytes);
+                        want[bytes] = got[bytes] = 0x5A;
+                        g->shuffle_part(unit, q, cnt, in + (size_t)i0 * unit, want + i0);
+                        k->shuffle_part(unit, q, cnt, in + (size_t)i0 * unit, got + i0);
+                        CHECK(!memcmp(got, want, bytes + 1), "shuffle_part level %d unit %d q %d"
+                              " [%d,+%d)", level, unit, q, i0, cnt);
+                        memset(want, 0xA5, len + 1);
+                        memset(got, 0x5A, len + 1);
+                        g->unshuffle_part(unit, q, cnt, planes + i0, want);
+                        k->unshuffle_part(unit, q, cnt, planes + i0, got);
+                        CHECK(!memcmp(got, want, len) && got[len] == 0x5A,
+                              "unshuffle_part level %d unit %d q %d [%d,+%d)", level, unit, q,
+                              i0, cnt);
+                        if (unit > B2_PLANES_MAX)
+                            continue;
+                        const uint8_t *pl[B2_PLANES_MAX];
+                        for (int32_t j = 0; j < unit; j++)
+                            pl[j] = planes + (size_t)j * q;
+                        memset(got, 0x5A, len + 1);
+                        k->unshuffle_planes(unit, pl, i0, cnt, got);
+                        CHECK(!memcmp(got, want, len) && got[len] == 0x5A,
+                              "unshuffle_planes level %d unit %d q %d [%d,+%d)", level, unit, q,
+                              i0, cnt);
+                    }
+                }
+                free(planes);
+            }
+        }
+    }
+    return ran;
+}
+
 int main(void)
 {
     int allowed = b2_simd_level();
     size_t cap = (size_t)4105 * 300 + 150001; /* above every length */
     uint8_t *in = malloc(cap), *want = malloc(cap), *got = malloc(cap);
     int32_t ns[64];
-    int ran[B2_SIMD_AVX512 + 1] = {0}, said[B2_SIMD_AVX512 + 1] = {0};
+    int ran[B2_SIMD_TOP + 1] = {0}, said[B2_SIMD_TOP + 1] = {0};
     for (const kernel_pair *k = kernels; k->name; k++) {
         if (k->level > allowed) {
             if (!said[k->level]++)
@@ -185,9 +257,11 @@ int main(void)
     }
     int delta_levels = check_delta(allowed, ns, in, want, got);
     printf("delta kernels checked at %d levels above generic\n", delta_levels);
+    int part_levels = check_parts(allowed, in, want, got);
+    printf("part and planes kernels checked at %d levels above generic\n", part_levels);
     int any = 0;
     printf("levels run:");
-    for (int l = 0; l <= B2_SIMD_AVX512; l++)
+    for (int l = 0; l <= B2_SIMD_TOP; l++)
         if (ran[l])
             any = printf(" %s (%d kernel pairs)", b2_simd_level_name(l), ran[l]);
     if (b2_simd_gfni())
