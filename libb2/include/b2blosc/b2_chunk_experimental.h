@@ -106,8 +106,8 @@ typedef int (*b2_postfilter_fn)(const b2_postfilter_params *p);
  * b2_chunk_decompress_rows call it for exactly the blocks they return bytes
  * of, and so do b2nd slices and selections (a delta chunk's block 0, decoded
  * only as the reference, is not postfiltered). Special chunks' blocks are
- * filled and then postfiltered. Where c-blosc2 passes input and output, this
- * block is both. fn NULL removes it. */
+ * filled and then postfiltered (uninit ones read as zeros then). Where c-blosc2
+ * passes input and output, this block is both. fn NULL removes it. */
 B2_API int b2_dctx_set_postfilter(b2_dctx *dctx, b2_postfilter_fn fn, void *user);
 
 /* The chunk number later calls pass to the callbacks as nchunk (-1 at creation;
