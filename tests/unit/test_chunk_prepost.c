@@ -6,8 +6,11 @@
  * (whole chunks, getitem ranges, b2nd slices and selections with special
  * chunks among them); failing callbacks fail the call with B2_ERR_CALLBACK
  * and store nothing. 1 and 2 threads, partial last blocks, random sizes. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "b2_chunk.h"
 #include "b2_frame.h"
@@ -16,7 +19,10 @@
 #include "b2_frame_experimental.h"
 #include "b2_nd_experimental.h"
 #include "check.h"
+#include "scratch.h"
 #include "test_rng.h"
+
+static char scratch_dir[64];
 
 #define MAXB 4096 /* blocks tracked per chunk */
 #define MAXC 64   /* chunks tracked */
@@ -253,7 +259,9 @@ static void test_schunk(int nthreads)
 
 /* ---- b2nd: the postfilter sees exactly the blocks a slice decodes ---- */
 
-static void test_nd_case(int nthreads)
+/* A slice of on-disk arrays reads only the blocks it needs (b2_schunk_read_blocks):
+ * those are postfiltered too. */
+static void test_nd_case(int nthreads, int on_disk)
 {
     b2_nd_params np;
     memset(&np, 0, sizeof np);
@@ -275,7 +283,10 @@ static void test_nd_case(int nthreads)
     /* chunks wholly in the zero region become zero-special chunks */
     for (int64_t i = 0; i < nitems / 3; i++)
         data[i] = 0;
-    b2_nd_storage st = {B2_STORAGE_MEMORY, NULL};
+    char path[128];
+    snprintf(path, sizeof path, "%s/a.b2nd", scratch_dir);
+    unlink(path);
+    b2_nd_storage st = {on_disk ? B2_STORAGE_FILE : B2_STORAGE_MEMORY, on_disk ? path : NULL};
     b2_nd_array *a = NULL;
     int rc = b2_nd_from_cbuffer(&np, &st, data, (size_t)nitems * 4, &a);
     CHECK(rc == B2_OK, "from_cbuffer: %d", rc);
@@ -332,8 +343,8 @@ static void test_nd_case(int nthreads)
         for (int c = 0; track && c < MAXC; c++)
             for (int b = 0; b < MAXB; b++)
                 wrong += t->calls[c][b] != want[c][b];
-        CHECK(!wrong, "nd slice ndim %d: %d blocks postfiltered other than once-if-decoded", np.ndim,
-              wrong);
+        CHECK(!wrong, "nd slice ndim %d (disk %d): %d blocks postfiltered other than once-if-decoded",
+              np.ndim, on_disk, wrong);
     }
     /* an orthogonal selection: the blocks of the selected items */
     int64_t *sel[B2_ND_MAX_DIM], nsel[B2_ND_MAX_DIM], n = 1;
@@ -401,14 +412,20 @@ static void test_nd_case(int nthreads)
 int main(void)
 {
     test_rng_seed(0x5EED27A);
+    snprintf(scratch_dir, sizeof scratch_dir, "/tmp/b2_prepostXXXXXX");
+    if (!mkdtemp(scratch_dir)) {
+        printf("no scratch directory\n");
+        return 1;
+    }
     for (int nt = 1; nt <= 2; nt++) {
         for (int v = 0; v < 5; v++)
             for (int k = 0; k < 6; k++)
                 test_chunk_case(v, nt);
         test_schunk(nt);
         for (int k = 0; k < 40; k++)
-            test_nd_case(nt);
+            test_nd_case(nt, k % 2);
     }
     test_special_chunk();
+    test_rm_tree(scratch_dir);
     return b2t_summary("chunk_prepost");
 }
