@@ -216,7 +216,7 @@ int b2_schunk_lazy_range(b2_schunk *s, frame_rd *r, int64_t i, int64_t off, int6
     /* whole items of the chunk's own typesize only (rare otherwise: read whole) */
     rc = off % info.typesize || len % info.typesize
              ? B2_ERR_UNSUPPORTED
-             : b2_chunk_getitem(b2_frame_rd_dctx(r), buf, (size_t)info.cbytes, off / info.typesize,
+             : b2_chunk_getitem(r->dctx, buf, (size_t)info.cbytes, off / info.typesize,
                                 len / info.typesize, dst, (size_t)len);
     free(buf);
     return rc < 0 ? rc : B2_OK;
