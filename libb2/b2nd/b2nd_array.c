@@ -180,6 +180,15 @@ int b2_nd_set_registry_body(b2_nd_array *a, const b2_registry *registry)
     return rc < 0 ? rc : B2_OK;
 }
 
+int b2_nd_set_postfilter(b2_nd_array *a, b2_postfilter_fn fn, void *user)
+{
+    if (!a)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "array is NULL");
+    a->post = fn;
+    a->post_user = fn ? user : NULL;
+    return B2_OK;
+}
+
 int64_t b2_nd_blocks_decoded(const b2_nd_array *a)
 {
     return a ? __atomic_load_n(&a->blocks_decoded, __ATOMIC_RELAXED) : 0;

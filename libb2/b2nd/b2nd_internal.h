@@ -86,6 +86,8 @@ struct b2_nd_array {
     int64_t blocks_decoded;     /* atomic: blocks this array's reads decoded */
     int64_t blocks_read_lazily; /* atomic: of those, from bytes read block by block (for tests) */
     int64_t mem_limit;          /* b2_nd_set_memory_limit (0: default) */
+    b2_postfilter_fn post;      /* b2_nd_set_postfilter: on a read's context per chunk */
+    void *post_user;
 };
 
 /* ---- b2_nd_slice.c ---- */

@@ -272,7 +272,7 @@ int b2_nd_get_orthogonal_selection_body(b2_nd_array *a, const int64_t *const *se
         int sp = b2_nd_st_chunk_special(a, nchunk);
         if (sp < 0) {
             rc = sp;
-        } else if (sp != B2_SPECIAL_NONE) {
+        } else if (sp != B2_SPECIAL_NONE && !a->post) {
             /* nothing to decode but a value: the whole chunk, block k in slot k */
             const uint8_t *chunk;
             int32_t cbytes;

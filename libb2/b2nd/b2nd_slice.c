@@ -395,8 +395,22 @@ static int decode_blocks_lazily(b2_nd_array *a, nd_reader *x, int64_t nchunk, co
     return rc;
 }
 
-int b2_nd_decode_blocks(b2_nd_array *a, nd_reader *x, int64_t nchunk, const int32_t *list,
-                        int32_t n, b2_block_rows_fn fn, void *ud)
+/* A special chunk as the array's blocks: special index entries are rebuilt as
+ * one-block chunks, which the postfilter would see as one block. A special
+ * chunk is its header (and value), so a copy with the array's blocksize in it
+ * is one (malloc'ed into *own). */
+static int special_with_blocks(b2_nd_array *a, const uint8_t *chunk, const b2_chunk_info *info,
+                               uint8_t **own)
+{
+    if (!(*own = malloc((size_t)info->cbytes)))
+        return B2_FAIL_CODE(B2_ERR_NOMEM);
+    memcpy(*own, chunk, (size_t)info->cbytes);
+    b2_store_le32(*own + 8, (uint32_t)a->g.block_bytes);
+    return B2_OK;
+}
+
+static int decode_blocks_impl(b2_nd_array *a, nd_reader *x, int64_t nchunk, const int32_t *list,
+                              int32_t n, b2_block_rows_fn fn, void *ud)
 {
     const b2_nd_geom *g = &a->g;
     int rc = B2_ERR_UNSUPPORTED;
@@ -410,10 +424,33 @@ int b2_nd_decode_blocks(b2_nd_array *a, nd_reader *x, int64_t nchunk, const int3
     b2_chunk_info info;
     if ((rc = b2_nd_view_chunk(a, x, nchunk, &chunk, &cbytes, &info)) < 0)
         return rc;
+    uint8_t *own = NULL;
+    if (info.special && info.eff_blocksize != g->block_bytes) {
+        if ((rc = special_with_blocks(a, chunk, &info, &own)) < 0)
+            return rc;
+        chunk = own;
+        info.eff_blocksize = g->block_bytes;
+    }
     /* Block k of the array must be block k of the chunk. */
-    if (info.eff_blocksize != g->block_bytes || info.vlblocks)
-        return B2_FAIL_CODE(B2_ERR_CORRUPT);
-    return b2_chunk_decompress_rows(x->d, chunk, (size_t)cbytes, list, list ? n : 0, fn, ud);
+    rc = info.eff_blocksize != g->block_bytes || info.vlblocks
+             ? B2_FAIL_CODE(B2_ERR_CORRUPT)
+             : b2_chunk_decompress_rows(x->d, chunk, (size_t)cbytes, list, list ? n : 0, fn, ud);
+    free(own);
+    return rc;
+}
+
+int b2_nd_decode_blocks(b2_nd_array *a, nd_reader *x, int64_t nchunk, const int32_t *list,
+                        int32_t n, b2_block_rows_fn fn, void *ud)
+{
+    if (!a->post)
+        return decode_blocks_impl(a, x, nchunk, list, n, fn, ud);
+    /* only these reads postfilter: the context is the call's own (or the lent one) */
+    b2_dctx_set_postfilter(x->d, a->post, a->post_user);
+    b2_dctx_set_nchunk(x->d, nchunk);
+    int rc = decode_blocks_impl(a, x, nchunk, list, n, fn, ud);
+    b2_dctx_set_postfilter(x->d, NULL, NULL);
+    b2_dctx_set_nchunk(x->d, -1);
+    return rc;
 }
 
 /* Decode the needed blocks of part p straight into the user's box. */
@@ -468,7 +505,7 @@ int b2_nd_get_slice_cbuffer_body(b2_nd_array *a, const int64_t *start, const int
         int sp = b2_nd_st_chunk_special(a, p.nchunk);
         if (sp < 0) {
             rc = sp;
-        } else if (sp != B2_SPECIAL_NONE) {
+        } else if (sp != B2_SPECIAL_NONE && !a->post) {
             rc = fill_part(a, &x, &p, start, ustr, bstr, dst,
                            sp == B2_SPECIAL_NAN || sp == B2_SPECIAL_VALUE);
         } else {

@@ -27,6 +27,7 @@ typedef struct worker {
     b2_codec_state cs;
     uint8_t *tmp_a, *tmp_b; /* filter scratch, ctx->tmpcap bytes each */
     uint8_t *tmp_c;         /* gathered block (b2_chunk_compress_rows), tmpcap bytes */
+    uint8_t *tmp_d;         /* the prefilter's output block, tmpcap bytes */
 } worker;
 
 struct b2_cctx {
@@ -44,6 +45,9 @@ struct b2_cctx {
     size_t samplecap;
     uint8_t dict[B2_MAX_DICT_SIZE];
     b2_pool *pool;     /* threads kept between calls (created on first use) */
+    b2_prefilter_fn pre; /* b2_cctx_set_prefilter (NULL: none) */
+    void *pre_user;
+    int64_t nchunk;    /* passed to the prefilter (b2_cctx_set_nchunk) */
     b2_errinfo err;    /* last failure of a call on this context */
 };
 
@@ -59,6 +63,7 @@ typedef struct job {
     const uint8_t *delta_ref; /* reference for blocks >= 1 */
     b2_block_rows_fn gather;  /* blocks come from the caller's rows (src unused) */
     void *gather_ud;
+    const uint8_t *pre0;      /* block 0 as the prefilter gave it (delta reference), or NULL */
     int32_t shuffle_unit;     /* > 1: the pipeline is one byte shuffle of this unit */
     b2_codec_use codec;       /* blocksize set per block */
 } job;
@@ -147,6 +152,7 @@ b2_cctx *b2_cctx_new(const b2_cparams *p)
     }
     for (int i = 0; i < c->nthreads; i++)
         b2_codec_state_init(&c->w[i].cs);
+    c->nchunk = -1;
     return c;
 }
 
@@ -160,6 +166,7 @@ void b2_cctx_free(b2_cctx *c)
         free(c->w[i].tmp_a);
         free(c->w[i].tmp_b);
         free(c->w[i].tmp_c);
+        free(c->w[i].tmp_d);
     }
     free(c->w);
     free(c->slots);
@@ -170,6 +177,23 @@ void b2_cctx_free(b2_cctx *c)
 }
 
 const b2_cparams *b2_cctx_params(const b2_cctx *c) { return c ? &c->p : NULL; }
+
+int b2_cctx_set_prefilter(b2_cctx *c, b2_prefilter_fn fn, void *user)
+{
+    if (!c)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "cctx is NULL");
+    c->pre = fn;
+    c->pre_user = fn ? user : NULL;
+    return B2_OK;
+}
+
+int b2_cctx_set_nchunk(b2_cctx *c, int64_t nchunk)
+{
+    if (!c)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "cctx is NULL");
+    c->nchunk = nchunk;
+    return B2_OK;
+}
 
 const char *b2_cctx_last_error(const b2_cctx *c) { return c ? b2_err_text(&c->err) : ""; }
 
@@ -188,12 +212,14 @@ static int reserve(uint8_t **buf, size_t *cap, size_t n)
 
 static int reserve_workers(b2_cctx *c, int nw, size_t n, int gather)
 {
+    int pre = c->pre != NULL;
     if (c->tmpcap < n) {
         for (int i = 0; i < c->nthreads; i++) {
             free(c->w[i].tmp_a);
             free(c->w[i].tmp_b);
             free(c->w[i].tmp_c);
-            c->w[i].tmp_a = c->w[i].tmp_b = c->w[i].tmp_c = NULL;
+            free(c->w[i].tmp_d);
+            c->w[i].tmp_a = c->w[i].tmp_b = c->w[i].tmp_c = c->w[i].tmp_d = NULL;
         }
         c->tmpcap = n;
     }
@@ -204,7 +230,10 @@ static int reserve_workers(b2_cctx *c, int nw, size_t n, int gather)
             c->w[i].tmp_b = malloc(c->tmpcap ? c->tmpcap : 1);
         if (gather && !c->w[i].tmp_c)
             c->w[i].tmp_c = malloc(c->tmpcap ? c->tmpcap : 1);
-        if (!c->w[i].tmp_a || !c->w[i].tmp_b || (gather && !c->w[i].tmp_c))
+        if (pre && !c->w[i].tmp_d)
+            c->w[i].tmp_d = malloc(c->tmpcap ? c->tmpcap : 1);
+        if (!c->w[i].tmp_a || !c->w[i].tmp_b || (gather && !c->w[i].tmp_c) ||
+            (pre && !c->w[i].tmp_d))
             return B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     return B2_OK;
@@ -261,12 +290,49 @@ static int gather_block(const job *jb, int32_t j, uint8_t *buf, uint8_t *planes,
     return B2_OK;
 }
 
+/* Block j as the prefilter makes it, into out (block_size bytes, zeroed first
+ * so that bytes it leaves alone are defined). Its input is the source block: in
+ * src, or gathered from the caller's rows into w->tmp_c; NULL without either. */
+static int prefilter_block(const job *jb, worker *w, int32_t j, uint8_t *out)
+{
+    const b2_cctx *c = jb->c;
+    int32_t bsize = block_size(jb, j);
+    const uint8_t *in = jb->src ? jb->src + (size_t)j * (size_t)jb->blocksize : NULL;
+    if (jb->gather) {
+        int shuffled;
+        int rc = gather_block(jb, j, w->tmp_c, NULL, &shuffled);
+        if (rc < 0)
+            return rc;
+        in = w->tmp_c;
+    }
+    memset(out, 0, (size_t)bsize);
+    b2_prefilter_params pp = {.user = c->pre_user, .input = in, .output = out, .size = bsize,
+                              .typesize = jb->typesize,
+                              .offset = (int32_t)((int64_t)j * jb->blocksize), .nblock = j,
+                              .tid = (int)(w - c->w), .nchunk = c->nchunk};
+    int rc = c->pre(&pp);
+    if (rc != 0)
+        return B2_FAIL(B2_ERR_CALLBACK, "prefilter returned %d for block %d (bytes %lld..+%d)", rc,
+                       (int)j, (long long)pp.offset, (int)bsize);
+    return B2_OK;
+}
+
 /* Filtered bytes of block j (src itself when no filter is active). */
 static int filter_block(const job *jb, worker *w, int32_t j, const uint8_t **out)
 {
     /* no src in gather mode: NULL + offset would be undefined (clang's UBSan) */
     const uint8_t *blk = jb->src ? jb->src + (size_t)j * (size_t)jb->blocksize : NULL;
-    if (jb->gather) {
+    if (jb->c->pre) {
+        /* the prefilter's block replaces the source; block 0 may be made already */
+        if (j == 0 && jb->pre0) {
+            blk = jb->pre0;
+        } else {
+            int rc = prefilter_block(jb, w, j, w->tmp_d);
+            if (rc < 0)
+                return rc;
+            blk = w->tmp_d;
+        }
+    } else if (jb->gather) {
         /* The first pass reads the caller's rows: the shuffle itself when it is the
          * whole pipeline, else a copy into the block scratch. */
         int shuffled;
@@ -518,7 +584,13 @@ static int setup_delta_ref(job *jb, b2_cctx *c)
         return B2_OK;
     int32_t n = jb->blocksize;
     int r;
-    if (jb->gather) {
+    if (c->pre) {
+        /* the prefilter's block 0, made once: the reference and block 0 itself */
+        if ((r = reserve(&c->ref, &c->refcap, (size_t)n)) < 0 ||
+            (r = prefilter_block(jb, &c->w[0], 0, c->ref)) < 0)
+            return r;
+        jb->delta_ref = jb->pre0 = c->ref;
+    } else if (jb->gather) {
         /* the raw block 0, gathered once */
         int shuffled;
         if ((r = reserve(&c->ref, &c->refcap, (size_t)n)) < 0 ||
@@ -539,6 +611,7 @@ static int setup_delta_ref(job *jb, b2_cctx *c)
         return r;
     memcpy(c->ref, w->tmp_b, (size_t)n);
     jb->delta_ref = c->ref;
+    jb->pre0 = NULL; /* c->ref is the round trip now: block 0 is asked for again */
     return B2_OK;
 }
 
@@ -677,7 +750,19 @@ static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, v
     h[2] |= 0x02;
     h[31] &= (uint8_t)~0x01;
     b2_store_le32(h + 12, (uint32_t)(nbytes + B2_HEADER_LEN));
-    if (gather) {
+    if (c->pre) {
+        /* the raw chunk is what the prefilter makes */
+        int r = reserve_workers(c, 1, (size_t)jb.blocksize, gather != NULL);
+        for (int32_t j = 0; r >= 0 && j < jb.nblocks; j++) {
+            uint8_t *out = dst + B2_HEADER_LEN + (size_t)j * (size_t)jb.blocksize;
+            if (j == 0 && jb.pre0)
+                memcpy(out, jb.pre0, (size_t)block_size(&jb, 0));
+            else
+                r = prefilter_block(&jb, &c->w[0], j, out);
+        }
+        if (r < 0)
+            return r;
+    } else if (gather) {
         for (int32_t j = 0; j < jb.nblocks; j++) {
             int shuffled;
             int r = gather_block(&jb, j, dst + B2_HEADER_LEN + (size_t)j * (size_t)jb.blocksize,
@@ -693,7 +778,8 @@ static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, v
 
 int b2_chunk_compress(b2_cctx *c, const void *src, size_t nbytes, void *dst, size_t dstcap)
 {
-    if (!c || !dst || (!src && nbytes))
+    /* with a prefilter, src is only its input and may be absent */
+    if (!c || !dst || (!src && nbytes && !c->pre))
         return c ? B2_KEEP(&c->err, B2_FAIL(B2_ERR_INVALID_PARAM, "%s is NULL", !dst ? "dst" : "src"))
                  : B2_FAIL(B2_ERR_INVALID_PARAM, "cctx is NULL");
     return B2_KEEP(&c->err, compress_impl(c, src, NULL, NULL, nbytes, dst, dstcap));

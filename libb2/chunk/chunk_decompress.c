@@ -28,6 +28,9 @@ struct b2_dctx {
     b2_block_geometry geom; /* for the n-dimensional plugins (ndim 0: none) */
     const b2_registry *reg; /* user filters and codecs before the process table (not owned) */
     int64_t mem_limit;      /* working memory per chunk (b2_dctx_set_memory_limit; 0: default) */
+    b2_postfilter_fn post;  /* b2_dctx_set_postfilter (NULL: none) */
+    void *post_user;
+    int64_t nchunk;         /* passed to the postfilter (b2_dctx_set_nchunk) */
     b2_errinfo err;         /* last failure of a call on this context */
 };
 
@@ -57,6 +60,7 @@ b2_dctx *b2_dctx_new(int nthreads)
         free(d);
         return NULL;
     }
+    d->nchunk = -1;
     return d;
 }
 
@@ -136,6 +140,23 @@ int b2_dctx_set_memory_limit(b2_dctx *d, int64_t bytes)
     if (!d)
         return B2_FAIL(B2_ERR_INVALID_PARAM, "dctx is NULL");
     d->mem_limit = bytes > 0 ? bytes : 0;
+    return B2_OK;
+}
+
+int b2_dctx_set_postfilter(b2_dctx *d, b2_postfilter_fn fn, void *user)
+{
+    if (!d)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "dctx is NULL");
+    d->post = fn;
+    d->post_user = fn ? user : NULL;
+    return B2_OK;
+}
+
+int b2_dctx_set_nchunk(b2_dctx *d, int64_t nchunk)
+{
+    if (!d)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "dctx is NULL");
+    d->nchunk = nchunk;
     return B2_OK;
 }
 
@@ -417,6 +438,45 @@ static void fill_special(const chunk_view *v, int64_t offset, uint8_t *dst, int6
     }
 }
 
+/* ---- postfilters ---- */
+
+/* Run the context's postfilter on block j (size bytes at blk, offset bytes into
+ * the chunk), on worker w. */
+static int postfilter_block(const chunk_view *v, b2_dctx *d, const b2_dworker *w, int32_t j,
+                            int64_t offset, int32_t size, uint8_t *blk)
+{
+    if (!d->post)
+        return B2_OK;
+    b2_postfilter_params pp = {.user = d->post_user, .block = blk, .size = size,
+                               .typesize = v->info.typesize, .offset = (int32_t)offset,
+                               .nblock = j, .tid = (int)(w - d->workers), .nchunk = d->nchunk};
+    int rc = d->post(&pp);
+    if (rc != 0)
+        return B2_FAIL(B2_ERR_CALLBACK, "postfilter returned %d for block %d (bytes %lld..+%d)", rc,
+                       (int)j, (long long)offset, (int)size);
+    return B2_OK;
+}
+
+/* Block j of a fixed-block chunk, special ones included (uninit: zeros), into
+ * out and through the postfilter. ref: decoded block 0 of a delta chunk. */
+static int block_out(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32_t j, uint8_t *out,
+                     const uint8_t *ref)
+{
+    const b2_chunk_info *in = &v->info;
+    int32_t bsize = block_size(v, j);
+    int64_t off = (int64_t)j * in->eff_blocksize;
+    int rc = B2_OK;
+    if (in->special == B2_SPECIAL_UNINIT)
+        memset(out, 0, (size_t)bsize);
+    else if (in->special)
+        fill_special(v, off, out, bsize);
+    else if (j == 0 && ref)
+        memcpy(out, ref, (size_t)bsize); /* the reference stays unfiltered */
+    else
+        rc = decode_block(v, d, w, j, out, ref);
+    return rc < 0 ? rc : postfilter_block(v, d, w, j, off, bsize, out);
+}
+
 /* ---- VL-block chunks (doc/format/chunk.md §11) ---- */
 
 /* Check the block table and compute each block's output offset (offs[nblocks+1]). */
@@ -540,6 +600,20 @@ static int decode_block_rows(const chunk_view *v, b2_dctx *d, b2_dworker *w, int
     if (rc < 0 || r->run == 0)
         return rc;
     row_op op = {.v = v};
+    if (d->post) {
+        /* The postfilter sees the whole block: decode it (into the one
+         * contiguous run when that is the block), then copy the rows. */
+        if (r->nd == 0 && r->soff == 0 && r->run == bsize)
+            return block_out(v, d, w, j, r->user, ref);
+        uint8_t *scr = worker_scratch(w, 3 * (size_t)in->eff_blocksize);
+        if (!scr)
+            return B2_FAIL_CODE(B2_ERR_NOMEM);
+        op.src = scr + 2 * (size_t)in->eff_blocksize;
+        if ((rc = block_out(v, d, w, j, (uint8_t *)op.src, ref)) < 0)
+            return rc;
+        b2_rows_walk(r, row_copy, &op);
+        return B2_OK;
+    }
     if (in->special) {
         op.base = (int64_t)j * in->eff_blocksize;
         b2_rows_walk(r, row_special, &op);
@@ -665,6 +739,8 @@ typedef struct block_job {
     b2_dctx *d;
     uint8_t *dst;
     const int64_t *vl_offs; /* VL chunks: output offset of each block */
+    const uint8_t *ref;     /* with a postfilter: block 0 of a delta chunk, decoded apart */
+    int post;               /* blocks go through block_out (a postfilter is set) */
     int32_t next;           /* next block to take (atomic) */
     int error;              /* first error seen (atomic) */
 } block_job;
@@ -678,10 +754,20 @@ static void run_blocks(block_job *job, b2_dworker *w)
         int32_t j = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
         if (j >= in->nblocks)
             return;
-        int rc = job->vl_offs
-            ? vl_decode_block(job->v, job->d, w, j, job->dst + job->vl_offs[j])
-            : decode_block(job->v, job->d, w, j, job->dst + (int64_t)j * in->eff_blocksize,
-                           job->dst);
+        int rc;
+        if (job->vl_offs) {
+            uint8_t *out = job->dst + job->vl_offs[j];
+            int64_t size = job->vl_offs[j + 1] - job->vl_offs[j];
+            rc = vl_decode_block(job->v, job->d, w, j, out);
+            if (rc >= 0)
+                rc = postfilter_block(job->v, job->d, w, j, job->vl_offs[j], (int32_t)size, out);
+        } else if (job->post) {
+            rc = block_out(job->v, job->d, w, j, job->dst + (int64_t)j * in->eff_blocksize,
+                           job->ref);
+        } else {
+            rc = decode_block(job->v, job->d, w, j, job->dst + (int64_t)j * in->eff_blocksize,
+                              job->dst);
+        }
         if (rc < 0) {
             int zero = 0;
             __atomic_compare_exchange_n(&job->error, &zero, rc, 0, __ATOMIC_RELAXED,
@@ -725,6 +811,8 @@ static int run_parallel(block_job *job)
     return job->error;
 }
 
+static int decode_ref(const chunk_view *v, b2_dctx *d, const uint8_t **ref);
+
 static int decompress_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsize,
                            void *dst, size_t dstcap)
 {
@@ -738,6 +826,18 @@ static int decompress_impl(chunk_view *v, b2_dctx *d, const void *src, size_t sr
                "chunk holds %d bytes, dst has room for %zu", (int)in->nbytes, dstcap);
     if (in->nbytes == 0)
         return 0;
+    block_job job = {.v = v, .d = d, .dst = dst, .post = d->post && !in->vlblocks};
+    if (job.post) {
+        /* Every block, special and memcpy chunks too, through block_out; a delta
+         * chunk's block 0 is decoded apart, as the reference must not be
+         * postfiltered. */
+        if (v->has_delta && in->nblocks > 1 && !in->special && !in->memcpyed &&
+            (rc = decode_ref(v, d, &job.ref)) < 0)
+            return rc;
+        rc = d->nthreads > 1 && in->nblocks > 1 ? run_parallel(&job)
+                                                : (run_blocks(&job, &d->workers[0]), job.error);
+        return rc < 0 ? rc : in->nbytes;
+    }
     if (in->special) {
         fill_special(v, 0, dst, in->nbytes);
         return in->nbytes;
@@ -747,7 +847,6 @@ static int decompress_impl(chunk_view *v, b2_dctx *d, const void *src, size_t sr
         __atomic_fetch_add(&d->blocks_decoded, in->nblocks, __ATOMIC_RELAXED);
         return in->nbytes;
     }
-    block_job job = {.v = v, .d = d, .dst = dst};
     int64_t *offs = NULL;
     if (in->vlblocks) {
         if ((int64_t)B2_HEADER_LEN + 4 * (int64_t)in->nblocks > v->bound)
@@ -796,7 +895,7 @@ static int vl_get_block_impl(chunk_view *v, b2_dctx *d, const void *src, size_t 
     if (!offs)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     rc = vl_layout(v, offs);
-    int64_t size = offs[nblock + 1] - offs[nblock];
+    int64_t size = offs[nblock + 1] - offs[nblock], off = offs[nblock];
     free(offs);
     if (rc < 0)
         return rc;
@@ -804,6 +903,8 @@ static int vl_get_block_impl(chunk_view *v, b2_dctx *d, const void *src, size_t 
                "VL block %d holds %lld bytes, dst has room for %zu", (int)nblock, (long long)size,
                dstcap);
     rc = vl_decode_block(v, d, &d->workers[0], nblock, dst);
+    if (rc >= 0)
+        rc = postfilter_block(v, d, &d->workers[0], nblock, off, (int32_t)size, dst);
     return rc < 0 ? rc : (int)size;
 }
 
@@ -852,11 +953,11 @@ static int getitem_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsi
     uint8_t *out = dst;
     if (stop == first)
         return 0;
-    if (in->special) {
+    if (in->special && !d->post) {
         fill_special(v, first, out, stop - first);
         return (int)(stop - first);
     }
-    if (in->memcpyed) {
+    if (in->memcpyed && !d->post) {
         memcpy(out, v->src + in->header_len + first, (size_t)(stop - first));
         return (int)(stop - first);
     }
@@ -875,12 +976,23 @@ static int getitem_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsi
     uint8_t *blockbuf = d->item;
     const uint8_t *ref = NULL;
     /* getitem must decode the delta reference too (the reference forgets: doc/format/chunk.md §10). */
-    if (v->has_delta && jlast > 0 && (rc = decode_ref(v, d, &ref)) < 0)
+    if (v->has_delta && jlast > 0 && !in->special && !in->memcpyed &&
+        (rc = decode_ref(v, d, &ref)) < 0)
         goto done;
     for (int32_t j = jfirst; j <= jlast; j++) {
         int64_t b0 = j * bs, bsize = block_size(v, j);
         int64_t lo = first > b0 ? first : b0, hi = stop < b0 + bsize ? stop : b0 + bsize;
         const uint8_t *blk;
+        if (d->post) {
+            /* the postfilter sees the whole block, then the wanted bytes are copied */
+            int whole = lo == b0 && hi == b0 + bsize;
+            uint8_t *o = whole ? out + (b0 - first) : blockbuf;
+            if ((rc = block_out(v, d, w, j, o, ref)) < 0)
+                goto done;
+            if (!whole)
+                memcpy(out + (lo - first), blockbuf + (lo - b0), (size_t)(hi - lo));
+            continue;
+        }
         if (j == 0 && ref) {
             blk = ref;
         } else if (lo == b0 && hi == b0 + bsize) {

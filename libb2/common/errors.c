@@ -37,6 +37,7 @@ const char *b2_strerror(int code)
     case B2_ERR_BAD_CODEC: return "unknown codec";
     case B2_ERR_LIMIT: return "memory limit exceeded";
     case B2_ERR_CHECKSUM: return "checksum mismatch";
+    case B2_ERR_CALLBACK: return "a user callback failed";
     default: return code < 0 ? "unknown error" : "not an error code";
     }
 }

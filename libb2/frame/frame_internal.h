@@ -77,6 +77,10 @@ struct b2_schunk {
     frame_sums *sums; /* per-chunk checksums (frame_checksum.c); NULL: the frame has none */
     int sum_policy;   /* the b2_checksums policy last applied */
     int verify;       /* check chunk bytes against their checksums on reads */
+    b2_prefilter_fn pre;   /* b2_schunk_set_prefilter: given to cctx */
+    void *pre_user;
+    b2_postfilter_fn post; /* b2_schunk_set_postfilter: given to a reader's dctx for chunk reads */
+    void *post_user;
 };
 
 /* Contiguous frames on durable storage (files, user I/O) never overwrite live

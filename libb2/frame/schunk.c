@@ -65,7 +65,45 @@ int b2_schunk_set_registry(b2_schunk *s, const b2_registry *registry)
     return B2_OK;
 }
 
+int b2_schunk_set_prefilter(b2_schunk *s, b2_prefilter_fn fn, void *user)
+{
+    if (!s)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "schunk is NULL");
+    s->pre = fn;
+    s->pre_user = fn ? user : NULL;
+    return s->cctx ? b2_cctx_set_prefilter(s->cctx, fn, user) : B2_OK;
+}
+
+int b2_schunk_set_postfilter(b2_schunk *s, b2_postfilter_fn fn, void *user)
+{
+    if (!s)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "schunk is NULL");
+    s->post = fn;
+    s->post_user = fn ? user : NULL;
+    return B2_OK;
+}
+
 /* ---- reading chunks ---- */
+
+/* The reader's context, with the postfilter for chunk i when the handle has
+ * one; post_off takes it away again, so the index and vlmetalayers, which the
+ * same context decodes, never see it. */
+static b2_dctx *post_on(b2_schunk *s, frame_rd *r, int64_t i)
+{
+    if (s->post) {
+        b2_dctx_set_postfilter(r->dctx, s->post, s->post_user);
+        b2_dctx_set_nchunk(r->dctx, i);
+    }
+    return r->dctx;
+}
+
+static void post_off(b2_schunk *s, frame_rd *r)
+{
+    if (s->post) {
+        b2_dctx_set_postfilter(r->dctx, NULL, NULL);
+        b2_dctx_set_nchunk(r->dctx, -1);
+    }
+}
 
 /* Say which chunk a failure is about. */
 __attribute__((cold)) static int chunk_fail(int rc, int64_t i)
@@ -305,7 +343,7 @@ static int decompress_chunk_rd(b2_schunk *s, frame_rd *r, int64_t i, void *dst, 
     int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
-    if (sp) {
+    if (sp && !s->post) {
         int32_t nb = b2_schunk_special_nbytes(s, i);
         if (nb < 0)
             return nb;
@@ -314,11 +352,14 @@ static int decompress_chunk_rd(b2_schunk *s, frame_rd *r, int64_t i, void *dst, 
         int rc = fill_special(s, sp, dst, (size_t)nb);
         return rc < 0 ? rc : nb;
     }
+    /* with a postfilter, special entries are decoded as the chunks they stand for */
     const uint8_t *p;
     int32_t cb;
-    int rc = b2_schunk_chunk_ptr(s, r, i, &p, &cb);
-    if (rc >= 0)
-        rc = b2_chunk_decompress(r->dctx, p, (size_t)cb, dst, cap);
+    int rc = sp ? b2_schunk_chunk_view_rd(s, r, i, &p, &cb) : b2_schunk_chunk_ptr(s, r, i, &p, &cb);
+    if (rc >= 0) {
+        rc = b2_chunk_decompress(post_on(s, r, i), p, (size_t)cb, dst, cap);
+        post_off(s, r);
+    }
     return rc < 0 ? chunk_fail(rc, i) : rc;
 }
 
@@ -338,22 +379,24 @@ static int chunk_range(b2_schunk *s, frame_rd *r, int64_t i, int32_t nb, int64_t
     int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
-    if (sp)
+    if (sp && !s->post)
         return fill_special(s, sp, dst, (size_t)len);
     if (off == 0 && len == nb) {
         int rc = decompress_chunk_rd(s, r, i, dst, (size_t)len);
         return rc < 0 ? rc : (rc == nb ? B2_OK : B2_ERR_CORRUPT);
     }
     size_t mapped;
-    if (!b2_fio_map(s, &mapped)) {
+    if (!sp && !b2_fio_map(s, &mapped)) {
+        post_on(s, r, i);
         int rc = b2_schunk_lazy_range(s, r, i, off, len, dst);
+        post_off(s, r);
         if (rc != B2_ERR_UNSUPPORTED)
             return rc;
     }
     const uint8_t *p;
     int32_t cb;
     b2_chunk_info info;
-    int rc = b2_schunk_chunk_ptr(s, r, i, &p, &cb);
+    int rc = sp ? b2_schunk_chunk_view_rd(s, r, i, &p, &cb) : b2_schunk_chunk_ptr(s, r, i, &p, &cb);
     if (rc >= 0)
         rc = b2_chunk_get_info(p, (size_t)cb, &info);
     if (rc < 0)
@@ -361,8 +404,9 @@ static int chunk_range(b2_schunk *s, frame_rd *r, int64_t i, int32_t nb, int64_t
     if (info.nbytes != nb)
         return B2_FAIL_CODE(B2_ERR_CORRUPT);
     if (!info.vlblocks && off % info.typesize == 0 && len % info.typesize == 0) {
-        rc = b2_chunk_getitem(r->dctx, p, (size_t)cb, off / info.typesize, len / info.typesize,
-                              dst, (size_t)len);
+        rc = b2_chunk_getitem(post_on(s, r, i), p, (size_t)cb, off / info.typesize,
+                              len / info.typesize, dst, (size_t)len);
+        post_off(s, r);
         return rc < 0 ? rc : B2_OK;
     }
     if ((rc = FRAME_MEM_CHECK(s, nb, "decoding the chunk")) < 0)
@@ -370,7 +414,8 @@ static int chunk_range(b2_schunk *s, frame_rd *r, int64_t i, int32_t nb, int64_t
     uint8_t *tmp = malloc((size_t)nb);
     if (!tmp)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
-    rc = b2_chunk_decompress(r->dctx, p, (size_t)cb, tmp, (size_t)nb);
+    rc = b2_chunk_decompress(post_on(s, r, i), p, (size_t)cb, tmp, (size_t)nb);
+    post_off(s, r);
     if (rc >= 0)
         memcpy(dst, tmp + off, (size_t)len);
     free(tmp);

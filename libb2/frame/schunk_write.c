@@ -257,11 +257,15 @@ int64_t b2_schunk_append_chunk_body(b2_schunk *s, const void *chunk, int32_t cby
 int64_t b2_schunk_append_buffer_body(b2_schunk *s, const void *src, int32_t nbytes)
 {
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
-    B2_FAIL_IF(nbytes <= 0 || !src, B2_ERR_INVALID_PARAM, "buffer %p of %d bytes", src, (int)nbytes);
+    /* with a prefilter, src is only its input and may be absent */
+    B2_FAIL_IF(nbytes <= 0 || (!src && !s->pre), B2_ERR_INVALID_PARAM, "buffer %p of %d bytes",
+               src, (int)nbytes);
     if (!s->cctx && !(s->cctx = b2_cctx_new(&s->cparams))) {
         int rc = b2_cparams_check(&s->cparams);
         return rc < 0 ? rc : B2_FAIL_CODE(B2_ERR_NOMEM);
     }
+    b2_cctx_set_prefilter(s->cctx, s->pre, s->pre_user);
+    b2_cctx_set_nchunk(s->cctx, s->nchunks);
     size_t cap = b2_chunk_compress_bound((size_t)nbytes);
     if (cap > s->cbuf_cap) {
         uint8_t *nb = realloc(s->cbuf, cap);

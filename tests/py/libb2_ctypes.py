@@ -87,6 +87,12 @@ class Lib:
             "b2_nd_shape": (ctypes.POINTER(i64), [vp]),
             "b2_nd_chunkshape": (ctypes.POINTER(i32), [vp]),
             "b2_nd_blockshape": (ctypes.POINTER(i32), [vp]),
+            "b2_nd_concatenate": (ctypes.c_int, [vp, vp, ctypes.c_int, ctypes.POINTER(Storage),
+                                                ctypes.POINTER(vp)]),
+            "b2_nd_expand_dims": (ctypes.c_int, [vp, ctypes.POINTER(ctypes.c_int), ctypes.c_int,
+                                                ctypes.POINTER(Storage), ctypes.POINTER(vp)]),
+            "b2_nd_copy": (ctypes.c_int, [vp, ctypes.POINTER(i32), ctypes.POINTER(i32),
+                                         ctypes.POINTER(Storage), ctypes.POINTER(vp)]),
         }
         for name, (res, args) in sigs.items():
             fn = getattr(dll, name)
@@ -188,6 +194,42 @@ class Lib:
             return self._take(self.dll.b2_nd_to_frame_buffer, a, "b2_nd_to_frame_buffer")
         finally:
             self.dll.b2_nd_free(a)
+
+    def b2nd_op_frame(self, op, frames, axis=0, inplace=False, axes=(), chunkshape=None,
+                      blockshape=None):
+        """Contiguous frame of the array an operation on the arrays in frames
+        (copies, writable) makes: "concat" (frames[0] and [1] joined along axis,
+        in place on the first or into a new array), "expand_dims" (axes) or
+        "copy" (new chunkshape and blockshape: a rechunk)."""
+        arrs = []
+        out = ctypes.c_void_p()
+        st = Storage(STORAGE_MEMORY, None)
+        try:
+            for fr in frames:
+                a = ctypes.c_void_p()
+                self.check(self.dll.b2_nd_open_buffer(fr, len(fr), 1, ctypes.byref(a)), "b2_nd_open_buffer")
+                arrs.append(a)
+            if op == "concat":
+                self.check(self.dll.b2_nd_concatenate(arrs[0], arrs[1], axis,
+                                                      None if inplace else ctypes.byref(st),
+                                                      None if inplace else ctypes.byref(out)),
+                           "b2_nd_concatenate")
+            elif op == "expand_dims":
+                self.check(self.dll.b2_nd_expand_dims(arrs[0], (ctypes.c_int * len(axes))(*axes), len(axes),
+                                                      ctypes.byref(st), ctypes.byref(out)),
+                           "b2_nd_expand_dims")
+            else:
+                n = len(chunkshape)
+                self.check(self.dll.b2_nd_copy(arrs[0], (ctypes.c_int32 * n)(*chunkshape),
+                                               (ctypes.c_int32 * n)(*blockshape), ctypes.byref(st),
+                                               ctypes.byref(out)), "b2_nd_copy")
+            res = out if out.value else arrs[0]
+            return self._take(self.dll.b2_nd_to_frame_buffer, res, "b2_nd_to_frame_buffer")
+        finally:
+            if out.value:
+                self.dll.b2_nd_free(out)
+            for a in arrs:
+                self.dll.b2_nd_free(a)
 
     def b2nd_shapes(self, frame):
         """(shape, chunkshape, blockshape) of the b2nd array in a frame."""

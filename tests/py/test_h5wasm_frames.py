@@ -2,7 +2,10 @@
 """Our frames as HDF5 chunks, read by the reference filter (h5wasm-plugins'
 Blosc2 filter in WebAssembly): frames built with libb2 (ctypes, libb2_ctypes.py)
 holding several chunks, fixed metalayers, vlmetalayers, special-value chunks
-(zeros, NaN) and arrays written by orthogonal selections are stored with direct chunk writes (filter mask 0) in datasets
+(zeros, NaN), arrays written by orthogonal selections and arrays made by
+b2_nd_concatenate (chunk grids aligned or not, in place or into a new array),
+b2_nd_expand_dims and a rechunking b2_nd_copy are stored with direct chunk
+writes (filter mask 0) in datasets
 created with filter 32026, then read back by h5wasm and by h5py through our
 plugin, compared by SHA-256 with the data they encode.
 
@@ -143,6 +146,43 @@ def build(path):
                 cp = LIB.cparams("lz4", 5, ts, "shuffle")
                 return LIB.b2nd_frame(block, b2chunk, b2block, cp, fill=lb.FILL_ZEROS, selections=sels[k])
             want[name] = write_direct(f, name, full, shape, chunks, (0, 0, 0, 0, 5, 1, 1), frame)
+
+        # b2nd frames made by operations on other arrays: b2_nd_concatenate of
+        # the HDF5 chunk's two halves along an axis (the cut on a b2nd chunk
+        # boundary with equal shapes: chunks copied compressed; elsewhere:
+        # decoded and rewritten), in place on the first half or into a new
+        # array; b2_nd_expand_dims (unit dimensions inserted); a rechunking
+        # b2_nd_copy
+        for name, shape, chunks, dt, b2chunk, b2block, op in [
+            ("nd_concat_aligned_f8_2d", (90, 80), (40, 80), "<f8", (20, 16), (5, 8), ("concat", 0, 20, False)),
+            ("nd_concat_aligned_inplace_i4_3d", (12, 30, 20), (6, 30, 20), "<i4", (3, 10, 8), (3, 5, 4),
+             ("concat", 1, 10, True)),
+            ("nd_concat_unaligned_f4_2d", (70, 66), (35, 66), "<f4", (12, 20), (6, 7), ("concat", 1, 25, False)),
+            ("nd_concat_unaligned_inplace_i2_2d", (50, 40), (25, 40), "<i2", (10, 16), (4, 8),
+             ("concat", 0, 13, True)),
+            ("nd_expand_f8_3d", (1, 60, 50), (1, 30, 50), "<f8", (12, 20), (6, 10), ("expand_dims", (0,))),
+            ("nd_expand_i4_4d", (40, 1, 36, 1), (20, 1, 36, 1), "<i4", (8, 12), (4, 6), ("expand_dims", (1, -1))),
+            ("nd_rechunk_f4_2d", (100, 90), (50, 90), "<f4", (25, 30), (5, 10), ("copy", (13, 40), (7, 8))),
+            ("nd_rechunk_u1_3d", (16, 20, 24), (8, 20, 24), "|u1", (4, 5, 6), (2, 5, 3), ("copy", (8, 7, 24), (3, 7, 5))),
+        ]:
+            full = values(padded(shape, chunks), dt, len(want))
+            ts = full.dtype.itemsize
+
+            def frame(block, k, b2chunk=b2chunk, b2block=b2block, op=op, ts=ts):
+                cp = LIB.cparams("zstd" if k % 2 else "lz4", 5, ts, "shuffle")
+                if op[0] == "concat":
+                    _, axis, cut, inplace = op
+                    lo = np.ascontiguousarray(block[(slice(None),) * axis + (slice(0, cut),)])
+                    hi = np.ascontiguousarray(block[(slice(None),) * axis + (slice(cut, None),)])
+                    parts = [LIB.b2nd_frame(x, b2chunk, b2block, cp) for x in (lo, hi)]
+                    return LIB.b2nd_op_frame("concat", parts, axis=axis, inplace=inplace)
+                if op[0] == "expand_dims":
+                    flat = np.ascontiguousarray(block.reshape([n for n in block.shape if n != 1]))
+                    src = LIB.b2nd_frame(flat, b2chunk, b2block, cp)
+                    return LIB.b2nd_op_frame("expand_dims", [src], axes=op[1])
+                src = LIB.b2nd_frame(block, b2chunk, b2block, cp)
+                return LIB.b2nd_op_frame("copy", [src], chunkshape=op[1], blockshape=op[2])
+            want[name] = write_direct(f, name, full, shape, chunks, (0, 0, 0, 0, 5, 1, 5), frame)
 
         # plain frames: chunk 0 holds the HDF5 chunk (normal or special), then
         # further chunks the reference does not read; metalayers and vlmetalayers

@@ -45,16 +45,16 @@ static void test_strerror(void)
     /* Every code, old and new, has its own non-empty text. */
     const char *seen[32];
     int n = 0;
-    for (int code = B2_ERR_INVALID_PARAM; code >= B2_ERR_CHECKSUM; code--) {
+    for (int code = B2_ERR_INVALID_PARAM; code >= B2_ERR_CALLBACK; code--) {
         const char *s = b2_strerror(code);
         CHECK(s && *s && strcmp(s, "unknown error"), "code %d has no text", code);
         for (int i = 0; i < n; i++)
             CHECK(strcmp(seen[i], s), "codes %d and %d share \"%s\"", -1 - i, code, s);
         seen[n++] = s;
     }
-    CHECK(!strcmp(b2_strerror(B2_ERR_CHECKSUM - 1), "unknown error"), "past the last code");
+    CHECK(!strcmp(b2_strerror(B2_ERR_CALLBACK - 1), "unknown error"), "past the last code");
     CHECK(B2_ERR_READ_ONLY == -17 && B2_ERR_BAD_CODEC == -18 && B2_ERR_LIMIT == -19 &&
-              B2_ERR_CHECKSUM == -20, "new codes are appended");
+              B2_ERR_CHECKSUM == -20 && B2_ERR_CALLBACK == -21, "new codes are appended");
 }
 
 static void test_truncated_chunk(void)

@@ -136,7 +136,7 @@ B2_API int b2_dctx_set_registry(b2_dctx *dctx, const b2_registry *registry);
 B2_API int b2_dctx_set_memory_limit(b2_dctx *dctx, int64_t bytes);
 
 /* Decompress a whole chunk into dst (capacity dstcap). Returns nbytes or an error.
- * Uninit special chunks leave dst untouched. */
+ * Uninit special chunks leave dst untouched (but for a postfilter: zeros). */
 B2_API int b2_chunk_decompress(b2_dctx *dctx, const void *src, size_t srcsize,
                                void *dst, size_t dstcap);
 

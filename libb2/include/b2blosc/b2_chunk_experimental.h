@@ -51,6 +51,70 @@ B2_API int b2_chunk_decompress_rows(b2_dctx *dctx, const void *src, size_t srcsi
 B2_API int b2_chunk_compress_rows(b2_cctx *cctx, size_t nbytes, b2_block_rows_fn fn, void *ud,
                                   void *dst, size_t dstcap);
 
+
+/* ---- prefilters and postfilters (c-blosc2's blosc2_prefilter_fn / _postfilter_fn) ----
+ * User callbacks run per block on the context's worker threads (tid 0 is the
+ * calling thread), so with nthreads > 1 they run concurrently and must be
+ * thread-safe. They must not call back into the context running them (nor into
+ * the super-chunk or array that owns it). They return 0, or a negative value
+ * that fails the call with B2_ERR_CALLBACK naming the callback, the block and
+ * the value; anything else is taken as a failure too. A failed compression
+ * returns no chunk, so nothing is stored (a super-chunk append leaves the frame
+ * as it was). */
+
+/* What a prefilter gets for one block. */
+typedef struct b2_prefilter_params {
+    void *user;           /* as given to b2_cctx_set_prefilter */
+    const uint8_t *input; /* the block's bytes of the source, or NULL when there is
+                           * none (b2_chunk_compress with src NULL, or the rows of
+                           * b2_chunk_compress_rows gathered: then the gathered block) */
+    uint8_t *output;      /* size bytes, zeroed: the block the pipeline compresses */
+    int32_t size;         /* block bytes (the short last block is shorter) */
+    int32_t typesize;     /* the chunk's typesize (as cparams, up to 255) */
+    int32_t offset;       /* the block's byte offset in the chunk (nblock * blocksize) */
+    int32_t nblock;       /* block number in the chunk */
+    int tid;              /* worker running it: 0..nthreads-1 */
+    int64_t nchunk;       /* chunk number in the super-chunk or array being written, or -1 */
+} b2_prefilter_params;
+typedef int (*b2_prefilter_fn)(const b2_prefilter_params *p);
+
+/* Called per block before the filter pipeline; what it writes to output is
+ * what is compressed, so it may compute the block (src may then be NULL:
+ * b2_chunk_compress(cctx, NULL, nbytes, ...)). Normally once per block; a
+ * block may be asked for again (dictionary training, the memcpy fallback, the
+ * parallel encoder redoing the chunk's tail sequentially) and must then get the
+ * same bytes. Unlike c-blosc2 the output has the block's size (no output_typesize)
+ * and a delta filter's reference is the prefilter's block 0. fn NULL removes it. */
+B2_API int b2_cctx_set_prefilter(b2_cctx *cctx, b2_prefilter_fn fn, void *user);
+
+/* What a postfilter gets for one decoded block. */
+typedef struct b2_postfilter_params {
+    void *user;           /* as given to b2_dctx_set_postfilter */
+    uint8_t *block;       /* the decoded block, to change in place (size bytes) */
+    int32_t size;         /* block bytes (the short last block is shorter) */
+    int32_t typesize;     /* the chunk header's typesize */
+    int32_t offset;       /* the block's byte offset in the chunk */
+    int32_t nblock;       /* block number in the chunk */
+    int tid;              /* worker running it: 0..nthreads-1 */
+    int64_t nchunk;       /* chunk number in the super-chunk or array read, or -1 */
+} b2_postfilter_params;
+typedef int (*b2_postfilter_fn)(const b2_postfilter_params *p);
+
+/* Called once per block a call delivers, after the filters are undone, on the
+ * whole block (in the destination, or in scratch when only part of it is
+ * wanted), before the wanted bytes are copied out: b2_chunk_getitem and
+ * b2_chunk_decompress_rows call it for exactly the blocks they return bytes
+ * of, and so do b2nd slices and selections (a delta chunk's block 0, decoded
+ * only as the reference, is not postfiltered). Special chunks' blocks are
+ * filled and then postfiltered (uninit ones read as zeros then). Where c-blosc2
+ * passes input and output, this block is both. fn NULL removes it. */
+B2_API int b2_dctx_set_postfilter(b2_dctx *dctx, b2_postfilter_fn fn, void *user);
+
+/* The chunk number later calls pass to the callbacks as nchunk (-1 at creation;
+ * the frame and b2nd layers set it for each chunk they read or write). */
+B2_API int b2_cctx_set_nchunk(b2_cctx *cctx, int64_t nchunk);
+B2_API int b2_dctx_set_nchunk(b2_dctx *dctx, int64_t nchunk);
+
 #ifdef __cplusplus
 }
 #endif

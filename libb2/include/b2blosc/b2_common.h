@@ -61,6 +61,7 @@ enum b2_error {
     B2_ERR_BAD_CODEC = -18,      /* codec id this library does not know */
     B2_ERR_LIMIT = -19,          /* input declares more memory than the handle's limit allows */
     B2_ERR_CHECKSUM = -20,       /* stored bytes do not match their recorded checksum */
+    B2_ERR_CALLBACK = -21,       /* a user callback (prefilter, postfilter) returned an error */
 };
 
 /* Memory limit of decompression contexts, frame handles and arrays unless set

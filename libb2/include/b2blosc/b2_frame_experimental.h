@@ -5,6 +5,7 @@
 #define B2_FRAME_EXPERIMENTAL_H
 
 #include "b2_frame.h"
+#include "b2_chunk_experimental.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +31,17 @@ B2_API int b2_schunk_set_defer_commit(b2_schunk *s, int defer);
  * tear != 0: a failing write that spans two 512-byte sectors first writes half
  * its bytes. fail_at < 0 ends the faults; the count restarts with each call. */
 B2_API int b2_schunk_inject_write_faults(b2_schunk *s, int64_t fail_at, int tear);
+
+/* Prefilter for the chunks b2_schunk_append_buffer compresses (b2_chunk_experimental.h;
+ * nchunk is the new chunk's number, and src may be NULL). A failure appends
+ * nothing and leaves the frame as it was. fn NULL removes it. */
+B2_API int b2_schunk_set_prefilter(b2_schunk *s, b2_prefilter_fn fn, void *user);
+/* Postfilter for the chunk data later reads deliver (b2_schunk_decompress_chunk,
+ * _get_items: the blocks they decode, nchunk the chunk's number; special index
+ * entries are then decoded as the chunks they stand for). The index and
+ * vlmetalayers are never postfiltered, nor the bytes b2_schunk_get_chunk and
+ * _read_blocks return. Set it while no read runs on s. fn NULL removes it. */
+B2_API int b2_schunk_set_postfilter(b2_schunk *s, b2_postfilter_fn fn, void *user);
 
 #ifdef __cplusplus
 }

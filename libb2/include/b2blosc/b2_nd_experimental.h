@@ -6,6 +6,7 @@
 #define B2_ND_EXPERIMENTAL_H
 
 #include "b2_nd.h"
+#include "b2_chunk_experimental.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -15,6 +16,15 @@ extern "C" {
  * partial-decoding checks); on disk, blocks read one by one through the frame's
  * lazy reader count once each. */
 B2_API int64_t b2_nd_blocks_decoded(const b2_nd_array *a);
+
+/* Postfilter (b2_chunk_experimental.h) for the items later reads return:
+ * b2_nd_get_slice_cbuffer, b2_nd_to_cbuffer and b2_nd_get_orthogonal_selection
+ * call it once for each block they decode, exactly the blocks holding items they
+ * return, with nchunk the chunk's number; blocks of special chunks (zeros, NaN,
+ * value, uninit as zeros) are filled and postfiltered too. The reads writes do
+ * (set_slice, set_orthogonal_selection, resize, copies) never postfilter. Set it
+ * while no read runs. fn NULL removes it. */
+B2_API int b2_nd_set_postfilter(b2_nd_array *a, b2_postfilter_fn fn, void *user);
 
 /* Called after each chunk a long operation writes: done of total chunks of the
  * result. A negative return stops the operation, which then returns it. */
