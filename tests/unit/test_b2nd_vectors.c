@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Every b2nd interop vector decodes to its manifest length and sha256, both through
  * the whole-array read and through slices; its metalayer decodes to the manifest's
- * array description and re-encodes to the same bytes. */
+ * array description and re-encodes to the same bytes. NaN special chunks are
+ * typed: their items must be the machine's NaN, hashed as x86's little-endian
+ * bytes (support/nan_items.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include "b2_nd.h"
 #include "sha256.h"
 #include "manifest.h"
+#include "nan_items.h"
 #include "check.h"
 
 static int hexval(char c)
@@ -51,6 +54,53 @@ static void check_meta(const char *id, const jnode *arr)
     free(bin);
 }
 
+/* NaN special chunks of a decode to the machine's typed NaNs; the manifest hashed
+ * x86's (nan_items.h). Rewrites their items in out (the whole array, C order) as
+ * little-endian bytes; returns how many were not the machine's NaN. */
+static size_t nan_chunks_to_le(b2_nd_array *a, uint8_t *out)
+{
+    int nd = b2_nd_ndim(a);
+    const int64_t *shape = b2_nd_shape(a);
+    const int32_t *cs = b2_nd_chunkshape(a);
+    int ts = (int)b2_nd_typesize(a);
+    b2_schunk *s = b2_nd_schunk(a);
+    size_t bad = 0;
+    for (int64_t c = 0; c < b2_schunk_nchunks(s); c++) {
+        if (b2_schunk_chunk_special(s, c) != B2_SPECIAL_NAN)
+            continue;
+        /* the chunk's box [lo, hi) from its C-order index in the chunk grid */
+        int64_t lo[B2_ND_MAX_DIM], hi[B2_ND_MAX_DIM], idx[B2_ND_MAX_DIM], rest = c;
+        int empty = 0;
+        for (int i = nd - 1; i >= 0; i--) {
+            int64_t nc = (shape[i] + cs[i] - 1) / cs[i];
+            lo[i] = nc ? rest % nc * cs[i] : 0;
+            rest = nc ? rest / nc : 0;
+            hi[i] = lo[i] + cs[i] < shape[i] ? lo[i] + cs[i] : shape[i];
+            idx[i] = lo[i];
+            empty |= lo[i] >= hi[i];
+        }
+        if (empty)
+            continue;
+        /* rows along the last axis are contiguous in out */
+        size_t run = (size_t)ts * (size_t)(nd ? hi[nd - 1] - lo[nd - 1] : 1);
+        for (;;) {
+            int64_t off = 0;
+            for (int i = 0; i < nd; i++)
+                off = off * shape[i] + idx[i];
+            bad += test_nan_items_to_le(out + off * ts, run, ts);
+            int i = nd - 2;
+            for (; i >= 0; i--) {
+                if (++idx[i] < hi[i])
+                    break;
+                idx[i] = lo[i];
+            }
+            if (i < 0)
+                break;
+        }
+    }
+    return bad;
+}
+
 int main(void)
 {
     jnode *man = test_interop_manifest();
@@ -86,7 +136,12 @@ int main(void)
             rc = b2_nd_to_cbuffer(a, out, (size_t)nbytes);
             CHECK(rc == 0, "%s: to_cbuffer %d", id, rc);
             char hex[65];
-            test_sha256_hex(out, (size_t)nbytes, hex);
+            uint8_t *h = malloc((size_t)nbytes + 1);
+            memcpy(h, out, (size_t)nbytes);
+            size_t bad = nan_chunks_to_le(a, h);
+            CHECK(bad == 0, "%s: %zu items of NaN chunks are not the machine's NaN", id, bad);
+            test_sha256_hex(h, (size_t)nbytes, hex);
+            free(h);
             const char *want = json_str(vec, "expected.sha256", "");
             CHECK(strcmp(hex, want) == 0, "%s: sha256 %s vs %s", id, hex, want);
             /* A few sub-boxes against the full read. */
