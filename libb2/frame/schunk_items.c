@@ -9,7 +9,11 @@
  * blocks the range leaves (partly) unwritten are decoded. Untouched chunks are
  * not read at all. Every replacement is staged and the frame committed once, so
  * a file frame holds the old or the new contents of the whole range after a
- * crash, with one sync pair for the call. */
+ * crash, with one sync pair for the call (under b2_schunk_set_defer_commit, with
+ * the deferred appends). A failure part way leaves a file or sparse frame as it
+ * was (the handle turns read-only) and a memory frame with part of the write.
+ * A range past the end is an error, as in the reference (which fails reading
+ * the chunk that is not there): use append for that. */
 #include <stdio.h>
 #include <string.h>
 
@@ -65,7 +69,10 @@ static int decode_rest(b2_schunk *s, frame_rd *r, int64_t i, int32_t nb, int64_t
         if (rc != B2_ERR_UNSUPPORTED)
             return rc < 0 ? rc : B2_OK;
     }
-    /* special (materialised here), VL-block, one-block or memcpyed chunks */
+    /* special (materialised here), VL-block, one-block or memcpyed chunks;
+     * uninit ones leave buf as it is, so give them defined bytes */
+    if (info.special == B2_SPECIAL_UNINIT)
+        memset(buf, 0, (size_t)nb);
     rc = b2_chunk_decompress(r->dctx, p, (size_t)cb, buf, (size_t)nb);
     return rc < 0 ? rc : B2_OK;
 }

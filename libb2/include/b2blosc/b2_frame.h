@@ -156,10 +156,8 @@ B2_API int b2_schunk_open_limited(const char *path, int64_t offset, int flags,
                                   int64_t memory_limit, b2_schunk **out);
 B2_API int b2_schunk_open_buffer_limited(const void *buf, size_t len, int copy,
                                          int64_t memory_limit, b2_schunk **out);
-/* Read-only handles on files, sparse frames and user I/O: take the state a
- * writer has committed since (header, metalayers, index), without reopening.
- * Returns 1 if it changed, 0 if not (always 0 for memory and writable handles).
- * Until then a handle keeps its old view. Not while other threads read s. */
+/* A read-only handle takes what a writer committed since (header, metalayers, index) in
+ * place; returns 1 if that changed anything, else 0. Not while other threads read s. */
 B2_API int b2_schunk_refresh(b2_schunk *s);
 /* Close and free (NULL is fine). Never writes: every operation is complete when it returns. */
 B2_API void b2_schunk_free(b2_schunk *s);
@@ -283,13 +281,8 @@ B2_API int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chu
 B2_API int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos);
 /* Permute the chunks: new chunk i is old chunk order[i] (order is a permutation). */
 B2_API int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order);
-/* Write items [start, start+n) (frame typesize units) from src (len bytes, at
- * least n * typesize) across chunks, as c-blosc2's set_slice_buffer: only the
- * touched chunks are rewritten (recompressed with the super-chunk's cparams),
- * and in one commit. The range must lie inside the items held (B2_ERR_RANGE; it
- * never appends). Returns n * typesize. On an error a file or sparse frame keeps
- * its old contents (the handle turns read-only); a memory frame may hold part of
- * the write. B2_ERR_UNSUPPORTED for frames of VL-block chunks. */
+/* Write items [start, start+n) from src (len >= n * typesize bytes), rewriting only the
+ * chunks touched, in one commit; never appends (B2_ERR_RANGE). Returns n * typesize. */
 B2_API int64_t b2_schunk_set_items(b2_schunk *s, int64_t start, int64_t n, const void *src,
                                    size_t len);
 /* Fill an empty super-chunk with nitems items (frame typesize) of a special kind
