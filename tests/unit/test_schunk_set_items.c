@@ -194,6 +194,46 @@ static void errors(const char *path)
     test_rm_tree(path);
 }
 
+/* Under b2_schunk_set_defer_commit the write waits for the commit, like appends;
+ * a partly written uninit chunk keeps the written items. */
+static void deferred_and_uninit(const char *path)
+{
+    b2_cparams cp;
+    b2_cparams_init(&cp);
+    cp.typesize = 4;
+    b2_schunk *s, *r;
+    CHECK(b2_schunk_create_file(path, &cp, &s) >= 0, "create");
+    int32_t v[3000], got[3000];
+    for (int i = 0; i < 3000; i++)
+        v[i] = i + 1;
+    for (int c = 0; c < 3; c++)
+        b2_schunk_append_buffer(s, v + 1000 * c, 4000);
+    b2_schunk_set_defer_commit(s, 1);
+    int32_t w[1500];
+    for (int i = 0; i < 1500; i++)
+        w[i] = -i;
+    CHECK(b2_schunk_set_items(s, 700, 1500, w, sizeof w) == (int64_t)sizeof w, "deferred write");
+    CHECK(b2_schunk_get_items(s, 700, 1500, got, sizeof got) == (int64_t)sizeof w &&
+              !memcmp(got, w, sizeof w), "the writer sees its deferred write");
+    CHECK(b2_schunk_open(path, B2_OPEN_READONLY, &r) >= 0 &&
+              b2_schunk_get_items(r, 0, 3000, got, sizeof got) == (int64_t)sizeof v &&
+              !memcmp(got, v, sizeof v), "others see the last commit");
+    CHECK(b2_schunk_set_defer_commit(s, 0) >= 0, "commit");
+    memcpy(v + 700, w, sizeof w);
+    CHECK(b2_schunk_refresh(r) == 1 && b2_schunk_get_items(r, 0, 3000, got, sizeof got) ==
+              (int64_t)sizeof v && !memcmp(got, v, sizeof v), "committed");
+    b2_schunk_free(r);
+    b2_schunk_free(s);
+    test_rm_tree(path);
+
+    s = b2_schunk_new(&cp);
+    CHECK(b2_schunk_fill_special(s, 3000, B2_SPECIAL_UNINIT, 4000) == 3, "uninit frame");
+    CHECK(b2_schunk_set_items(s, 500, 1000, w, sizeof w) == 4000, "write into uninit chunks");
+    CHECK(b2_schunk_get_items(s, 500, 1000, got, sizeof got) == 4000 && !memcmp(got, w, 4000),
+          "written items of uninit chunks");
+    b2_schunk_free(s);
+}
+
 /* A file frame of 6 chunks of 1000 int32. */
 static b2_schunk *six_chunks(const char *path, int sparse)
 {
@@ -288,6 +328,7 @@ int main(void)
         for (int st = B2_STORAGE_MEMORY; st <= B2_STORAGE_SPARSE; st++)
             model_case(st, round, path);
     errors(path);
+    deferred_and_uninit(path);
     /* one commit per call: each further chunk costs one chunk write */
     int64_t w1 = writes_needed(path, 100), w3 = writes_needed(path, 2100);
     CHECK(w1 > 0 && w3 == w1 + 2, "writes: %lld for one chunk, %lld for three", (long long)w1,
