@@ -13,9 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "b2_chunk_experimental.h"
 #include "b2_frame.h"
 #include "b2_frame_experimental.h"
 #include "check.h"
+#include "frame_internal.h" /* the handle's idle reader, to count the blocks it decoded */
 #include "scratch.h"
 #include "test_rng.h"
 
@@ -234,6 +236,45 @@ static void deferred_and_uninit(const char *path)
     b2_schunk_free(s);
 }
 
+/* Blocks decoded by s's idle reader so far. */
+static int64_t decoded(b2_schunk *s)
+{
+    return s->rd_idle ? b2_dctx_blocks_decoded(s->rd_idle->dctx) : 0;
+}
+
+/* A partly written chunk decodes only the blocks the write leaves (partly)
+ * unwritten; a wholly written one none; untouched chunks none. */
+static void blocks_decoded(void)
+{
+    b2_cparams cp;
+    b2_cparams_init(&cp);
+    cp.typesize = 4;
+    cp.blocksize = 4000; /* 8 blocks of 1000 items per chunk */
+    b2_schunk *s = b2_schunk_new(&cp);
+    static int32_t v[32000], w[32000], got[32000];
+    for (int i = 0; i < 32000; i++) {
+        v[i] = i * 3;
+        w[i] = -i;
+    }
+    for (int c = 0; c < 4; c++)
+        b2_schunk_append_buffer(s, v + 8000 * c, 32000);
+    int32_t one;
+    b2_schunk_get_items(s, 0, 1, &one, sizeof one); /* make the reader */
+    int64_t d0 = decoded(s);
+    /* chunk 1 from item 500 of block 0 to item 500 of block 7: blocks 0 and 7 */
+    CHECK(b2_schunk_set_items(s, 8500, 7000, w, sizeof w) == 28000, "write");
+    int64_t d1 = decoded(s);
+    CHECK(d1 - d0 == 2, "%lld blocks decoded, want 2", (long long)(d1 - d0));
+    /* chunks 2 whole and 3 from its start to item 10 of block 2: blocks 2..7 */
+    CHECK(b2_schunk_set_items(s, 16000, 10010, w, sizeof w) == 40040, "write");
+    CHECK(decoded(s) - d1 == 6, "%lld blocks decoded, want 6", (long long)(decoded(s) - d1));
+    memcpy(v + 8500, w, 28000);
+    memcpy(v + 16000, w, 40040);
+    CHECK(b2_schunk_get_items(s, 0, 32000, got, sizeof got) == (int64_t)sizeof got &&
+              !memcmp(got, v, sizeof v), "contents");
+    b2_schunk_free(s);
+}
+
 /* A file frame of 6 chunks of 1000 int32. */
 static b2_schunk *six_chunks(const char *path, int sparse)
 {
@@ -329,6 +370,7 @@ int main(void)
             model_case(st, round, path);
     errors(path);
     deferred_and_uninit(path);
+    blocks_decoded();
     /* one commit per call: each further chunk costs one chunk write */
     int64_t w1 = writes_needed(path, 100), w3 = writes_needed(path, 2100);
     CHECK(w1 > 0 && w3 == w1 + 2, "writes: %lld for one chunk, %lld for three", (long long)w1,
