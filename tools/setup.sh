@@ -161,12 +161,13 @@ run_fuzzers() {
 # the HDF5 reader's parallel reads and their cancellation; test_pool and
 # test_registry: the worker pool and the plugin registry racing. No suppressions
 # are needed: nothing outside our code (libzfp, HDF5, codec libraries) reports.
-# test_chunk_prepost: prefilters and postfilters on 2 worker threads.
-TSAN_TESTS='^test_(threads|h5threads|h5write|h5parread|pool|registry|chunk_prepost)$'
+# test_chunk_prepost: prefilters and postfilters on 2 worker threads;
+# test_schunk_refresh: a reader refreshing beside a writer thread.
+TSAN_TESTS='^test_(threads|h5threads|h5write|h5parread|pool|registry|chunk_prepost|schunk_refresh)$'
 run_tsan() {
     build build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_TSAN=ON -DB2_WERROR=ON \
         -DB2_BUILD_TOOLS=OFF -- test_threads test_h5threads test_h5write test_h5parread test_pool test_registry \
-        test_chunk_prepost || return 1
+        test_chunk_prepost test_schunk_refresh || return 1
     say "thread tests under ThreadSanitizer"
     B2_STRESS_ROUNDS=4 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
         run_ctest build-tsan -R "$TSAN_TESTS"

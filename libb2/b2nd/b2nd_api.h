@@ -10,6 +10,7 @@
 
 #define B2_ND_HANDLE_API(X) \
     X(int, b2_nd_to_frame_buffer, a, (b2_nd_array *a, uint8_t **out, size_t *len), (a, out, len)) \
+    X(int, b2_nd_refresh, a, (b2_nd_array *a), (a)) \
     X(int, b2_nd_set_nthreads, a, (b2_nd_array *a, int nthreads), (a, nthreads)) \
     X(int, b2_nd_set_dctx, a, (b2_nd_array *a, b2_dctx *dctx), (a, dctx)) \
     X(int, b2_nd_set_registry, a, (b2_nd_array *a, const b2_registry *registry), (a, registry)) \

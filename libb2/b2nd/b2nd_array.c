@@ -84,6 +84,33 @@ fail:
     return rc;
 }
 
+int b2_nd_refresh_body(b2_nd_array *a)
+{
+    if (!a)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "array is NULL");
+    int rc = b2_schunk_refresh(a->sc);
+    if (rc <= 0)
+        return rc; /* the failure is recorded already */
+    /* the shapes as the frame now records them; the array's settings stay */
+    b2_nd_array *t;
+    if ((rc = wrap(a->sc, &t)) < 0)
+        return rc;
+    b2_nd_meta m = a->meta;
+    a->meta = t->meta;
+    t->meta = m;
+    a->g = t->g;
+    strcpy(a->meta_name, t->meta_name);
+    b2_cparams cp = t->cparams;
+    cp.nthreads = a->cparams.nthreads;
+    cp.registry = a->cparams.registry;
+    a->cparams = cp;
+    b2_cctx_free(a->cctx);
+    a->cctx = NULL;
+    t->sc = NULL; /* a's */
+    b2_nd_free(t);
+    return 1;
+}
+
 int b2_nd_from_schunk(b2_schunk *s, b2_nd_array **out)
 {
     if (!s || !out)

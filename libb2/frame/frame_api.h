@@ -25,6 +25,8 @@
     X(int, b2_schunk_get_chunk, s, (b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes), (s, i, chunk, cbytes)) \
     X(int, b2_schunk_decompress_chunk, s, (b2_schunk *s, int64_t i, void *dst, size_t cap), (s, i, dst, cap)) \
     X(int64_t, b2_schunk_get_items, s, (b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap), (s, start, n, dst, cap)) \
+    X(int64_t, b2_schunk_set_items, s, (b2_schunk *s, int64_t start, int64_t n, const void *src, size_t len), (s, start, n, src, len)) \
+    X(int, b2_schunk_refresh, s, (b2_schunk *s), (s)) \
     X(int64_t, b2_schunk_insert_chunk, s, (b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes), (s, pos, chunk, cbytes)) \
     X(int64_t, b2_schunk_append_chunk, s, (b2_schunk *s, const void *chunk, int32_t cbytes), (s, chunk, cbytes)) \
     X(int64_t, b2_schunk_append_buffer, s, (b2_schunk *s, const void *src, int32_t nbytes), (s, src, nbytes)) \

@@ -68,6 +68,8 @@ struct b2_schunk {
     size_t cbuf_cap;
     frame_store *store; /* where the frame's bytes live (frame_store.h) */
     char *path;         /* frame file or sparse directory, for messages; NULL in memory */
+    int64_t open_offset; /* where a file frame starts (b2_schunk_refresh opens it again) */
+    int open_mmap;       /* the file is mapped (b2_open_options.mmap) */
     int64_t io_bytes_read;  /* bytes read from file storage (b2_schunk_bytes_read); atomic */
     int64_t dead_bytes;     /* unreferenced bytes this handle left in a file frame */
     int64_t mem_limit;      /* largest allocation the frame's contents may ask for (0: default) */
@@ -149,6 +151,12 @@ B2_HIDDEN b2_schunk *b2_schunk_alloc(const b2_cparams *cp);
 /* ---- schunk_write.c ---- */
 /* Rewrite index + trailer (+ header) after an index change; see the file for the layout. */
 B2_HIDDEN int b2_frame_commit(b2_schunk *s, int runlength_index);
+
+/* Replace chunk pos with a ready chunk as b2_schunk_update_chunk does, without
+ * committing: the caller commits once for several (b2_schunk_set_items), then
+ * removes a sparse frame's old chunk file *old_entry (when >= 0). */
+B2_HIDDEN int b2_frame_update_stage(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes,
+                                    int64_t *old_entry);
 
 /* ---- frame_compact.c ---- */
 /* Rewrite a file frame when dead space dominates (called after commits). */

@@ -151,6 +151,8 @@ static int open_with(const b2_open_options *o, b2_schunk **out)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->mem_limit = o->memory_limit > 0 ? o->memory_limit : 0;
     s->writable = create || (o->flags & B2_OPEN_WRITE);
+    s->open_offset = o->offset;
+    s->open_mmap = o->mmap;
     if (o->path) {
         size_t l = strlen(o->path);
         s->path = strdup(o->path);

@@ -306,7 +306,8 @@ static int shift_section(b2_schunk *s, int64_t e, int32_t oldc, int64_t delta)
     return B2_OK;
 }
 
-int64_t b2_schunk_update_chunk_body(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
+int b2_frame_update_stage(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes,
+                          int64_t *old_entry)
 {
     b2_chunk_info info;
     int rc = accept_chunk(s, chunk, cbytes, &info);
@@ -354,6 +355,16 @@ int64_t b2_schunk_update_chunk_body(b2_schunk *s, int64_t pos, const void *chunk
     s->h.chunksize = cs;
     if (s->storage == B2_STORAGE_SPARSE && old >= 0)
         s->h.cbytes -= oldc;
+    *old_entry = old;
+    return B2_OK;
+}
+
+int64_t b2_schunk_update_chunk_body(b2_schunk *s, int64_t pos, const void *chunk, int32_t cbytes)
+{
+    int64_t old;
+    int rc = b2_frame_update_stage(s, pos, chunk, cbytes, &old);
+    if (rc < 0)
+        return rc;
     rc = b2_frame_commit(s, 0);
     if (rc >= 0 && s->storage == B2_STORAGE_SPARSE && old >= 0)
         rc = b2_sframe_remove_chunk(s, old); /* only after the new index is committed */

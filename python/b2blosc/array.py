@@ -43,6 +43,14 @@ save() writes the array (C order, a contiguous copy made when needed) and
 returns it opened read-only (close it, or use `with`). Fixed metalayers and
 vlmetalayers read as bytes; vlmeta.unpack(name) decodes python-blosc2's msgpack.
 
+open(path, "r+") opens a frame without b2nd metalayer writable: `f[i] = v` and
+`f[start:stop] = values` (step 1; values broadcast to the range) write items
+across chunks with one C call (b2_schunk_set_items), which rewrites only the
+chunks touched and commits once. refresh() on either kind takes what another
+writer committed since the file was opened (b2_schunk_refresh / b2_nd_refresh:
+new shape, items, metalayers) and returns whether anything changed; without it
+an open array keeps showing the state it opened.
+
 Errors: a libb2 failure (truncated, corrupt or non-Blosc2 file, ...) raises
 Blosc2Error, a ValueError carrying .code (the negative B2_ERR_* code), .name and
 .message (the library's detailed message); a missing path raises
@@ -376,6 +384,18 @@ class _ArrayBase:
         for i in range(len(self)):
             yield self[i]
 
+    def refresh(self):
+        """Take what a writer committed to the file since it was opened (or last
+        refreshed): shape, items, metalayers. Returns True if anything changed."""
+        self._check_open()
+        lib = _lib()
+        rc = self._refresh_call(lib.dll)
+        if rc < 0:
+            raise lib.error(rc, "refreshing %s" % self.path, self._last_error(lib.dll))
+        if rc > 0:
+            self.__init__(self.path, self._handle)
+        return rc > 0
+
     def close(self):
         """Free the handle (later reads raise ValueError); closing twice is fine."""
         h, self._handle = self._handle, None
@@ -461,6 +481,12 @@ class B2ndArray(_ArrayBase):
 
     def _free(self, h):
         _lib().dll.b2_nd_free(h)
+
+    def _refresh_call(self, d):
+        return d.b2_nd_refresh(self._handle)
+
+    def _last_error(self, d):
+        return d.b2_nd_last_error(self._handle)
 
     @property
     def blocks_decoded(self):
@@ -583,6 +609,45 @@ class FrameArray(_ArrayBase):
     def _free(self, h):
         _lib().dll.b2_schunk_free(h)
 
+    def _refresh_call(self, d):
+        return d.b2_schunk_refresh(self._handle)
+
+    def _last_error(self, d):
+        return d.b2_schunk_last_error(self._handle)
+
+    def __setitem__(self, key, value):
+        """f[i] = v or f[start:stop] = values (step 1): b2_schunk_set_items.
+        Needs open(path, "r+")."""
+        np = _np()
+        self._check_open()
+        n_all = self.shape[0]
+        if isinstance(key, slice):
+            start, stop, step = key.indices(n_all)
+            if step != 1:
+                raise IndexError("FrameArray writes take slices of step 1, not %d" % step)
+            stop = max(start, stop)
+        else:
+            try:
+                i = operator.index(key)
+            except TypeError:
+                raise IndexError("FrameArray writes take an int or a slice of step 1, not %r"
+                                 % (key,)) from None
+            if not -n_all <= i < n_all:
+                raise IndexError("index %d out of range for %d items" % (i, n_all))
+            start = i % n_all
+            stop = start + 1
+        if not self._by_items:
+            raise ValueError("%s: its nbytes are not a multiple of its typesize; items cannot "
+                             "be written" % self.path)
+        src = np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=self.dtype),
+                                                   (stop - start,)))
+        lib = _lib()
+        rc = lib.dll.b2_schunk_set_items(self._handle, start, stop - start, src.ctypes.data,
+                                         src.nbytes)
+        if rc < 0:
+            raise lib.error(rc, "writing items %d..%d of %s" % (start, stop, self.path),
+                            lib.dll.b2_schunk_last_error(self._handle))
+
     def _read_box(self, start, stop):
         np = _np()
         self._check_open()
@@ -638,10 +703,12 @@ def open(path, mode="r"):  # noqa: A001  (b2blosc.open, like numpy.load / h5py.F
     """Open a .b2nd array or a Blosc2 frame (contiguous file or sparse-frame
     directory) read-only. Returns a B2ndArray when the frame holds a b2nd (or
     caterva) metalayer, else a FrameArray (1-D array of the frame's items).
-    Only mode "r" is supported."""
-    if mode != "r":
-        raise ValueError("mode must be 'r' (b2blosc.open is read-only; use b2blosc.save to write), got %r"
-                         % (mode,))
+    Mode "r" (read-only) or "r+": a FrameArray whose items can be written
+    (b2nd arrays open read-only only)."""
+    if mode not in ("r", "r+"):
+        raise ValueError("mode must be 'r' or 'r+' (frames without b2nd metalayer; use b2blosc.save "
+                         "to write arrays), got %r" % (mode,))
+    flags = _libb2.OPEN_WRITE if mode == "r+" else _libb2.OPEN_READONLY
     path = os.fspath(path)
     if isinstance(path, bytes):
         path = os.fsdecode(path)
@@ -650,7 +717,7 @@ def open(path, mode="r"):  # noqa: A001  (b2blosc.open, like numpy.load / h5py.F
     lib = _lib()
     d = lib.dll
     s = ctypes.c_void_p()
-    lib.check(d.b2_schunk_open(os.fsencode(path), _libb2.OPEN_READONLY, ctypes.byref(s)),
+    lib.check(d.b2_schunk_open(os.fsencode(path), flags, ctypes.byref(s)),
               "opening %s" % path)
     try:
         names = set()
@@ -659,6 +726,9 @@ def open(path, mode="r"):  # noqa: A001  (b2blosc.open, like numpy.load / h5py.F
             if n is not None:
                 names.add(n)
         if b"b2nd" in names or b"caterva" in names:
+            if mode != "r":
+                raise ValueError("%s holds a b2nd array: b2blosc.open reads those only (mode 'r')"
+                                 % path)
             a = ctypes.c_void_p()
             rc = d.b2_nd_from_schunk(s, ctypes.byref(a))
             if rc < 0:

@@ -156,6 +156,9 @@ B2_API int b2_schunk_open_limited(const char *path, int64_t offset, int flags,
                                   int64_t memory_limit, b2_schunk **out);
 B2_API int b2_schunk_open_buffer_limited(const void *buf, size_t len, int copy,
                                          int64_t memory_limit, b2_schunk **out);
+/* A read-only handle takes what a writer committed since (header, metalayers, index) in
+ * place; returns 1 if that changed anything, else 0. Not while other threads read s. */
+B2_API int b2_schunk_refresh(b2_schunk *s);
 /* Close and free (NULL is fine). Never writes: every operation is complete when it returns. */
 B2_API void b2_schunk_free(b2_schunk *s);
 
@@ -278,6 +281,10 @@ B2_API int64_t b2_schunk_update_chunk(b2_schunk *s, int64_t pos, const void *chu
 B2_API int64_t b2_schunk_delete_chunk(b2_schunk *s, int64_t pos);
 /* Permute the chunks: new chunk i is old chunk order[i] (order is a permutation). */
 B2_API int64_t b2_schunk_reorder(b2_schunk *s, const int64_t *order);
+/* Write items [start, start+n) from src (len >= n * typesize bytes), rewriting only the
+ * chunks touched, in one commit; never appends (B2_ERR_RANGE). Returns n * typesize. */
+B2_API int64_t b2_schunk_set_items(b2_schunk *s, int64_t start, int64_t n, const void *src,
+                                   size_t len);
 /* Fill an empty super-chunk with nitems items (frame typesize) of a special kind
  * (B2_SPECIAL_ZEROS, _NAN or _UNINIT) in chunks of chunksize bytes. */
 B2_API int64_t b2_schunk_fill_special(b2_schunk *s, int64_t nitems, int special, int32_t chunksize);

@@ -16,7 +16,7 @@ extern "C" {
 B2_API int64_t b2_schunk_bytes_read(const b2_schunk *s);
 
 /* defer != 0: chunks appended to a file frame (b2_schunk_append_chunk, _buffer,
- * insert) are written at once but committed later, by the next operation that
+ * insert) and item writes (b2_schunk_set_items) are written at once but committed later, by the next operation that
  * commits (an update, a delete, a metalayer change), by
  * b2_schunk_set_defer_commit(s, 0), or by b2_schunk_free (best effort: call
  * set_defer_commit(s, 0) to see its error). Until then the file keeps its last

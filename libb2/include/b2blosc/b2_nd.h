@@ -141,6 +141,9 @@ B2_API int b2_nd_to_frame_buffer(b2_nd_array *a, uint8_t **out, size_t *len);
 B2_API int b2_nd_save(b2_nd_array *a, const b2_nd_storage *st);
 /* Free the array and its super-chunk (NULL is fine). */
 B2_API void b2_nd_free(b2_nd_array *a);
+/* b2_schunk_refresh with the shapes: 1 if changed, else 0. B2_ERR_CORRUPT when caught between
+ * the commits of a writer's resize: call it again before reading. */
+B2_API int b2_nd_refresh(b2_nd_array *a);
 
 /* ---- properties ---- */
 
