@@ -11,6 +11,32 @@
 #include "b2_common.h"
 #include "codecs.h"
 
+/* Eight bytes as a number whose low byte is the first, on any byte order
+ * (the short-period copies build their pattern with shifts). */
+static inline uint64_t word_load(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline void word_store(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, 8);
+}
+
+/* A mask of the n (0..7) low bytes. */
+static inline uint64_t low_bytes(size_t n)
+{
+    return ((uint64_t)1 << (8 * n)) - 1;
+}
+
 /* Forward copy of a match of len bytes at distance dist (1 <= dist <= op).
  * 'room' is how many bytes may be written from d (>= len). */
 static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
@@ -20,6 +46,42 @@ static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
         /* as below, 32 bytes a step (long matches of sparse data) */
         for (size_t i = 0; i < len; i += 32)
             memcpy(d + i, s + i, 32);
+        return;
+    }
+    if (dist == 1) {
+        memset(d, s[0], len);
+        return;
+    }
+    if (dist < 32 && room >= len + 32) {
+        /* Short period. An overlapping copy from 'dist' back would wait on
+         * store-to-load forwarding at every step, so the pattern goes into
+         * registers once and the loop only stores, a whole number of periods
+         * a step. At most 31 bytes past len, inside room. */
+        if (dist < 8) {
+            uint64_t a = word_load(s) & low_bytes(dist);
+            for (unsigned sh = 8 * (unsigned)dist; sh < 64; sh *= 2)
+                a |= a << sh;
+            const size_t step = dist * (8 / dist);
+            for (size_t i = 0; i < len; i += step)
+                word_store(d + i, a);
+        } else if (dist < 16) {
+            /* bytes 8..15 of the pattern: the rest of the period from s, then
+             * the period's start again (read from s + 8 only where it lies
+             * before d) */
+            const uint64_t a = word_load(s);
+            const uint64_t b = (word_load(s + 8) & low_bytes(dist - 8)) | a << (8 * (dist - 8));
+            for (size_t i = 0; i < len; i += dist) {
+                word_store(d + i, a);
+                word_store(d + i + 8, b);
+            }
+        } else {
+            uint8_t pattern[32];
+            memcpy(pattern, s, 16);
+            memcpy(pattern + 16, s + 16, dist - 16);
+            memcpy(pattern + dist, s, 32 - dist);
+            for (size_t i = 0; i < len; i += dist)
+                memcpy(d + i, pattern, 32);
+        }
         return;
     }
     if (dist >= 16 && room >= ((len + 15) & ~(size_t)15)) {
@@ -34,10 +96,6 @@ static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
         memcpy(d, s, len);
         return;
     }
-    if (dist == 1) {
-        memset(d, s[0], len);
-        return;
-    }
     if (dist >= 8) {
         size_t i = 0;
         if (room >= ((len + 7) & ~(size_t)7)) {
@@ -49,19 +107,6 @@ static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
             memcpy(d + i, s + i, 8);
         for (; i < len; i++)
             d[i] = s[i];
-        return;
-    }
-    if (room >= len + 32) {
-        /* Short period (2..7): write 'step' bytes (a multiple of dist, >= 16) by
-         * hand, then copy 16 bytes at a time from 'step' back: non-overlapping,
-         * period preserved, at most 31 bytes past len (inside room). */
-        static const unsigned char steps[8] = {0, 0, 16, 18, 16, 20, 18, 21};
-        const size_t step = steps[dist];
-        size_t i = 0;
-        for (; i < step; i++)
-            d[i] = s[i];
-        for (; i < len; i += 16)
-            memcpy(d + i, d + i - step, 16);
         return;
     }
     /* Near the end of dst: write one period by hand, then keep doubling the
