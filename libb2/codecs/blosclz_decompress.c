@@ -57,23 +57,42 @@ static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
          * store-to-load forwarding at every step, so the pattern goes into
          * registers once and the loop only stores, a whole number of periods
          * a step. At most 31 bytes past len, inside room. */
-        if (dist < 8) {
-            uint64_t a = word_load(s) & low_bytes(dist);
-            for (unsigned sh = 8 * (unsigned)dist; sh < 64; sh *= 2)
-                a |= a << sh;
-            const size_t step = dist * (8 / dist);
-            for (size_t i = 0; i < len; i += step)
-                word_store(d + i, a);
-        } else if (dist < 16) {
-            /* bytes 8..15 of the pattern: the rest of the period from s, then
-             * the period's start again (read from s + 8 only where it lies
-             * before d) */
-            const uint64_t a = word_load(s);
-            const uint64_t b = (word_load(s + 8) & low_bytes(dist - 8)) | a << (8 * (dist - 8));
-            for (size_t i = 0; i < len; i += dist) {
-                word_store(d + i, a);
-                word_store(d + i + 8, b);
+        if (dist < 16) {
+            /* the pattern's first 16 bytes as two words; for dist >= 8 the second
+             * is the rest of the period from s (read from s + 8 only where it
+             * lies before d), then the period's start again */
+            uint64_t a, b;
+            if (dist < 8) {
+                a = word_load(s) & low_bytes(dist);
+                for (unsigned sh = 8 * (unsigned)dist; sh < 64; sh *= 2)
+                    a |= a << sh;
+                /* byte 8 + i has phase r + i: a's byte r + i while that
+                 * exists, then a's byte i + 2r - 8 (8 - r periods back) */
+                const unsigned r = 8 % (unsigned)dist;
+                b = r ? a >> (8 * r) | (a << (8 * (8 - 2 * r)) & ~low_bytes(8 - r)) : a;
+            } else {
+                a = word_load(s);
+                b = (word_load(s + 8) & low_bytes(dist - 8)) | a << (8 * (dist - 8));
             }
+            if (len < 64) {
+                const size_t step = dist * (16 / dist);
+                for (size_t i = 0; i < len; i += step) {
+                    word_store(d + i, a);
+                    word_store(d + i + 8, b);
+                }
+                return;
+            }
+            /* Long runs: 32 pattern bytes (the compiler keeps them in vector
+             * registers), stored every whole number of periods (22..32 bytes). */
+            uint8_t pattern[48];
+            const size_t step16 = dist * (16 / dist);
+            for (size_t i = 0; i < 32; i += step16) {
+                word_store(pattern + i, a);
+                word_store(pattern + i + 8, b);
+            }
+            const size_t step = dist * (32 / dist);
+            for (size_t i = 0; i < len; i += step)
+                memcpy(d + i, pattern, 32);
         } else {
             uint8_t pattern[32];
             memcpy(pattern, s, 16);

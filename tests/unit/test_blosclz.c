@@ -234,6 +234,42 @@ static size_t put_match(uint8_t *p, size_t L, size_t D)
     return k;
 }
 
+/* Every short distance (1..40) at every length class, after literal runs of
+ * every length (so the pattern's source crosses the run's start), decoded at
+ * tight capacity and with room to spare: the short-period copies build their
+ * pattern from the period's bytes (issue 28). */
+static void test_short_periods(void)
+{
+    static uint8_t stream[4096], want[4096], got[4096 + 64];
+    long cases = 0;
+    for (size_t lit = 1; lit <= 40; lit++)
+        for (size_t D = 1; D <= lit; D++)
+            for (size_t L = 3; L <= 700; L += L < 80 ? 1 : 37) {
+                size_t s = 0, o = 0;
+                for (size_t left = lit; left;) { /* literal runs of at most 32 */
+                    size_t n = left < 32 ? left : 32;
+                    stream[s++] = (uint8_t)((n - 1) | (o == 0 ? 0x20 : 0));
+                    for (size_t i = 0; i < n; i++)
+                        stream[s++] = want[o++] = (uint8_t)rnd();
+                    left -= n;
+                }
+                s += put_match(stream + s, L, D);
+                for (size_t i = 0; i < L; i++, o++)
+                    want[o] = want[o - D];
+                stream[s++] = 0;
+                stream[s++] = want[o++] = 0x5a;
+                for (size_t slack = 0; slack <= 64; slack += 64) {
+                    memset(got, 0xee, sizeof got);
+                    int r = b2_blosclz_decompress(stream, (int)s, got, (int)(o + slack));
+                    CHECK(r == (int)o && memcmp(got, want, o) == 0,
+                          "literal %zu, match %zu at distance %zu, slack %zu: got %d of %zu", lit, L, D,
+                          slack, r, o);
+                    cases++;
+                }
+            }
+    printf("short periods: %ld streams decoded exactly\n", cases);
+}
+
 /* Random well-formed streams covering every distance/length class, decoded
  * into a buffer of exactly the output size (so copies near the end cannot
  * use the wide paths), then compared with the oracle and the generator. */
@@ -484,6 +520,7 @@ int main(void)
     test_decoder_errors();
     test_fuzz();
     test_structured();
+    test_short_periods();
     test_roundtrip();
     test_maxout();
     test_speed();
