@@ -349,6 +349,19 @@ b2_planes_to_stage(int S, const uint8_t *const *pl, int32_t off, uint8_t *stage)
         return i;                                                                        \
     }
 
+/* Unshuffled output usually goes to a caller's buffer that is not in cache
+ * (a chunk-sized destination, evicted since its last use): asking for its
+ * lines ahead, for writing, lets their fetch overlap the shuffles instead of
+ * stalling the stores (cold-destination decodes ran 5-35% faster, issue 28).
+ * The address is only a hint: it may lie past the buffer. */
+#define B2_PREFETCH_AHEAD 4096
+static inline void b2_prefetch_for_write(const uint8_t *p, int nbytes)
+{
+    const uintptr_t at = (uintptr_t)p + B2_PREFETCH_AHEAD;
+    for (int f = 0; f < nbytes; f += 64)
+        __builtin_prefetch((const void *)(at + (uintptr_t)f), 1, 3);
+}
+
 #define B2_DEFINE_UNSHUFFLE_VEC(NAME, STEP, W)                                           \
     ALWAYS_INLINE int32_t NAME(int S, const uint8_t *const *pl, int32_t i0, int32_t n,   \
                                uint8_t *out)                                             \
@@ -365,8 +378,10 @@ b2_planes_to_stage(int S, const uint8_t *const *pl, int32_t off, uint8_t *stage)
                     STEP(S, spl, k, out + (size_t)(i + k) * S);                          \
             }                                                                            \
         }                                                                                \
-        for (; i + W <= n; i += W)                                                       \
+        for (; i + W <= n; i += W) {                                                     \
+            b2_prefetch_for_write(out + (size_t)i * S, S * W);                           \
             STEP(S, pl, i0 + i, out + (size_t)i * S);                                    \
+        }                                                                                \
         if (i < n && n >= W) {                                                           \
             STEP(S, pl, i0 + n - W, out + (size_t)(n - W) * S);                          \
             i = n;                                                                       \
