@@ -41,7 +41,7 @@ typedef struct b2_filter_kernels {
     b2_planes_fn unshuffle_planes;
     b2_delta_fn delta_encode, delta_decode;
 } b2_filter_kernels;
-/* The table of the level b2_simd_level() allows now (a load and an index). */
+/* The table of the variant b2_simd_variant() allows now (a load and an index). */
 B2_HIDDEN const b2_filter_kernels *b2_filter_kernels_now(void);
 /* The table of one level, NULL when this build has no kernels for it; tests
  * compare the levels the CPU can run with the portable one. */
