@@ -279,7 +279,8 @@ static void expand_dims(void)
 static void bad_calls(void)
 {
     b2_nd_params p;
-    ndt_params(&p, 2, (const int64_t[]){4, 5}, (const int32_t[]){2, 5}, (const int32_t[]){2, 5}, 2);
+    ndt_params(&p, 2, (const int64_t[]){4, 5}, (const int32_t[]){2, 5}, (const int32_t[]){2, 5},
+               2);
     b2_nd_array *a, *b, *c, *out = (b2_nd_array *)&p;
     CHECK(b2_nd_create(&p, NULL, B2_ND_FILL_ZEROS, NULL, &a) == 0, "create a");
     p.shape[1] = 6;
