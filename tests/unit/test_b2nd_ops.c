@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "b2_nd.h"
+#include "b2_nd_experimental.h" /* b2_nd_copy_with_progress */
 #include "check.h"
 #include "nd_model.h"
 #include "test_rng.h"
@@ -83,7 +84,8 @@ static void test_spec_examples(void)
 static void test_worked_example(void)
 {
     b2_nd_params p;
-    ndt_params(&p, 2, (const int64_t[]){5, 7}, (const int32_t[]){3, 4}, (const int32_t[]){2, 3}, 2);
+    ndt_params(&p, 2, (const int64_t[]){5, 7}, (const int32_t[]){3, 4}, (const int32_t[]){2, 3},
+               2);
     p.dtype = "<i2";
     int16_t v[35];
     for (int i = 0; i < 5; i++)
@@ -483,6 +485,50 @@ static void rm_rf(const char *path)
         printf("warning: could not remove %s\n", path);
 }
 
+/* Progress of a copy: called after each chunk is written, done counting it. */
+typedef struct progress_log {
+    int64_t calls, last, total, stop_at;
+    int in_order;
+} progress_log;
+
+static int log_progress(void *ud, int64_t done, int64_t total)
+{
+    progress_log *l = ud;
+    l->in_order &= done == l->last + 1 && total == l->total;
+    l->calls++;
+    l->last = done;
+    return done == l->stop_at ? B2_ERR_INVALID_PARAM : B2_OK;
+}
+
+static void test_copy_progress(void)
+{
+    int32_t v[100];
+    for (int i = 0; i < 100; i++)
+        v[i] = i;
+    b2_nd_params p = params_1d(100, 30, 10, 4);
+    b2_nd_array *a = NULL, *o = NULL;
+    CHECK(b2_nd_from_cbuffer(&p, NULL, v, sizeof v, &a) == 0, "progress: source");
+    /* same shapes (chunks copied as they are: 4 of 30) and a new grid (4 of 25) */
+    static const int32_t cs[2] = {30, 25}, bs[2] = {10, 5};
+    for (int k = 0; a && k < 2; k++) {
+        progress_log l = {0, 0, 4, -1, 1};
+        int rc = b2_nd_copy_with_progress(a, &cs[k], &bs[k], NULL, log_progress, &l, &o);
+        CHECK(rc == 0 && l.in_order && l.calls == 4 && l.last == 4,
+              "progress %d: rc %d, %lld calls up to %lld of 4 (in order: %d)", k, rc,
+              (long long)l.calls, (long long)l.last, l.in_order);
+        b2_nd_free(o);
+        o = NULL;
+        progress_log stop = {0, 0, 4, 2, 1};
+        rc = b2_nd_copy_with_progress(a, &cs[k], &bs[k], NULL, log_progress, &stop, &o);
+        CHECK(rc == B2_ERR_INVALID_PARAM && o == NULL && stop.calls == 2,
+              "progress %d: a negative return stops the copy (rc %d, %lld calls)", k, rc,
+              (long long)stop.calls);
+        b2_nd_free(o);
+        o = NULL;
+    }
+    b2_nd_free(a);
+}
+
 int main(void)
 {
     test_rng_seed(0x2545F4914F6CDD1DULL);
@@ -504,6 +550,7 @@ int main(void)
         random_ops(1000 + r, &st);
     }
     test_squeeze_and_save(dir);
+    test_copy_progress();
     rm_rf(dir);
     return b2t_summary("b2nd ops");
 }
