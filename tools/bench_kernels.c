@@ -135,6 +135,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_kernels: this CPU (or B2_SIMD) does not allow avx512\n");
         return 2;
     }
+    if (!b2_simd_gfni() && (!strcmp(na, "avx512gfni") || !strcmp(nb, "avx512gfni"))) {
+        fprintf(stderr, "bench_kernels: this CPU (or B2_SIMD) does not allow avx512gfni\n");
+        return 2;
+    }
     static const int32_t sizes[] = {16 << 10, 20000, 128 << 10, 256 << 10, 4 << 20};
     static const int32_t tss[] = {1, 2, 4, 8, 16, 3, 12};
     static const char *const ops[] = {"shuffle",      "unshuffle",    "bitshuffle",

@@ -133,15 +133,19 @@ static inline void b2_store_be64(uint8_t *p, uint64_t v)
 
 /* CPU features for the SIMD dispatch (common/cpu.c), detected once per process
  * (x86: CPUID and the OS's XCR0; aarch64: NEON is baseline). B2_SIMD=generic|
- * sse2|avx2|avx512|neon caps the level, so tests can exercise the lower kernels.
+ * sse2|avx2|avx512|avx512gfni|neon caps the level, so tests can exercise the
+ * lower kernels: avx512 means AVX-512 without the GFNI bit shuffles, avx512gfni
+ * (or no cap) allows them on CPUs with AVX512-VBMI and GFNI.
  * Levels are a ladder per architecture, from 0 (generic) up, and index the
  * kernel tables: x86 has sse2, avx2, avx512 above generic, aarch64 has neon, so
- * B2_SIMD_NEON shares its number with B2_SIMD_SSE2 (a build has one ladder). */
+ * B2_SIMD_NEON shares its number with B2_SIMD_SSE2 (a build has one ladder).
+ * A variant is a level, or B2_SIMD_AVX512GFNI: AVX-512 with the GFNI kernels. */
 enum b2_simd_level {
     B2_SIMD_GENERIC = 0,
     B2_SIMD_SSE2 = 1,
     B2_SIMD_AVX2 = 2,
     B2_SIMD_AVX512 = 3,
+    B2_SIMD_AVX512GFNI = 4, /* a variant, not a level: b2_simd_level() says avx512 */
     B2_SIMD_NEON = 1,
 };
 /* The top of this architecture's ladder (whether or not the build has its kernels). */
@@ -150,11 +154,14 @@ enum b2_simd_level {
 #else
 #define B2_SIMD_TOP B2_SIMD_AVX512
 #endif
+/* The variant the dispatch runs now: one load once resolved. */
+B2_HIDDEN int b2_simd_variant(void);
 B2_HIDDEN int b2_simd_level(void);
-/* "generic", then "sse2", "avx2", "avx512" on x86 or "neon" on aarch64 (tests
- * and benchmarks print it). */
+/* "generic", then "sse2", "avx2", "avx512", "avx512gfni" on x86 or "neon" on
+ * aarch64: names a level or a variant (tests and benchmarks print it). */
 B2_HIDDEN const char *b2_simd_level_name(int level);
-/* 1 when the level is AVX-512 and the CPU also has AVX512-VBMI and GFNI. */
+/* 1 when the variant is avx512gfni: AVX-512, and the CPU also has AVX512-VBMI
+ * and GFNI, and B2_SIMD does not cap it at avx512. */
 B2_HIDDEN int b2_simd_gfni(void);
 /* Tests only: cap the level for the whole process (-1 lifts the cap). */
 B2_HIDDEN void b2_simd_force_level(int level);

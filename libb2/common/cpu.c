@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Runtime CPU feature detection for the SIMD kernels, resolved once per process
- * (pthread_once): the dispatchers ask for the level on every block row, so it
- * must cost a load, not a getenv. A level counts only when the CPU has the
+ * (pthread_once) into one variant number (the level, or avx512gfni above avx512):
+ * the dispatchers ask for it on every block row, so after the first call it
+ * costs one load, not a getenv. A level counts only when the CPU has the
  * instructions (CPUID) and the OS saves their registers on a context switch
  * (XGETBV's XCR0): a kernel would otherwise fault or see its upper halves lost.
  * On aarch64 NEON is part of the base ISA: the level is neon whenever the build
  * has the NEON kernels (B2_HAVE_ARM_SIMD), with nothing to detect.
- * B2_SIMD=generic|sse2|avx2|avx512|neon caps the level; a name of the other
- * architecture's ladder (neon on x86, sse2/avx2/avx512 on aarch64) means the
- * portable kernels. Other values are refused with a message on stderr and
+ * B2_SIMD=generic|sse2|avx2|avx512|avx512gfni|neon caps the variant: avx512 is
+ * AVX-512 without the GFNI bit shuffles, avx512gfni (the top, as no cap) lets
+ * them run where the CPU has them; a name of the other architecture's ladder
+ * (neon on x86, sse2/avx2/avx512/avx512gfni on aarch64) means the portable
+ * kernels. Other values are refused with a message on stderr and
  * ignored. Builds without their architecture's kernels (B2_HAVE_X86_SIMD,
  * B2_HAVE_ARM_SIMD undefined) always run the portable ones. */
 #include <pthread.h>
@@ -74,22 +77,22 @@ static int hardware_level(int *gfni)
 }
 #endif
 
-/* This architecture's ladder, level by level (b2_internal.h). */
+/* This architecture's ladder, variant by variant (b2_internal.h). */
 #if defined(__aarch64__)
 static const char *const ladder[] = {"generic", "neon"};
 #else
-static const char *const ladder[] = {"generic", "sse2", "avx2", "avx512"};
+static const char *const ladder[] = {"generic", "sse2", "avx2", "avx512", "avx512gfni"};
 #endif
 #define NLADDER (int)(sizeof ladder / sizeof ladder[0])
 
 static pthread_once_t level_once = PTHREAD_ONCE_INIT;
-static int detected_level;          /* written once under level_once */
-static int detected_gfni;           /* likewise */
+static int detected_variant;        /* written once under level_once */
 static int forced_level = -1;       /* test hook (atomic); -1: none */
+static int current_variant = -1;    /* detected, under the test cap (atomic); -1: not yet */
 
 static int level_named(const char *name)
 {
-    static const char *const all[] = {"generic", "sse2", "avx2", "avx512", "neon"};
+    static const char *const all[] = {"generic", "sse2", "avx2", "avx512", "avx512gfni", "neon"};
     for (int l = 0; l < NLADDER; l++)
         if (!strcmp(name, ladder[l]))
             return l;
@@ -101,29 +104,53 @@ static int level_named(const char *name)
 
 static void detect_level(void)
 {
-    int level = hardware_level(&detected_gfni);
+    int gfni;
+    int level = hardware_level(&gfni);
+    int variant = level == B2_SIMD_AVX512 && gfni ? B2_SIMD_AVX512GFNI : level;
     const char *cap = getenv("B2_SIMD");
     if (cap && *cap) {
         int want = level_named(cap);
         if (want < 0)
-            fprintf(stderr, "libb2: B2_SIMD=%s is not one of generic, sse2, avx2, avx512, neon;"
-                            " ignored\n", cap);
-        else if (want < level)
-            level = want;
+            fprintf(stderr, "libb2: B2_SIMD=%s is not one of generic, sse2, avx2, avx512,"
+                            " avx512gfni, neon; ignored\n", cap);
+        else if (want < variant)
+            variant = want;
     }
-    detected_level = level;
+    detected_variant = variant;
+}
+
+static int level_of(int variant)
+{
+    return variant == B2_SIMD_AVX512GFNI ? B2_SIMD_AVX512 : variant;
+}
+
+/* Detects (once) and publishes the variant under the test cap: a level forced
+ * at or above the detected one leaves it, GFNI included. */
+static int resolve_variant(void)
+{
+    pthread_once(&level_once, detect_level);
+    int forced = __atomic_load_n(&forced_level, __ATOMIC_RELAXED);
+    int variant = detected_variant;
+    if (forced >= 0 && forced < level_of(variant))
+        variant = forced;
+    __atomic_store_n(&current_variant, variant, __ATOMIC_RELAXED);
+    return variant;
+}
+
+int b2_simd_variant(void)
+{
+    int variant = __atomic_load_n(&current_variant, __ATOMIC_RELAXED);
+    return variant >= 0 ? variant : resolve_variant();
 }
 
 int b2_simd_level(void)
 {
-    int forced = __atomic_load_n(&forced_level, __ATOMIC_RELAXED);
-    pthread_once(&level_once, detect_level);
-    return forced >= 0 && forced < detected_level ? forced : detected_level;
+    return level_of(b2_simd_variant());
 }
 
 int b2_simd_gfni(void)
 {
-    return b2_simd_level() == B2_SIMD_AVX512 && detected_gfni;
+    return b2_simd_variant() == B2_SIMD_AVX512GFNI;
 }
 
 const char *b2_simd_level_name(int level)
@@ -131,7 +158,9 @@ const char *b2_simd_level_name(int level)
     return level >= 0 && level < NLADDER ? ladder[level] : "?";
 }
 
+/* Tests call it between runs, not while other threads dispatch. */
 void b2_simd_force_level(int level)
 {
     __atomic_store_n(&forced_level, level, __ATOMIC_RELAXED);
+    resolve_variant();
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The filters' kernel tables, one per SIMD level, constant from compile time:
- * the only run-time choice is the level (common/cpu.c, detected once), which
- * indexes them. A level's table names, kernel by kernel, the fastest one
- * measured on a CPU of that level: the AVX-512 table keeps the AVX2 kernels
- * where the AVX-512 ones did not pay (tools/bench_kernels.c). */
+ * the only run-time choice is the variant (common/cpu.c, detected once: the
+ * level, or AVX-512 with GFNI), which picks one. A level's table names, kernel
+ * by kernel, the fastest one measured on a CPU of that level: the AVX-512 table
+ * keeps the AVX2 kernels where the AVX-512 ones did not pay
+ * (tools/bench_kernels.c). */
 #include "filters.h"
 #include "simd_kernels.h"
 
@@ -37,13 +38,22 @@ static const b2_filter_kernels tables[] = {
 };
 #define NTABLES (int)(sizeof tables / sizeof tables[0])
 
+/* The table each variant (b2_simd_variant()) runs: a build without the x86 (or
+ * the AVX-512, or the NEON, or the GFNI) kernels runs its highest table. */
+#define UPTO(v) (&tables[(v) < NTABLES ? (v) : NTABLES - 1])
 #ifdef B2_HAVE_X86_GFNI
 /* The AVX-512 table on CPUs that also have VBMI and GFNI: their bit shuffles. */
 static const b2_filter_kernels avx512_gfni = {
     B2_SIMD_AVX512, b2_shuffle_avx512, b2_unshuffle_avx512, b2_bitshuffle_avx512gfni,
     b2_bitunshuffle_avx512gfni, b2_shuffle_part_avx512, b2_unshuffle_part_avx512,
     b2_unshuffle_planes_avx512, b2_delta_encode_avx512, b2_delta_decode_avx512};
+#define GFNI_TABLE (&avx512_gfni)
+#else
+#define GFNI_TABLE UPTO(B2_SIMD_AVX512)
 #endif
+static const b2_filter_kernels *const by_variant[] = {
+    UPTO(0), UPTO(1), UPTO(2), UPTO(3), GFNI_TABLE,
+};
 
 const b2_filter_kernels *b2_filter_kernels_at(int level)
 {
@@ -52,11 +62,5 @@ const b2_filter_kernels *b2_filter_kernels_at(int level)
 
 const b2_filter_kernels *b2_filter_kernels_now(void)
 {
-    int level = b2_simd_level();
-#ifdef B2_HAVE_X86_GFNI
-    if (b2_simd_gfni())
-        return &avx512_gfni;
-#endif
-    /* a build without the x86 (or the AVX-512, or the NEON) kernels runs its highest table */
-    return &tables[level < NTABLES ? level : NTABLES - 1];
+    return by_variant[b2_simd_variant()];
 }

@@ -41,7 +41,7 @@ typedef struct b2_filter_kernels {
     b2_planes_fn unshuffle_planes;
     b2_delta_fn delta_encode, delta_decode;
 } b2_filter_kernels;
-/* The table of the level b2_simd_level() allows now (a load and an index). */
+/* The table of the variant b2_simd_variant() allows now (a load and an index). */
 B2_HIDDEN const b2_filter_kernels *b2_filter_kernels_now(void);
 /* The table of one level, NULL when this build has no kernels for it; tests
  * compare the levels the CPU can run with the portable one. */
@@ -452,58 +452,71 @@ ALWAYS_INLINE int plane_of(int p, int S)
 /* One round of byte interleaving over S vectors (pairs m, m + S/2). Seen as an
  * index of log2(S) bits of vector and 4 of byte, it rotates the index left by one
  * bit, so k rounds move k index bits from the byte to the vector side: a
- * transpose for the right k, at one instruction per vector and round. */
-ALWAYS_INLINE void interleave128_round(__m128i *v, int S)
-{
-    __m128i t[16];
-    B2_UNROLL
-    for (int m = 0; m < S / 2; m++) {
-        t[2 * m] = _mm_unpacklo_epi8(v[m], v[m + S / 2]);
-        t[2 * m + 1] = _mm_unpackhi_epi8(v[m], v[m + S / 2]);
+ * transpose for the right k, at one instruction per vector and round. Wider
+ * vectors do it within each 128-bit lane. */
+#define B2_DEFINE_INTERLEAVE_ROUND(NAME, V, UNPACKLO, UNPACKHI)                         \
+    ALWAYS_INLINE void NAME(V *v, int S)                                                 \
+    {                                                                                    \
+        V t[16];                                                                         \
+        B2_UNROLL                                                                        \
+        for (int m = 0; m < S / 2; m++) {                                                \
+            t[2 * m] = UNPACKLO(v[m], v[m + S / 2]);                                     \
+            t[2 * m + 1] = UNPACKHI(v[m], v[m + S / 2]);                                 \
+        }                                                                                \
+        B2_UNROLL                                                                        \
+        for (int m = 0; m < S; m++)                                                      \
+            v[m] = t[m];                                                                 \
     }
-    B2_UNROLL
-    for (int m = 0; m < S; m++)
-        v[m] = t[m];
-}
 
-ALWAYS_INLINE void transpose128_fwd(__m128i *v, int S)
-{
-    const __m128i lo = _mm_set1_epi16(0x00ff);
-    __m128i t[16];
-    B2_UNROLL
-    for (int L = S; L > 1; L >>= 1) {
-        B2_UNROLL
-        for (int g = 0; g < S; g += L)
-            B2_UNROLL
-            for (int m = 0; m < L / 2; m++) {
-                __m128i a = v[g + 2 * m], b = v[g + 2 * m + 1];
-                t[g + m] = _mm_packus_epi16(_mm_and_si128(a, lo), _mm_and_si128(b, lo));
-                t[g + L / 2 + m] = _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8));
-            }
-        B2_UNROLL
-        for (int p = 0; p < S; p++)
-            v[p] = t[p];
+/* The unzip rounds (even bytes to one vector, odd to the other: pack the low
+ * and the high bytes of the 16-bit words) and the zip rounds that undo them.
+ * Packs and unpacks wider than 128 bits work within lanes: FIX(v) puts a packed
+ * result's lanes back in order, and a zip's inputs first (identity at 128 bits). */
+#define B2_DEFINE_TRANSPOSES(FWD, INV, V, SET1_16, AND, SRLI16, PACKUS16, UNPACKLO, UNPACKHI, \
+                             FIX)                                                        \
+    ALWAYS_INLINE void FWD(V *v, int S)                                                  \
+    {                                                                                    \
+        const V lo = SET1_16(0x00ff);                                                    \
+        V t[16];                                                                         \
+        B2_UNROLL                                                                        \
+        for (int L = S; L > 1; L >>= 1) {                                                \
+            B2_UNROLL                                                                    \
+            for (int g = 0; g < S; g += L)                                               \
+                B2_UNROLL                                                                \
+                for (int m = 0; m < L / 2; m++) {                                        \
+                    V a = v[g + 2 * m], b = v[g + 2 * m + 1];                            \
+                    t[g + m] = FIX(PACKUS16(AND(a, lo), AND(b, lo)));                    \
+                    t[g + L / 2 + m] = FIX(PACKUS16(SRLI16(a, 8), SRLI16(b, 8)));        \
+                }                                                                        \
+            B2_UNROLL                                                                    \
+            for (int p = 0; p < S; p++)                                                  \
+                v[p] = t[p];                                                             \
+        }                                                                                \
+    }                                                                                    \
+    ALWAYS_INLINE void INV(V *v, int S)                                                  \
+    {                                                                                    \
+        V t[16];                                                                         \
+        B2_UNROLL                                                                        \
+        for (int L = 2; L <= S; L <<= 1) {                                               \
+            B2_UNROLL                                                                    \
+            for (int g = 0; g < S; g += L)                                               \
+                B2_UNROLL                                                                \
+                for (int m = 0; m < L / 2; m++) {                                        \
+                    V e = FIX(v[g + m]), o = FIX(v[g + L / 2 + m]);                      \
+                    t[g + 2 * m] = UNPACKLO(e, o);                                       \
+                    t[g + 2 * m + 1] = UNPACKHI(e, o);                                   \
+                }                                                                        \
+            B2_UNROLL                                                                    \
+            for (int p = 0; p < S; p++)                                                  \
+                v[p] = t[p];                                                             \
+        }                                                                                \
     }
-}
 
-ALWAYS_INLINE void transpose128_inv(__m128i *v, int S)
-{
-    __m128i t[16];
-    B2_UNROLL
-    for (int L = 2; L <= S; L <<= 1) {
-        B2_UNROLL
-        for (int g = 0; g < S; g += L)
-            B2_UNROLL
-            for (int m = 0; m < L / 2; m++) {
-                __m128i e = v[g + m], o = v[g + L / 2 + m];
-                t[g + 2 * m] = _mm_unpacklo_epi8(e, o);
-                t[g + 2 * m + 1] = _mm_unpackhi_epi8(e, o);
-            }
-        B2_UNROLL
-        for (int p = 0; p < S; p++)
-            v[p] = t[p];
-    }
-}
+#define B2_LANES_AS_IS(v) (v)
+B2_DEFINE_INTERLEAVE_ROUND(interleave128_round, __m128i, _mm_unpacklo_epi8, _mm_unpackhi_epi8)
+B2_DEFINE_TRANSPOSES(transpose128_fwd, transpose128_inv, __m128i, _mm_set1_epi16, _mm_and_si128,
+                     _mm_srli_epi16, _mm_packus_epi16, _mm_unpacklo_epi8, _mm_unpackhi_epi8,
+                     B2_LANES_AS_IS)
 
 #endif
 
@@ -511,61 +524,12 @@ ALWAYS_INLINE void transpose128_inv(__m128i *v, int S)
 #include <immintrin.h>
 /* The 256-bit pack/unpack work within 128-bit lanes, so each unzip result is put
  * back in order with a 64-bit permute (0,2,1,3) and each zip's inputs first. */
-/* interleave128_round within each 128-bit lane. */
-ALWAYS_INLINE void interleave256_round(__m256i *v, int S)
-{
-    __m256i t[16];
-    B2_UNROLL
-    for (int m = 0; m < S / 2; m++) {
-        t[2 * m] = _mm256_unpacklo_epi8(v[m], v[m + S / 2]);
-        t[2 * m + 1] = _mm256_unpackhi_epi8(v[m], v[m + S / 2]);
-    }
-    B2_UNROLL
-    for (int m = 0; m < S; m++)
-        v[m] = t[m];
-}
-
-ALWAYS_INLINE void transpose256_fwd(__m256i *v, int S)
-{
-    const __m256i lo = _mm256_set1_epi16(0x00ff);
-    __m256i t[16];
-    B2_UNROLL
-    for (int L = S; L > 1; L >>= 1) {
-        B2_UNROLL
-        for (int g = 0; g < S; g += L)
-            B2_UNROLL
-            for (int m = 0; m < L / 2; m++) {
-                __m256i a = v[g + 2 * m], b = v[g + 2 * m + 1];
-                __m256i ev = _mm256_packus_epi16(_mm256_and_si256(a, lo), _mm256_and_si256(b, lo));
-                __m256i od = _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8));
-                t[g + m] = _mm256_permute4x64_epi64(ev, 0xD8);
-                t[g + L / 2 + m] = _mm256_permute4x64_epi64(od, 0xD8);
-            }
-        B2_UNROLL
-        for (int p = 0; p < S; p++)
-            v[p] = t[p];
-    }
-}
-
-ALWAYS_INLINE void transpose256_inv(__m256i *v, int S)
-{
-    __m256i t[16];
-    B2_UNROLL
-    for (int L = 2; L <= S; L <<= 1) {
-        B2_UNROLL
-        for (int g = 0; g < S; g += L)
-            B2_UNROLL
-            for (int m = 0; m < L / 2; m++) {
-                __m256i e = _mm256_permute4x64_epi64(v[g + m], 0xD8);
-                __m256i o = _mm256_permute4x64_epi64(v[g + L / 2 + m], 0xD8);
-                t[g + 2 * m] = _mm256_unpacklo_epi8(e, o);
-                t[g + 2 * m + 1] = _mm256_unpackhi_epi8(e, o);
-            }
-        B2_UNROLL
-        for (int p = 0; p < S; p++)
-            v[p] = t[p];
-    }
-}
+B2_DEFINE_INTERLEAVE_ROUND(interleave256_round, __m256i, _mm256_unpacklo_epi8,
+                           _mm256_unpackhi_epi8)
+#define B2_LANES_0213(v) _mm256_permute4x64_epi64((v), 0xD8)
+B2_DEFINE_TRANSPOSES(transpose256_fwd, transpose256_inv, __m256i, _mm256_set1_epi16,
+                     _mm256_and_si256, _mm256_srli_epi16, _mm256_packus_epi16,
+                     _mm256_unpacklo_epi8, _mm256_unpackhi_epi8, B2_LANES_0213)
 
 #endif
 

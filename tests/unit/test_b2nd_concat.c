@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "nd_model.h"
 #include "test_rng.h"
 #include "b2_frame.h"
 #include "b2_nd.h"
@@ -21,14 +22,6 @@ static long cases;
 
 static char tmpdir[] = "/tmp/b2_nd_cat_XXXXXX";
 static int have_tmpdir;
-
-static int64_t nitems_of(int nd, const int64_t *shape)
-{
-    int64_t n = 1;
-    for (int i = 0; i < nd; i++)
-        n *= shape[i];
-    return n;
-}
 
 /* out = concatenate(x of shape xs, y of shape ys) along axis, C order. */
 static void model_concat(int nd, int axis, size_t ts, const uint8_t *x, const int64_t *xs,
@@ -53,7 +46,7 @@ static b2_nd_array *make(const b2_nd_params *p, const uint8_t *data, const char 
 {
     b2_nd_storage st = {B2_STORAGE_FILE, path};
     b2_nd_array *a = NULL;
-    size_t len = (size_t)nitems_of(p->ndim, p->shape) * (size_t)p->typesize;
+    size_t len = (size_t)ndt_nitems(p->ndim, p->shape) * (size_t)p->typesize;
     int rc = b2_nd_from_cbuffer(p, NULL, data, len, &a);
     CHECK(rc == 0, "from_cbuffer: %d", rc);
     if (rc == 0 && path) { /* saved whole, reopened for writing without fsyncs */
@@ -117,7 +110,7 @@ static void one_case(int nd)
         aligned = 0;
     }
     size_t ts = (size_t)pa.typesize;
-    int64_t na = nitems_of(nd, pa.shape), nb = nitems_of(nd, pb.shape);
+    int64_t na = ndt_nitems(nd, pa.shape), nb = ndt_nitems(nd, pb.shape);
     uint8_t *da = malloc((size_t)na * ts + 1), *db = malloc((size_t)nb * ts + 1);
     for (int64_t k = 0; k < na * (int64_t)ts; k++)
         da[k] = (uint8_t)(rnd() % 4 ? k * 7 : 0);
@@ -126,7 +119,7 @@ static void one_case(int nd)
     int64_t rs[B2_ND_MAX_DIM];
     memcpy(rs, pa.shape, sizeof rs);
     rs[axis] += pb.shape[axis];
-    size_t rlen = (size_t)nitems_of(nd, rs) * ts;
+    size_t rlen = (size_t)ndt_nitems(nd, rs) * ts;
     uint8_t *want = malloc(rlen + 1);
     model_concat(nd, axis, ts, da, pa.shape, db, pb.shape, want);
 
@@ -191,12 +184,8 @@ static void self_concat(void)
 {
     for (int aligned = 0; aligned < 2; aligned++) {
         b2_nd_params p;
-        memset(&p, 0, sizeof p);
-        p.ndim = 2;
-        p.shape[0] = aligned ? 12 : 11, p.shape[1] = aligned ? 6 : 7;
-        p.chunkshape[0] = 4, p.chunkshape[1] = 3;
-        p.blockshape[0] = 2, p.blockshape[1] = 2;
-        p.typesize = 4;
+        ndt_params(&p, 2, (const int64_t[]){aligned ? 12 : 11, aligned ? 6 : 7},
+                   (const int32_t[]){4, 3}, (const int32_t[]){2, 2}, 4);
         int32_t d[12 * 7];
         for (int i = 0; i < 12 * 7; i++)
             d[i] = i * 3 + 1;
@@ -234,7 +223,7 @@ static void expand_dims(void)
             p.chunkshape[i] = (int32_t)rnd_in(1, 6);
             p.blockshape[i] = (int32_t)rnd_in(1, p.chunkshape[i]);
         }
-        int64_t n = nitems_of(nd, p.shape);
+        int64_t n = ndt_nitems(nd, p.shape);
         size_t len = (size_t)n * (size_t)p.typesize;
         uint8_t *d = malloc(len);
         for (size_t k = 0; k < len; k++)
@@ -290,12 +279,8 @@ static void expand_dims(void)
 static void bad_calls(void)
 {
     b2_nd_params p;
-    memset(&p, 0, sizeof p);
-    p.ndim = 2;
-    p.shape[0] = 4, p.shape[1] = 5;
-    p.chunkshape[0] = 2, p.chunkshape[1] = 5;
-    p.blockshape[0] = 2, p.blockshape[1] = 5;
-    p.typesize = 2;
+    ndt_params(&p, 2, (const int64_t[]){4, 5}, (const int32_t[]){2, 5}, (const int32_t[]){2, 5},
+               2);
     b2_nd_array *a, *b, *c, *out = (b2_nd_array *)&p;
     CHECK(b2_nd_create(&p, NULL, B2_ND_FILL_ZEROS, NULL, &a) == 0, "create a");
     p.shape[1] = 6;

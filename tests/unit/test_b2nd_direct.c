@@ -41,6 +41,7 @@
 
 #include "b2_nd.h"
 #include "check.h"
+#include "nd_model.h"
 #include "scratch.h"
 #include "b2_nd_experimental.h"
 
@@ -282,38 +283,6 @@ static int oracle_build(b2_nd_array *a, oracle *o, int64_t limit)
     return 1;
 }
 
-/* Box [start, stop) of the C-order array `full` (shape) into box (C order). */
-static void extract_box(const uint8_t *full, const int64_t *shape, int nd, size_t ts,
-                        const int64_t *start, const int64_t *stop, uint8_t *box)
-{
-    if (nd == 0) {
-        memcpy(box, full, ts);
-        return;
-    }
-    int64_t idx[MAXD];
-    for (int i = 0; i < nd; i++) {
-        if (stop[i] <= start[i])
-            return;
-        idx[i] = start[i];
-    }
-    size_t run = (size_t)(stop[nd - 1] - start[nd - 1]) * ts;
-    for (;;) {
-        int64_t off = 0;
-        for (int i = 0; i < nd; i++)
-            off = off * shape[i] + idx[i];
-        memcpy(box, full + off * (int64_t)ts, run);
-        box += run;
-        int d = nd - 2;
-        for (; d >= 0; d--) {
-            if (++idx[d] < stop[d])
-                break;
-            idx[d] = start[d];
-        }
-        if (d < 0)
-            return;
-    }
-}
-
 /* Compare got (the box, C order) with the oracle, run by run, skipping chunks the
  * oracle could not decode. Returns the number of mismatching runs; *bad_touched
  * says whether the box meets a bad chunk, *zero_touched whether it meets a zero or
@@ -450,7 +419,7 @@ static void check_box(b2_nd_array *a, const oracle *o, const uint8_t *model, con
           tag, bytes);
     if (model) {
         uint8_t *want = malloc(bytes);
-        extract_box(model, g->shape, g->nd, ts, start, stop, want);
+        ndt_box_get(model, g->shape, g->nd, ts, start, stop, want);
         CHECK(rc == 0 && memcmp(buf, want, bytes) == 0, "%s: box differs from the input", tag);
         free(want);
     }
@@ -869,7 +838,7 @@ static void one_array(int r, int64_t budget)
                 make_box(&g, (int[]){0, 2, 8, 3}[rnd() % 4], start, stop);
                 int64_t n = box_items(nd, start, stop);
                 uint8_t *box = malloc((size_t)n * ts + 1);
-                extract_box(src, p.shape, nd, (size_t)ts, start, stop, box);
+                ndt_box_get(src, p.shape, nd, (size_t)ts, start, stop, box);
                 rc = b2_nd_set_slice_cbuffer(a, start, stop, box, (size_t)n * ts);
                 /* the model takes the box */
                 int64_t idx[MAXD];
@@ -995,14 +964,7 @@ static void fixed_arrays(void)
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         b2_nd_params p;
-        memset(&p, 0, sizeof p);
-        p.ndim = t[i].nd;
-        p.typesize = t[i].ts;
-        for (int d = 0; d < t[i].nd; d++) {
-            p.shape[d] = t[i].shape[d];
-            p.chunkshape[d] = t[i].cs[d];
-            p.blockshape[d] = t[i].bs[d];
-        }
+        ndt_params(&p, t[i].nd, t[i].shape, t[i].cs, t[i].bs, t[i].ts);
         b2_cparams cp;
         b2_cparams_init(&cp);
         cp.codec = CODECS[i % 3];
@@ -1069,18 +1031,8 @@ static void lazy_file_array(void)
     if (!have_tmpdir)
         return;
     b2_nd_params p;
-    memset(&p, 0, sizeof p);
-    p.ndim = 3;
-    p.shape[0] = 61;
-    p.shape[1] = 47;
-    p.shape[2] = 29;
-    p.chunkshape[0] = 20;
-    p.chunkshape[1] = 24;
-    p.chunkshape[2] = 29;
-    p.blockshape[0] = 3;
-    p.blockshape[1] = 5;
-    p.blockshape[2] = 29;
-    p.typesize = 4;
+    ndt_params(&p, 3, (const int64_t[]){61, 47, 29}, (const int32_t[]){20, 24, 29},
+               (const int32_t[]){3, 5, 29}, 4);
     b2_cparams cp;
     b2_cparams_init(&cp);
     cp.codec = B2_CODEC_LZ4;
@@ -1704,16 +1656,10 @@ static void value_chunk_periods(void)
     } t[] = {{2, 6}, {4, 1}, {4, 2}, {4, 8}, {3, 6}, {4, 12}, {1, 3}, {8, 16}, {2, 48}};
     for (size_t q = 0; q < sizeof t / sizeof t[0]; q++) {
         int32_t ts = t[q].ts, v = t[q].v, nbytes = 48;
+        int32_t w = nbytes / ts / 2;
         b2_nd_params p;
-        memset(&p, 0, sizeof p);
-        p.ndim = 2;
-        p.shape[0] = 2;
-        p.shape[1] = nbytes / ts / 2;
-        p.chunkshape[0] = 2;
-        p.chunkshape[1] = (int32_t)p.shape[1];
-        p.blockshape[0] = 1;
-        p.blockshape[1] = (int32_t)p.shape[1] / 2;
-        p.typesize = ts;
+        ndt_params(&p, 2, (const int64_t[]){2, w}, (const int32_t[]){2, w},
+                   (const int32_t[]){1, w / 2}, ts);
         b2_nd_array *a = NULL;
         int rc = b2_nd_create(&p, NULL, B2_ND_FILL_ZEROS, NULL, &a);
         CHECK(rc == 0, "value chunk ts %d V %d: create rc %d", ts, v, rc);
@@ -1747,7 +1693,7 @@ static void value_chunk_periods(void)
             int64_t start[2] = {boxes[k][0], boxes[k][1]}, stop[2] = {boxes[k][2], boxes[k][3]};
             size_t n = (size_t)((stop[0] - start[0]) * (stop[1] - start[1]) * ts);
             uint8_t want[48];
-            extract_box(plain, p.shape, 2, (size_t)ts, start, stop, want);
+            ndt_box_get(plain, p.shape, 2, (size_t)ts, start, stop, want);
             fill_sentinel(got, sizeof got, 7);
             rc = b2_nd_get_slice_cbuffer(a, start, stop, got, sizeof got);
             CHECK(sentinel_intact(got, n, sizeof got, 7),
@@ -1779,12 +1725,7 @@ static void lazy_overlapping_bstarts(void)
     if (!have_tmpdir)
         return;
     b2_nd_params p;
-    memset(&p, 0, sizeof p);
-    p.ndim = 1;
-    p.shape[0] = 128;
-    p.chunkshape[0] = 64;
-    p.blockshape[0] = 8;
-    p.typesize = 8;
+    ndt_params(&p, 1, (const int64_t[]){128}, (const int32_t[]){64}, (const int32_t[]){8}, 8);
     b2_cparams cp;
     b2_cparams_init(&cp);
     cp.codec = B2_CODEC_LZ4;

@@ -7,6 +7,7 @@
 
 #include "b2nd_internal.h"
 #include "check.h"
+#include "nd_model.h"
 
 static const uint8_t spec_2d[53] = {
     0x97, 0x00, 0x02, 0x92, 0xD3, 0, 0, 0, 0, 0, 0, 0, 5, 0xD3, 0, 0, 0, 0, 0, 0, 0, 7,
@@ -199,12 +200,7 @@ static void test_geometry(void)
 static void test_defaults(void)
 {
     b2_nd_params p;
-    memset(&p, 0, sizeof p);
-    p.ndim = 3;
-    p.shape[0] = 1000;
-    p.shape[1] = 1000;
-    p.shape[2] = 1000;
-    p.typesize = 8;
+    ndt_params(&p, 3, (const int64_t[]){1000, 1000, 1000}, NULL, NULL, 8);
     CHECK(b2_nd_default_shapes(&p) == 0, "defaults");
     int64_t cb = 8, bb = 8;
     for (int i = 0; i < 3; i++) {
@@ -216,11 +212,7 @@ static void test_defaults(void)
     CHECK(bb <= (256 << 10) && bb >= (32 << 10), "block bytes %lld", (long long)bb);
     CHECK(p.chunkshape[2] == 1000, "last dim whole");
     /* small arrays get one chunk */
-    memset(&p, 0, sizeof p);
-    p.ndim = 2;
-    p.shape[0] = 5;
-    p.shape[1] = 7;
-    p.typesize = 4;
+    ndt_params(&p, 2, (const int64_t[]){5, 7}, NULL, NULL, 4);
     b2_nd_default_shapes(&p);
     CHECK(p.chunkshape[0] == 5 && p.chunkshape[1] == 7, "small: one chunk");
 }

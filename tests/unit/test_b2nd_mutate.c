@@ -10,15 +10,8 @@
 
 #include "b2_nd.h"
 #include "manifest.h"
+#include "test_rng.h"
 
-static uint64_t rng = 0xD1B54A32D192ED03ULL;
-static uint32_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 16);
-}
 
 static long opened, refused, read_ok, read_err, meta_ok, meta_bad;
 
@@ -104,6 +97,7 @@ static int hexval(char c) { return c <= '9' ? c - '0' : (c | 32) - 'a' + 10; }
 
 int main(void)
 {
+    test_rng_seed(0xD1B54A32D192ED03ULL);
     jnode *man = test_interop_manifest();
     if (!man)
         return 77;

@@ -8,19 +8,16 @@
 #include <unistd.h>
 
 #include "b2_nd.h"
+#include "b2_nd_experimental.h" /* b2_nd_copy_with_progress */
 #include "check.h"
+#include "nd_model.h"
 #include "test_rng.h"
 
 
 static b2_nd_params params_1d(int64_t shape, int32_t chunk, int32_t block, int32_t ts)
 {
     b2_nd_params p;
-    memset(&p, 0, sizeof p);
-    p.ndim = 1;
-    p.shape[0] = shape;
-    p.chunkshape[0] = chunk;
-    p.blockshape[0] = block;
-    p.typesize = ts;
+    ndt_params(&p, 1, &shape, &chunk, &block, ts);
     return p;
 }
 
@@ -87,15 +84,8 @@ static void test_spec_examples(void)
 static void test_worked_example(void)
 {
     b2_nd_params p;
-    memset(&p, 0, sizeof p);
-    p.ndim = 2;
-    p.shape[0] = 5;
-    p.shape[1] = 7;
-    p.chunkshape[0] = 3;
-    p.chunkshape[1] = 4;
-    p.blockshape[0] = 2;
-    p.blockshape[1] = 3;
-    p.typesize = 2;
+    ndt_params(&p, 2, (const int64_t[]){5, 7}, (const int32_t[]){3, 4}, (const int32_t[]){2, 3},
+               2);
     p.dtype = "<i2";
     int16_t v[35];
     for (int i = 0; i < 5; i++)
@@ -180,21 +170,13 @@ typedef struct model {
     int32_t *v;
 } model;
 
-static int64_t model_n(const model *m)
-{
-    int64_t n = 1;
-    for (int i = 0; i < m->nd; i++)
-        n *= m->shape[i];
-    return n;
-}
-
 /* New model of shape ns; old item at x goes to new coords given dim-wise by map. */
 static void model_reshape(model *m, const int64_t *ns, int axis, int64_t s, int64_t d)
 {
     model n = {m->nd, {0}, NULL};
     memcpy(n.shape, ns, sizeof n.shape);
-    n.v = calloc((size_t)model_n(&n) + 1, 4);
-    int64_t total = model_n(m), idx[4] = {0};
+    n.v = calloc((size_t)ndt_nitems(n.nd, n.shape) + 1, 4);
+    int64_t total = ndt_nitems(m->nd, m->shape), idx[4] = {0};
     for (int64_t k = 0; k < total; k++) {
         int64_t off = 0, keep = 1;
         for (int i = 0; i < m->nd; i++) {
@@ -225,7 +207,7 @@ static void model_reshape(model *m, const int64_t *ns, int axis, int64_t s, int6
 
 static void check_model(b2_nd_array *a, const model *m, const char *what)
 {
-    int64_t n = model_n(m);
+    int64_t n = ndt_nitems(m->nd, m->shape);
     int ok = b2_nd_ndim(a) == m->nd;
     for (int i = 0; i < m->nd && ok; i++)
         ok = b2_nd_shape(a)[i] == m->shape[i];
@@ -248,7 +230,7 @@ static void random_ops(int round, const b2_nd_storage *st)
         p.chunkshape[i] = (int32_t)rnd_in(1, 6);
         p.blockshape[i] = (int32_t)rnd_in(1, p.chunkshape[i]);
     }
-    int64_t n = model_n(&m);
+    int64_t n = ndt_nitems(m.nd, m.shape);
     m.v = malloc((size_t)n * 4);
     for (int64_t k = 0; k < n; k++)
         m.v[k] = (int32_t)(rnd() | 1);
@@ -328,7 +310,7 @@ static void random_ops(int round, const b2_nd_storage *st)
             ns[axis] -= k;
             model_reshape(&m, ns, axis, s, -k);
         } else { /* overwrite everything with new values */
-            n = model_n(&m);
+            n = ndt_nitems(m.nd, m.shape);
             for (int64_t q = 0; q < n; q++)
                 m.v[q] = (int32_t)rnd();
             int64_t z[4] = {0};
@@ -385,14 +367,8 @@ static void random_ops(int round, const b2_nd_storage *st)
 static void test_squeeze_and_save(const char *dir)
 {
     b2_nd_params p;
-    memset(&p, 0, sizeof p);
-    p.ndim = 4;
-    int64_t sh[4] = {1, 5, 1, 7};
-    int32_t cs[4] = {1, 3, 2, 4}, bs[4] = {1, 2, 2, 3};
-    memcpy(p.shape, sh, sizeof sh);
-    memcpy(p.chunkshape, cs, sizeof cs);
-    memcpy(p.blockshape, bs, sizeof bs);
-    p.typesize = 4;
+    ndt_params(&p, 4, (const int64_t[]){1, 5, 1, 7}, (const int32_t[]){1, 3, 2, 4},
+               (const int32_t[]){1, 2, 2, 3}, 4);
     p.dtype = "<i4";
     int32_t v[35], got[35];
     for (int i = 0; i < 35; i++)
@@ -509,6 +485,50 @@ static void rm_rf(const char *path)
         printf("warning: could not remove %s\n", path);
 }
 
+/* Progress of a copy: called after each chunk is written, done counting it. */
+typedef struct progress_log {
+    int64_t calls, last, total, stop_at;
+    int in_order;
+} progress_log;
+
+static int log_progress(void *ud, int64_t done, int64_t total)
+{
+    progress_log *l = ud;
+    l->in_order &= done == l->last + 1 && total == l->total;
+    l->calls++;
+    l->last = done;
+    return done == l->stop_at ? B2_ERR_INVALID_PARAM : B2_OK;
+}
+
+static void test_copy_progress(void)
+{
+    int32_t v[100];
+    for (int i = 0; i < 100; i++)
+        v[i] = i;
+    b2_nd_params p = params_1d(100, 30, 10, 4);
+    b2_nd_array *a = NULL, *o = NULL;
+    CHECK(b2_nd_from_cbuffer(&p, NULL, v, sizeof v, &a) == 0, "progress: source");
+    /* same shapes (chunks copied as they are: 4 of 30) and a new grid (4 of 25) */
+    static const int32_t cs[2] = {30, 25}, bs[2] = {10, 5};
+    for (int k = 0; a && k < 2; k++) {
+        progress_log l = {0, 0, 4, -1, 1};
+        int rc = b2_nd_copy_with_progress(a, &cs[k], &bs[k], NULL, log_progress, &l, &o);
+        CHECK(rc == 0 && l.in_order && l.calls == 4 && l.last == 4,
+              "progress %d: rc %d, %lld calls up to %lld of 4 (in order: %d)", k, rc,
+              (long long)l.calls, (long long)l.last, l.in_order);
+        b2_nd_free(o);
+        o = NULL;
+        progress_log stop = {0, 0, 4, 2, 1};
+        rc = b2_nd_copy_with_progress(a, &cs[k], &bs[k], NULL, log_progress, &stop, &o);
+        CHECK(rc == B2_ERR_INVALID_PARAM && o == NULL && stop.calls == 2,
+              "progress %d: a negative return stops the copy (rc %d, %lld calls)", k, rc,
+              (long long)stop.calls);
+        b2_nd_free(o);
+        o = NULL;
+    }
+    b2_nd_free(a);
+}
+
 int main(void)
 {
     test_rng_seed(0x2545F4914F6CDD1DULL);
@@ -530,6 +550,7 @@ int main(void)
         random_ops(1000 + r, &st);
     }
     test_squeeze_and_save(dir);
+    test_copy_progress();
     rm_rf(dir);
     return b2t_summary("b2nd ops");
 }

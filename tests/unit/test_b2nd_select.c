@@ -13,7 +13,8 @@
 
 #include "b2nd_internal.h" /* blocks_read_lazily */
 #include "check.h"
-#include "test_rng.h"
+#include "nd_model.h"
+#include "nd_random.h"
 #include "b2_nd_experimental.h"
 
 static long cases;
@@ -134,21 +135,12 @@ static void one_array(int nd)
         p.blockshape[i] = (int32_t)rnd_in(1, p.chunkshape[i]);
     }
     b2_cparams cp;
-    b2_cparams_init(&cp);
-    static const int codecs[] = {B2_CODEC_BLOSCLZ, B2_CODEC_LZ4, B2_CODEC_ZSTD};
-    cp.codec = codecs[rnd() % 3];
-    cp.clevel = (int)rnd_in(0, 5);
-    cp.filters[5] = (uint8_t)rnd_in(0, 2);
+    ndt_random_cparams(&cp, 0);
     p.cparams = &cp;
     size_t ts = (size_t)p.typesize;
-    uint8_t *model = calloc((size_t)items, ts);
-    int fill = rnd() % 3 == 0 ? B2_ND_FILL_VALUE : B2_ND_FILL_ZEROS;
+    int fill;
     uint8_t value[16];
-    for (size_t i = 0; i < ts; i++)
-        value[i] = (uint8_t)rnd();
-    if (fill == B2_ND_FILL_VALUE)
-        for (int64_t k = 0; k < items; k++)
-            memcpy(model + k * ts, value, ts);
+    uint8_t *model = ndt_new_model(items, ts, &fill, value);
     char path[128];
     b2_nd_storage st = {B2_STORAGE_FILE, path};
     int on_disk = have_tmpdir && rnd() % 4 == 0;
@@ -209,12 +201,8 @@ static void one_array(int nd)
 static void exact_block_counts(void)
 {
     b2_nd_params p;
-    memset(&p, 0, sizeof p);
-    p.ndim = 3;
-    p.shape[0] = 37, p.shape[1] = 41, p.shape[2] = 29;
-    p.chunkshape[0] = 10, p.chunkshape[1] = 16, p.chunkshape[2] = 29;
-    p.blockshape[0] = 4, p.blockshape[1] = 5, p.blockshape[2] = 7;
-    p.typesize = 4;
+    ndt_params(&p, 3, (const int64_t[]){37, 41, 29}, (const int32_t[]){10, 16, 29},
+               (const int32_t[]){4, 5, 7}, 4);
     b2_cparams cp;
     b2_cparams_init(&cp);
     cp.codec = B2_CODEC_LZ4;
@@ -263,12 +251,8 @@ static void exact_block_counts(void)
 static void bad_calls(void)
 {
     b2_nd_params p;
-    memset(&p, 0, sizeof p);
-    p.ndim = 2;
-    p.shape[0] = 10, p.shape[1] = 7;
-    p.chunkshape[0] = 4, p.chunkshape[1] = 7;
-    p.blockshape[0] = 2, p.blockshape[1] = 3;
-    p.typesize = 2;
+    ndt_params(&p, 2, (const int64_t[]){10, 7}, (const int32_t[]){4, 7}, (const int32_t[]){2, 3},
+               2);
     b2_nd_array *a;
     int rc = b2_nd_create(&p, NULL, B2_ND_FILL_ZEROS, NULL, &a);
     CHECK(rc == 0, "create: %d", rc);

@@ -10,36 +10,12 @@
 
 #include "b2nd_internal.h" /* blocks_read_lazily */
 #include "check.h"
-#include "test_rng.h"
+#include "nd_model.h"
+#include "nd_random.h"
 #include "b2_nd_experimental.h"
 
 static long cases;
 
-
-/* Model: the whole array in C order. Copy a box between model and a box buffer. */
-static void model_box(uint8_t *model, const int64_t *shape, int nd, size_t ts,
-                      const int64_t *start, const int64_t *stop, uint8_t *box, int to_model)
-{
-    int64_t idx[B2_ND_MAX_DIM], n = 1;
-    for (int i = 0; i < nd; i++) {
-        idx[i] = start[i];
-        n *= stop[i] - start[i];
-    }
-    for (int64_t k = 0; k < n; k++) {
-        int64_t off = 0;
-        for (int i = 0; i < nd; i++)
-            off = off * shape[i] + idx[i];
-        if (to_model)
-            memcpy(model + off * ts, box + k * ts, ts);
-        else
-            memcpy(box + k * ts, model + off * ts, ts);
-        for (int i = nd - 1; i >= 0; i--) {
-            if (++idx[i] < stop[i])
-                break;
-            idx[i] = start[i];
-        }
-    }
-}
 
 static void random_box(int nd, const int64_t *shape, int64_t *start, int64_t *stop, int64_t *n)
 {
@@ -95,23 +71,12 @@ static void one_array(int nd)
         ext *= (p.chunkshape[i] + p.blockshape[i] - 1) / p.blockshape[i] * p.blockshape[i];
     }
     b2_cparams cp;
-    b2_cparams_init(&cp);
-    static const int codecs[] = {B2_CODEC_BLOSCLZ, B2_CODEC_LZ4, B2_CODEC_ZSTD};
-    cp.codec = codecs[rnd() % 3];
-    cp.clevel = (int)rnd_in(0, 5);
-    cp.filters[5] = (uint8_t)rnd_in(0, 2);
-    if (rnd() % 4 == 0)
-        cp.filters[4] = B2_FILTER_DELTA;
+    ndt_random_cparams(&cp, 4);
     p.cparams = &cp;
     size_t ts = (size_t)p.typesize;
-    uint8_t *model = calloc((size_t)items, ts);
-    int fill = rnd() % 3 == 0 ? B2_ND_FILL_VALUE : B2_ND_FILL_ZEROS;
+    int fill;
     uint8_t value[16];
-    for (size_t i = 0; i < ts; i++)
-        value[i] = (uint8_t)rnd();
-    if (fill == B2_ND_FILL_VALUE)
-        for (int64_t k = 0; k < items; k++)
-            memcpy(model + k * ts, value, ts);
+    uint8_t *model = ndt_new_model(items, ts, &fill, value);
     b2_nd_array *a;
     char path[128];
     b2_nd_storage st = {B2_STORAGE_FILE, path};
@@ -134,10 +99,10 @@ static void one_array(int nd)
                 box[k] = (uint8_t)(rnd() % 4 ? rnd() : 0);
             rc = b2_nd_set_slice_cbuffer(a, start, stop, box, (size_t)n * ts);
             CHECK(rc == 0, "set_slice nd=%d: %d", nd, rc);
-            model_box(model, p.shape, nd, ts, start, stop, box, 1);
+            ndt_box_put(model, p.shape, nd, ts, start, stop, box);
         } else {
             rc = b2_nd_get_slice_cbuffer(a, start, stop, got, (size_t)n * ts);
-            model_box(model, p.shape, nd, ts, start, stop, box, 0);
+            ndt_box_get(model, p.shape, nd, ts, start, stop, box);
             CHECK(rc == 0 && memcmp(got, box, (size_t)n * ts) == 0, "get_slice nd=%d: %d", nd,
                   rc);
         }
@@ -174,12 +139,8 @@ static void one_array(int nd)
 static void test_partial_decoding(void)
 {
     b2_nd_params p;
-    memset(&p, 0, sizeof p);
-    p.ndim = 2;
-    p.shape[0] = p.shape[1] = 2000;
-    p.chunkshape[0] = p.chunkshape[1] = 500;
-    p.blockshape[0] = p.blockshape[1] = 100;
-    p.typesize = 8;
+    ndt_params(&p, 2, (const int64_t[]){2000, 2000}, (const int32_t[]){500, 500},
+               (const int32_t[]){100, 100}, 8);
     p.dtype = "<f8";
     b2_cparams cp;
     b2_cparams_init(&cp);

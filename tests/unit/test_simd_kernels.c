@@ -265,7 +265,7 @@ int main(void)
         if (ran[l])
             any = printf(" %s (%d kernel pairs)", b2_simd_level_name(l), ran[l]);
     if (b2_simd_gfni())
-        printf(" (avx512 with vbmi+gfni bit shuffles)");
+        printf(" (%s: the vbmi+gfni bit shuffles)", b2_simd_level_name(B2_SIMD_AVX512GFNI));
     printf("%s\n", any ? "" : " none (only the portable kernels are allowed or built)");
     free(in), free(want), free(got);
     return b2t_summary("simd kernels");

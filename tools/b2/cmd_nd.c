@@ -137,11 +137,14 @@ int b2cli_cmd_concat(int argc, char **argv)
     return rc;
 }
 
+/* Chunks written to the bar's bytes; in double, as done * bytes can pass
+ * INT64_MAX on a huge array, and exact at the end (or when total is 0). */
 static int show_progress(void *ud, int64_t done, int64_t total)
 {
     b2cli_progress *p = ud;
-    (void)total;
-    b2cli_progress_add(p, done * p->total / (total ? total : 1) - p->done);
+    int64_t bytes = done >= total ? p->total
+                                  : (int64_t)((double)p->total * (double)done / (double)total);
+    b2cli_progress_add(p, bytes - p->done);
     return B2_OK;
 }
 

@@ -22,19 +22,8 @@ ALWAYS_INLINE void transpose_lanes4(__m512i *a, __m512i *b, __m512i *c, __m512i 
     *d = _mm512_shuffle_i64x2(t1, t3, 0xDD);
 }
 
-/* interleave128_round within each 128-bit lane. */
-ALWAYS_INLINE void interleave512_round(__m512i *v, int S)
-{
-    __m512i t[16];
-    B2_UNROLL
-    for (int m = 0; m < S / 2; m++) {
-        t[2 * m] = _mm512_unpacklo_epi8(v[m], v[m + S / 2]);
-        t[2 * m + 1] = _mm512_unpackhi_epi8(v[m], v[m + S / 2]);
-    }
-    B2_UNROLL
-    for (int m = 0; m < S; m++)
-        v[m] = t[m];
-}
+B2_DEFINE_INTERLEAVE_ROUND(interleave512_round, __m512i, _mm512_unpacklo_epi8,
+                           _mm512_unpackhi_epi8)
 
 /* Units of 4 to 16 bytes: after the lane transposes, lane L of vector m holds
  * bytes 16(S*L + m).. of the step, so each lane is shuffle_sse2.c's problem for

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Body of the x86 delta kernels (doc/format/filters.md §4), included by
- * delta_sse2.c, delta_avx2.c and delta_avx512.c after they define, for their
- * vector type V of VB bytes: LOADU, STOREU, VXOR, VZERO, and
+/* Body of the vector delta kernels (doc/format/filters.md §4), included by
+ * x86/delta_sse2.c, x86/delta_avx2.c, x86/delta_avx512.c and arm/delta_neon.c
+ * after they define DELTA_ENCODE and DELTA_DECODE (the kernels' names) and, for
+ * their vector type V of VB bytes: LOADU, STOREU, VXOR, VZERO, and
  *   prefix_local(v, u): running XOR of the u-byte words within v;
  *   bcast_last(v, u):   v's last u-byte word repeated across a vector;
  * and DELTA_DECODE_U8_PORTABLE where 8-byte words decode no faster in vectors.
