@@ -89,6 +89,8 @@ def main():
 
     rows = []
     if not a.json:
+        v = subprocess.run([a.b2, "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
+        print("ours: %s (B2_SIMD=%s)" % (v, os.environ.get("B2_SIMD", "")))
         print("%-8s %-10s %-19s %2s  %7s %7s  %9s  %8s %8s" % (
             "codec", "filter", "file", "t", "c x", "d x", "d/memcpy", "ratio", "ref"))
     for codec, filt in configs:

@@ -158,6 +158,11 @@ const char *b2_simd_level_name(int level)
     return level >= 0 && level < NLADDER ? ladder[level] : "?";
 }
 
+const char *b2_simd_name(void)
+{
+    return b2_simd_level_name(b2_simd_variant());
+}
+
 /* Tests call it between runs, not while other threads dispatch. */
 void b2_simd_force_level(int level)
 {

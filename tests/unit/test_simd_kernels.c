@@ -267,6 +267,10 @@ int main(void)
     if (b2_simd_gfni())
         printf(" (%s: the vbmi+gfni bit shuffles)", b2_simd_level_name(B2_SIMD_AVX512GFNI));
     printf("%s\n", any ? "" : " none (only the portable kernels are allowed or built)");
+    /* the public name (b2 --version, b2 bench) is the variant the dispatch runs */
+    CHECK(!strcmp(b2_simd_name(), b2_simd_level_name(b2_simd_variant())), "b2_simd_name %s",
+          b2_simd_name());
+    printf("b2_simd_name: %s\n", b2_simd_name());
     free(in), free(want), free(got);
     return b2t_summary("simd kernels");
 }

@@ -307,7 +307,8 @@ int b2cli_cmd_bench(int argc, char **argv)
         return b2cli_usage_error(CMD, "no input file");
     }
     if (!json)
-        printf("%-22s %-8s %2s %-10s %3s %3s %8s %12s %12s %12s\n", "file", "codec", "cl",
+        printf("SIMD kernels: %s\n%-22s %-8s %2s %-10s %3s %3s %8s %12s %12s %12s\n", b2_simd_name(),
+               "file", "codec", "cl",
                "filter", "thr", "ts", "ratio", "comp MB/s", "decomp MB/s", "memcpy MB/s");
     static const char *const fnames[] = {"none", "shuffle", "bitshuffle"};
     rc = B2CLI_OK;

@@ -45,7 +45,7 @@ int main(int argc, char **argv)
         return B2CLI_OK;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("b2 (libb2) %s\n", b2_version());
+        printf("b2 (libb2) %s, SIMD kernels: %s\n", b2_version(), b2_simd_name());
         return B2CLI_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -118,6 +118,10 @@ B2_API const char *b2_strerror(int code);
 /* Library version string, e.g. "0.1.0". */
 B2_API const char *b2_version(void);
 
+/* Name of the SIMD kernels this process runs: "generic", "sse2", "avx2",
+ * "avx512", "avx512gfni" or "neon" (detected once, capped by B2_SIMD). */
+B2_API const char *b2_simd_name(void);
+
 #ifdef __cplusplus
 }
 #endif
