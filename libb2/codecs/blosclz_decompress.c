@@ -57,6 +57,12 @@ static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
          * store-to-load forwarding at every step, so the pattern goes into
          * registers once and the loop only stores, a whole number of periods
          * a step. At most 31 bytes past len, inside room. */
+        /* bytes in a whole number of periods, up to 16 and up to 32 (no division) */
+        static const uint8_t whole16[16] = {0, 16, 16, 15, 16, 15, 12, 14,
+                                            16, 9, 10, 11, 12, 13, 14, 15};
+        static const uint8_t whole32[32] = {0,  32, 32, 30, 32, 30, 30, 28, 32, 27, 30,
+                                            22, 24, 26, 28, 30, 32, 17, 18, 19, 20, 21,
+                                            22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
         if (dist < 16) {
             /* the pattern's first 16 bytes as two words; for dist >= 8 the second
              * is the rest of the period from s (read from s + 8 only where it
@@ -68,36 +74,44 @@ static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
                     a |= a << sh;
                 /* byte 8 + i has phase r + i: a's byte r + i while that
                  * exists, then a's byte i + 2r - 8 (8 - r periods back) */
-                const unsigned r = 8 % (unsigned)dist;
+                static const uint8_t phase8[8] = {0, 0, 0, 2, 0, 3, 2, 1}; /* 8 % dist */
+                const unsigned r = phase8[dist];
                 b = r ? a >> (8 * r) | (a << (8 * (8 - 2 * r)) & ~low_bytes(8 - r)) : a;
             } else {
                 a = word_load(s);
                 b = (word_load(s + 8) & low_bytes(dist - 8)) | a << (8 * (dist - 8));
             }
-            if (len < 64) {
-                const size_t step = dist * (16 / dist);
+            if (len <= 32) {
+                const size_t step = whole16[dist];
                 for (size_t i = 0; i < len; i += step) {
                     word_store(d + i, a);
                     word_store(d + i + 8, b);
                 }
                 return;
             }
-            /* Long runs: 32 pattern bytes (the compiler keeps them in vector
+            /* Longer runs: 32 pattern bytes (the compiler keeps them in vector
              * registers), stored every whole number of periods (22..32 bytes). */
             uint8_t pattern[48];
-            const size_t step16 = dist * (16 / dist);
-            for (size_t i = 0; i < 32; i += step16) {
+            for (size_t i = 0; i < 32; i += whole16[dist]) {
                 word_store(pattern + i, a);
                 word_store(pattern + i + 8, b);
             }
-            const size_t step = dist * (32 / dist);
+            const size_t step = whole32[dist];
             for (size_t i = 0; i < len; i += step)
                 memcpy(d + i, pattern, 32);
         } else {
-            uint8_t pattern[32];
+            if (len <= 32) {
+                /* a short match: two copies, the second reading what the first wrote */
+                memcpy(d, s, 16);
+                memcpy(d + 16, s + 16, 16);
+                return;
+            }
+            /* bytes 16..dist-1 of the period from s, then its start again (the
+             * bytes read from s + 16 at and past d are overwritten) */
+            uint8_t pattern[48];
             memcpy(pattern, s, 16);
-            memcpy(pattern + 16, s + 16, dist - 16);
-            memcpy(pattern + dist, s, 32 - dist);
+            memcpy(pattern + 16, s + 16, 16);
+            memcpy(pattern + dist, pattern, 16);
             for (size_t i = 0; i < len; i += dist)
                 memcpy(d + i, pattern, 32);
         }
