@@ -8,26 +8,15 @@
 #include "b2_internal.h"
 #include "codecs.h"
 
-static inline uint64_t blz_load64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-/* The XOR of two 8-byte loads; its lowest set byte (in memory order) is the
- * first mismatch. */
+/* The XOR of two little-endian 8-byte loads; its lowest set byte is the first
+ * mismatch. */
 static inline size_t blz_mismatch(const uint8_t *in, size_t from, size_t bound, size_t dist)
 {
     size_t p = from;
     while (p + 8 <= bound) {
-        uint64_t x = blz_load64(in + p) ^ blz_load64(in + p - dist);
-        if (x) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-            x = __builtin_bswap64(x);
-#endif
+        uint64_t x = b2_load_le64(in + p) ^ b2_load_le64(in + p - dist);
+        if (x)
             return p + (size_t)(__builtin_ctzll(x) >> 3);
-        }
         p += 8;
     }
     while (p < bound && in[p] == in[p - dist])

@@ -11,31 +11,15 @@
 #include "b2_common.h"
 #include "codecs.h"
 
-/* Eight bytes as a number whose low byte is the first, on any byte order
- * (the short-period copies build their pattern with shifts). */
-static inline uint64_t word_load(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
-static inline void word_store(uint8_t *p, uint64_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    memcpy(p, &v, 8);
-}
-
 /* A mask of the n (0..7) low bytes. */
 static inline uint64_t low_bytes(size_t n)
 {
     return ((uint64_t)1 << (8 * n)) - 1;
 }
+
+/* The short-period copies build their pattern with shifts on little-endian
+ * words (b2_load_le64 / b2_store_le64: one load or store on x86), so the bytes
+ * come out the same on any byte order. */
 
 /* Forward copy of a match of len bytes at distance dist (1 <= dist <= op).
  * 'room' is how many bytes may be written from d (>= len). */
@@ -69,7 +53,7 @@ static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
              * lies before d), then the period's start again */
             uint64_t a, b;
             if (dist < 8) {
-                a = word_load(s) & low_bytes(dist);
+                a = b2_load_le64(s) & low_bytes(dist);
                 for (unsigned sh = 8 * (unsigned)dist; sh < 64; sh *= 2)
                     a |= a << sh;
                 /* byte 8 + i has phase r + i: a's byte r + i while that
@@ -78,14 +62,14 @@ static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
                 const unsigned r = phase8[dist];
                 b = r ? a >> (8 * r) | (a << (8 * (8 - 2 * r)) & ~low_bytes(8 - r)) : a;
             } else {
-                a = word_load(s);
-                b = (word_load(s + 8) & low_bytes(dist - 8)) | a << (8 * (dist - 8));
+                a = b2_load_le64(s);
+                b = (b2_load_le64(s + 8) & low_bytes(dist - 8)) | a << (8 * (dist - 8));
             }
             if (len <= 32) {
                 const size_t step = whole16[dist];
                 for (size_t i = 0; i < len; i += step) {
-                    word_store(d + i, a);
-                    word_store(d + i + 8, b);
+                    b2_store_le64(d + i, a);
+                    b2_store_le64(d + i + 8, b);
                 }
                 return;
             }
@@ -93,8 +77,8 @@ static inline void match_copy(uint8_t *d, size_t dist, size_t len, size_t room)
              * registers), stored every whole number of periods (22..32 bytes). */
             uint8_t pattern[48];
             for (size_t i = 0; i < 32; i += whole16[dist]) {
-                word_store(pattern + i, a);
-                word_store(pattern + i + 8, b);
+                b2_store_le64(pattern + i, a);
+                b2_store_le64(pattern + i + 8, b);
             }
             const size_t step = whole32[dist];
             for (size_t i = 0; i < len; i += step)

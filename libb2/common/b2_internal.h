@@ -82,24 +82,38 @@ static inline int64_t b2_mem_limit_or_default(int64_t limit)
     return limit > 0 ? limit : B2_DEFAULT_MEMORY_LIMIT;
 }
 
-/* Little-endian loads and stores; memcpy keeps them alignment-safe. */
+/* Little-endian loads and stores: memcpy keeps them alignment-safe and makes
+ * each one load or store (the decoders' hot loops use them); big-endian
+ * machines swap the bytes. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define B2_LE32(v) __builtin_bswap32(v)
+#define B2_LE64(v) __builtin_bswap64(v)
+#else
+#define B2_LE32(v) (v)
+#define B2_LE64(v) (v)
+#endif
 static inline uint32_t b2_load_le32(const uint8_t *p)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return B2_LE32(v);
 }
 static inline int32_t b2_load_le32s(const uint8_t *p) { return (int32_t)b2_load_le32(p); }
 static inline uint64_t b2_load_le64(const uint8_t *p)
 {
-    return (uint64_t)b2_load_le32(p) | (uint64_t)b2_load_le32(p + 4) << 32;
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return B2_LE64(v);
 }
 static inline void b2_store_le32(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+    v = B2_LE32(v);
+    memcpy(p, &v, 4);
 }
 static inline void b2_store_le64(uint8_t *p, uint64_t v)
 {
-    b2_store_le32(p, (uint32_t)v);
-    b2_store_le32(p + 4, (uint32_t)(v >> 32));
+    v = B2_LE64(v);
+    memcpy(p, &v, 8);
 }
 /* The quiet NaN a NaN-special chunk decodes to (ts 4 or 8 bytes into out): a
  * float or double in the machine's own byte order, as the reference writes it
