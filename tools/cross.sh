@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Cross builds tested under qemu-user (issue 28): arm64 and s390x (big-endian).
-#   bash tools/cross.sh arm64   build-cross-arm64/: Debian's aarch64 cross gcc, the :arm64
-#                               dev packages; the C tests under qemu-aarch64-static, with
-#                               the best kernels and again with B2_SIMD=generic
+#   bash tools/cross.sh arm64   build-cross-arm64/: Debian's aarch64 cross gcc against a
+#                               sysroot of unpacked arm64 .debs (build-cross-arm64/sysroot);
+#                               the C tests under qemu-user, with the best kernels and
+#                               again with B2_SIMD=generic
 #   bash tools/cross.sh s390x   build-cross-s390x/: the same for s390x; then files written
 #                               there (test_cross_files --write) must be the bytes a
 #                               native build writes and read back to the same values
-# Each ends with "N passed, N failed". Packages are installed only when missing.
+# Each ends with "N passed, N failed". Native tools are installed only when missing;
+# foreign packages are never installed, only unpacked into the sysroot.
 #
-# Left out, because libhdf5-dev and libzfp-dev cannot be installed for a second
-# architecture beside the native ones: the HDF5 plugin, the b2 program (HDF5) and
-# the zfp codecs (-DB2_WITH_ZFP=OFF: test_plugin_zfp checks that they refuse).
-# No binfmt is needed: ctest runs the programs through CMAKE_CROSSCOMPILING_EMULATOR
-# (cmake/toolchain-*.cmake).
+# Left out, to keep the sysroot to the codec libraries: the HDF5 plugin, the b2
+# program (HDF5) and the zfp codecs (-DB2_WITH_ZFP=OFF: test_plugin_zfp checks that
+# they refuse). No binfmt is needed: ctest runs the programs through
+# CMAKE_CROSSCOMPILING_EMULATOR (cmake/toolchain-debian-cross.cmake).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -23,8 +24,8 @@ T0=$SECONDS
 say() { printf '== [%4ds] %s\n' $((SECONDS - T0)) "$*"; }
 
 case "$ARCH" in
-arm64) TRIPLET=aarch64-linux-gnu QEMU=qemu-aarch64-static ;;
-s390x) TRIPLET=s390x-linux-gnu QEMU=qemu-s390x-static ;;
+arm64) TRIPLET=aarch64-linux-gnu ;;
+s390x) TRIPLET=s390x-linux-gnu ;;
 *) echo "usage: bash tools/cross.sh arm64|s390x" >&2; exit 2 ;;
 esac
 BUILD="$ROOT/build-cross-$ARCH"
@@ -59,74 +60,97 @@ GENERIC_TESTS=(filters simd_kernels chunk_decode chunk_encode blosclz b2nd_vecto
 # ---- 1. packages ----
 is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 
+# The native tools: the cross gcc (its libc6-dev-ARCH-cross is Architecture: all) and
+# qemu-user. Nothing of the foreign architecture is ever installed (see the sysroot).
 ensure_packages() {
-    local pkgs=(qemu-user-static "gcc-$TRIPLET" cmake pkg-config)
-    local lib
-    for lib in liblz4-dev libzstd-dev libxxhash-dev libdeflate-dev; do pkgs+=("$lib:$ARCH"); done
-    if [ "$ARCH" = arm64 ]; then
-        pkgs+=(zlib1g-dev:arm64 libmsgpack-dev:arm64)
-    else
-        # zlib1g-dev:s390x and libmsgpack-dev:s390x depend on libc6-dev:s390x, which
-        # needs linux-libc-dev:s390x at the native version: Debian 12's security
-        # updates (LTS) build no s390x, so it cannot be installed once the native
-        # one is updated. Their runtime libraries install; the two dev packages are
-        # unpacked into build-cross-s390x/devroot (below); the cross libc headers
-        # and start files come from libc6-dev-s390x-cross.
-        pkgs+=(libc6-dev-s390x-cross zlib1g:s390x libmsgpackc2:s390x)
-    fi
-    local missing=() p
+    local pkgs=("gcc-$TRIPLET" pkg-config) qemu=qemu-user-static missing=() p
+    # Debian 13 may carry the static qemu binaries in qemu-user alone
+    apt-cache show qemu-user-static >/dev/null 2>&1 || qemu=qemu-user
+    pkgs+=("$qemu")
     for p in "${pkgs[@]}"; do is_installed "$p" || missing+=("$p"); done
     if [ ${#missing[@]} -eq 0 ]; then
-        say "$ARCH: all packages installed"
+        say "$ARCH: native tools installed"
         return
     fi
     if [ "$(id -u)" -ne 0 ]; then
         echo "missing packages: ${missing[*]}" >&2
-        echo "run as root:  dpkg --add-architecture $ARCH && apt-get update &&" \
-             "apt-get install -y --no-install-recommends ${missing[*]}" >&2
+        echo "run as root:  apt-get install -y --no-install-recommends ${missing[*]}" >&2
         exit 1
     fi
-    dpkg --print-foreign-architectures | grep -qx "$ARCH" || dpkg --add-architecture "$ARCH"
-    say "$ARCH: apt-get update"
-    apt-get update -q >/dev/null
     say "$ARCH: installing ${missing[*]}"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
-        >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# s390x: zlib1g-dev and libmsgpack-dev unpacked (headers, .so links, no
-# dependencies) into build-cross-s390x/devroot.
-DEVROOT="$BUILD/devroot"
-ensure_devroot() {
-    local lib="$DEVROOT/usr/lib/$TRIPLET"
-    [ -e "$lib/libz.so" ] && [ -e "$lib/libmsgpackc.so" ] && return
-    say "s390x: unpacking zlib1g-dev and libmsgpack-dev into $DEVROOT"
-    local tmp
-    tmp=$(mktemp -d)
+# ---- 2. the sysroot: foreign .debs unpacked, never installed ----
+# Installing ARCH packages beside native ones fails once a native Multi-Arch: same
+# library (zlib1g, libzstd1) is newer than the foreign one: Debian 12's security
+# suite builds amd64 and arm64 but not s390x. So the target's libc6, its loader, its
+# headers and every library the build links are downloaded (apt-get download) and
+# unpacked with dpkg-deb -x into build-cross-ARCH/sysroot, which the toolchain file
+# (--sysroot, pkg-config) and qemu (-L) use. Each entry lists alternative names: the
+# first that apt knows for ARCH is taken (Debian 12 / 13 spellings).
+SYSROOT="$BUILD/sysroot"
+SYSROOT_PKGS=(libc6 libc6-dev linux-libc-dev libgcc-s1 libcrypt1 libcrypt-dev
+              liblz4-1 liblz4-dev libzstd1 libzstd-dev libxxhash0 libxxhash-dev
+              libdeflate0 libdeflate-dev zlib1g zlib1g-dev
+              "libmsgpack-c2|libmsgpackc2" "libmsgpack-c-dev|libmsgpack-dev")
+
+apt_knows() { apt-cache show "$1" >/dev/null 2>&1; }
+
+ensure_foreign_lists() {
+    apt_knows "libc6:$ARCH" && return
+    [ "$(id -u)" -eq 0 ] || { echo "run as root: dpkg --add-architecture $ARCH && apt-get update" >&2; exit 1; }
+    # only apt's package lists learn of ARCH: nothing of it gets installed
+    dpkg --print-foreign-architectures | grep -qx "$ARCH" || dpkg --add-architecture "$ARCH"
+    say "$ARCH: apt-get update (package lists for $ARCH)"
+    apt-get update -q >/dev/null
+}
+
+# Absolute links in the unpacked packages (zlib1g-dev's libz.so -> /lib/...) point at
+# the host: point them inside the sysroot.
+reroot_links() {
+    local l t
+    while IFS= read -r -d '' l; do
+        t=$(readlink "$l")
+        [[ $t == /* ]] && ln -sfn "$SYSROOT$t" "$l"
+    done < <(find "$SYSROOT" -type l -print0)
+    # the loader is /lib/...: a usr-merged libc6 (Debian 13) ships it under usr/lib
+    [ -e "$SYSROOT/lib" ] || ln -s usr/lib "$SYSROOT/lib"
+}
+
+ensure_sysroot() {
+    local stamp="$SYSROOT/.packages" want names=() entry alt found
+    want=$(printf '%s\n' "${SYSROOT_PKGS[@]}")
+    [ -f "$stamp" ] && [ "$(head -c ${#want} "$stamp")" = "$want" ] && return
+    ensure_foreign_lists
+    for entry in "${SYSROOT_PKGS[@]}"; do
+        found=
+        for alt in ${entry//|/ }; do
+            if apt_knows "$alt:$ARCH"; then found=$alt; break; fi
+        done
+        [ -n "$found" ] || { echo "$ARCH: apt knows none of: $entry" >&2; exit 1; }
+        names+=("$found:$ARCH")
+    done
+    say "$ARCH: downloading ${#names[@]} packages into $SYSROOT"
+    rm -rf "$SYSROOT" "$BUILD/debs"
+    mkdir -p "$SYSROOT" "$BUILD/debs"
     # apt-get download writes into the current directory, as the _apt user if it can
-    chmod 755 "$tmp"
-    (cd "$tmp" && apt-get download -q zlib1g-dev:s390x libmsgpack-dev:s390x >/dev/null 2>&1)
-    mkdir -p "$DEVROOT"
+    chmod 755 "$BUILD/debs"
+    (cd "$BUILD/debs" && apt-get download -q "${names[@]}") > "$BUILD/debs.log" 2>&1 ||
+        { tail -20 "$BUILD/debs.log"; echo "$ARCH: apt-get download failed" >&2; exit 1; }
     local d
-    for d in "$tmp"/*.deb; do dpkg-deb -x "$d" "$DEVROOT"; done
-    rm -rf "$tmp"
-    # relative links would point inside devroot: point them at the installed libraries
-    ln -sfn "/usr/lib/$TRIPLET/libmsgpackc.so.2" "$lib/libmsgpackc.so"
-    ln -sfn "/lib/$TRIPLET/libz.so.1" "$lib/libz.so"
+    for d in "$BUILD"/debs/*.deb; do dpkg-deb -x "$d" "$SYSROOT"; done
+    reroot_links
+    { echo "$want"; (cd "$BUILD/debs" && ls); } > "$stamp"
+    say "$ARCH: sysroot of $(ls "$BUILD"/debs/*.deb | wc -l) packages: $(cd "$BUILD/debs" && ls | tr '\n' ' ')"
 }
 
-# ---- 2. build ----
+# ---- 3. build ----
 cross_configure() {
-    local extra=()
-    if [ "$ARCH" = s390x ]; then
-        local lib="$DEVROOT/usr/lib/$TRIPLET"
-        extra=(-DZLIB_LIBRARY="$lib/libz.so" -DZLIB_INCLUDE_DIR="$DEVROOT/usr/include"
-               -DMSGPACK_LIBRARY="$lib/libmsgpackc.so" -DMSGPACK_INCLUDE_DIR="$DEVROOT/usr/include")
-    fi
     say "$ARCH: configuring $BUILD"
-    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" -DCMAKE_BUILD_TYPE=Release \
-        -DB2_WERROR=ON -DB2_WITH_ZFP=OFF -DB2_BUILD_TOOLS=OFF -DB2_BUILD_PLUGIN=OFF \
-        "${extra[@]}" >/dev/null
+    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_TOOLCHAIN_FILE="$TOOLCHAIN" -DB2_CROSS_SYSROOT="$SYSROOT" \
+        -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON -DB2_WITH_ZFP=OFF -DB2_BUILD_TOOLS=OFF \
+        -DB2_BUILD_PLUGIN=OFF >"$BUILD/configure.log" 2>&1 || { tail -30 "$BUILD/configure.log"; return 1; }
 }
 
 selected() { # the test names of TESTS minus the skip pattern, as ctest targets
@@ -134,7 +158,7 @@ selected() { # the test names of TESTS minus the skip pattern, as ctest targets
     for t in "${TESTS[@]}"; do [[ $t =~ $skip ]] || echo "test_$t"; done
 }
 
-# ---- 3. tests ----
+# ---- 4. tests ----
 PASSED=0 FAILED=0
 # run_tests LABEL REGEX [env...]: ctest the tests matching REGEX, counting them
 run_tests() {
@@ -154,8 +178,10 @@ run_tests() {
 }
 
 ensure_packages
-[ "$ARCH" = s390x ] && ensure_devroot
-cross_configure
+mkdir -p "$BUILD"
+ensure_sysroot
+cross_configure || { echo "$ARCH: 0 passed, 1 failed"; exit 1; }
+QEMU=$(sed -n 's/^B2_CROSS_QEMU:[A-Z]*=//p' "$BUILD/CMakeCache.txt") # the toolchain's choice
 skip='^$'
 [ "$ARCH" = s390x ] && skip=$S390X_SKIP
 mapfile -t targets < <(selected "$skip")
@@ -174,7 +200,7 @@ if [ "$ARCH" = s390x ]; then
     out="$BUILD/cross-files"
     rm -rf "$out"
     say "s390x: test_cross_files --write under qemu"
-    if "$QEMU" "$BUILD/tests/test_cross_files" --write "$out"; then
+    if "$QEMU" -L "$SYSROOT" "$BUILD/tests/test_cross_files" --write "$out"; then
         PASSED=$((PASSED + 1))
     else
         FAILED=$((FAILED + 1))

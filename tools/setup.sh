@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Set up, build and exercise libb2 on Debian 12.
+# Set up, build and exercise libb2 on Debian 12 or 13.
 #   bash tools/setup.sh demo   install what is missing, build, run a short demo
 #   bash tools/setup.sh test   install what is missing, build, run the test suite
 #                              (configure checks, plain gcc build, clang build,
@@ -30,40 +30,78 @@ usage() {
 }
 
 # ---- 1. packages ----
-ensure_packages() {
-    local pkgs=(build-essential clang cmake pkg-config libhdf5-dev liblz4-dev libzstd-dev libdeflate-dev zlib1g-dev
-                libmsgpack-dev libzfp-dev libxxhash-dev python3 python3-h5py python3-numpy python3-msgpack hdf5-tools netcdf-bin
-                hdf5-filter-plugin-blosc-serial libb2-dev dpkg-dev groff-base lintian valgrind
-                libhdf5-openmpi-dev openmpi-bin python3-h5py-mpi
-                python3-venv python3-pip python3-setuptools python3-wheel
-                python3-xarray python3-h5netcdf python3-netcdf4)
-    local missing=() p
-    # node/npm may come from outside Debian: only ask for Debian's when absent.
-    if ! command -v node >/dev/null 2>&1; then
-        pkgs+=(nodejs)
-        command -v npm >/dev/null 2>&1 || pkgs+=(npm)
-    elif ! command -v npm >/dev/null 2>&1; then
-        # a node without npm: Debian's npm package expects Debian's nodejs
-        dpkg-query -W -f='${Status}' nodejs 2>/dev/null | grep -q 'install ok installed' && pkgs+=(npm) \
-            || echo "note: node found at $(command -v node) without npm; install npm for it yourself" >&2
-    fi
-    for p in "${pkgs[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+# Debian 12 and 13 spell a few packages differently: an entry "a|b" takes the first
+# that apt knows. The machine may start bare (no clang, valgrind, node): everything
+# the test mode uses is listed here; tools/cross.sh adds the cross compilers and qemu.
+PACKAGES=(build-essential clang cmake pkg-config libhdf5-dev liblz4-dev libzstd-dev libdeflate-dev zlib1g-dev
+          "libmsgpack-c-dev|libmsgpack-dev" libzfp-dev libxxhash-dev
+          python3 python3-h5py python3-numpy python3-msgpack hdf5-tools netcdf-bin
+          hdf5-filter-plugin-blosc-serial libb2-dev dpkg-dev groff-base lintian valgrind
+          libhdf5-openmpi-dev openmpi-bin python3-h5py-mpi
+          python3-venv python3-pip python3-setuptools python3-wheel
+          python3-xarray python3-h5netcdf python3-netcdf4 git ca-certificates)
+
+is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+apt_knows() { apt-cache show "$1" >/dev/null 2>&1; }
+
+# pick "a|b": the installed one, else the first apt knows (empty when none)
+pick_package() {
+    local alt
+    for alt in ${1//|/ }; do is_installed "$alt" && { echo "$alt"; return; }; done
+    for alt in ${1//|/ }; do apt_knows "$alt" && { echo "$alt"; return; }; done
+}
+
+# The packages of PACKAGES (and node/npm, libFuzzer's runtime) that are missing.
+missing_packages() {
+    local p name
+    for p in "${PACKAGES[@]}"; do
+        name=$(pick_package "$p")
+        [ -n "$name" ] || name=${p%%|*} # apt knows none yet (lists not fetched): the first
+        is_installed "$name" || echo "$name"
     done
-    if [ ${#missing[@]} -eq 0 ]; then
-        say "all required packages are installed"
-        return
+    # node/npm may come from outside Debian (nodesource): only ask for Debian's when absent.
+    if ! command -v node >/dev/null 2>&1; then
+        echo nodejs
+        command -v npm >/dev/null 2>&1 || echo npm
+    elif ! command -v npm >/dev/null 2>&1; then
+        echo "note: node found at $(command -v node) without npm; installing Debian's npm" >&2
+        echo npm
     fi
-    if [ "$(id -u)" -eq 0 ]; then
-        say "installing: ${missing[*]}"
-        apt-get update
-        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
-    else
+    # libFuzzer and the sanitizer runtimes of the installed clang (libclang-rt-N-dev)
+    if command -v clang >/dev/null 2>&1; then
+        local v
+        v=$(clang -dumpversion | cut -d. -f1)
+        is_installed "libclang-rt-$v-dev" || echo "libclang-rt-$v-dev"
+    fi
+}
+
+install_missing() {
+    local missing=("$@")
+    if [ "$(id -u)" -ne 0 ]; then
         echo "missing packages: ${missing[*]}" >&2
         echo "run:  sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
         echo "then run this script again." >&2
         exit 1
     fi
+    say "installing: ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
+        > "${TMPDIR:-/tmp}/libb2-apt-install.log" 2>&1 ||
+        { tail -30 "${TMPDIR:-/tmp}/libb2-apt-install.log"; echo "FAIL: apt-get install failed (log: ${TMPDIR:-/tmp}/libb2-apt-install.log)" >&2; exit 1; }
+}
+
+ensure_packages() {
+    local missing
+    mapfile -t missing < <(missing_packages)
+    if [ ${#missing[@]} -eq 0 ]; then
+        say "all required packages are installed"
+        return
+    fi
+    [ "$(id -u)" -eq 0 ] && { say "apt-get update"; apt-get update -q >/dev/null; }
+    mapfile -t missing < <(missing_packages) # names resolved against fresh lists
+    install_missing "${missing[@]}"
+    # clang came with this install: its runtime (libFuzzer) is known only now
+    mapfile -t missing < <(missing_packages)
+    [ ${#missing[@]} -eq 0 ] || install_missing "${missing[@]}"
 }
 
 # ---- 2. build ----

@@ -3,52 +3,19 @@
 WebAssembly, versions pinned in tests/node/package-lock.json), both ways:
 h5wasm writes datasets with filter 32026 and h5py reads them through our plugin;
 h5py writes through our plugin and h5wasm reads them. Data are compared by
-sha256. The node packages are installed with `npm ci` into
-$B2_BUILD_DIR/h5wasm (never into the source tree); without node, npm or the
-registry the test skips (exit 77) and says why."""
+sha256. The node packages are installed offline from their packed tarballs
+into $B2_BUILD_DIR/h5wasm (h5wasm_common.node_dir)."""
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import b2test  # noqa: E402
 import h5plugin_common as hc  # noqa: E402
+import h5wasm_common as hw  # noqa: E402
 
 h5py, np, PLUGIN_DIR = hc.setup()
-NODE_SRC = os.path.join(hc.b2test.REPO, "tests", "node")
-FILES = ("package.json", "package-lock.json", "h5wasm_interop.mjs")
-
-
-def node_dir():
-    """A directory holding the script and its installed node_modules, or skip."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if not node or not npm:
-        hc.skip("node/npm not installed")
-    base = os.environ.get("B2_BUILD_DIR") or tempfile.gettempdir()
-    d = os.path.join(base, "h5wasm")
-    os.makedirs(d, exist_ok=True)
-    stale = False
-    for name in FILES:
-        src, dst = os.path.join(NODE_SRC, name), os.path.join(d, name)
-        with open(src, "rb") as f:
-            want = f.read()
-        if not os.path.isfile(dst) or open(dst, "rb").read() != want:
-            stale = stale or name != "h5wasm_interop.mjs"
-            with open(dst, "wb") as f:
-                f.write(want)
-    mods = [os.path.join(d, "node_modules", p, "package.json") for p in ("h5wasm", "h5wasm-plugins")]
-    if stale or not all(os.path.isfile(m) for m in mods):
-        try:
-            r = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=d, timeout=300,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        except subprocess.TimeoutExpired:
-            hc.skip("npm ci timed out in %s" % d)
-        if r.returncode != 0:
-            hc.skip("npm ci failed in %s (offline?): %s" % (d, r.stdout.decode(errors="replace")[-400:]))
-    return d
 
 
 def run_node(d, *args):
@@ -86,7 +53,7 @@ def same_chunks(ds, tmp, name):
 
 
 def main():
-    d = node_dir()
+    d = hw.node_dir("h5wasm", ("h5wasm_interop.mjs",))
     C = hc.Counter("h5plugin h5wasm")
     tmp = b2test.scratch_dir("b2h5wasm_")
     # h5wasm writes, we read
