@@ -6,7 +6,11 @@
  *  - getitem over random item ranges equals the same range of the full decode and
  *    decodes exactly the blocks that overlap the range (plus block 0 for delta
  *    chunks, whose reference block it is — the case c-blosc2 gets wrong);
- *  - every block of a VL-block chunk decodes on its own to its part of the whole. */
+ *  - every block of a VL-block chunk decodes on its own to its part of the whole;
+ *  - a Blosc1 (version 2) chunk built by hand from the format notes, whose last,
+ *    partial block holds an item count that is not a multiple of 8: under the old
+ *    rule that block was never bitshuffled, which c-blosc2 3.4's opt-in Blosc1
+ *    writer brings back (spec filters.md §3.4, chunk.md §3.5). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +124,59 @@ static int run_dir(const char *dir, const char *suffix, b2_dctx *d1, b2_dctx *d2
     return count;
 }
 
+/* ---- a Blosc1 chunk with a partial bitshuffle block (spec filters.md §3.1, §3.4) ---- */
+
+/* Bit transpose of e8 whole elements of ts bytes (filters.md §3.1): output bit
+ * (j*8 + b)*e8 + i is bit b of byte j of element i. */
+static void bitshuffle_ref(const uint8_t *in, uint8_t *out, int e8, int ts)
+{
+    memset(out, 0, (size_t)e8 * ts);
+    for (int i = 0; i < e8; i++)
+        for (int j = 0; j < ts; j++)
+            for (int b = 0; b < 8; b++)
+                if (in[i * ts + j] >> b & 1) {
+                    long k = (long)(j * 8 + b) * e8 + i;
+                    out[k / 8] |= (uint8_t)(1u << (k % 8));
+                }
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* 25 int32 items, blocksize 64: block 0 holds 16 items (bitshuffled), block 1 holds
+ * 9 (9 mod 8 != 0: stored as they are under the Blosc1 rule). 16-byte header,
+ * flags 0x14 (bitshuffle, don't split, BloscLZ), each block one stored stream
+ * (stream size == block size). */
+static void check_blosc1_partial_bitshuffle(b2_dctx *d)
+{
+    enum { N = 25, TS = 4, NB = N * TS, BS = 64, LAST = NB - BS };
+    uint8_t raw[NB], c[16 + 8 + 4 + BS + 4 + LAST], out[NB];
+    for (int i = 0; i < N; i++)
+        put32(raw + 4 * i, (uint32_t)(i * i * 2654435761u + 7));
+    c[0] = 2, c[1] = 1, c[2] = 0x14, c[3] = TS;
+    put32(c + 4, NB), put32(c + 8, BS), put32(c + 12, sizeof c);
+    put32(c + 16, 24), put32(c + 20, 24 + 4 + BS);
+    put32(c + 24, BS);
+    bitshuffle_ref(raw, c + 28, BS / TS, TS);
+    put32(c + 28 + BS, LAST);
+    memcpy(c + 32 + BS, raw + BS, LAST);
+    CHECK(b2_chunk_decompress(d, c, sizeof c, out, sizeof out) == NB && !memcmp(out, raw, NB),
+          "Blosc1 chunk: the 9-item block is not bitshuffled, the 16-item one is");
+    int32_t item[3];
+    CHECK(b2_chunk_getitem(d, c, sizeof c, 20, 3, item, sizeof item) == 12 &&
+          !memcmp(item, raw + 80, 12), "Blosc1 chunk: getitem in the partial block");
+    /* The same bytes as a version-5 chunk follow the Blosc2 rule: 8 of the 9 items
+     * of the last block get un-transposed, so they come out different. */
+    c[0] = 5;
+    CHECK(b2_chunk_decompress(d, c, sizeof c, out, sizeof out) == NB &&
+          !memcmp(out, raw, BS) && memcmp(out + BS, raw + BS, 32) != 0 &&
+          !memcmp(out + BS + 32, raw + BS + 32, 4),
+          "version 5: the Blosc2 rule transposes 8 items of the partial block, copies the 9th");
+}
+
 int main(void)
 {
     const char *root = getenv("B2_INTEROP_DIR");
@@ -136,6 +193,7 @@ int main(void)
     }
     snprintf(dir, sizeof dir, "%s/compat", root ? root : "../test_data");
     int m = run_dir(dir, ".cdata", d1, d2, d3);
+    check_blosc1_partial_bitshuffle(d1);
     b2_dctx_free(d1);
     b2_dctx_free(d2);
     b2_dctx_free(d3);
