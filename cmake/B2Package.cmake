@@ -124,9 +124,16 @@ endif()
 # a shlibs file for libb2blosc.so.0 and the ldconfig trigger
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
-# ldconfig runs through dpkg's trigger (CPack's postinst/postrm call it directly too)
-file(WRITE ${PROJECT_BINARY_DIR}/deb/triggers "activate-noawait ldconfig\n")
-set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/deb/triggers)
+# ldconfig runs through dpkg's trigger. Newer CPack (CMake 4's, from pip) writes that
+# trigger itself, and given ours as an extra control file ships it executable, which
+# lintian refuses; older CPack (Debian 12's 3.25) calls ldconfig from postinst/postrm
+# and needs ours. Which one runs is read off the CPackDeb module of this CMake.
+file(READ ${CMAKE_ROOT}/Modules/Internal/CPack/CPackDeb.cmake _b2_cpackdeb)
+string(FIND "${_b2_cpackdeb}" "CPACK_DEBIAN_GENERATE_LDCONFIG_TRIGGERS" _b2_cpack_triggers)
+if(_b2_cpack_triggers EQUAL -1)
+  file(WRITE ${PROJECT_BINARY_DIR}/deb/triggers "activate-noawait ldconfig\n")
+  set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/deb/triggers)
+endif()
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # Boost.Build's program is also /usr/bin/b2 (Debian 12: libboost1.74-tools-dev).
 set(CPACK_DEBIAN_PACKAGE_CONFLICTS "libboost1.74-tools-dev")
