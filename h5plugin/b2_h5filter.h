@@ -135,15 +135,17 @@ B2_H5_API void b2_h5_reader_free(b2_h5_reader *rd);
 
 /* ---- writing boxes of whole chunks on worker threads ---- */
 
-/* Extra cd_values (chunk ranks 2..16 only; README "More parameters"): after the
+/* Extra cd_values (chunk ranks 1..16; README "More parameters"): after the
  * codec the user may add B2_H5_EXT_MARKER, 1 (version), N, then three words with
  * the six filter slots (id | meta << 8, slot 2k in bits 0-15 and 2k+1 in bits
  * 16-31), a flags word (bit 0: use_dict; bit 1: checksums, i.e. each stored
  * frame holds the per-chunk xxh64 checksums of b2_frame.h in its vlmetalayer
  * "b2.checksums", which c-blosc2 readers ignore) and optionally one block dimension per
  * chunk dimension (N = 4 or 4 + rank). set_local stores them after the chunk
- * dims; ranks 1 and 17+ refuse them (every reader reads cd_values[7] as the
- * rank) and get them through b2_h5_write_options instead. */
+ * dims (rank 1: the one-dimensional layout, cd_values[7] = 1 and the chunk
+ * length, which readers before HDF5-Blosc2 2.0 refuse); ranks 17+ refuse them
+ * (every reader reads cd_values[7] as the rank) and get them through
+ * b2_h5_write_options instead. */
 #define B2_H5_EXT_MARKER 0x42324E44u /* "B2ND" */
 
 /* How b2_h5_write_box wrote the box. */
@@ -158,7 +160,7 @@ typedef struct b2_h5_write_options {
     /* set_params != 0: the fields below replace what cd_values say of the filter
      * pipeline (slot 5 and the extra values), the block shape, use_dict and
      * checksums, for
-     * chunks of any rank (cd_values carry them for ranks 2..16 only). Frames say
+     * chunks of any rank (cd_values carry them for ranks 1..16 only). Frames say
      * how they were made, so every reader decodes them; but no chunk may then go
      * through H5Dwrite (which would not apply them): a box that needs it fails
      * with B2_ERR_UNSUPPORTED and the reason in the report. */
@@ -211,7 +213,8 @@ B2_H5_API int b2_h5_write_box(hid_t dset, hid_t mem_type, const hsize_t *start,
  * (C order) and element size typesize with, under cd_values: a user's values
  * (up to 7) or a dataset's stored ones (then rank and dims must be theirs).
  * blockshape (rank values, may be NULL) gets the block shape of its b2nd frames
- * (ranks 2..16; zeros for other ranks, whose plain frames use cp->blocksize).
+ * (ranks 2..16, and rank 1 when stored cd_values hold the one-dimensional
+ * layout; zeros otherwise, whose plain frames use cp->blocksize).
  * Returns 0 or a negative B2_ERR_*. */
 B2_H5_API int b2_h5_chunk_params(const unsigned *cd_values, size_t ncd, int rank,
                                  const int32_t *dims, int32_t typesize, b2_cparams *cp,

@@ -21,10 +21,11 @@ static void h5_release(void *p, void *ud)
     api->free_memory(p);
 }
 
-/* nbytes == typesize * product of the chunk dims, without overflow. */
+/* nbytes == typesize * product of the chunk dims, without overflow (rank 1
+ * only with the one-dimensional layout: classic rank-1 values carry no dims). */
 static int is_whole_chunk(const b2_h5_params *p, size_t nbytes)
 {
-    if (p->rank < 2)
+    if (p->rank < 1)
         return 0;
     uint64_t want = p->typesize;
     for (int i = 0; i < p->rank; i++) {

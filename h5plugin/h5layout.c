@@ -50,7 +50,7 @@ int b2_h5_chunk_params(const unsigned *cd_values, size_t ncd, int rank, const in
     b2_h5_make_cparams(&p, cp);
     if (blockshape)
         memset(blockshape, 0, (size_t)rank * sizeof *blockshape);
-    if (blockshape && p.rank >= 2) {
+    if (blockshape && p.rank >= 1) { /* b2nd frames (rank 1: the 1-D layout) */
         int64_t b[B2_H5_READ_MAXDIM], target = b2_h5_block_target(&p);
         if (target < 0)
             return B2_FAIL(B2_ERR_INVALID_PARAM, "no block size for a chunk of %u bytes",

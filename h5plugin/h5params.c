@@ -27,8 +27,8 @@ static int known_filter(unsigned id)
 int b2_h5_params_parse_ext(const unsigned *e, size_t avail, b2_h5_params *p, char *err,
                           size_t errcap)
 {
-    if (p->rank < 2 || p->rank > B2_H5_WRITE_MAXDIM)
-        return fail(err, errcap, "extra values need a chunk rank of 2..%d (cd_values[7])",
+    if (p->rank < 1 || p->rank > B2_H5_WRITE_MAXDIM)
+        return fail(err, errcap, "extra values need a chunk rank of 1..%d (cd_values[7])",
                     B2_H5_WRITE_MAXDIM);
     if (avail < 3 || e[0] != B2_H5_EXT_MARKER)
         return fail(err, errcap, "the extra values after the chunk dimensions are cut short "
@@ -98,9 +98,11 @@ int b2_h5_params_parse(size_t n, const unsigned *v, int compress, b2_h5_params *
             p->codec_meta = 4; /* ndlz needs a cell size: 4x4 unless told 8 */
     }
     if (n >= 8) {
+        /* rank 1 is HDF5-Blosc2 2.0's one-dimensional layout (revision 2): a 1-D
+         * b2nd frame per chunk; older writers record no rank below 2 */
         unsigned r = v[7];
-        if (r < 2)
-            return fail(err, errcap, "chunk rank %u in cd_values[7] is below 2", r);
+        if (r < 1)
+            return fail(err, errcap, "chunk rank 0 in cd_values[7]");
         if (r > B2_H5_READ_MAXDIM)
             return fail(err, errcap, "chunk rank %u in cd_values[7] exceeds %d", r,
                         B2_H5_READ_MAXDIM);

@@ -12,14 +12,19 @@
 #include "h5common.h"
 
 #define B2_H5_FILTER_ID 32026
-#define B2_H5_REVISION 1          /* cd_values[0] written by set_local */
+#define B2_H5_REVISION 1          /* cd_values[0] written by set_local (classic layout) */
+/* cd_values[0] with the one-dimensional layout of HDF5-Blosc2 2.0 (rank 1 in
+ * cd_values[7] and the chunk length after it; doc/format/hdf5-filter.md §2a).
+ * No reader checks slot 0; the value only says which writer made the layout. */
+#define B2_H5_REVISION_RANK1 2
 #define B2_H5_READ_MAXDIM 16      /* largest rank accepted in cd_values (c-blosc2 3.x) */
 /* Largest rank set_local records, as the reference built on c-blosc2 3.x does
  * (doc/format/hdf5-filter.md §2): chunks of rank 2..16 become b2nd frames. Readers built on
  * c-blosc2 2.x (limit 8) refuse datasets with a higher recorded rank, exactly as
  * they refuse the reference's own files. */
 #define B2_H5_WRITE_MAXDIM 16
-/* The extra values (chunk ranks 2..16 only; hdf5-filter cd_values, README):
+/* The extra values (chunk ranks 1..16, rank 1 with the one-dimensional layout;
+ * hdf5-filter cd_values, README):
  * after the chunk dims come B2_H5_EXT_MARKER, B2_H5_EXT_VERSION, a count N and N
  * values: 3 words with the 6 filter slots packed two by two (slot 2k in bits
  * 0-15, slot 2k+1 in bits 16-31; each slot the filter id in its low byte and its

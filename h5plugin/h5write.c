@@ -460,7 +460,7 @@ static int apply_options(writer *wr, const b2_h5_write_options *o)
     uint64_t want = p->typesize;
     for (int d = 0; d < p->rank; d++)
         want *= p->dims[d];
-    if (p->rank >= 2 && want == wr->nbytes) {
+    if (p->rank >= 1 && want == wr->nbytes) { /* rank 1: the one-dimensional layout */
         for (int d = 0; d < wr->rank; d++)
             p->blockshape[d] = o->blockshape[d];
         return B2_OK;
@@ -473,7 +473,7 @@ static int apply_options(writer *wr, const b2_h5_write_options *o)
         return B2_OK;
     }
     return B2_FAIL(B2_ERR_UNSUPPORTED, "a block shape needs chunks stored as b2nd (chunk rank "
-                   "2..%d, no array type) or rank 1", B2_H5_WRITE_MAXDIM);
+                   "1..%d in cd_values, no array type) or rank 1", B2_H5_WRITE_MAXDIM);
 }
 
 static int resolve_nthreads(const b2_h5_write_options *opts)

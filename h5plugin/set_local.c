@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* set_local: complete the user's cd_values with the dataset's type and chunk
- * shape, exactly as the reference filter does (doc/format/hdf5-filter.md §2). */
+ * shape, exactly as the reference filter does (doc/format/hdf5-filter.md §2).
+ * Rank-1 chunks keep the classic seven values, which every reader takes, unless
+ * the user asks for HDF5-Blosc2 2.0's one-dimensional layout (rank 1 in slot 7)
+ * or gives extra values, which only that layout can carry (§2a). */
 #include <string.h>
 
 #include "h5api.h"
@@ -30,9 +33,11 @@ herr_t b2_h5_set_local(hid_t dcpl, hid_t type, hid_t space)
     size_t next = 0, at = 0;
     if (n > 7 && v[7] == B2_H5_EXT_MARKER)
         at = 7;
-    else if (n > 8 && v[7] >= 2 && v[7] <= B2_H5_READ_MAXDIM && n > 8 + (size_t)v[7] &&
+    else if (n > 8 && v[7] >= 1 && v[7] <= B2_H5_READ_MAXDIM && n > 8 + (size_t)v[7] &&
              v[8 + v[7]] == B2_H5_EXT_MARKER)
         at = 8 + (size_t)v[7];
+    /* rank 1 in slot 7: the user's (or a copied dataset's) one-dimensional layout */
+    int want_1d = n > 7 && v[7] == 1;
     if (at) {
         next = n - at;
         memcpy(ext, v + at, next * sizeof *v);
@@ -75,7 +80,10 @@ herr_t b2_h5_set_local(hid_t dcpl, hid_t type, hid_t space)
     v[2] = (unsigned)base;
     v[3] = (unsigned)(uint32_t)bytes; /* the reference stores it as 32 bits */
 
-    if (rank >= 2 && rank <= B2_H5_WRITE_MAXDIM) {
+    int layout_1d = rank == 1 && (want_1d || next);
+    if ((rank >= 2 && rank <= B2_H5_WRITE_MAXDIM) || layout_1d) {
+        if (layout_1d)
+            v[0] = B2_H5_REVISION_RANK1; /* as HDF5-Blosc2 2.0 writes it */
         if (n < 5)
             v[4] = 5;
         if (n < 6)
@@ -110,9 +118,9 @@ herr_t b2_h5_set_local(hid_t dcpl, hid_t type, hid_t space)
         }
     } else if (next) {
         B2_H5_ERROR(api, "blosc2 filter: the extra values (filters, block shape, use_dict, "
-                         "checksums) "
-                         "need a chunk rank of 2..%d, not %d; b2_h5_write_box's options give "
-                         "them to other ranks", B2_H5_WRITE_MAXDIM, rank);
+                         "checksums) need a chunk rank of 1..%d, not %d (cd_values[7] holds "
+                         "the rank, and no reader takes a larger one)", B2_H5_WRITE_MAXDIM,
+                    rank);
         return -1;
     } else if (n > 7) {
         /* no rank recorded: stale slots 7.. must not be read as one */

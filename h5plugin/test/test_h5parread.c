@@ -280,8 +280,10 @@ static herr_t visit_cb(hid_t obj, const char *name, const H5O_info_t *info, void
 static void reference_files(void)
 {
     const char *dir = getenv("B2_TEST_DATA");
+    /* h6, h7: rank 1 written by hdf5plugin 7.1.0 and in HDF5-Blosc2 2.0's
+     * one-dimensional layout (test_data/hdf5/README.md) */
     static const char *names[] = {"h0_rank1.h5", "h1_rank2_3.h5", "h2_rank_high.h5", "h3_types.h5",
-                                  "h4_pipelines.h5"};
+                                  "h4_pipelines.h5", "h6_rank1_hdf5plugin.h5", "h7_rank1_b2nd.h5"};
     if (!dir) {
         printf("B2_TEST_DATA not set: reference files skipped\n");
         return;

@@ -35,8 +35,11 @@ static void test_params(void)
     CHECK(parse(ok2, 9, 0, &p) < 0, "rank 2 with one dim accepted");
     CHECK(parse(ok2, 5, 1, &p) < 0, "compression with 5 values accepted");
     CHECK(parse(ok2, 5, 0, &p) == 0, "decompression with 5 values refused");
-    unsigned r1[] = {1, 0, 4, 20000, 5, 1, 5, 1, 50};
-    CHECK(parse(r1, 9, 0, &p) < 0, "rank 1 in v[7] accepted");
+    /* rank 1 in v[7]: HDF5-Blosc2 2.0's one-dimensional layout (hdf5-filter.md §2a) */
+    unsigned r1[] = {2, 0, 4, 20000, 5, 1, 5, 1, 5000};
+    CHECK(parse(r1, 9, 0, &p) == 0 && p.rank == 1 && p.dims[0] == 5000, "rank 1 in v[7] refused");
+    r1[7] = 0;
+    CHECK(parse(r1, 9, 0, &p) < 0, "rank 0 in v[7] accepted");
     unsigned r17[8 + 17] = {1, 0, 4, 20000, 5, 1, 5, 17};
     for (int i = 0; i < 17; i++)
         r17[8 + i] = 2;

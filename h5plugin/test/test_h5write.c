@@ -351,20 +351,38 @@ static void ext_params(hid_t file)
               strstr(rep.reason, "partly"), "opts + partial box: %s", rep.reason);
     H5Dclose(ds);
 
-    /* rank 1: cd_values cannot carry them (set_local refuses), the options can */
+    /* rank 1: set_local stores them with the one-dimensional layout (revision 2,
+     * rank 1, the chunk length), and the chunks become 1-D b2nd frames */
     hsize_t d1 = 5000, c1 = 1024;
     hid_t sp1 = H5Screate_simple(1, &d1, NULL);
     dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, 1, &c1);
     unsigned cd1[14] = {0, 0, 0, 0, 5, 1, 5, B2_H5_EXT_MARKER, 1, 4, 0, 0, pack2(1, 0, 35, 4), 0};
     H5Pset_filter(dcpl, B2_H5_FILTER_ID, H5Z_FLAG_OPTIONAL, 14, cd1);
-    H5E_BEGIN_TRY {
-        ds = H5Dcreate2(file, "ext_rank1", H5T_STD_I32LE, sp1, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    } H5E_END_TRY;
-    CHECK(ds < 0, "rank-1 dataset with extra values created");
-    if (ds >= 0)
-        H5Dclose(ds);
+    ds = H5Dcreate2(file, "ext_rank1", H5T_STD_I32LE, sp1, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
+    CHECK(ds >= 0, "rank-1 dataset with extra values not created");
+    if (ds >= 0) {
+        unsigned got[32], want[16] = {2, 0, 4, 4096, 5, 1, 5, 1, 1024, B2_H5_EXT_MARKER, 1, 4,
+                                      0, 0, pack2(1, 0, 35, 4), 0};
+        size_t ng = 32;
+        unsigned fl = 0;
+        hid_t pl = H5Dget_create_plist(ds);
+        H5Pget_filter_by_id2(pl, B2_H5_FILTER_ID, &fl, &ng, got, 0, NULL, NULL);
+        H5Pclose(pl);
+        CHECK(ng == 16 && memcmp(got, want, sizeof want) == 0,
+              "rank-1 extra values stored as %zu values (%u %u .. %u %u)", ng, got[0], got[7],
+              got[8], got[9]);
+        CHECK(H5Dwrite(ds, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0,
+              "H5Dwrite rank-1 extra values");
+        read_all(ds, back);
+        CHECK(memcmp(back, data, 5000 * 4) == 0, "rank-1 extra values: data");
+        int32_t bs1[1] = {0};
+        frame_info(ds, 1, f, bs1, &bsize);
+        CHECK(f[4] == 1 && f[5] == 35 && bs1[0] > 0, "rank-1 extra values: filters %d %d, "
+              "1-D b2nd blocks of %d", f[4], f[5], (int)bs1[0]);
+        H5Dclose(ds);
+    }
     ds = make(file, "opts_rank1", 1, &d1, &c1, H5Z_FLAG_OPTIONAL, cd7, 7);
     b2_h5_write_options o1 = {.nthreads = 2, .set_params = 1, .filters = {0, 0, 0, 0, 1, 35},
                               .use_dict = 1, .blockshape = {256}};
@@ -459,6 +477,41 @@ static void ext_parse(void)
     unsigned other[12] = {1, 0, 4, 2560, 5, 1, 5, 2, 32, 20, 7, 7};
     CHECK(b2_h5_params_parse(12, other, 1, &p, err, sizeof err) == 0 && !p.ext,
           "values without the marker");
+}
+
+/* Both rank-1 layouts parse (doc/format/hdf5-filter.md §2a): the classic seven
+ * values (no rank) and HDF5-Blosc2 2.0's [2, .., 1, chunk length], which may
+ * carry extra values; rank 0 and a missing length fail. */
+static void rank1_parse(void)
+{
+    b2_h5_params p;
+    char err[300];
+    unsigned classic[7] = {1, 0, 4, 2400, 5, 1, 5};
+    unsigned one_d[9] = {2, 0, 4, 2400, 5, 1, 5, 1, 600};
+    for (int c = 0; c < 2; c++) {
+        CHECK(b2_h5_params_parse(7, classic, c, &p, err, sizeof err) == 0 && p.rank == 0,
+              "classic rank-1 values (compress %d): %s", c, err);
+        CHECK(b2_h5_params_parse(9, one_d, c, &p, err, sizeof err) == 0 && p.rank == 1 &&
+                  p.dims[0] == 600 && p.typesize == 4 && p.codec == 5 && !p.ext,
+              "one-dimensional values (compress %d): %s", c, err);
+    }
+    /* count 5: filter words, flags (checksums) and a block length of 100 */
+    unsigned ext1[17] = {2, 0, 4, 2400, 5, 1, 5, 1, 600, B2_H5_EXT_MARKER, 1, 5,
+                         0, 0, pack2(0, 0, 1, 0), B2_H5_EXT_CHECKSUMS, 100};
+    CHECK(b2_h5_params_parse(17, ext1, 1, &p, err, sizeof err) == 0 && p.ext && p.checksums &&
+              p.rank == 1 && p.blockshape[0] == 100 && p.filters[5] == 1,
+          "rank-1 extra values: %s", err);
+    ext1[16] = 601;
+    CHECK(b2_h5_params_parse(17, ext1, 1, &p, err, sizeof err) < 0 &&
+              strstr(err, "block dimension 0"), "rank-1 block longer than the chunk: %s", err);
+    unsigned zero[9] = {2, 0, 4, 2400, 5, 1, 5, 0, 600};
+    CHECK(b2_h5_params_parse(9, zero, 0, &p, err, sizeof err) < 0 && strstr(err, "rank 0"),
+          "rank 0 refused: %s", err);
+    CHECK(b2_h5_params_parse(8, one_d, 0, &p, err, sizeof err) < 0 && strstr(err, "cannot hold"),
+          "rank 1 without its length refused: %s", err);
+    one_d[0] = 7; /* no reader checks the revision */
+    CHECK(b2_h5_params_parse(9, one_d, 0, &p, err, sizeof err) == 0 && p.rank == 1,
+          "revision 7 read: %s", err);
 }
 
 /* Chunk (0,..) of ds: 1 if its frame holds checksums that match, 0 if it holds
@@ -759,6 +812,7 @@ int main(int argc, char **argv)
     fallbacks(file, corepath);
     ext_params(file);
     ext_parse();
+    rank1_parse();
     checksum_params(file);
     H5Fclose(file);
     remove(corepath);

@@ -9,7 +9,11 @@ use_dict or checksums is given, the filter's extra values (README "More paramete
 version, count, three words with the six filter slots, a flags word and the
 block shape. The filter fills in slots 0, 2, 3 and 7.. when the dataset is
 created (set_local), moving the extra values after the chunk dimensions; they
-need a chunk rank of 2..16."""
+need a chunk rank of 1..16. On a 1-D dataset they bring HDF5-Blosc2 2.0's
+one-dimensional layout (cd_values[7] = 1, the chunk length, 1-D b2nd chunks),
+which readers older than HDF5-Blosc2 2.0 (hdf5plugin 7.1 included) refuse;
+without them 1-D datasets keep the classic values every reader takes
+(doc/format/hdf5-filter.md §2a)."""
 from collections.abc import Mapping
 
 FILTER_ID = 32026
@@ -100,8 +104,9 @@ class Blosc2(_Base):
     blocksize: (not in hdf5plugin) the Blosc2 block size in bytes, 0 (default)
       for automatic.
 
-    Keyword-only, not in hdf5plugin, for chunks of rank 2..16 (the filter
-    refuses them for other ranks when the dataset is created):
+    Keyword-only, not in hdf5plugin, for chunks of rank 1..16 (the filter
+    refuses them for other ranks when the dataset is created; on rank 1 they
+    store the one-dimensional layout, which hdf5plugin 7.1 cannot read):
     pipeline: up to 6 filters applied in order, each an id or an (id, meta)
       pair: the constants above and BYTEDELTA, INT_TRUNC (meta: signed bits
       kept), NDCELL and NDMEAN (meta: cell side); e.g. [SHUFFLE, BYTEDELTA].
@@ -195,8 +200,8 @@ class Blosc2(_Base):
             config["checksums"] = True
         if blockshape is not None:
             bs = [int(b) for b in blockshape]
-            if not 2 <= len(bs) <= 16 or any(not 1 <= b < 2 ** 31 for b in bs):
-                raise ValueError("blockshape must have 2..16 sizes of 1..2**31-1, not %r"
+            if not 1 <= len(bs) <= 16 or any(not 1 <= b < 2 ** 31 for b in bs):
+                raise ValueError("blockshape must have 1..16 sizes of 1..2**31-1, not %r"
                                  % (blockshape,))
             words += bs
             config["blockshape"] = tuple(bs)
@@ -263,7 +268,7 @@ class Blosc2(_Base):
         at = None
         if len(cd) > 7 and cd[7] == cls.EXT_MARKER:
             at = 7
-        elif len(cd) > 8 and 2 <= cd[7] <= 16 and len(cd) > 8 + cd[7] and \
+        elif len(cd) > 8 and 1 <= cd[7] <= 16 and len(cd) > 8 + cd[7] and \
                 cd[8 + cd[7]] == cls.EXT_MARKER:
             at = 8 + cd[7]
         if at is not None:

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """b2blosc.Blosc2's keyword-only pipeline, blockshape and use_dict (the filter's
-extra cd_values, chunk ranks 2..16).
+extra cd_values, chunk ranks 1..16).
 
   * The cd_values made, get_config/repr, from_filter_options on made and stored
     values, and the errors for bad arguments.
@@ -10,7 +10,8 @@ extra cd_values, chunk ranks 2..16).
     `b2 info --json` reads it) records the pipeline, use_dict and block shape.
   * b2blosc.h5.write (the parallel writer) into such a dataset stores the same
     bytes as h5py's write through the filter.
-  * A rank-1 dataset with them is refused when it is created."""
+  * A rank-1 dataset with them gets HDF5-Blosc2 2.0's one-dimensional layout
+    (cd_values[7] = 1 and the chunk length before them; hdf5-filter.md §2a)."""
 import json
 import os
 import subprocess
@@ -52,7 +53,7 @@ check(u.filter_options == (0, 0, 0, 0, 5, 2, 1, M, 1, 4, 0, 0, 2 << 16, 1), "use
 check(B().filter_options == (0, 0, 0, 0, 5, 1, 0) and repr(B()) ==
       "Blosc2(cname='blosclz', clevel=5, filters=1)", "the default stays hdf5plugin's")
 for kw, what in (({"pipeline": [1] * 7}, "7 filters"), ({"pipeline": [(1, 300)]}, "meta 300"),
-                 ({"pipeline": [256]}, "id 256"), ({"blockshape": (4,)}, "a rank-1 block shape"),
+                 ({"pipeline": [256]}, "id 256"), ({"blockshape": (4,) * 17}, "a rank-17 block shape"),
                  ({"blockshape": (4, 0)}, "a 0 block size")):
     try:
         B("lz4", 5, **kw)
@@ -87,12 +88,13 @@ with tempfile.TemporaryDirectory() as tmp:
                                  compression=comp)
             rep = b2h5.write(w, ..., data, threads=2)
             check(rep["chunks_direct"] > 0, "%s: the parallel writer stored chunks: %r" % (name, rep))
-        try:
-            f.create_dataset("r1", data=np.arange(1000, dtype="<i4"), chunks=(100,),
-                             compression=B("lz4", 5, use_dict=True))
-            check(False, "a rank-1 dataset with extra values was created")
-        except (ValueError, OSError, RuntimeError) as e:
-            check(True, "rank 1 refused (%s)" % type(e).__name__)
+        r1 = f.create_dataset("r1", data=np.arange(1000, dtype="<i4"), chunks=(100,),
+                              compression=B("lz4", 5, use_dict=True, blockshape=(25,)))
+        cd = r1.id.get_create_plist().get_filter(0)[2]
+        check(tuple(cd[:12]) == (2, 0, 4, 400, 5, 1, 1, 1, 100, M, 1, 5) and cd[15] == 1,  # h5py shows 16 values
+              "rank 1: the one-dimensional layout %r" % (cd,))
+        check(np.array_equal(r1[...], np.arange(1000, dtype="<i4")), "rank 1 reads back")
+        check(B.from_dataset(r1).get_config().get("blockshape") == (25,), "rank 1: from_dataset")
     with h5py.File(path, "r") as f:
         for name, data, chunks, comp in cases:
             ds = f[name]
