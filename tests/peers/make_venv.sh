@@ -61,9 +61,12 @@ STAMP=$( { cat "$REQ" "$HERE/make_venv.sh"; echo "$PY $PYVER"; } | sha256sum | c
 pip_bounded() {
   local what=$1
   shift
-  local t0=$SECONDS
-  if ! timeout --kill-after=30 "$PIP_LIMIT" "$VENV/bin/python" -m pip "$@"; then
-    fail "$what did not finish (exit status above; bound ${PIP_LIMIT}s, B2_PEER_PIP_TIMEOUT)"
+  local t0=$SECONDS rc=0
+  timeout --kill-after=30 "$PIP_LIMIT" "$VENV/bin/python" -m pip "$@" || rc=$?
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    fail "$what took more than ${PIP_LIMIT}s (B2_PEER_PIP_TIMEOUT) and was stopped"
+  elif [ "$rc" != 0 ]; then
+    fail "$what failed with exit status $rc (pip's message above names the package)"
   fi
   echo "peers $ENV_NAME: $what took $((SECONDS - t0)) s"
   echo "$what $((SECONDS - t0)) s" >> "$VENV/timings.txt"
