@@ -286,7 +286,7 @@ run_valgrind() {
 # tree warning-free.
 test_all() {
     local cfg=FAIL plain=FAIL clang=FAIL zlibenc=FAIL asan=FAIL fuzz=FAIL tsan=FAIL vg=FAIL mpi=FAIL
-    local arm64=FAIL s390x=FAIL
+    local arm64=FAIL s390x=FAIL peers=FAIL
     # Configure-only: three option combinations (tools/check_configure.sh all does
     # the 16 by hand) and the serial/parallel HDF5 choice against a fake parallel HDF5.
     if say "configure checks" && bash "$ROOT/tools/check_configure.sh" ci &&
@@ -296,10 +296,20 @@ test_all() {
     # The C tests run a second time with the portable kernels only (B2_SIMD=generic),
     # so the code paths of CPUs without SSE2/AVX2 are tested too; test_chunk_encode
     # there with 600 of its 2200 random cases (B2_CASES), the slow part of that pass.
-    if build build -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON && run_ctest build &&
+    if build build -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON -DB2_PEER_TESTS=ON &&
+       run_ctest build -LE '^peers$' &&
        (say "C tests again with B2_SIMD=generic"; export B2_SIMD=generic B2_CASES=600
         run_ctest build -R '^test_'); then
         plain=ok
+    fi
+    # The peer matrix (tests/peers/README.md): two venvs from PyPI, pinned in
+    # tests/peers/requirements-*.txt (h5py 3.15.1 with HDF5 1.14.6, h5py 3.16.0 with
+    # HDF5 2.0, and hdf5plugin, python-blosc2, PyTables, b2h5py, netCDF4, h5netcdf,
+    # xarray), then what they write we read and what we write they read. A pip
+    # install that fails or a peer that will not import fails the stage.
+    if [ -f "$ROOT/build/CMakeCache.txt" ] && say "peer matrix (PyPI venvs)" &&
+       run_ctest build -L '^peers$'; then
+        peers=ok
     fi
     # Parallel HDF5 (tests/mpi/): only the MPI example and test programs, built
     # against Debian's openmpi HDF5, run with 1, 2 and 4 ranks (C and h5py-mpi);
@@ -349,9 +359,10 @@ test_all() {
          "zlib-encoder build (B2_ZLIB_ENCODER=zlib) + byte-identity tests: $zlibenc;" \
          "asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan; libFuzzer targets ${FUZZ_SECONDS:-15}s each: $fuzz;" \
          "tsan build + thread tests: $tsan; valgrind memcheck on ${#VALGRIND_TESTS[@]} C test runs: $vg;" \
+         "peer matrix from PyPI (tests/peers): $peers;" \
          "parallel HDF5 build + MPI tests (1, 2, 4 ranks): $mpi;" \
          "arm64 cross build + C tests under qemu: $arm64; s390x cross build + C tests under qemu + files read natively: $s390x"
-    [ "$cfg" = ok ] && [ "$plain" = ok ] && [ "$clang" = ok ] && [ "$zlibenc" = ok ] && [ "$asan" = ok ] &&
+    [ "$cfg" = ok ] && [ "$plain" = ok ] && [ "$peers" = ok ] && [ "$clang" = ok ] && [ "$zlibenc" = ok ] && [ "$asan" = ok ] &&
         [ "$fuzz" = ok ] && [ "$tsan" = ok ] && [ "$vg" = ok ] && [ "$mpi" = ok ] &&
         [ "$arm64" = ok ] && [ "$s390x" = ok ]
 }
