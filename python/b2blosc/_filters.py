@@ -15,7 +15,10 @@ from collections.abc import Mapping
 FILTER_ID = 32026
 
 try:  # instances work as compression= and as **kwargs in create_dataset
-    from h5py.filters import FilterRefBase as _Base
+    try:
+        from h5py.filters import FilterRefBase as _Base
+    except ImportError:  # h5py >= 3.8 (pip's 3.15, 3.16) has no h5py.filters module
+        from h5py._hl.filters import FilterRefBase as _Base
 except ImportError:  # no h5py: the same Mapping behaviour, written out
     class _Base(Mapping):
         filter_id = None
