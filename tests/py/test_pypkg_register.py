@@ -180,8 +180,9 @@ check(f.get("INFO0") == "-1 b'' [0, 0, 0]", "b2_h5_api_info before binding: %r" 
 check(f.get("MISSING") == "-2", "anchor not loaded: %r" % f.get("MISSING"))
 check(f.get("NOHDF5") == "-2", "anchor without HDF5 (libc): %r" % f.get("NOHDF5"))
 check(f.get("NULL") == "1", "NULL anchor registers as b2_h5_register(): %r" % f.get("NULL"))
-check(f.get("INFO1", "").startswith("0 [1, "), "b2_h5_api_info after binding: %r"
-      % f.get("INFO1"))
+info1 = f.get("INFO1", "").replace("[", "").replace("]", "").replace(",", "").split()
+check(len(info1) == 4 and info1[0] == "0" and int(info1[1]) >= 1,
+      "b2_h5_api_info after binding: 0 and a version (got %r)" % f.get("INFO1"))
 check(f.get("TRUNC") == "0 3", "b2_h5_api_info truncates to cap 4 (3 bytes and NUL): %r"
       % f.get("TRUNC"))
 
