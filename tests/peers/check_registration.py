@@ -12,6 +12,8 @@ with, and runs in, the HDF5 that h5py uses:
     than its raw size (so 32026 ran, it was not skipped as optional), and its
     values read back through h5py ds[...] and b2blosc.h5.read(threads=2);
   * b2blosc.h5.write(threads=2) writes a second dataset that H5Dread returns;
+  * a dataset of 375 small chunks (read whole through HDF5's H5Dread_chunk2 or
+    H5Dread_chunk) reads the same through b2blosc.h5.read, 1 and 2 threads;
   * b2blosc.Blosc2.from_dataset reads the stored cd_values through h5py's
     library (_all_cd_values, via h5py's h5z module).
 Exits 0 when every check passed, 1 when one failed, 2 when a peer is missing.
@@ -74,7 +76,17 @@ def write_and_read(np, h5py, b2blosc, bh):
             bh.write(f["w"], Ellipsis, a, threads=2)
             b = b2blosc.Blosc2.from_dataset(f["d"])
             check(b == comp, "Blosc2.from_dataset gives back %r (got %r)" % (comp, b))
+            # 375 small chunks: the reader fetches them whole through HDF5
+            # (H5Dread_chunk2 under HDF5 2.x, H5Dread_chunk before)
+            m = (np.arange(400 * 600, dtype="f4") // 50).reshape(400, 600)
+            f.create_dataset("m", data=m, chunks=(16, 40), compression=comp)
         with h5py.File(fn, "r") as f:
+            for t in (1, 2):
+                got = bh.read(f["m"], threads=t)
+                part = bh.read(f["m"], (slice(3, 397), slice(5, 590)), threads=t)
+                check(np.array_equal(got, f["m"][...]) and np.array_equal(part, m[3:397, 5:590]),
+                      "375 small chunks: b2blosc.h5.read(threads=%d) equals H5Dread, whole and "
+                      "a box" % t)
             w = f["w"]
             check(np.array_equal(w[...], a),
                   "H5Dread of what b2blosc.h5.write(threads=2) wrote returns the values")
