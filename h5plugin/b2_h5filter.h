@@ -60,6 +60,22 @@ extern "C" {
  * cannot be found or refuses the registration. */
 B2_H5_API int b2_h5_register(void);
 
+/* b2_h5_register() with the HDF5 library that the loaded object `anchor` (a
+ * file path) links: h5py's h5z extension module (h5py.h5z.__file__), or a
+ * libhdf5 itself. For processes holding several libhdf5 copies (PyTables',
+ * netCDF4's and h5py's wheels each bring one). Loads nothing. Returns 1 on
+ * success, or: -1 no HDF5 found; -2 anchor is not loaded or reaches no HDF5;
+ * -3 the plugin is bound already to another HDF5 of the process (its first
+ * caller), so it cannot serve this one; -4 H5Zregister refused the filter.
+ * NULL or "" anchor: as b2_h5_register(). */
+B2_H5_API int b2_h5_register_with(const char *anchor);
+
+/* Which HDF5 library the plugin is bound to: its file (as the dynamic linker
+ * names it) into path (cap bytes, truncated, NUL-terminated) and its version
+ * into version[3] (zeros when it cannot tell). Returns 0, or -1 when the
+ * plugin is not bound to an HDF5 yet (nothing registered or filtered). */
+B2_H5_API int b2_h5_api_info(char *path, size_t cap, unsigned version[3]);
+
 /* ---- reading boxes by blocks ---- */
 
 #define B2_H5_READ_MAXRANK 32 /* HDF5's largest rank */

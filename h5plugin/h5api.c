@@ -6,6 +6,9 @@
  *  2. the global namespace (programs linked against libhdf5, e.g. h5dump);
  *  3. every loaded object: Python loads h5py's extension modules RTLD_LOCAL,
  *     which hides their libhdf5 from RTLD_DEFAULT.
+ * A process may hold several libhdf5 copies (PyTables', netCDF4's and h5py's
+ * wheels each bring one): b2blosc passes h5py's h5z module as an anchor
+ * (b2_h5_register_with), whose own HDF5 is then the hint of step 1.
  * The table is process-wide state by nature (one HDF5 per process); it is
  * written once under a mutex and read-only afterwards. */
 #define _GNU_SOURCE
@@ -44,6 +47,8 @@ static int resolve_from(void *h, b2_h5_api *a)
     SYM(free_memory, "H5free_memory");
     SYM(Zregister, "H5Zregister");
 #undef SYM
+    void *v = dlsym(h, "H5get_libversion");
+    memcpy(&a->get_libversion, &v, sizeof v);
     a->err_cls = dlsym(h, "H5E_ERR_CLS_g");
     a->maj_pline = dlsym(h, "H5E_PLINE_g");
     a->min_callback = dlsym(h, "H5E_CALLBACK_g");
@@ -97,6 +102,28 @@ const b2_h5_api *b2_h5_api_get(const void *hint)
     return res;
 }
 
+const b2_h5_api *b2_h5_api_peek(void)
+{
+    pthread_mutex_lock(&api_lock);
+    const b2_h5_api *res = api_ready ? &api_table : NULL;
+    pthread_mutex_unlock(&api_lock);
+    return res;
+}
+
+const void *b2_h5_anchor_address(const char *anchor)
+{
+    if (!anchor || !*anchor)
+        return NULL;
+    void *h = dlopen(anchor, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return NULL;
+    /* dlsym on a handle searches the object, then its dependencies in load
+     * order: the HDF5 that the anchor's own calls are bound to. */
+    const void *p = dlsym(h, "H5Zregister");
+    dlclose(h); /* only drops our NOLOAD reference: the anchor stays loaded */
+    return p;
+}
+
 void b2_h5_error(const b2_h5_api *api, const char *file, const char *func, unsigned line,
                 const char *fmt, ...)
 {
@@ -136,7 +163,10 @@ static void resolve_read(void)
     SYM(Dread, "H5Dread", 1);
     SYM(Dget_chunk_info_by_coord, "H5Dget_chunk_info_by_coord", 0); /* HDF5 >= 1.10.5 */
     SYM(Dget_chunk_storage_size, "H5Dget_chunk_storage_size", 0); /* HDF5 >= 1.10.3 */
-    SYM(Dread_chunk, "H5Dread_chunk", 0);                         /* HDF5 >= 1.10.3 */
+    SYM(Dread_chunk, "H5Dread_chunk", 0); /* HDF5 1.10.3 .. 1.14 */
+    if (!a->Dread_chunk)
+        SYM(Dread_chunk, "H5Dread_chunk1", 0); /* the same call, renamed in 2.0 */
+    SYM(Dread_chunk2, "H5Dread_chunk2", 0);    /* HDF5 >= 2.0: bounded by a size */
     SYM(Eget_auto2, "H5Eget_auto2", 1);
     SYM(Eset_auto2, "H5Eset_auto2", 1);
     SYM(Sget_simple_extent_ndims, "H5Sget_simple_extent_ndims", 1);
@@ -159,7 +189,11 @@ static void resolve_read(void)
     SYM(Fget_access_plist, "H5Fget_access_plist", 1);
     SYM(Fget_create_plist, "H5Fget_create_plist", 1);
     SYM(Fclose, "H5Fclose", 1);
-    SYM(FD_sec2_init, "H5FD_sec2_init", 1);
+    SYM(FD_sec2_init, "H5FD_sec2_init", 0); /* up to 1.14 */
+    SYM(FD_sec2_id_g, "H5FD_SEC2_id_g", 0); /* from 2.0 */
+    SYM(open, "H5open", 1);
+    if (!a->FD_sec2_init && !a->FD_sec2_id_g)
+        return; /* no way to tell a plain file from any other driver */
     SYM(Dwrite, "H5Dwrite", 1);
     SYM(Dwrite_chunk, "H5Dwrite_chunk", 0); /* HDF5 >= 1.10.3 */
     SYM(Pget_fill_time, "H5Pget_fill_time", 1);
@@ -168,6 +202,7 @@ static void resolve_read(void)
     SYM(Tdetect_class, "H5Tdetect_class", 1);
     SYM(Tis_variable_str, "H5Tis_variable_str", 1);
     SYM(FD_mpio_init, "H5FD_mpio_init", 0);
+    SYM(FD_mpio_id_g, "H5FD_MPIO_id_g", 0);
 #undef SYM
     read_ready = 1;
 }
@@ -176,4 +211,26 @@ const b2_h5_read_api *b2_h5_read_api_get(void)
 {
     pthread_once(&read_once, resolve_read);
     return read_ready ? &read_table : NULL;
+}
+
+/* From 2.0 the id variables are set when the library initialises: H5open
+ * first (it is a no-op when HDF5 is initialised, as it is when a dataset is
+ * open). */
+static hid_t driver_id(const b2_h5_read_api *h, hid_t (*init)(void), const hid_t *id_g)
+{
+    if (init)
+        return init();
+    if (!id_g || h->open() < 0)
+        return H5I_INVALID_HID;
+    return *id_g;
+}
+
+hid_t b2_h5_driver_sec2(const b2_h5_read_api *h)
+{
+    return driver_id(h, h->FD_sec2_init, h->FD_sec2_id_g);
+}
+
+hid_t b2_h5_driver_mpio(const b2_h5_read_api *h)
+{
+    return driver_id(h, h->FD_mpio_init, h->FD_mpio_id_g);
 }

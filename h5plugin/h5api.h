@@ -28,6 +28,7 @@ typedef struct b2_h5_api {
     void *(*allocate_memory)(size_t, hbool_t);
     herr_t (*free_memory)(void *);
     herr_t (*Zregister)(const void *);
+    herr_t (*get_libversion)(unsigned *, unsigned *, unsigned *); /* NULL if absent */
     /* addresses of HDF5's global error class / major / minor id variables */
     const hid_t *err_cls, *maj_pline, *min_callback;
     void *handle; /* where they were found (dlsym handle; RTLD_DEFAULT possible) */
@@ -47,7 +48,10 @@ typedef struct b2_h5_read_api {
     herr_t (*Dread)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
     herr_t (*Dget_chunk_info_by_coord)(hid_t, const hsize_t *, unsigned *, haddr_t *, hsize_t *);
     herr_t (*Dget_chunk_storage_size)(hid_t, const hsize_t *, hsize_t *);
+    /* HDF5 1.10.3-1.14: H5Dread_chunk; 2.0 renamed it H5Dread_chunk1 and added
+     * H5Dread_chunk2, which takes the buffer's size (preferred when present) */
     herr_t (*Dread_chunk)(hid_t, hid_t, const hsize_t *, uint32_t *, void *);
+    herr_t (*Dread_chunk2)(hid_t, hid_t, const hsize_t *, uint32_t *, void *, size_t *);
     herr_t (*Eget_auto2)(hid_t, H5E_auto2_t *, void **);
     herr_t (*Eset_auto2)(hid_t, H5E_auto2_t, void *);
     int (*Sget_simple_extent_ndims)(hid_t);
@@ -72,7 +76,12 @@ typedef struct b2_h5_read_api {
     hid_t (*Fget_access_plist)(hid_t);
     hid_t (*Fget_create_plist)(hid_t);
     herr_t (*Fclose)(hid_t);
+    /* The sec2 driver's id: H5FD_sec2_init() up to 1.14, the variable
+     * H5FD_SEC2_id_g (valid after H5open) from 2.0, which removed the
+     * H5FD_*_init functions. Use b2_h5_driver_sec2(). */
     hid_t (*FD_sec2_init)(void);
+    const hid_t *FD_sec2_id_g;
+    herr_t (*open)(void);
     /* the writer (h5write.c) */
     herr_t (*Dwrite)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *);
     herr_t (*Dwrite_chunk)(hid_t, hid_t, uint32_t, const hsize_t *, size_t, const void *);
@@ -81,8 +90,14 @@ typedef struct b2_h5_read_api {
     herr_t (*Pget_fill_value)(hid_t, hid_t, void *);
     htri_t (*Tdetect_class)(hid_t, H5T_class_t);
     htri_t (*Tis_variable_str)(hid_t);
-    hid_t (*FD_mpio_init)(void); /* parallel builds only */
+    hid_t (*FD_mpio_init)(void); /* parallel builds only, up to 1.14 */
+    const hid_t *FD_mpio_id_g;   /* parallel builds only, from 2.0 */
 } b2_h5_read_api;
+
+/* The sec2 (plain POSIX file) and mpio driver ids of that HDF5, or
+ * H5I_INVALID_HID when it has no such driver. */
+B2_HIDDEN hid_t b2_h5_driver_sec2(const b2_h5_read_api *h);
+B2_HIDDEN hid_t b2_h5_driver_mpio(const b2_h5_read_api *h);
 
 /* The read table (resolved once, from where b2_h5_api_get found HDF5), or NULL
  * when HDF5 or one of the required functions is missing. */
@@ -93,6 +108,15 @@ B2_HIDDEN const b2_h5_read_api *b2_h5_read_api_get(void);
  * library containing it is searched first. Resolution happens once per process:
  * later calls return the same table whatever their hint. */
 B2_HIDDEN const b2_h5_api *b2_h5_api_get(const void *hint);
+
+/* An address inside the HDF5 library that the loaded object `anchor` (a path:
+ * h5py's h5z extension module, or a libhdf5 itself) links, found the way the
+ * dynamic linker binds that object's own calls; NULL when anchor is not loaded
+ * in the process or reaches no HDF5. Never loads anything. */
+B2_HIDDEN const void *b2_h5_anchor_address(const char *anchor);
+
+/* The table if it is resolved already, else NULL (never resolves). */
+B2_HIDDEN const b2_h5_api *b2_h5_api_peek(void);
 
 /* Push an HDF5 error (major H5E_PLINE, minor H5E_CALLBACK) with a printf-style
  * message naming the filter. Does nothing when api or Epush2 is missing. */

@@ -140,7 +140,13 @@ int b2_h5_read_stored(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc,
     if (b2_h5_grow(buf, cap, n ? (size_t)n : 1) < 0)
         return B2_FAIL(B2_ERR_NOMEM, "no memory for the stored bytes");
     uint32_t mask = 0;
-    if (r->h->Dread_chunk(r->dset, H5P_DEFAULT, coff, &mask, *buf) < 0)
+    /* HDF5 2.0's call is told the buffer's size and refuses a chunk that grew
+     * since it was looked up, rather than writing past the buffer. */
+    size_t nalloc = *cap;
+    herr_t hr = r->h->Dread_chunk2
+                    ? r->h->Dread_chunk2(r->dset, H5P_DEFAULT, coff, &mask, *buf, &nalloc)
+                    : r->h->Dread_chunk(r->dset, H5P_DEFAULT, coff, &mask, *buf);
+    if (hr < 0)
         return B2_FAIL(B2_ERR_IO, "H5Dread_chunk failed");
     if (loc->size > loc->stored)
         memset(*buf + loc->stored, 0, (size_t)(loc->size - loc->stored));
@@ -422,7 +428,7 @@ static const char *dataset_refusal(b2_h5_reader *rd)
         return "no file";
     hid_t fapl = h->Fget_access_plist(fid), fcpl = h->Fget_create_plist(fid);
     unsigned intent = 0;
-    if (fapl < 0 || h->Pget_driver(fapl) != h->FD_sec2_init())
+    if (fapl < 0 || h->Pget_driver(fapl) != b2_h5_driver_sec2(h))
         why = "the file driver is not sec2 (plain POSIX file)";
     else if (fcpl < 0 || h->Pget_userblock(fcpl, &rd->userblock) < 0)
         why = "no file creation properties";
@@ -517,7 +523,7 @@ static int read_box(reader *r, b2_h5_reader *rd, size_t bufsize)
      * errors carry their own messages), set once, as a pair of calls costs
      * more than the look-up. */
     const b2_h5_read_api *hh = r->h;
-    r->may_read_whole = hh->Dget_chunk_storage_size && hh->Dread_chunk &&
+    r->may_read_whole = hh->Dget_chunk_storage_size && (hh->Dread_chunk || hh->Dread_chunk2) &&
                         (rd->lookup == B2_H5_LOOKUP_READ ||
                          (rd->lookup == B2_H5_LOOKUP_AUTO &&
                           r->grid_chunks * ADDR_NS_PER_CHUNK > READ_NS));

@@ -425,9 +425,9 @@ static const char *dataset_refusal(writer *wr, char *why_buf, size_t cap)
         return "no file";
     hid_t fapl = h->Fget_access_plist(fid);
     hid_t drv = fapl < 0 ? -1 : h->Pget_driver(fapl);
-    if (drv >= 0 && wr->h->FD_mpio_init && drv == wr->h->FD_mpio_init())
+    if (drv >= 0 && drv == b2_h5_driver_mpio(h))
         why = "the file uses MPI-IO";
-    else if (drv < 0 || drv != h->FD_sec2_init())
+    else if (drv < 0 || drv != b2_h5_driver_sec2(h))
         why = "the file driver is not sec2 (plain POSIX file)";
     if (fapl >= 0)
         h->Pclose(fapl);

@@ -10,13 +10,16 @@ Importing b2blosc registers filter 32026 with the HDF5 library h5py has loaded,
 unless HDF5 already has a filter 32026 (a plugin on HDF5_PLUGIN_PATH or in the
 system's plugin folder): register(force=True) replaces that one with ours.
 
-How it registers: the plugin exports b2_h5_register(), which finds the HDF5
-library already loaded in the process (never loading one: it opens libraries
-with RTLD_NOLOAD and walks the loaded objects, since h5py's libhdf5 is loaded
-RTLD_LOCAL) and calls its H5Zregister with the filter class. That is the same
-lookup the filter itself uses to call HDF5, so registration and filtering are
-bound to the same HDF5 by construction; calling H5Zregister through ctypes on
-h5py's library would need its file name and a second copy of the class layout.
+How it registers: the plugin exports b2_h5_register_with(anchor), given
+h5py's h5z extension module (h5py.h5z.__file__) as the anchor, as hdf5plugin
+does. It finds the libhdf5 that module links (dlsym through the module's own
+handle, never loading anything: h5py's libhdf5 is loaded RTLD_LOCAL), binds
+the filter's HDF5 table to that library and calls its H5Zregister with the
+filter class. So registration and filtering use h5py's HDF5 even when
+PyTables or netCDF4 loaded their own libhdf5 copies first. If the plugin is
+bound already to another HDF5 of the process (which loaded it first from
+HDF5_PLUGIN_PATH), register() raises PluginError saying so.
+get_config() names the library and its version.
 
 PLUGIN_PATH is the folder holding libH5Zb2.so, for HDF5_PLUGIN_PATH of programs
 outside Python (h5dump, nccopy, netCDF-C). Without h5py the import still works:
@@ -69,21 +72,59 @@ def register(force=True):
         _state["registered"] = "kept"
         return False
     lib = _loader.load()
+    anchor = _h5py_anchor()
     with _phil():
-        rc = lib.b2_h5_register()
+        rc = lib.b2_h5_register_with(anchor.encode())
     if rc < 0:
         path = _loader.plugin_file()
-        raise PluginError(5, "%s: b2_h5_register() found no HDF5 library in the process or "
-                          "H5Zregister refused the filter" % path, path)
+        raise PluginError(5, "%s: %s" % (path, _REGISTER_ERRORS.get(rc, "error %d" % rc)
+                                         .format(anchor=anchor, bound=_bound_hdf5()[0])), path)
     _state["registered"] = "b2blosc"
     return True
 
 
+_REGISTER_ERRORS = {
+    -1: "b2_h5_register_with() found no HDF5 library in the process",
+    -2: "h5py's h5z module {anchor} is not loaded or links no HDF5 library",
+    -3: "the plugin is bound already to another HDF5 library of this process ({bound}), "
+        "not h5py's (linked by {anchor}): it was loaded from HDF5_PLUGIN_PATH by that "
+        "library first",
+    -4: "H5Zregister of h5py's HDF5 (linked by {anchor}) refused the filter",
+}
+
+
+def _h5py_anchor():
+    """The file of h5py's h5z extension module: the libhdf5 it links is h5py's."""
+    import h5py.h5z
+    return h5py.h5z.__file__
+
+
+def _bound_hdf5():
+    """(path, "major.minor.release") of the HDF5 library the plugin is bound
+    to, or (None, None) while it is bound to none."""
+    import ctypes
+    from . import _loader
+    try:
+        lib = _loader.load()
+    except PluginError:
+        return None, None
+    buf = ctypes.create_string_buffer(4096)
+    ver = (ctypes.c_uint * 3)()
+    if lib.b2_h5_api_info(buf, len(buf), ctypes.byref(ver)) < 0:
+        return None, None
+    import os
+    path = os.path.realpath(buf.value.decode(errors="replace"))  # as /proc/self/maps names it
+    return path, "%d.%d.%d" % tuple(ver)
+
+
 def get_config():
-    """What this process uses: version, plugin file and folder, and who provides
-    filter 32026 ("b2blosc", "kept": another copy HDF5 found first, or None)."""
+    """What this process uses, as a dict: version, plugin file and folder, who
+    provides filter 32026 ("b2blosc", "kept": another copy HDF5 found first,
+    or None), and hdf5_library / hdf5_version: the libhdf5 file the plugin is
+    bound to (registered with) and its version (None while bound to none)."""
+    lib, ver = _bound_hdf5()
     return {"version": __version__, "plugin_file": PLUGIN_FILE, "plugin_path": PLUGIN_PATH,
-            "registered": _state["registered"]}
+            "registered": _state["registered"], "hdf5_library": lib, "hdf5_version": ver}
 
 
 def _phil():

@@ -19,7 +19,10 @@ from collections.abc import Mapping
 FILTER_ID = 32026
 
 try:  # instances work as compression= and as **kwargs in create_dataset
-    from h5py.filters import FilterRefBase as _Base
+    try:
+        from h5py.filters import FilterRefBase as _Base
+    except ImportError:  # h5py >= 3.8 (pip's 3.15, 3.16) has no h5py.filters module
+        from h5py._hl.filters import FilterRefBase as _Base
 except ImportError:  # no h5py: the same Mapping behaviour, written out
     class _Base(Mapping):
         filter_id = None
@@ -47,26 +50,19 @@ except ImportError:  # no h5py: the same Mapping behaviour, written out
 
 
 def _all_cd_values(plist_id):
-    """Every cd_value of filter 32026 in a creation property list, through the
-    libhdf5 this process loaded (RTLD_NOLOAD), or None when it is not found."""
+    """Every cd_value of filter 32026 in a creation property list of h5py's,
+    through h5py's own libhdf5, or None when it is not found. The library is
+    reached through h5py's h5z module (RTLD_NOLOAD): a symbol looked up on its
+    handle comes from the libhdf5 it links, whatever other copies (PyTables',
+    netCDF4's) the process loaded first."""
     import ctypes
     import os
-    path = None
     try:
-        with open("/proc/self/maps") as f:
-            for line in f:
-                p = line.rsplit(None, 1)[-1]
-                base = os.path.basename(p)
-                if p.startswith("/") and base.startswith("libhdf5") and ".so" in base \
-                        and "_hl" not in base:
-                    path = p
-                    break
-        lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD) if path else None
-    except OSError:
+        import h5py.h5z
+        lib = ctypes.CDLL(h5py.h5z.__file__, mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+        fn = lib.H5Pget_filter_by_id2
+    except (ImportError, OSError, AttributeError):
         return None
-    if lib is None:
-        return None
-    fn = lib.H5Pget_filter_by_id2
     fn.restype = ctypes.c_int
     fn.argtypes = [ctypes.c_int64, ctypes.c_int, ctypes.POINTER(ctypes.c_uint),
                    ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.c_uint), ctypes.c_size_t,

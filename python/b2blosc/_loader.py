@@ -90,6 +90,10 @@ def _declare(lib):
     c = ctypes
     lib.b2_h5_register.argtypes = []
     lib.b2_h5_register.restype = c.c_int
+    lib.b2_h5_register_with.argtypes = [c.c_char_p]
+    lib.b2_h5_register_with.restype = c.c_int
+    lib.b2_h5_api_info.argtypes = [c.c_char_p, c.c_size_t, c.POINTER(c.c_uint * 3)]
+    lib.b2_h5_api_info.restype = c.c_int
     lib.b2_h5_read_box.argtypes = [c.c_int64, c.c_int64, c.POINTER(c.c_uint64),
                                    c.POINTER(c.c_uint64), c.c_void_p, c.c_size_t,
                                    c.POINTER(ReadReport)]
