@@ -209,7 +209,8 @@ static int64_t entry_offset(const uint8_t *e, const uint8_t *end)
     return -1;
 }
 
-/* The byte offset of the uncompressed member name's data, or -1. */
+/* The byte offset of the uncompressed member name's data; -1 when there is no
+ * such member, -2 when it is there but deflated or damaged. */
 static int64_t zip_member(FILE *f, const uint8_t *cd, int64_t cdsize, const char *name)
 {
     size_t nlen = strlen(name);
@@ -224,7 +225,7 @@ static int64_t zip_member(FILE *f, const uint8_t *cd, int64_t cdsize, const char
             int64_t off = entry_offset(e, end);
             if (le(e + 10, 2) != 0 || off < 0 || read_at(f, off, lh, sizeof lh) ||
                 memcmp(lh, "PK\3\4", 4))
-                return -1; /* deflated (python-blosc2 refuses those too) or damaged */
+                return -2; /* deflated (python-blosc2 refuses those too) or damaged */
             return off + 30 + (int64_t)le(lh + 26, 2) + (int64_t)le(lh + 28, 2);
         }
         e = next;
@@ -248,10 +249,10 @@ static int zip_kind(const char *path, FILE *f, int64_t fsize, char *buf, size_t 
     index_at = zip_member(f, cd, cdsize, "embed.b2e");
     meta_at = zip_member(f, cd, cdsize, "_meta.b2f");
     free(cd);
-    if (index_at < 0)
-        return put(buf, cap, "a zip file without a stored embed.b2e (not a Blosc2 frame, "
+    if (index_at == -1)
+        return put(buf, cap, "a zip file without embed.b2e (not a Blosc2 frame, "
                              "nor a python-blosc2 store)"), 1;
-    found = frame_kind_at(path, index_at, index, sizeof index);
+    found = index_at >= 0 && frame_kind_at(path, index_at, index, sizeof index);
     ctable = meta_at >= 0 && frame_kind_at(path, meta_at, meta, sizeof meta) && strstr(meta, "CTable");
     store_kind(index, found, ctable, ".b2z, a zip of frames", buf, cap);
     return 1;
