@@ -199,6 +199,8 @@ static int64_t entry_offset(const uint8_t *e, const uint8_t *end)
         return off;
     while (x + 4 <= xend && xend <= end) {
         unsigned id = (unsigned)le(x, 2), len = (unsigned)le(x + 2, 2);
+        if (x + 4 + len > xend)
+            return -1;
         if (id == 1) { /* sizes first, each only when saturated in the entry */
             const uint8_t *v = x + 4;
             v += (le(e + 24, 4) == 0xffffffff ? 8 : 0) + (le(e + 20, 4) == 0xffffffff ? 8 : 0);
