@@ -114,6 +114,7 @@ SIGNATURES = {
     # b2_frame.h
     "b2_schunk_new": (_vp, [ctypes.POINTER(CParams)]),
     "b2_schunk_open": (_int, [_cp, _int, ctypes.POINTER(_vp)]),
+    "b2_schunk_open_offset": (_int, [_cp, _i64, _int, ctypes.POINTER(_vp)]),
     "b2_schunk_append_chunk": (_i64, [_vp, _cp, _i32]),
     "b2_schunk_meta_add": (_int, [_vp, _cp, _cp, _i32]),
     "b2_schunk_free": (None, [_vp]),

@@ -55,7 +55,16 @@ Errors: a libb2 failure (truncated, corrupt or non-Blosc2 file, ...) raises
 Blosc2Error, a ValueError carrying .code (the negative B2_ERR_* code), .name and
 .message (the library's detailed message); a missing path raises
 FileNotFoundError; a library that cannot be found or loaded raises
-LibraryNotFoundError (an OSError). NumPy and libb2 are loaded on first use."""
+LibraryNotFoundError (an OSError). NumPy and libb2 are loaded on first use.
+
+What open() refuses, with a Blosc2Error whose message (and .kind) names it:
+python-blosc2's containers built of frames, whose frames would otherwise read
+as index bytes or zeros: its stores (EmbedStore .b2e; DictStore, TreeStore and
+CTable as a .b2d directory or a .b2z zip, and the embed.b2e/_meta.b2f frames
+inside them), BatchArray, ObjectArray and ListArray (variable-length blocks),
+saved lazy expressions and UDFs (the b2o or LazyArray metalayer), Proxy and
+RemoteArray caches. python-blosc2 (blosc2.open) reads those. An HDF5 file is
+refused pointing at h5py and b2blosc.h5."""
 import ast
 import ctypes
 import operator
@@ -697,6 +706,185 @@ def _cparams_dict(p):
             "filters": list(c.filters), "filters_meta": list(c.filters_meta)}
 
 
+# ---- python-blosc2 objects b2blosc does not read ----
+#
+# python-blosc2 (4.x) builds containers out of frames: stores, tables, arrays of
+# variable-length blocks and saved expressions. Their frames are valid, so
+# without a look at their markers they would open as a FrameArray of index
+# bytes or a b2nd carrier of zeros. Each is named and refused instead
+# (doc: python-blosc2's schunk.open / process_opened_object dispatch on these).
+
+# fixed metalayer -> what the frame is
+_PY_META_KINDS = (
+    ("b2embed", "a python-blosc2 EmbedStore (.b2e)"),
+    ("b2dict", "the index frame (embed.b2e) of a python-blosc2 DictStore"),
+    ("b2tree", "the index frame (embed.b2e) of a python-blosc2 TreeStore"),
+    ("b2remote_store", "a python-blosc2 RemoteStore (b2remote_store metalayer)"),
+    ("batcharray", "a python-blosc2 BatchArray (batcharray metalayer, variable-length blocks)"),
+    ("vlarray", "a python-blosc2 ObjectArray (vlarray metalayer, variable-length blocks)"),
+    ("listarray", "a python-blosc2 ListArray (listarray metalayer, variable-length blocks)"),
+    ("LazyArray", "a saved lazy expression (LazyArray metalayer)"),
+    ("proxy-source", "a python-blosc2 Proxy cache (proxy-source metalayer)"),
+)
+# the "kind" inside a b2o metalayer -> what the frame is
+_B2O_KINDS = {
+    "lazyexpr": "a saved lazy expression (b2o metalayer, a python-blosc2 LazyExpr)",
+    "lazyudf": "a saved lazy UDF (b2o metalayer, a python-blosc2 LazyUDF)",
+    "c2array": "a saved python-blosc2 C2Array reference (b2o metalayer)",
+    "remote_array": "a python-blosc2 RemoteArray cache (b2o metalayer)",
+}
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+_ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+def _mp_str_after(buf, key):
+    """The msgpack string following the msgpack string key in buf (a small map
+    such as b2o's {"kind": ..., "version": 1}), or None. No msgpack needed."""
+    k = key.encode()
+    i = buf.find(bytes([0xa0 | len(k)]) + k)
+    if i < 0:
+        return None
+    i += 1 + len(k)
+    if i < len(buf) and 0xa0 <= buf[i] <= 0xbf:
+        n, i = buf[i] & 0x1f, i + 1
+    elif i + 1 < len(buf) and buf[i] == 0xd9:
+        n, i = buf[i + 1], i + 2
+    else:
+        return None
+    return buf[i:i + n].decode("utf-8", "replace")
+
+
+def _schunk_blob(d, s, name, vl):
+    """A metalayer's (vl: vlmetalayer's) bytes, or None."""
+    fn = d.b2_schunk_vlmeta_get if vl else d.b2_schunk_meta_get
+    buf, n = ctypes.POINTER(ctypes.c_uint8)(), ctypes.c_int32()
+    if fn(s, name, ctypes.byref(buf), ctypes.byref(n)) < 0:
+        return None
+    return _lib().take(buf, n.value)
+
+
+def _python_kind(d, s):
+    """What python-blosc2 object the open super-chunk s is, or None for a plain
+    frame or b2nd array."""
+    names = set()
+    for i in range(max(0, d.b2_schunk_meta_count(s))):
+        n = d.b2_schunk_meta_name(s, i)
+        if n is not None:
+            names.add(n.decode("utf-8", "replace"))
+    for meta, kind in _PY_META_KINDS:
+        if meta in names:
+            return kind
+    if "b2o" in names:
+        k = _mp_str_after(_schunk_blob(d, s, b"b2o", False) or b"", "kind")
+        return _B2O_KINDS.get(k, "a saved python-blosc2 object (b2o metalayer, kind %r)" % k)
+    # a CTable's manifest (_meta.b2f): no metalayer, vlmeta kind "ctable"
+    if _schunk_blob(d, s, b"kind", True) == b"\xa6ctable":
+        return "the manifest (_meta.b2f) of a python-blosc2 CTable"
+    return None
+
+
+def _frame_kind(path, offset=0):
+    """_python_kind of the frame at offset in path; None when it does not open."""
+    d = _lib().dll
+    s = ctypes.c_void_p()
+    if d.b2_schunk_open_offset(os.fsencode(path), offset, _libb2.OPEN_READONLY, ctypes.byref(s)) < 0:
+        return None
+    try:
+        return _python_kind(d, s)
+    finally:
+        d.b2_schunk_free(s)
+
+
+def _store_kind(index_kind, is_ctable, form):
+    """A store named from its embed.b2e's kind; form says .b2d or .b2z."""
+    if is_ctable:
+        name = "CTable"
+    elif index_kind and "TreeStore" in index_kind:
+        name = "TreeStore"
+    elif index_kind and "DictStore" in index_kind:
+        name = "DictStore"
+    else:
+        name = "DictStore or TreeStore"
+    return "a python-blosc2 %s (%s)" % (name, form)
+
+
+def _zip_kind(path):
+    """A .b2z store is a zip of uncompressed frames with embed.b2e among them."""
+    import zipfile
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = {i.filename: i for i in zf.infolist()}
+    except (zipfile.BadZipFile, OSError) as e:
+        return "a zip file that does not read as one (%s)" % e
+    if "embed.b2e" not in infos:
+        return "a zip file without embed.b2e (not a Blosc2 frame, nor a python-blosc2 store)"
+
+    def member_kind(name):
+        info = infos.get(name)
+        if info is None or info.compress_type != zipfile.ZIP_STORED:
+            return None
+        with _builtin_open(path, "rb") as f:   # where the member's bytes start
+            f.seek(info.header_offset)
+            head = f.read(30)
+        if len(head) < 30 or head[:4] != b"PK\x03\x04":
+            return None
+        start = info.header_offset + 30 + int.from_bytes(head[26:28], "little") + \
+            int.from_bytes(head[28:30], "little")
+        return _frame_kind(path, start)
+    ctable = member_kind("_meta.b2f")
+    return _store_kind(member_kind("embed.b2e"), bool(ctable and "CTable" in ctable),
+                       ".b2z, a zip of frames")
+
+
+def _container_kind(path):
+    """What path is when it is no Blosc2 frame we read: an HDF5 file, a
+    python-blosc2 store (zip or directory); None otherwise (then it is opened,
+    and its frame looked at by _python_kind)."""
+    if os.path.isdir(path):
+        if os.path.exists(os.path.join(path, "chunks.b2frame")):
+            return None   # a sparse frame
+        if not os.path.isfile(os.path.join(path, "embed.b2e")):
+            return None
+        meta = os.path.join(path, "_meta.b2f")
+        ctable = _frame_kind(meta) if os.path.isfile(meta) else None
+        return _store_kind(_frame_kind(os.path.join(path, "embed.b2e")),
+                           bool(ctable and "CTable" in ctable), ".b2d, a directory of frames")
+    with _builtin_open(path, "rb") as f:
+        head = f.read(8)
+        if head[:4] in _ZIP_SIGNATURES:
+            return _zip_kind(path)
+        # HDF5's superblock is at 0, 512, 1024, 2048, ... (the HDF5 spec; b2_inspect_path)
+        off = 0
+        while True:
+            if head == _HDF5_SIGNATURE:
+                return "an HDF5 file"
+            off = 512 if off == 0 else off * 2
+            f.seek(off)
+            head = f.read(8)
+            if len(head) < 8:
+                return None
+
+
+def _refuse(path, kind):
+    """The error for a python-blosc2 object, an HDF5 file or a zip: names it and
+    says what reads it."""
+    if kind == "an HDF5 file":
+        text = ("an HDF5 file, not a Blosc2 frame: read its datasets with h5py (importing "
+                "b2blosc registers the Blosc2 filter with it) or b2blosc.h5.read")
+        code = -15  # B2_ERR_FORMAT
+    elif kind.startswith("a zip file"):
+        text, code = kind + "; b2blosc.open reads Blosc2 frames and b2nd arrays", -15
+    else:
+        text = ("%s; b2blosc.open reads Blosc2 frames and b2nd arrays only: open it with "
+                "python-blosc2 (blosc2.open)" % kind)
+        if ".b2d" in kind:
+            text += " (the .b2nd files inside are arrays b2blosc.open reads)"
+        code = -5   # B2_ERR_UNSUPPORTED
+    e = Blosc2Error(code, text, "opening %s" % path)
+    e.kind = kind
+    return e
+
+
 # ---- open ----
 
 def open(path, mode="r"):  # noqa: A001  (b2blosc.open, like numpy.load / h5py.File)
@@ -714,12 +902,18 @@ def open(path, mode="r"):  # noqa: A001  (b2blosc.open, like numpy.load / h5py.F
         path = os.fsdecode(path)
     if not os.path.exists(path):
         raise FileNotFoundError(2, "No such file or directory", path)
+    kind = _container_kind(path)
+    if kind is not None:
+        raise _refuse(path, kind)
     lib = _lib()
     d = lib.dll
     s = ctypes.c_void_p()
     lib.check(d.b2_schunk_open(os.fsencode(path), flags, ctypes.byref(s)),
               "opening %s" % path)
     try:
+        kind = _python_kind(d, s)
+        if kind is not None:
+            raise _refuse(path, kind)
         names = set()
         for i in range(max(0, d.b2_schunk_meta_count(s))):
             n = d.b2_schunk_meta_name(s, i)

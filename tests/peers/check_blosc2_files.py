@@ -8,12 +8,14 @@ check_blosc2_files.py [WORK], in one process (no HDF5 involved):
     unicode, structured, datetime64), various codecs and filters; each is read
     with b2blosc.open and with `b2 cat` (plus `b2 info` must succeed) and
     compared with python-blosc2's own read;
-  * python-blosc2 4.14's stores (DictStore .b2d and .b2z, EmbedStore .b2e,
-    TreeStore .b2z) must be refused by b2blosc.open with an error that names
-    the kind: never opened as data;
+  * python-blosc2 4.14's containers that are not arrays (DictStore, TreeStore
+    and CTable as .b2d and .b2z, EmbedStore .b2e, BatchArray, ObjectArray, a
+    saved LazyExpr and LazyUDF, a Proxy cache) must be refused by b2blosc.open
+    and `b2 cat` with an error that names the kind: never opened as data;
   * the other way: b2blosc.save writes arrays (ranks 1..6, dtypes, codecs,
     filters, contiguous and sparse), blosc2.open reads them to the same values.
 Prints the counts per category; exits 1 on any mismatch or error."""
+import dataclasses
 import itertools
 import os
 import shutil
@@ -159,44 +161,125 @@ def peer_read(t, kind, label, got, data, filters):
 
 
 def refused(path, words):
-    """b2blosc.open(path) must raise, naming the kind (one of words)."""
+    """b2blosc.open(path) must raise, naming the kind (words, in its message)."""
     try:
         a = b2blosc.open(path)
     except Exception as e:
         # the file's own name (st.b2e) is no naming of the kind
         msg = str(e).replace(path, "FILE").replace(os.path.basename(path), "FILE")
-        if any(w.lower() in msg.lower() for w in words):
+        if words in msg:
             return True
         raise AssertionError("refused, but the message does not name the kind (%s): %s: %s"
-                             % ("/".join(words), type(e).__name__, msg[:300])) from None
+                             % (words, type(e).__name__, msg[:300])) from None
     desc = "%s shape %s dtype %s" % (type(a).__name__, getattr(a, "shape", "?"),
                                      getattr(a, "dtype", "?"))
     a.close()
     raise AssertionError("opened as data: " + desc)
 
 
-def stores(t, work):
-    """python-blosc2's stores: written by it, refused by b2blosc.open naming the kind."""
-    arr = np.arange(1000, dtype="f8")
-    # a .b2z is a zip of either store (TreeStore is a DictStore): either name will do
-    todo = [("DictStore .b2d", blosc2.DictStore, "st.b2d", ("DictStore",)),
-            ("DictStore .b2z", blosc2.DictStore, "st.b2z", ("DictStore", "TreeStore")),
-            ("EmbedStore .b2e", blosc2.EmbedStore, "st.b2e", ("EmbedStore",)),
-            ("TreeStore .b2z", blosc2.TreeStore, "tree.b2z", ("DictStore", "TreeStore"))]
-    for what, cls, fn, words in todo:
-        path = os.path.join(work, fn)
-        try:
+def b2_refuses(path, words):
+    """`b2 cat` must exit 1 naming the kind, with nothing on stdout."""
+    r = pc.run_b2(["cat", path])
+    err = r.stderr.decode(errors="replace")
+    if r.returncode == 1 and not r.stdout and words in err:
+        return True
+    raise AssertionError("b2 cat: exit %d, %d bytes out: %s" % (r.returncode, len(r.stdout),
+                                                                 err.strip()[:300]))
+
+
+def write_stores(work, arr):
+    """python-blosc2's stores and other containers that are not arrays:
+    (what, path, the words naming its kind, writer)."""
+    def store(cls, path):
+        def w():
             with cls(path, mode="w") as s:
                 s["/x"] = arr
                 s["/y"] = blosc2.asarray(arr * 2)
+        return w
+
+    def table(path):
+        @dataclasses.dataclass
+        class Row:
+            a: int = blosc2.field(blosc2.int32())
+            b: float = blosc2.field(blosc2.float64())
+
+        def w():
+            t = blosc2.CTable(Row, urlpath=path, mode="w", expected_size=16)
+            t.extend([(1, 2.0), (3, 4.0)])
+            t.close()
+        return w
+
+    def vl(cls, path, items):
+        def w():
+            a = cls(urlpath=path, mode="w")
+            for it in items:
+                a.append(it)
+            del a
+        return w
+
+    def lazy(path, udf):
+        def w():
+            a1 = blosc2.asarray(arr, urlpath=path + ".op1.b2nd", mode="w")
+            a2 = blosc2.asarray(arr, urlpath=path + ".op2.b2nd", mode="w")
+            if udf:
+                @blosc2.dsl_kernel
+                def kern(x, y):
+                    return x + y
+                blosc2.lazyudf(kern, (a1, a2), dtype=np.float64).save(urlpath=path)
+            else:
+                (a1 + a2 * 2).save(urlpath=path)
+        return w
+
+    def proxy(path):
+        def w():
+            src = blosc2.asarray(arr, urlpath=path + ".src.b2nd", mode="w")
+            p = blosc2.Proxy(src, urlpath=path, mode="w")
+            del p
+        return w
+
+    p = lambda n: os.path.join(work, n)  # noqa: E731
+    return [
+        ("DictStore .b2d", p("st.b2d"), "a python-blosc2 DictStore (.b2d", store(blosc2.DictStore, p("st.b2d"))),
+        ("DictStore .b2z", p("st.b2z"), "a python-blosc2 DictStore (.b2z", store(blosc2.DictStore, p("st.b2z"))),
+        ("EmbedStore .b2e", p("st.b2e"), "a python-blosc2 EmbedStore (.b2e)",
+         store(blosc2.EmbedStore, p("st.b2e"))),
+        ("TreeStore .b2d", p("tree.b2d"), "a python-blosc2 TreeStore (.b2d",
+         store(blosc2.TreeStore, p("tree.b2d"))),
+        ("TreeStore .b2z", p("tree.b2z"), "a python-blosc2 TreeStore (.b2z",
+         store(blosc2.TreeStore, p("tree.b2z"))),
+        ("CTable .b2d", p("tab.b2d"), "a python-blosc2 CTable (.b2d", table(p("tab.b2d"))),
+        ("CTable .b2z", p("tab.b2z"), "a python-blosc2 CTable (.b2z", table(p("tab.b2z"))),
+        ("BatchArray", p("batch.b2frame"), "a python-blosc2 BatchArray",
+         vl(blosc2.BatchArray, p("batch.b2frame"), ([1, 2, 3], ["x", "y"]))),
+        ("ObjectArray", p("obj.b2frame"), "a python-blosc2 ObjectArray",
+         vl(blosc2.ObjectArray, p("obj.b2frame"), ({"k": 1}, [1, 2]))),
+        ("LazyExpr.save", p("expr.b2nd"), "a saved lazy expression (b2o metalayer",
+         lazy(p("expr.b2nd"), False)),
+        ("LazyUDF.save", p("udf.b2nd"), "a saved lazy UDF (b2o metalayer", lazy(p("udf.b2nd"), True)),
+        ("Proxy cache", p("proxy.b2nd"), "a python-blosc2 Proxy cache", proxy(p("proxy.b2nd"))),
+    ]
+
+
+def stores(t, work):
+    """python-blosc2's stores, tables, VL-block arrays and saved expressions:
+    written by it, refused by b2blosc.open and `b2 cat` naming the kind."""
+    arr = np.arange(1000, dtype="f8")
+    for what, path, words, write in write_stores(work, arr):
+        try:
+            write()
+            obj = blosc2.open(path, deserialize="full")
         except Exception as e:
-            t.check(False, "blosc2 writes a store", "%s: %s: %s" % (what, type(e).__name__, e))
+            t.check(False, "blosc2 writes a container", "%s: %s: %s" % (what, type(e).__name__, e))
             continue
-        with cls(path, mode="r") as s:
-            t.check(np.array_equal(s["/x"][:], arr), "blosc2 own round trip, store", what)
+        t.check(obj is not None and type(obj).__name__ not in ("SChunk",),
+                "blosc2 opens its own container", "%s: %s" % (what, type(obj).__name__))
+        if hasattr(obj, "close"):
+            obj.close()
         kind = "file" if os.path.isfile(path) else "directory"
-        t.attempt("b2blosc.open refuses a store naming it", "%s (%s)" % (what, kind),
+        t.attempt("b2blosc.open refuses naming the kind", "%s (%s)" % (what, kind),
                   refused, path, words)
+        t.attempt("b2 cat refuses naming the kind", "%s (%s)" % (what, kind),
+                  b2_refuses, path, words)
 
 
 def saved(t, work):

@@ -142,7 +142,7 @@ static int info_path(const char *path, int json)
     int rc;
     if (b2cli_h5_is_hdf5(path))
         return b2cli_h5_info(path, json);
-    rc = b2cli_obj_open(&o, path);
+    rc = b2cli_obj_open_frames(&o, path); /* python-blosc2's objects are named, not refused */
     if (rc == B2_OK) {
         if (o.kind == B2_KIND_CHUNK) {
             b2_chunk_info ci;

@@ -158,7 +158,7 @@ int b2cli_cmd_verify(int argc, char **argv)
                 failed = 1;
             continue;
         }
-        rc = b2cli_obj_open(&o, argv[i]);
+        rc = b2cli_obj_open_frames(&o, argv[i]); /* a python-blosc2 object's frames verify too */
         if (rc == B2_OK)
             rc = o.kind == B2_KIND_CHUNK ? verify_chunk(&o, nthreads, quiet)
                                             : verify_schunk(&o, nthreads, quiet);

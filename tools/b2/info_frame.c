@@ -139,6 +139,9 @@ static int frame_text(const b2cli_obj *o, const b2_frame_info *h)
     int64_t n = b2_schunk_nchunks(s);
     int rc = B2_OK, nf = 0;
     printf("%s: %s\n", o->path, kind_text(o));
+    if (o->pykind[0]) /* described, but what its chunks hold is not ours to show */
+        printf("  python-blosc2    %s: its chunks are not array data (b2 cat and slice refuse it;"
+               " python-blosc2's blosc2.open reads it)\n", o->pykind);
     if (h) {
         printf("  header size      %d\n", h->header_len);
         printf("  frame size       %lld\n", (long long)h->frame_len);
@@ -223,6 +226,8 @@ static int frame_json(const b2cli_obj *o, const b2_frame_info *h)
     b2cli_json_begin(&j, stdout);
     b2cli_json_str(&j, "file", o->path);
     b2cli_json_str(&j, "kind", b2_kind_name(o->kind));
+    if (o->pykind[0])
+        b2cli_json_str(&j, "python_blosc2", o->pykind);
     b2cli_json_str(&j, "storage", b2_schunk_storage(s) == B2_STORAGE_SPARSE ? "sparse" : "contiguous");
     if (h) {
         b2cli_json_int(&j, "header_size", h->header_len);

@@ -10,13 +10,17 @@
 
 #include "b2cli.h"
 
-/* A frame was opened as o->schunk: make it an array when the library said it is one. */
-static int attach_b2nd(b2cli_obj *o)
+/* A frame was opened as o->schunk: make it an array when the library said it
+ * is one. A python-blosc2 object on frames is refused unless allow_py (then
+ * named in o->pykind): its frames are an index or a carrier, not the data. */
+static int attach_b2nd(b2cli_obj *o, int allow_py)
 {
     int rc;
     /* every command reads with verification: a frame holding checksums fails a
      * damaged chunk's read with 'checksum mismatch' naming it (doc/format/checksums.md) */
     b2_schunk_set_verify(o->schunk, 1);
+    if (b2cli_py_frame_kind(o->schunk, o->pykind, sizeof o->pykind) && !allow_py)
+        return b2cli_py_refuse(o->path, o->pykind);
     if (o->kind != B2_KIND_B2ND)
         return B2_OK;
     rc = b2_nd_from_schunk(o->schunk, &o->arr);
@@ -25,7 +29,7 @@ static int attach_b2nd(b2cli_obj *o)
     return rc;
 }
 
-static int open_frame_path(b2cli_obj *o, const char *fpath)
+static int open_frame_path(b2cli_obj *o, const char *fpath, int allow_py)
 {
     int rc = b2_schunk_open(fpath, B2_OPEN_READONLY, &o->schunk);
     if (rc < 0) {
@@ -34,7 +38,7 @@ static int open_frame_path(b2cli_obj *o, const char *fpath)
         o->schunk = NULL;
         return rc;
     }
-    return attach_b2nd(o);
+    return attach_b2nd(o, allow_py);
 }
 
 static int is_frame_kind(int kind)
@@ -42,7 +46,7 @@ static int is_frame_kind(int kind)
     return kind == B2_KIND_FRAME || kind == B2_KIND_SFRAME || kind == B2_KIND_B2ND;
 }
 
-int b2cli_obj_open(b2cli_obj *o, const char *path)
+static int obj_open(b2cli_obj *o, const char *path, int allow_py)
 {
     struct stat st;
     int rc, on_disk;
@@ -54,6 +58,9 @@ int b2cli_obj_open(b2cli_obj *o, const char *path)
                                "this command does not");
         return B2_ERR_UNSUPPORTED;
     }
+    /* python-blosc2's .b2d/.b2z stores (and other zips) hold no frame of their own */
+    if (strcmp(path, "-") && b2cli_py_path_kind(path, o->pykind, sizeof o->pykind))
+        return b2cli_py_refuse(path, o->pykind);
     /* Files and directories: the library says what they hold (frames then open
      * from the path, read lazily); anything else (stdin, a pipe) is read whole. */
     on_disk = strcmp(path, "-") && stat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
@@ -65,7 +72,7 @@ int b2cli_obj_open(b2cli_obj *o, const char *path)
             return b2cli_data_error(path, "cannot open: %s", b2cli_err(rc)), rc;
         }
         if (is_frame_kind(o->kind))
-            return open_frame_path(o, path);
+            return open_frame_path(o, path, allow_py);
         if (S_ISDIR(st.st_mode)) {
             b2cli_data_error(path, "is a directory without chunks.b2frame (not a sparse frame)");
             return B2_ERR_FORMAT;
@@ -87,7 +94,7 @@ int b2cli_obj_open(b2cli_obj *o, const char *path)
             o->schunk = NULL;
             return b2cli_data_error(path, "cannot open frame: %s", b2cli_err(rc)), rc;
         }
-        return attach_b2nd(o);
+        return attach_b2nd(o, allow_py);
     }
     if (o->kind == B2_KIND_CHUNK)
         return B2_OK;
@@ -102,6 +109,10 @@ int b2cli_obj_open(b2cli_obj *o, const char *path)
     }
     return B2_ERR_FORMAT;
 }
+
+int b2cli_obj_open(b2cli_obj *o, const char *path) { return obj_open(o, path, 0); }
+
+int b2cli_obj_open_frames(b2cli_obj *o, const char *path) { return obj_open(o, path, 1); }
 
 void b2cli_obj_close(b2cli_obj *o)
 {
