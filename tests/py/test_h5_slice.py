@@ -284,6 +284,15 @@ def cli(tmp):
         want = np.ascontiguousarray(f["fletcher"][10:20, 30:40]).tobytes()
     check(p.returncode == 0 and p.stdout == want and b"H5Dread" in p.stderr,
           "b2 slice of a fletcher32 dataset goes through HDF5: %s" % p.stderr.decode().strip())
+    # b2nd chunks hold whole blocks: (100, 800) float64 chunks get (100, 512)
+    # blocks and are padded to 100 x 1024 items; b2 info says so under the table
+    pad = os.path.join(tmp, "padded.h5")
+    with h5py.File(pad, "w") as f:
+        f.create_dataset("d", data=np.random.default_rng(5).random((200, 800)), chunks=(100, 800),
+                         **b2h5.filter_kwargs("blosclz", 5, "shuffle"))
+    out = b2test.run_b2(["info", pad]).stdout.decode()
+    check(" 819200 " in out and "note: blocks of (100,512) pad each chunk to (100,1024), so nbytes "
+          "is 819200 for a 640000-byte chunk" in out, "b2 info explains padded b2nd chunks:\n" + out)
 
 
 def main():

@@ -88,8 +88,37 @@ static const char *cd_names[8] = {"revision", "blocksize", "typesize", "chunk_by
 typedef struct chunk_sum {
     int ok, is_b2nd, blosc2_applied;
     int64_t nchunks, nbytes, cbytes;
+    int nd_ndim; /* b2nd payloads: the array's chunk and block shapes */
+    int32_t nd_chunk[B2_ND_MAX_DIM], nd_block[B2_ND_MAX_DIM];
     char err[160];
 } chunk_sum;
+
+/* A b2nd chunk holds whole blocks: when the block shape does not divide the chunk
+ * shape, each chunk is padded up to a multiple of it, and its nbytes exceed the
+ * HDF5 chunk's bytes (the reference's block rule, doc/format/hdf5-filter.md §4).
+ * Say so under the table rather than leave the larger figure unexplained. */
+static void print_padding_note(const chunk_sum *nd, const unsigned *cd, size_t ncd)
+{
+    int64_t padded = ncd > 2 ? cd[2] : 0;
+    char shape[2][160];
+    int pos[2] = {0, 0};
+    if (!nd->is_b2nd || nd->nd_ndim <= 0 || padded <= 0 || ncd < 4)
+        return;
+    for (int i = 0; i < nd->nd_ndim; i++) {
+        int32_t b = nd->nd_block[i] > 0 ? nd->nd_block[i] : 1;
+        int64_t ext = (nd->nd_chunk[i] + b - 1) / b * b;
+        padded *= ext;
+        for (int k = 0; k < 2; k++)
+            if (pos[k] < (int)sizeof shape[k] - 24)
+                pos[k] += snprintf(shape[k] + pos[k], sizeof shape[k] - pos[k], "%s%lld",
+                                   i ? "," : "", (long long)(k ? ext : b));
+    }
+    if (padded <= (int64_t)cd[3])
+        return;
+    printf("    note: blocks of (%s) pad each chunk to (%s), so nbytes is %lld for a %u-byte "
+           "chunk\n          (whole blocks, the reference's rule: doc/format/hdf5-filter.md §4)\n",
+           shape[0], shape[1], (long long)padded, cd[3]);
+}
 
 static void inspect_payload(const uint8_t *p, size_t n, int verify, chunk_sum *cs)
 {
@@ -117,6 +146,9 @@ static void inspect_payload(const uint8_t *p, size_t n, int verify, chunk_sum *c
             cs->ok = 0;
         } else {
             s = NULL;
+            cs->nd_ndim = b2_nd_ndim(a);
+            memcpy(cs->nd_chunk, b2_nd_chunkshape(a), (size_t)cs->nd_ndim * sizeof(int32_t));
+            memcpy(cs->nd_block, b2_nd_blockshape(a), (size_t)cs->nd_ndim * sizeof(int32_t));
             b2_nd_free(a);
             rc = b2_schunk_open_buffer(p, n, 0, &s);
         }
@@ -311,6 +343,7 @@ static int do_dataset(h5ctx *c, hid_t d, const char *name)
     int par = c->verify && nf == 1 && rank >= 1 && rank <= B2_H5_READ_MAXRANK && nchunks > 0;
     int64_t bad0 = c->nbad;
     int par_err = 0;
+    chunk_sum first_nd = {0}; /* the first b2nd chunk: its shapes explain padding */
     uint8_t *badmap = par ? calloc((size_t)nchunks, 1) : NULL;
     if (par && !badmap)
         par = 0;
@@ -372,6 +405,8 @@ static int do_dataset(h5ctx *c, hid_t d, const char *name)
                 b2cli_data_error(c->file, "dataset %s chunk %llu (offset %s): %s", name,
                                  (unsigned long long)k, offs, cs.err);
             }
+            if (cs.is_b2nd && !first_nd.is_b2nd)
+                first_nd = cs;
             if (c->json) {
                 b2cli_json_object_begin(c->j, NULL);
                 b2cli_json_int(c->j, "index", (int64_t)k);
@@ -408,6 +443,8 @@ static int do_dataset(h5ctx *c, hid_t d, const char *name)
         c->nbad++;
         b2cli_data_error(c->file, "dataset %s: %s", name, b2cli_err(par_err));
     }
+    if (!c->json && !c->verify)
+        print_padding_note(&first_nd, cd, ncd);
     free(badmap);
     if (c->json) {
         b2cli_json_array_end(c->j);
