@@ -21,7 +21,7 @@ check_blosc2_differential.py [WORK], in one process (no HDF5 involved):
     blosc2.open reads; chunks compared byte for byte.
 The seed is B2_PEER_SEED, else a fixed one per HDF5 env (so the two envs
 cover different cases); it is printed. Parameter combinations that c-blosc2
-3.3 is documented to get wrong (../shared/spec/chunk.md section 16) are not
+3.3 is documented to get wrong (doc/format/chunk.md §16) are not
 generated, except the memcpy-fallback-with-dictionary one (16.5), which random
 data hit: those chunks are counted as PEER BUG when c-blosc2 cannot read its
 own chunk, and ours must read them. Prints counts; exits 1 on any failure."""
