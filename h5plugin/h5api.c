@@ -47,12 +47,20 @@ static int resolve_from(void *h, b2_h5_api *a)
     SYM(free_memory, "H5free_memory");
     SYM(Zregister, "H5Zregister");
 #undef SYM
-    void *v = dlsym(h, "H5get_libversion");
-    memcpy(&a->get_libversion, &v, sizeof v);
+#define OPT(field, name)                                                    \
+    do {                                                                    \
+        void *p_ = dlsym(h, name);                                          \
+        memcpy(&a->field, &p_, sizeof p_);                                  \
+    } while (0)
+    OPT(get_libversion, "H5get_libversion");
+    OPT(Eget_current_stack, "H5Eget_current_stack");
+    OPT(Eset_current_stack, "H5Eset_current_stack");
+    OPT(Eclose_stack, "H5Eclose_stack");
     a->err_cls = dlsym(h, "H5E_ERR_CLS_g");
     a->maj_pline = dlsym(h, "H5E_PLINE_g");
     a->min_callback = dlsym(h, "H5E_CALLBACK_g");
     a->handle = h;
+#undef OPT
     a->parallel = dlsym(h, "H5Pset_fapl_mpio") != NULL;
     return a->err_cls && a->maj_pline && a->min_callback;
 }
@@ -124,8 +132,32 @@ const void *b2_h5_anchor_address(const char *anchor)
     return p;
 }
 
-void b2_h5_error(const b2_h5_api *api, const char *file, const char *func, unsigned line,
-                const char *fmt, ...)
+/* Push msg onto a copy of the thread's error stack and make the copy current.
+ * HDF5 1.14.4+ and 2.x pause the error stack while a filter runs
+ * (H5E_pause_stack in H5Z_pipeline), so H5Epush2(H5E_DEFAULT, ...) is dropped
+ * and users saw only "filter returned failure during read". A copy
+ * (H5Eget_current_stack: takes the entries, empties the current stack) is
+ * not paused; H5Eset_current_stack puts the entries back with ours on top and
+ * closes the copy. Returns 0 when that HDF5 lacks the calls. */
+static int push_kept(const b2_h5_api *api, const char *file, const char *func,
+                     unsigned line, const char *msg)
+{
+    if (!api->Eget_current_stack || !api->Eset_current_stack || !api->Eclose_stack)
+        return 0;
+    hid_t copy = api->Eget_current_stack();
+    if (copy < 0)
+        return 0;
+    api->Epush2(copy, file, func, line, *api->err_cls, *api->maj_pline, *api->min_callback,
+                "%s", msg);
+    if (api->Eset_current_stack(copy) < 0) {
+        api->Eclose_stack(copy);
+        return 0;
+    }
+    return 1;
+}
+
+void b2_h5_error(const b2_h5_api *api, int keep, const char *file, const char *func,
+                unsigned line, const char *fmt, ...)
 {
     if (!api || !api->Epush2)
         return;
@@ -134,6 +166,8 @@ void b2_h5_error(const b2_h5_api *api, const char *file, const char *func, unsig
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (keep && push_kept(api, file, func, line, msg))
+        return;
     /* The message goes through "%s" so that '%' in it is never interpreted. */
     api->Epush2(H5E_DEFAULT, file, func, line, *api->err_cls, *api->maj_pline,
                 *api->min_callback, "%s", msg);

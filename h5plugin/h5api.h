@@ -29,6 +29,11 @@ typedef struct b2_h5_api {
     herr_t (*free_memory)(void *);
     herr_t (*Zregister)(const void *);
     herr_t (*get_libversion)(unsigned *, unsigned *, unsigned *); /* NULL if absent */
+    /* Error stack copies (all HDF5 >= 1.8; NULL if absent): HDF5 1.14.4+ pauses
+     * the error stack around the filter call, see b2_h5_error. */
+    hid_t (*Eget_current_stack)(void);
+    herr_t (*Eset_current_stack)(hid_t);
+    herr_t (*Eclose_stack)(hid_t);
     /* addresses of HDF5's global error class / major / minor id variables */
     const hid_t *err_cls, *maj_pline, *min_callback;
     void *handle; /* where they were found (dlsym handle; RTLD_DEFAULT possible) */
@@ -119,14 +124,20 @@ B2_HIDDEN const void *b2_h5_anchor_address(const char *anchor);
 B2_HIDDEN const b2_h5_api *b2_h5_api_peek(void);
 
 /* Push an HDF5 error (major H5E_PLINE, minor H5E_CALLBACK) with a printf-style
- * message naming the filter. Does nothing when api or Epush2 is missing. */
-B2_HIDDEN void b2_h5_error(const b2_h5_api *api, const char *file, const char *func,
+ * message naming the filter. Does nothing when api or Epush2 is missing.
+ * keep: the failure fails the HDF5 call, so the message must reach the caller
+ * even where HDF5 (1.14.4 and later) pauses its error stack around the filter
+ * callback, which drops a plain H5Epush2. keep == 0 (an optional filter's
+ * failure, which HDF5 ignores) pushes plainly: HDF5 drops or clears it. */
+B2_HIDDEN void b2_h5_error(const b2_h5_api *api, int keep, const char *file, const char *func,
                           unsigned line, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
+    __attribute__((format(printf, 6, 7)))
 #endif
     ;
 
-#define B2_H5_ERROR(api, ...) b2_h5_error((api), __FILE__, __func__, __LINE__, __VA_ARGS__)
+#define B2_H5_ERROR(api, ...) b2_h5_error((api), 1, __FILE__, __func__, __LINE__, __VA_ARGS__)
+/* For failures HDF5 ignores (an optional filter declining to compress). */
+#define B2_H5_NOTE(api, ...) b2_h5_error((api), 0, __FILE__, __func__, __LINE__, __VA_ARGS__)
 
 #endif
