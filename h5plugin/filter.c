@@ -88,7 +88,10 @@ static size_t compress(const b2_h5_api *api, unsigned flags, const b2_h5_params 
     if (rc == 0)
         return 0; /* declined: stored as it is (filter mask bit set) */
     if (rc < 0) {
-        B2_H5_ERROR(api, "blosc2 filter: compression failed: %s", err);
+        if (optional) /* HDF5 stores the chunk as it is: not an error for the caller */
+            B2_H5_NOTE(api, "blosc2 filter: compression failed: %s", err);
+        else
+            B2_H5_ERROR(api, "blosc2 filter: compression failed: %s", err);
         return 0;
     }
     if (in_place && flen <= *buf_size) {

@@ -7,10 +7,16 @@
  *  3. every loaded object: Python loads h5py's extension modules RTLD_LOCAL,
  *     which hides their libhdf5 from RTLD_DEFAULT.
  * A process may hold several libhdf5 copies (PyTables', netCDF4's and h5py's
- * wheels each bring one): b2blosc passes h5py's h5z module as an anchor
- * (b2_h5_register_with), whose own HDF5 is then the hint of step 1.
- * The table is process-wide state by nature (one HDF5 per process); it is
- * written once under a mutex and read-only afterwards. */
+ * wheels each bring one), and more than one may run filter 32026 (xarray
+ * reading one file through netCDF4, another through h5py). So there is one
+ * table per library (a slot, keyed by the library's load address), up to
+ * B2_H5_MAX_LIBS: each library that loads us (H5PLget_plugin_info) or that we
+ * register with gets its own slot and its own filter class (plugin.c), whose
+ * callbacks select that slot for the calling thread (b2_h5_api_enter). The
+ * slots are process-wide state by nature (the HDF5 libraries are): each is
+ * written once under a mutex and read-only afterwards. The primary slot is
+ * the one b2_h5_register/_with chose (b2blosc.h5's box reader and writer
+ * serve that library); until then the first slot filled. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
@@ -20,9 +26,21 @@
 
 #include "h5api.h"
 
+/* A slot: the tables of one HDF5 library. */
+typedef struct lib_slot {
+    b2_h5_api api;
+    b2_h5_read_api rd;
+    int rd_state;     /* 0 not resolved yet, 1 resolved, -1 a required symbol missing */
+    const void *base; /* the library's load address (dladdr's dli_fbase) */
+} lib_slot;
+
 static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
-static b2_h5_api api_table;
-static int api_ready;
+static lib_slot slots[B2_H5_MAX_LIBS];
+static int nslots;       /* slots[0 .. nslots-1] are filled (under api_lock) */
+static int primary = -1; /* set by b2_h5_api_make_primary */
+/* The slot of the HDF5 running a callback of ours on this thread (plugin.c's
+ * per-slot thunks set it for the call's duration); NULL elsewhere. */
+static _Thread_local const b2_h5_api *cur_api;
 
 /* Fill *a from handle h; returns 1 when every symbol was found. */
 static int resolve_from(void *h, b2_h5_api *a)
@@ -47,12 +65,20 @@ static int resolve_from(void *h, b2_h5_api *a)
     SYM(free_memory, "H5free_memory");
     SYM(Zregister, "H5Zregister");
 #undef SYM
-    void *v = dlsym(h, "H5get_libversion");
-    memcpy(&a->get_libversion, &v, sizeof v);
+#define OPT(field, name)                                                    \
+    do {                                                                    \
+        void *p_ = dlsym(h, name);                                          \
+        memcpy(&a->field, &p_, sizeof p_);                                  \
+    } while (0)
+    OPT(get_libversion, "H5get_libversion");
+    OPT(Eget_current_stack, "H5Eget_current_stack");
+    OPT(Eset_current_stack, "H5Eset_current_stack");
+    OPT(Eclose_stack, "H5Eclose_stack");
     a->err_cls = dlsym(h, "H5E_ERR_CLS_g");
     a->maj_pline = dlsym(h, "H5E_PLINE_g");
     a->min_callback = dlsym(h, "H5E_CALLBACK_g");
     a->handle = h;
+#undef OPT
     a->parallel = dlsym(h, "H5Pset_fapl_mpio") != NULL;
     return a->err_cls && a->maj_pline && a->min_callback;
 }
@@ -77,35 +103,143 @@ static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
     return resolve_loaded(info->dlpi_name, data);
 }
 
+/* The load address of the object holding p, or NULL. */
+static const void *object_base(const void *p)
+{
+    Dl_info di;
+    return p && dladdr(p, &di) ? di.dli_fbase : NULL;
+}
+
+static const void *table_base(const b2_h5_api *a)
+{
+    void *reg;
+    memcpy(&reg, &a->Zregister, sizeof reg);
+    return object_base(reg);
+}
+
+/* With api_lock held: the slot of the library at base, or -1. */
+static int find_slot(const void *base)
+{
+    for (int i = 0; base && i < nslots; i++)
+        if (slots[i].base == base)
+            return i;
+    return -1;
+}
+
+/* With api_lock held: the slot of table a's library, added when new; -1 when
+ * every slot is taken by other libraries. */
+static int add_slot(const b2_h5_api *a)
+{
+    const void *base = table_base(a);
+    int i = find_slot(base);
+    if (i >= 0 || nslots == B2_H5_MAX_LIBS)
+        return i;
+    slots[nslots].api = *a;
+    slots[nslots].base = base;
+    return nslots++;
+}
+
+/* With api_lock held: the slot of the library containing hint (resolved and
+ * added when new), -1 when it is no usable HDF5, -2 when no slot is left. */
+static int slot_for(const void *hint, b2_h5_api *tmp)
+{
+    Dl_info di;
+    if (!hint || !dladdr(hint, &di) || !di.dli_fname)
+        return -1;
+    int i = find_slot(di.dli_fbase);
+    if (i >= 0)
+        return i;
+    if (!resolve_loaded(di.dli_fname, tmp) || table_base(tmp) != di.dli_fbase)
+        return -1; /* not an HDF5, or its symbols come from another object */
+    i = add_slot(tmp);
+    return i >= 0 ? i : -2;
+}
+
+/* With api_lock held: the primary slot, else the first, else the HDF5 found
+ * in the global namespace or among the loaded objects; -1 when none. */
+static int slot_default(void)
+{
+    if (primary >= 0)
+        return primary;
+    if (nslots > 0)
+        return 0;
+    b2_h5_api a;
+    if (resolve_from(RTLD_DEFAULT, &a) || dl_iterate_phdr(phdr_cb, &a) != 0)
+        return add_slot(&a);
+    return -1;
+}
+
+/* The table for hint's library; when hint lies in no HDF5 (or is NULL) and
+ * not strict, the default one. A library refused for want of a slot is told
+ * why (an error pushed to it) and gets NULL, never another library's table. */
+static const b2_h5_api *lookup(const void *hint, int strict)
+{
+    b2_h5_api tmp;
+    pthread_mutex_lock(&api_lock);
+    int i = hint ? slot_for(hint, &tmp) : -1;
+    if (i == -1 && !strict)
+        i = slot_default();
+    const b2_h5_api *res = i >= 0 ? &slots[i].api : NULL;
+    pthread_mutex_unlock(&api_lock);
+    Dl_info di;
+    if (i == -2 && dladdr(hint, &di)) /* tmp holds that library's table */
+        b2_h5_error(&tmp, 1, __FILE__, __func__, __LINE__,
+                    "blosc2 filter: %d other HDF5 libraries of this process run filter "
+                    "32026 already, the most it serves: %s is refused",
+                    B2_H5_MAX_LIBS, di.dli_fname ? di.dli_fname : "this one");
+    return res;
+}
+
 const b2_h5_api *b2_h5_api_get(const void *hint)
 {
-    const b2_h5_api *res = NULL;
-    pthread_mutex_lock(&api_lock);
-    if (!api_ready) {
-        b2_h5_api a;
-        Dl_info di;
-        int ok = 0;
-        if (hint && dladdr(hint, &di) && di.dli_fname)
-            ok = resolve_loaded(di.dli_fname, &a);
-        if (!ok)
-            ok = resolve_from(RTLD_DEFAULT, &a);
-        if (!ok)
-            ok = dl_iterate_phdr(phdr_cb, &a) != 0;
-        if (ok) {
-            api_table = a;
-            api_ready = 1;
-        }
-    }
-    if (api_ready)
-        res = &api_table;
+    if (!hint && cur_api)
+        return cur_api;
+    return lookup(hint, 0);
+}
+
+const b2_h5_api *b2_h5_api_for(const void *hint)
+{
+    return lookup(hint, 1);
+}
+
+int b2_h5_api_index(const b2_h5_api *api)
+{
+    for (int i = 0; i < B2_H5_MAX_LIBS; i++)
+        if (api == &slots[i].api)
+            return i;
+    return -1;
+}
+
+const b2_h5_api *b2_h5_api_enter(int slot)
+{
+    const b2_h5_api *prev = cur_api;
+    pthread_mutex_lock(&api_lock); /* orders the slot's filling before this read */
+    cur_api = slot >= 0 && slot < nslots ? &slots[slot].api : NULL;
     pthread_mutex_unlock(&api_lock);
-    return res;
+    return prev;
+}
+
+void b2_h5_api_leave(const b2_h5_api *prev)
+{
+    cur_api = prev;
+}
+
+int b2_h5_api_make_primary(const b2_h5_api *api)
+{
+    int i = b2_h5_api_index(api);
+    pthread_mutex_lock(&api_lock);
+    int rc = i < 0 ? -1 : primary >= 0 && primary != i ? -3 : 0;
+    if (rc == 0)
+        primary = i;
+    pthread_mutex_unlock(&api_lock);
+    return rc;
 }
 
 const b2_h5_api *b2_h5_api_peek(void)
 {
     pthread_mutex_lock(&api_lock);
-    const b2_h5_api *res = api_ready ? &api_table : NULL;
+    int i = primary >= 0 ? primary : nslots > 0 ? 0 : -1;
+    const b2_h5_api *res = i >= 0 ? &slots[i].api : NULL;
     pthread_mutex_unlock(&api_lock);
     return res;
 }
@@ -124,8 +258,32 @@ const void *b2_h5_anchor_address(const char *anchor)
     return p;
 }
 
-void b2_h5_error(const b2_h5_api *api, const char *file, const char *func, unsigned line,
-                const char *fmt, ...)
+/* Push msg onto a copy of the thread's error stack and make the copy current.
+ * HDF5 1.14.4+ and 2.x pause the error stack while a filter runs
+ * (H5E_pause_stack in H5Z_pipeline), so H5Epush2(H5E_DEFAULT, ...) is dropped
+ * and users saw only "filter returned failure during read". A copy
+ * (H5Eget_current_stack: takes the entries, empties the current stack) is
+ * not paused; H5Eset_current_stack puts the entries back with ours on top and
+ * closes the copy. Returns 0 when that HDF5 lacks the calls. */
+static int push_kept(const b2_h5_api *api, const char *file, const char *func,
+                     unsigned line, const char *msg)
+{
+    if (!api->Eget_current_stack || !api->Eset_current_stack || !api->Eclose_stack)
+        return 0;
+    hid_t copy = api->Eget_current_stack();
+    if (copy < 0)
+        return 0;
+    api->Epush2(copy, file, func, line, *api->err_cls, *api->maj_pline, *api->min_callback,
+                "%s", msg);
+    if (api->Eset_current_stack(copy) < 0) {
+        api->Eclose_stack(copy);
+        return 0;
+    }
+    return 1;
+}
+
+void b2_h5_error(const b2_h5_api *api, int keep, const char *file, const char *func,
+                unsigned line, const char *fmt, ...)
 {
     if (!api || !api->Epush2)
         return;
@@ -134,27 +292,22 @@ void b2_h5_error(const b2_h5_api *api, const char *file, const char *func, unsig
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (keep && push_kept(api, file, func, line, msg))
+        return;
     /* The message goes through "%s" so that '%' in it is never interpreted. */
     api->Epush2(H5E_DEFAULT, file, func, line, *api->err_cls, *api->maj_pline,
                 *api->min_callback, "%s", msg);
 }
 
-static pthread_once_t read_once = PTHREAD_ONCE_INIT;
-static b2_h5_read_api read_table;
-static int read_ready;
-
-static void resolve_read(void)
+/* Fill *a from the library of base; 1 when every required symbol is there. */
+static int resolve_read(const b2_h5_api *base, b2_h5_read_api *a)
 {
-    const b2_h5_api *base = b2_h5_api_get(NULL);
-    if (!base)
-        return;
     void *h = base->handle;
-    b2_h5_read_api *a = &read_table;
 #define SYM(field, name, required)                                          \
     do {                                                                    \
         void *p_ = dlsym(h, name);                                          \
         if (!p_ && (required))                                              \
-            return;                                                         \
+            return 0;                                                       \
         memcpy(&a->field, &p_, sizeof p_);                                  \
     } while (0)
     SYM(Dget_space, "H5Dget_space", 1);
@@ -193,7 +346,7 @@ static void resolve_read(void)
     SYM(FD_sec2_id_g, "H5FD_SEC2_id_g", 0); /* from 2.0 */
     SYM(open, "H5open", 1);
     if (!a->FD_sec2_init && !a->FD_sec2_id_g)
-        return; /* no way to tell a plain file from any other driver */
+        return 0; /* no way to tell a plain file from any other driver */
     SYM(Dwrite, "H5Dwrite", 1);
     SYM(Dwrite_chunk, "H5Dwrite_chunk", 0); /* HDF5 >= 1.10.3 */
     SYM(Pget_fill_time, "H5Pget_fill_time", 1);
@@ -204,13 +357,21 @@ static void resolve_read(void)
     SYM(FD_mpio_init, "H5FD_mpio_init", 0);
     SYM(FD_mpio_id_g, "H5FD_MPIO_id_g", 0);
 #undef SYM
-    read_ready = 1;
+    return 1;
 }
 
 const b2_h5_read_api *b2_h5_read_api_get(void)
 {
-    pthread_once(&read_once, resolve_read);
-    return read_ready ? &read_table : NULL;
+    int i = b2_h5_api_index(b2_h5_api_get(NULL));
+    if (i < 0)
+        return NULL;
+    pthread_mutex_lock(&api_lock);
+    lib_slot *sl = &slots[i];
+    if (sl->rd_state == 0)
+        sl->rd_state = resolve_read(&sl->api, &sl->rd) ? 1 : -1;
+    const b2_h5_read_api *res = sl->rd_state > 0 ? &sl->rd : NULL;
+    pthread_mutex_unlock(&api_lock);
+    return res;
 }
 
 /* From 2.0 the id variables are set when the library initialises: H5open

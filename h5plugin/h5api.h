@@ -29,6 +29,11 @@ typedef struct b2_h5_api {
     herr_t (*free_memory)(void *);
     herr_t (*Zregister)(const void *);
     herr_t (*get_libversion)(unsigned *, unsigned *, unsigned *); /* NULL if absent */
+    /* Error stack copies (all HDF5 >= 1.8; NULL if absent): HDF5 1.14.4+ pauses
+     * the error stack around the filter call, see b2_h5_error. */
+    hid_t (*Eget_current_stack)(void);
+    herr_t (*Eset_current_stack)(hid_t);
+    herr_t (*Eclose_stack)(hid_t);
     /* addresses of HDF5's global error class / major / minor id variables */
     const hid_t *err_cls, *maj_pline, *min_callback;
     void *handle; /* where they were found (dlsym handle; RTLD_DEFAULT possible) */
@@ -99,15 +104,39 @@ typedef struct b2_h5_read_api {
 B2_HIDDEN hid_t b2_h5_driver_sec2(const b2_h5_read_api *h);
 B2_HIDDEN hid_t b2_h5_driver_mpio(const b2_h5_read_api *h);
 
-/* The read table (resolved once, from where b2_h5_api_get found HDF5), or NULL
- * when HDF5 or one of the required functions is missing. */
+/* How many HDF5 libraries of one process the plugin serves at once. */
+#define B2_H5_MAX_LIBS 4
+
+/* The read table of b2_h5_api_get(NULL)'s library (resolved once per library),
+ * or NULL when HDF5 or one of the required functions is missing. */
 B2_HIDDEN const b2_h5_read_api *b2_h5_read_api_get(void);
 
 /* The resolved API, or NULL when the process holds no usable HDF5 library.
- * hint is an address inside the HDF5 library that is calling us (or NULL); the
- * library containing it is searched first. Resolution happens once per process:
- * later calls return the same table whatever their hint. */
+ * hint is an address inside an HDF5 library (or NULL): that library's table
+ * (resolved once per library, h5api.c); when hint lies in no HDF5, the default
+ * one; NULL when that library finds no free slot. NULL hint: the
+ * library running our callback on this thread (b2_h5_api_enter), else the
+ * primary library, else the first one resolved, else one found in the process. */
 B2_HIDDEN const b2_h5_api *b2_h5_api_get(const void *hint);
+
+/* The table of the library containing hint only: NULL when it is not a usable
+ * HDF5, or when B2_H5_MAX_LIBS other libraries hold every slot (then an error
+ * saying so is pushed to that library). */
+B2_HIDDEN const b2_h5_api *b2_h5_api_for(const void *hint);
+
+/* The slot index of a table (0 .. B2_H5_MAX_LIBS-1), -1 for any other pointer. */
+B2_HIDDEN int b2_h5_api_index(const b2_h5_api *api);
+
+/* Select slot's library for this thread's b2_h5_api_get(NULL) until
+ * b2_h5_api_leave(the returned previous selection): plugin.c's per-library
+ * filter callbacks wrap the shared ones with these. */
+B2_HIDDEN const b2_h5_api *b2_h5_api_enter(int slot);
+B2_HIDDEN void b2_h5_api_leave(const b2_h5_api *prev);
+
+/* Make api's library the primary one (whose ids b2blosc.h5's reader and
+ * writer take). 0, or -3 when another library is primary already, -1 when api
+ * is no slot's table. */
+B2_HIDDEN int b2_h5_api_make_primary(const b2_h5_api *api);
 
 /* An address inside the HDF5 library that the loaded object `anchor` (a path:
  * h5py's h5z extension module, or a libhdf5 itself) links, found the way the
@@ -115,18 +144,24 @@ B2_HIDDEN const b2_h5_api *b2_h5_api_get(const void *hint);
  * in the process or reaches no HDF5. Never loads anything. */
 B2_HIDDEN const void *b2_h5_anchor_address(const char *anchor);
 
-/* The table if it is resolved already, else NULL (never resolves). */
+/* The primary table (else the first resolved) if any, else NULL (never resolves). */
 B2_HIDDEN const b2_h5_api *b2_h5_api_peek(void);
 
 /* Push an HDF5 error (major H5E_PLINE, minor H5E_CALLBACK) with a printf-style
- * message naming the filter. Does nothing when api or Epush2 is missing. */
-B2_HIDDEN void b2_h5_error(const b2_h5_api *api, const char *file, const char *func,
+ * message naming the filter. Does nothing when api or Epush2 is missing.
+ * keep: the failure fails the HDF5 call, so the message must reach the caller
+ * even where HDF5 (1.14.4 and later) pauses its error stack around the filter
+ * callback, which drops a plain H5Epush2. keep == 0 (an optional filter's
+ * failure, which HDF5 ignores) pushes plainly: HDF5 drops or clears it. */
+B2_HIDDEN void b2_h5_error(const b2_h5_api *api, int keep, const char *file, const char *func,
                           unsigned line, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
+    __attribute__((format(printf, 6, 7)))
 #endif
     ;
 
-#define B2_H5_ERROR(api, ...) b2_h5_error((api), __FILE__, __func__, __LINE__, __VA_ARGS__)
+#define B2_H5_ERROR(api, ...) b2_h5_error((api), 1, __FILE__, __func__, __LINE__, __VA_ARGS__)
+/* For failures HDF5 ignores (an optional filter declining to compress). */
+#define B2_H5_NOTE(api, ...) b2_h5_error((api), 0, __FILE__, __func__, __LINE__, __VA_ARGS__)
 
 #endif

@@ -16,7 +16,12 @@ B2_HIDDEN herr_t b2_h5_set_local(hid_t dcpl, hid_t type, hid_t space);
 B2_HIDDEN size_t b2_h5_filter(unsigned flags, size_t cd_nelmts, const unsigned cd_values[],
                              size_t nbytes, size_t *buf_size, void **buf);
 
-/* The filter's class, id 32026, name "blosc2". */
+/* The filter's class, id 32026, name "blosc2", with the shared callbacks. */
 B2_HIDDEN extern const H5Z_class2_t b2_h5_filter_class;
+
+struct b2_h5_api;
+/* The class to hand api's library (its callbacks select api for their call),
+ * or NULL when api is not a library slot's table (h5api.h). */
+B2_HIDDEN const H5Z_class2_t *b2_h5_filter_class_for(const struct b2_h5_api *api);
 
 #endif

@@ -9,6 +9,8 @@
  * thread-safe. The filter's only calls into HDF5 are H5allocate_memory and
  * H5free_memory, and H5Epush2 when it fails: corrupt chunks are decoded from
  * the threads only when this HDF5 is a thread-safe build (Debian's is).
+ * Every thread also damages real frames (cut short, a payload byte flipped)
+ * and filters chunks of odd sizes in larger buffers (HDF5 2.2's size rules).
  * Run in every build and in CI's ThreadSanitizer build. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -136,6 +138,49 @@ static void corrupt_chunk(worker *w)
     H5free_memory(buf);
 }
 
+/* A real frame damaged (cut short, or a byte of its payload flipped), and
+ * chunks of odd sizes in odd buffers: the filter returns 0 (leaving HDF5 a
+ * buffer) or exactly the chunk's size, never more than *buf_size (HDF5 2.2's
+ * rules), from every thread at once. */
+static void damaged_and_odd(worker *w)
+{
+    unsigned cd[7] = {1, 0, 1, 0, 5, 1, 5}; /* typesize 1, zstd */
+    size_t nbytes = 20011 + (size_t)w->id * 7; /* odd sizes, no whole chunk */
+    cd[3] = (unsigned)nbytes;
+    uint8_t *orig = malloc(nbytes);
+    fill(orig, nbytes, (unsigned)w->id + 77);
+    for (int how = 0; how < (hdf5_threadsafe ? 3 : 1); how++) { /* failures push errors */
+        size_t buf_size = nbytes + 13; /* HDF5 may hand a larger buffer */
+        void *buf = H5allocate_memory(buf_size, 0);
+        memcpy(buf, orig, nbytes);
+        size_t clen = filter(H5Z_FLAG_MANDATORY, 7, cd, nbytes, &buf_size, &buf);
+        WCHECK(w, clen > 0 && clen <= buf_size, "odd chunk of %zu: compressed to %zu of %zu",
+               nbytes, clen, buf_size);
+        if (how == 1)
+            clen /= 2; /* cut short */
+        if (how == 2)
+            ((uint8_t *)buf)[clen / 2] ^= 0xFF; /* inside the compressed payload */
+        size_t dlen = clen ? filter(H5Z_FLAG_REVERSE, 7, cd, clen, &buf_size, &buf) : 0;
+        if (how == 0)
+            WCHECK(w, dlen == nbytes && buf_size >= dlen && !memcmp(buf, orig, nbytes),
+                   "odd chunk of %zu: decompressed %zu", nbytes, dlen);
+        else
+            WCHECK(w, (dlen == 0 || (dlen == nbytes && memcmp(buf, orig, nbytes))) && buf &&
+                       buf_size >= 1 && dlen <= buf_size,
+                   "damaged chunk (%d): %zu bytes returned", how, dlen);
+        if (how == 1) /* a cut frame always fails */
+            WCHECK(w, dlen == 0, "a cut frame decoded to %zu bytes", dlen);
+        if (hdf5_threadsafe && dlen == 0) {
+            int found = 0;
+            H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, find_ours, &found);
+            WCHECK(w, found, "damaged chunk (%d): our message is on this thread's stack", how);
+            H5Eclear2(H5E_DEFAULT);
+        }
+        H5free_memory(buf);
+    }
+    free(orig);
+}
+
 static void *work(void *arg)
 {
     worker *w = arg;
@@ -146,6 +191,8 @@ static void *work(void *arg)
             one_chunk(w, &cases[k], codec, flags, (unsigned)(w->id * 100 + round * 10) + (unsigned)k);
             if (hdf5_threadsafe && k == 0)
                 corrupt_chunk(w);
+            if (k == 1)
+                damaged_and_odd(w);
         }
     return NULL;
 }
