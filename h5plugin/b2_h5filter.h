@@ -65,15 +65,18 @@ B2_H5_API int b2_h5_register(void);
  * libhdf5 itself. For processes holding several libhdf5 copies (PyTables',
  * netCDF4's and h5py's wheels each bring one). Loads nothing. Returns 1 on
  * success, or: -1 no HDF5 found; -2 anchor is not loaded or reaches no HDF5;
- * -3 the plugin is bound already to another HDF5 of the process (its first
- * caller), so it cannot serve this one; -4 H5Zregister refused the filter.
- * NULL or "" anchor: as b2_h5_register(). */
+ * -3 an earlier call made another HDF5 of the process the primary one (the
+ * library b2_h5_read_box and b2_h5_write_box serve); -4 H5Zregister refused the
+ * filter. Filtering itself runs under every HDF5 that loads the plugin
+ * (HDF5_PLUGIN_PATH) or registers it, up to 4 libraries a process, each with its
+ * own symbol table and filter class. NULL or "" anchor: as b2_h5_register(). */
 B2_H5_API int b2_h5_register_with(const char *anchor);
 
-/* Which HDF5 library the plugin is bound to: its file (as the dynamic linker
- * names it) into path (cap bytes, truncated, NUL-terminated) and its version
- * into version[3] (zeros when it cannot tell). Returns 0, or -1 when the
- * plugin is not bound to an HDF5 yet (nothing registered or filtered). */
+/* The primary HDF5 library of the plugin (the one registration chose, else the
+ * first that loaded it): its file (as the dynamic linker names it) into path (cap
+ * bytes, truncated, NUL-terminated) and its version into version[3] (zeros when it
+ * cannot tell). Returns 0, or -1 when no HDF5 has met the plugin yet (nothing
+ * registered or filtered). */
 B2_H5_API int b2_h5_api_info(char *path, size_t cap, unsigned version[3]);
 
 /* ---- reading boxes by blocks ---- */

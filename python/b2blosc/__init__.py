@@ -16,9 +16,11 @@ does. It finds the libhdf5 that module links (dlsym through the module's own
 handle, never loading anything: h5py's libhdf5 is loaded RTLD_LOCAL), binds
 the filter's HDF5 table to that library and calls its H5Zregister with the
 filter class. So registration and filtering use h5py's HDF5 even when
-PyTables or netCDF4 loaded their own libhdf5 copies first. If the plugin is
-bound already to another HDF5 of the process (which loaded it first from
-HDF5_PLUGIN_PATH), register() raises PluginError saying so.
+PyTables or netCDF4 loaded their own libhdf5 copies first. Those libraries can
+run the filter too (netCDF4 loading it from HDF5_PLUGIN_PATH, say): each HDF5
+gets its own symbol table and filter class, so errors go to the library that
+called. If an earlier registration made another HDF5 the one b2blosc.h5 serves,
+register() raises PluginError saying so.
 get_config() names the library and its version.
 
 PLUGIN_PATH is the folder holding libH5Zb2.so, for HDF5_PLUGIN_PATH of programs
@@ -86,9 +88,8 @@ def register(force=True):
 _REGISTER_ERRORS = {
     -1: "b2_h5_register_with() found no HDF5 library in the process",
     -2: "h5py's h5z module {anchor} is not loaded or links no HDF5 library",
-    -3: "the plugin is bound already to another HDF5 library of this process ({bound}), "
-        "not h5py's (linked by {anchor}): it was loaded from HDF5_PLUGIN_PATH by that "
-        "library first",
+    -3: "an earlier registration made another HDF5 library of this process ({bound}) "
+        "the one b2blosc.h5 serves, not h5py's (linked by {anchor})",
     -4: "H5Zregister of h5py's HDF5 (linked by {anchor}) refused the filter",
 }
 
