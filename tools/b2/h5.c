@@ -275,6 +275,25 @@ static int read_slabs(hid_t d, int rank, const int64_t *start, const int64_t *st
     return rc;
 }
 
+/* H5Dopen2 of dset, saying why it failed: no such dataset, or one this program's
+ * HDF5 cannot open (HDF5 2.0's complex class under an older libhdf5, say). */
+static hid_t open_dataset(hid_t f, const char *file, const char *dset)
+{
+    hid_t d = H5Dopen2(f, dset, H5P_DEFAULT);
+    unsigned v[3] = {0, 0, 0};
+    if (d >= 0)
+        return d;
+    if (H5Lexists(f, dset, H5P_DEFAULT) <= 0) {
+        b2cli_data_error(file, "no dataset '%s'", dset);
+        return -1;
+    }
+    H5get_libversion(&v[0], &v[1], &v[2]);
+    b2cli_data_error(file, "dataset '%s' exists, but the HDF5 %u.%u.%u this program uses cannot "
+                     "open it (a datatype or layout of a newer HDF5?); read it with h5py and "
+                     "b2blosc.h5", dset, v[0], v[1], v[2]);
+    return -1;
+}
+
 /* Describe/verify one dataset. Returns 1 if it uses Blosc2, 0 if not, <0 on error. */
 static int do_dataset(h5ctx *c, hid_t d, const char *name)
 {
@@ -502,10 +521,9 @@ static int run(const char *spec, int json, int verify, int quiet, int nthreads)
         printf("%s: HDF5 file\n", file);
     }
     if (dset) {
-        hid_t d = H5Dopen2(f, dset, H5P_DEFAULT);
+        hid_t d = open_dataset(f, file, dset);
         if (d < 0) {
             c.nbad++;
-            b2cli_data_error(file, "no dataset '%s'", dset);
         } else {
             if (do_dataset(&c, d, dset) == 0)
                 b2cli_data_error(file, "dataset %s does not use the Blosc2 filter (32026)", dset),
@@ -556,10 +574,10 @@ int b2cli_h5_slice(const char *spec, const char *box, FILE *out, int report, int
     hid_t f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0)
         return b2cli_data_error(file, "cannot open as HDF5"), B2_ERR_FORMAT;
-    hid_t d = H5Dopen2(f, dset, H5P_DEFAULT);
+    hid_t d = open_dataset(f, file, dset);
     if (d < 0) {
         H5Fclose(f);
-        return b2cli_data_error(file, "no dataset '%s'", dset), B2_ERR_NOT_FOUND;
+        return B2_ERR_NOT_FOUND;
     }
     hid_t sp = H5Dget_space(d);
     int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1, rc;
