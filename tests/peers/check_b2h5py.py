@@ -15,7 +15,6 @@ check_b2h5py.py [WORK]: two phases, each in its own process:
     stored unfiltered shows b2h5py ignoring the chunk filter mask (PEER BUG).
 Prints counts per category; exits 1 on any failure."""
 import os
-import shutil
 import sys
 
 import numpy as np
@@ -188,16 +187,7 @@ def read_mixed(t, b2opt, bd, key, ref, d):
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] in ("write", "read"):
-        return {"write": write, "read": read}[sys.argv[1]](sys.argv[2])
-    work = sys.argv[1] if len(sys.argv) > 1 else pc.work_dir("peers_b2h5py_")
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    env = pc.clean_env(HDF5_PLUGIN_PATH=pc.empty_plugin_dir(work))
-    env.pop("BLOSC2_FILTER", None)   # b2h5py's switch to the pipeline
-    rcs = [pc.run_phase(__file__, p, work, env) for p in ("write", "read")]
-    return 1 if any(rcs) else 0
-
+    return pc.phased_main(__file__, {"write": write, "read": read}, "peers_b2h5py_")
 
 if __name__ == "__main__":
     sys.exit(main())

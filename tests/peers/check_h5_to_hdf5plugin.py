@@ -19,7 +19,6 @@ check_h5_to_hdf5plugin.py [WORK]: two phases, each in its own process:
 Prints the counts per category; exits 1 on any mismatch or error."""
 import itertools
 import os
-import shutil
 import sys
 
 import numpy as np
@@ -152,19 +151,7 @@ def read(work):
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] in ("write", "read"):
-        return {"write": write, "read": read}[sys.argv[1]](sys.argv[2])
-    work = sys.argv[1] if len(sys.argv) > 1 else pc.work_dir("peers_h5_to_hdf5plugin_")
-    shutil.rmtree(work, ignore_errors=True)  # nothing left from an earlier run
-    os.makedirs(work)
-    nop = pc.empty_plugin_dir(work)
-    print("work folder %s" % work)
-    rc_w = pc.run_phase(__file__, "write", work, pc.clean_env(HDF5_PLUGIN_PATH=nop))
-    if not os.path.exists(os.path.join(work, "manifest.json")):
-        return 1
-    rc_r = pc.run_phase(__file__, "read", work, pc.clean_env(HDF5_PLUGIN_PATH=nop))
-    return 1 if rc_w or rc_r else 0
-
+    return pc.phased_main(__file__, {"write": write, "read": read}, "peers_h5_to_hdf5plugin_")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -17,7 +17,6 @@ not made: h5py 3.16 maps no NumPy type to it (no ml_dtypes), which the check
 prints. Ranks 1-3 with edge chunks, lz4/zstd with shuffle or bitshuffle.
 Prints the counts per category; exits 1 on any failure."""
 import os
-import shutil
 import sys
 
 import numpy as np
@@ -146,16 +145,7 @@ PHASES = {"ours_write": lambda w: write(w, True), "theirs_write": lambda w: writ
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] in PHASES:
-        return PHASES[sys.argv[1]](sys.argv[2])
-    work = sys.argv[1] if len(sys.argv) > 1 else pc.work_dir("peers_h5_types_")
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    env = pc.clean_env(HDF5_PLUGIN_PATH=pc.empty_plugin_dir(work))
-    print("work folder %s" % work)
-    rcs = [pc.run_phase(__file__, p, work, env) for p in PHASES]
-    return 1 if any(rcs) else 0
-
+    return pc.phased_main(__file__, PHASES, "peers_h5_types_")
 
 if __name__ == "__main__":
     sys.exit(main())

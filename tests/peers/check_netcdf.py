@@ -14,7 +14,6 @@ check_netcdf.py [WORK]: phases, each in its own process:
            engine="h5netcdf" (h5py + b2blosc) reads every file, netCDF4's too.
 Prints counts per category; exits 1 on any failure."""
 import os
-import shutil
 import sys
 
 import numpy as np
@@ -122,20 +121,13 @@ def xr_read(work):
 
 
 def main():
-    phases = {"write": write, "nc_read": nc_read, "xr_read": xr_read}
-    if len(sys.argv) == 3 and sys.argv[1] in phases:
-        return phases[sys.argv[1]](sys.argv[2])
-    work = sys.argv[1] if len(sys.argv) > 1 else pc.work_dir("peers_netcdf_")
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    import b2blosc   # only for its PLUGIN_PATH: the phases import what they test
-    nop = pc.empty_plugin_dir(work)
-    rcs = [pc.run_phase(__file__, "write", work, pc.clean_env(HDF5_PLUGIN_PATH=nop))]
-    plug = pc.clean_env(HDF5_PLUGIN_PATH=b2blosc.PLUGIN_PATH)
-    rcs.append(pc.run_phase(__file__, "nc_read", work, plug))
-    rcs.append(pc.run_phase(__file__, "xr_read", work, plug))
-    return 1 if any(rcs) else 0
-
+    def env_for(work, phase):
+        if phase == "write":
+            return pc.clean_env(HDF5_PLUGIN_PATH=pc.empty_plugin_dir(work))
+        import b2blosc   # only for its PLUGIN_PATH: the phases import what they test
+        return pc.clean_env(HDF5_PLUGIN_PATH=b2blosc.PLUGIN_PATH)
+    return pc.phased_main(__file__, {"write": write, "nc_read": nc_read, "xr_read": xr_read},
+                          "peers_netcdf_", env_for)
 
 if __name__ == "__main__":
     sys.exit(main())

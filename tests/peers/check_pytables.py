@@ -22,7 +22,6 @@ Prints counts per category; exits 1 on any failure."""
 import ctypes
 import glob
 import os
-import shutil
 import sys
 
 import numpy as np
@@ -290,16 +289,7 @@ PHASES = {"write": write, "pt_read": pt_read, "pt_direct": lambda w: pt_read(w, 
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] in PHASES:
-        return PHASES[sys.argv[1]](sys.argv[2])
-    work = sys.argv[1] if len(sys.argv) > 1 else pc.work_dir("peers_pytables_")
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    env = pc.clean_env(HDF5_PLUGIN_PATH=pc.empty_plugin_dir(work))
-    env.pop("BLOSC2_FILTER", None)
-    rcs = [pc.run_phase(__file__, p, work, env) for p in PHASES]
-    return 1 if any(rcs) else 0
-
+    return pc.phased_main(__file__, PHASES, "peers_pytables_")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,6 +5,7 @@ python: a tally of checks by category, the phases run in separate processes
 program, and data made from a seed."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -13,7 +14,8 @@ import time
 import numpy as np
 
 # Variables that would let another copy of a filter, library or package in.
-_DROP = ("B2_H5_PLUGIN", "B2_LIBB2", "HDF5_PLUGIN_PATH", "PYTHONPATH", "LD_PRELOAD")
+# BLOSC2_FILTER: PyTables' and b2h5py's switch from their direct path to the pipeline.
+_DROP = ("B2_H5_PLUGIN", "B2_LIBB2", "HDF5_PLUGIN_PATH", "PYTHONPATH", "LD_PRELOAD", "BLOSC2_FILTER")
 
 
 class Tally:
@@ -77,6 +79,27 @@ def run_phase(script, phase, work, env=None, timeout=600):
                        timeout=timeout)
     print("phase %s: exit %d, %.1f s" % (phase, r.returncode, time.time() - t0), flush=True)
     return r.returncode
+
+
+def phased_main(script, phases, prefix, env_for=None):
+    """main() of a check whose phases each run in a process of their own (so
+    that hdf5plugin's filter and ours are never registered in one): with the
+    arguments PHASE WORK it runs that phase; otherwise it empties the work folder
+    (argv[1], else a new temporary one) and runs every phase in order with the
+    environment env_for(work, phase) (default: clean, with an empty
+    HDF5_PLUGIN_PATH, so only the filter a phase registers runs). Returns 1 when
+    a phase failed, else 0."""
+    if len(sys.argv) == 3 and sys.argv[1] in phases:
+        return phases[sys.argv[1]](sys.argv[2])
+    work = sys.argv[1] if len(sys.argv) > 1 else work_dir(prefix)
+    shutil.rmtree(work, ignore_errors=True)  # nothing left from an earlier run
+    os.makedirs(work)
+    print("work folder %s" % work, flush=True)
+    if env_for is None:
+        nop = empty_plugin_dir(work)
+        env_for = lambda w, p: clean_env(HDF5_PLUGIN_PATH=nop)  # noqa: E731
+    rcs = [run_phase(script, p, work, env_for(work, p)) for p in phases]
+    return 1 if any(rcs) else 0
 
 
 def work_dir(prefix):
