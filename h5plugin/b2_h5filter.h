@@ -197,9 +197,9 @@ typedef struct b2_h5_write_options {
 typedef struct b2_h5_write_report {
     int path;                /* enum b2_h5_write_path */
     char reason[128];        /* why H5Dwrite was used (first reason; "" if it was not) */
-    int64_t chunks_direct;   /* chunks stored with H5Dwrite_chunk (frames and raw) */
-    int64_t chunks_raw;      /* of those, stored unfiltered (filter mask 1): incompressible
-                                chunks an optional filter declines, as H5Dwrite does */
+    int64_t chunks_direct;   /* chunks stored with H5Dwrite_chunk (all frames) */
+    int64_t chunks_raw;      /* always 0: every chunk is stored as a frame (filter mask 0),
+                                as the reference filter does; kept for the ABI */
     int64_t chunks_h5dwrite; /* H5Dwrite calls: one per chunk part, or one for the box */
     int64_t bytes_stored;    /* bytes handed to H5Dwrite_chunk */
     int nthreads;            /* compressing threads used */

@@ -40,27 +40,18 @@ static int is_whole_chunk(const b2_h5_params *p, size_t nbytes)
 static void *ctx_alloc(size_t n, void *ud) { return b2_h5_ctx_buffer(ud, 0, n); }
 static void ctx_release(void *p, void *ud) { (void)p, (void)ud; }
 
-int b2_h5_filter_encode(const b2_h5_params *p, struct b2_h5_ctx *ctx, int decline,
-                        const void *src, size_t nbytes, const b2_h5_alloc *al, void **out,
-                        size_t *outsize, size_t *outlen, char *err, size_t errcap)
+int b2_h5_filter_encode(const b2_h5_params *p, struct b2_h5_ctx *ctx, const void *src,
+                        size_t nbytes, const b2_h5_alloc *al, void **out, size_t *outsize,
+                        size_t *outlen, char *err, size_t errcap)
 {
     *out = NULL;
     *outsize = *outlen = 0;
-    int rc = b2_h5_payload_encode(p, ctx, is_whole_chunk(p, nbytes), src, nbytes,
-                                 decline ? nbytes : 0, al, out, outsize, outlen, err, errcap);
-    if (rc == B2_ERR_DST_TOO_SMALL && decline)
-        return 0; /* incompressible: stored as it is */
-    if (rc < 0)
-        return rc;
-    if (*outlen >= nbytes && decline) {
-        /* Incompressible: HDF5 stores the chunk as it is (filter mask bit set),
-         * which every reader handles and costs less space. Not an error. */
-        al->release(*out, al->ud);
-        *out = NULL;
-        *outsize = *outlen = 0;
-        return 0;
-    }
-    return 1;
+    /* Every chunk is stored as a frame, incompressible ones too, as the
+     * reference filter does: direct-chunk readers (b2h5py, PyTables) ignore the
+     * filter mask and would open a raw chunk as a frame. */
+    int rc = b2_h5_payload_encode(p, ctx, is_whole_chunk(p, nbytes), src, nbytes, 0, al, out,
+                                  outsize, outlen, err, errcap);
+    return rc < 0 ? rc : 1;
 }
 
 static size_t compress(const b2_h5_api *api, unsigned flags, const b2_h5_params *p,
@@ -72,21 +63,17 @@ static size_t compress(const b2_h5_api *api, unsigned flags, const b2_h5_params 
      * copies it over the input, which is no longer needed: no memory is allocated
      * per chunk, so the heap never grows and shrinks around chunk-sized buffers
      * (fresh pages cost more than the copy). A mandatory filter's frame goes to
-     * HDF5 memory. An optional filter declines incompressible chunks: HDF5 then
-     * stores them as they are with the filter's mask bit set. Parallel HDF5
-     * 1.10's collective writes (its only filtered writes) drop that bit, and the
-     * raw chunk would be read as a frame: there every chunk is kept as a frame. */
+     * HDF5 memory. Every chunk becomes a frame, also where it is not smaller
+     * (doc/format/hdf5-filter.md §3): readers that ignore the filter mask, and
+     * parallel HDF5 1.10's collective writes that drop it, need that. */
     int optional = (flags & H5Z_FLAG_OPTIONAL) != 0;
-    int decline = optional && !api->parallel;
     int in_place = optional && ctx;
     b2_h5_alloc al = in_place ? (b2_h5_alloc){ctx_alloc, ctx_release, ctx}
                              : (b2_h5_alloc){h5_alloc, h5_release, (void *)api};
     void *out = NULL;
     size_t outsize = 0, flen = 0;
-    int rc = b2_h5_filter_encode(p, ctx, decline, *buf, nbytes, &al, &out, &outsize, &flen,
-                                err, sizeof err);
-    if (rc == 0)
-        return 0; /* declined: stored as it is (filter mask bit set) */
+    int rc = b2_h5_filter_encode(p, ctx, *buf, nbytes, &al, &out, &outsize, &flen, err,
+                                sizeof err);
     if (rc < 0) {
         if (optional) /* HDF5 stores the chunk as it is: not an error for the caller */
             B2_H5_NOTE(api, "blosc2 filter: compression failed: %s", err);
@@ -98,7 +85,7 @@ static size_t compress(const b2_h5_api *api, unsigned flags, const b2_h5_params 
         memcpy(*buf, out, flen);
         return flen;
     }
-    if (in_place) { /* a kept incompressible frame, larger than HDF5's buffer */
+    if (in_place) { /* an incompressible frame, larger than HDF5's buffer */
         void *big = api->allocate_memory(flen, 0);
         if (!big) {
             B2_H5_ERROR(api, "blosc2 filter: cannot allocate %zu bytes", flen);

@@ -111,11 +111,10 @@ B2_HIDDEN int b2_h5_payload_encode(const b2_h5_params *p, struct b2_h5_ctx *ctx,
 
 /* One chunk (nbytes at src, the size HDF5 hands the filter) exactly as the
  * filter's compress path stores it: the b2nd path when nbytes is the whole chunk
- * of p, else a plain frame. decline != 0 (an optional filter on serial HDF5):
- * a chunk whose frame would not be smaller is declined. Returns 1 with the frame
- * in *out (from al), 0 when declined (HDF5 then stores the chunk as it is, filter
- * mask bit set), or a negative B2_ERR_* with a message in err. */
-B2_HIDDEN int b2_h5_filter_encode(const b2_h5_params *p, struct b2_h5_ctx *ctx, int decline,
+ * of p, else a plain frame. Always a frame, even when not smaller than the chunk
+ * (as the reference filter stores it). Returns 1 with the frame in *out (from
+ * al), or a negative B2_ERR_* with a message in err. */
+B2_HIDDEN int b2_h5_filter_encode(const b2_h5_params *p, struct b2_h5_ctx *ctx,
                                  const void *src, size_t nbytes, const b2_h5_alloc *al,
                                  void **out, size_t *outsize, size_t *outlen, char *err,
                                  size_t errcap);

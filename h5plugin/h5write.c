@@ -37,7 +37,7 @@ typedef struct slot {
     uint8_t *in, *out;
     const uint8_t *src;  /* the chunk's elements: in, or the caller's buffer */
     size_t incap, outcap, outlen;
-    int kind;      /* 1 frame, 0 raw (declined), < 0 error (then H5Dwrite takes it) */
+    int kind;      /* 1 frame, < 0 error (then H5Dwrite takes it) */
     int done;
     char err[200];
 } slot;
@@ -51,7 +51,6 @@ typedef struct writer {
     const hsize_t *start, *count;
     const uint8_t *buf;
     b2_h5_params p;          /* the dataset's cd_values, nthreads 1 */
-    int decline;             /* optional filter on serial HDF5 */
     size_t nbytes;           /* full chunk bytes, what HDF5 hands the filter */
     uint8_t *fill;           /* one element of fill value, or NULL: zeros */
     hsize_t c0[MAXDIM], c1[MAXDIM]; /* chunk-grid range of the box */
@@ -180,7 +179,7 @@ static void compress_job(writer *wr, int64_t j, slot *s, b2_h5_ctx *ctx)
             boff += (int64_t)(lo[d] - wr->start[d]) * bstr[d];
         s->src = wr->buf + boff * (int64_t)ts;
         s->err[0] = '\0';
-        s->kind = b2_h5_filter_encode(&wr->p, ctx, wr->decline, s->src, wr->nbytes, &al, &out,
+        s->kind = b2_h5_filter_encode(&wr->p, ctx, s->src, wr->nbytes, &al, &out,
                                       &outsize, &s->outlen, s->err, sizeof s->err);
         return;
     }
@@ -220,7 +219,7 @@ static void compress_job(writer *wr, int64_t j, slot *s, b2_h5_ctx *ctx)
             break;
     }
     s->err[0] = '\0';
-    s->kind = b2_h5_filter_encode(&wr->p, ctx, wr->decline, s->in, wr->nbytes, &al, &out,
+    s->kind = b2_h5_filter_encode(&wr->p, ctx, s->in, wr->nbytes, &al, &out,
                                   &outsize, &s->outlen, s->err, sizeof s->err);
 }
 
@@ -264,15 +263,12 @@ static int store_job(writer *wr, int64_t j, slot *s)
     }
     for (int d = 0; d < wr->rank; d++)
         off[d] = ci[d] * wr->cdims[d];
-    const void *data = s->kind == 1 ? (const void *)s->out : (const void *)s->src;
-    size_t len = s->kind == 1 ? s->outlen : wr->nbytes;
-    uint32_t mask = s->kind == 1 ? 0 : 1; /* filter 32026 is the pipeline's only one */
-    if (wr->h->Dwrite_chunk(wr->dset, H5P_DEFAULT, mask, off, len, data) < 0)
+    /* always a frame, filter mask 0, as the filter itself stores every chunk */
+    if (wr->h->Dwrite_chunk(wr->dset, H5P_DEFAULT, 0, off, s->outlen, s->out) < 0)
         return B2_FAIL(B2_ERR_IO, "H5Dwrite_chunk failed");
     if (wr->rep) {
         wr->rep->chunks_direct++;
-        wr->rep->chunks_raw += mask;
-        wr->rep->bytes_stored += (int64_t)len;
+        wr->rep->bytes_stored += (int64_t)s->outlen;
     }
     return B2_OK;
 }
@@ -395,7 +391,6 @@ static const char *dataset_refusal(writer *wr, char *why_buf, size_t cap)
     if (!*why) {
         wr->p.nthreads = 1; /* threads work on chunks; the bytes do not depend on it */
         wr->p.mem_limit = b2_h5_memory_limit_from_env();
-        wr->decline = (flags & H5Z_FLAG_OPTIONAL) && !base->parallel;
         uint64_t n = wr->ts;
         for (int d = 0; d < wr->rank; d++)
             n *= wr->cdims[d];

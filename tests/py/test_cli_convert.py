@@ -231,11 +231,18 @@ with h5py.File(mixed, "w") as f:
                             compression_opts=(0, 0, 0, 0, 5, 1, 0), fillvalue=7)
     part[0:50, 0:25] = np.arange(50 * 25, dtype="<i4").reshape(50, 25)
     f.create_dataset("contig", data=g)
-    # incompressible chunks: the optional filter stores them raw (filter mask 1)
+    # incompressible chunks stored raw (filter mask 1), as libb2 before issue 37
+    # declined them: our filter now stores frames, so they are written directly
     noisy = np.random.default_rng(5).integers(-128, 127, (100, 90)).astype("|i1")
     noisy[:32, :] = 3
-    f.create_dataset("noisy", data=noisy, chunks=(32, 33), compression=hc.FILTER_ID,
-                     compression_opts=(0, 256, 0, 0, 9, 1, 1))
+    dn = f.create_dataset("noisy", data=noisy, chunks=(32, 33), compression=hc.FILTER_ID,
+                          compression_opts=(0, 256, 0, 0, 9, 1, 1))
+    for r0 in range(32, 100, 32):
+        for c0 in range(0, 90, 33):
+            full = np.zeros((32, 33), "|i1")  # an edge chunk is stored whole
+            part = noisy[r0:r0 + 32, c0:c0 + 33]
+            full[:part.shape[0], :part.shape[1]] = part
+            dn.id.write_direct_chunk((r0, c0), full.tobytes(), filter_mask=1)
 with h5py.File(mixed, "r") as f:
     parts = f["part"][()]
 

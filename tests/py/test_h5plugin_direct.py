@@ -346,7 +346,9 @@ def check_stored(C, paths):
                 region = tuple(slice(o, min(o + ch, s)) for o, ch, s in zip(off, chunks, shape))
                 part = np.ascontiguousarray(want[region]).view(np.uint8).reshape(
                     tuple(r.stop - r.start for r in region) + (dt.itemsize,))
-                if mask & 1:  # the filter declined: raw chunk
+                C.ok(not mask & 1, "%s %s: chunk stored raw (mask %d): every chunk is a frame"
+                     % (c["name"], off, mask))
+                if mask & 1:
                     got = np.frombuffer(raw, np.uint8).reshape(tuple(chunks) + (dt.itemsize,))
                     nraw += 1
                 elif plain is None:

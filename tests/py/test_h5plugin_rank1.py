@@ -132,8 +132,9 @@ def rewrite(tmp):
                     new = chunk_raw(ds, i)
                     if new == old[i]:
                         same += 1
-                    elif old[i][0] == 0 and new[0] == 1 and len(new[1]) <= len(old[i][1]):
-                        raw += 1  # clevel 0: the frame is larger, our optional filter declines
+                    elif new[0] == 1:
+                        raw += 1  # never: every chunk is a frame, as the peers store it
+                        check(False, "%s:%s chunk %d stored raw" % (fn, k, i))
                     else:
                         check(False, "%s:%s chunk %d differs from the peer's (mask %d/%d, %d/%d "
                               "bytes)" % (fn, k, i, old[i][0], new[0], len(old[i][1]), len(new[1])))

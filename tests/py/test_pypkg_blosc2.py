@@ -201,12 +201,8 @@ else:
                     check(ok, "%s chunk %s: TRUNC_PREC stored raw by both (masks %d %d)" % (name, off, mo, mr))
                     continue
                 nbytes = int(np.prod(do.chunks)) * do.dtype.itemsize
-                if mr == 0 and len(br) >= nbytes and mo == 1 and len(bo) == nbytes:
-                    # as test_h5plugin_interop: where the optional filter's frame would
-                    # not be smaller than the chunk, ours stores the chunk raw and the
-                    # reference stores its frame; both read back equal (checked above)
-                    kept_raw += 1
-                    continue
+                # incompressible chunks too: both store the frame (filter mask 0)
+                kept_raw += mr == 0 and len(br) >= nbytes
                 check(mo == mr == 0, "%s chunk %s: both filtered (masks %d %d)" % (name, off, mo, mr))
                 if ncd[6] == 4 and zlib_libdeflate:
                     # zlib through libdeflate (the default): other bytes, the same data
@@ -217,26 +213,40 @@ else:
                 check(bo == br, "%s chunk %s (cd_values %s): %d vs %d bytes, byte-identical %s"
                       % (name, off, ncd, len(bo), len(br), bo == br))
     print("chunks compared: %d; byte-identical to the reference: %d; TRUNC_PREC raw in both: %d; "
-          "stored raw by us where the reference's frame is not smaller than the chunk: %d; "
+          "of those compared, frames not smaller than the chunk: %d; "
           "zlib through libdeflate (data compared only): %d"
           % (total, same, raw, kept_raw, deflated))
 
 # ---- 5. register(force=...) with the reference filter already on HDF5_PLUGIN_PATH ----
-# Random doubles do not compress: the reference then stores its (larger) frame,
-# ours stores the chunk raw (filter mask 1), which tells the two filters apart.
+# Only our filter reads B2_H5_MEMORY_LIMIT (on every call): under a 4k limit it
+# refuses a 1 MiB chunk, the reference reads it. That tells the two apart
+# (both store the same frames, incompressible chunks included).
 FORCE = r'''
-import h5py, numpy as np
+import os, sys, h5py, numpy as np
 assert h5py.h5z.filter_avail(32026)
 import b2blosc
 print("CONFIG", b2blosc.get_config()["registered"])
-a = np.random.default_rng(3).random((64, 64))
-with h5py.File(__import__("sys").argv[1], "w") as f:
-    d = f.create_dataset("before", data=a, chunks=(64, 64), compression=b2blosc.Blosc2("blosclz", 1, 0))
-    print("BEFORE", d.id.read_direct_chunk((0, 0))[0], np.array_equal(d[...], a))
-    print("FORCE", b2blosc.register(force=True), b2blosc.get_config()["registered"])
-    d = f.create_dataset("after", data=a, chunks=(64, 64), compression=b2blosc.Blosc2("blosclz", 1, 0))
-    print("AFTER", d.id.read_direct_chunk((0, 0))[0], np.array_equal(d[...], a))
-    print("KEEP", b2blosc.register(force=False))
+a = np.arange(1 << 17, dtype="f8")  # one 1 MiB chunk (as check_hdf5plugin_suite's probe)
+def write_read(path):
+    """Mask of the stored chunk, data read back, and that under a 4k limit (the
+    file reopened, so the chunk goes through the filter, not HDF5's cache)."""
+    with h5py.File(path, "w") as f:
+        f.create_dataset("d", data=a, chunks=a.shape, compression=b2blosc.Blosc2("blosclz", 1, 0))
+    with h5py.File(path, "r") as f:
+        d = f["d"]
+        mask, ok = d.id.read_direct_chunk((0,))[0], np.array_equal(d[...], a)
+    os.environ["B2_H5_MEMORY_LIMIT"] = "4k"
+    try:
+        with h5py.File(path, "r") as f:
+            lim = np.array_equal(f["d"][...], a)
+    except OSError:
+        lim = "refused"
+    del os.environ["B2_H5_MEMORY_LIMIT"]
+    return mask, ok, lim
+print("BEFORE %s %s %s" % write_read(sys.argv[1] + ".before"))
+print("FORCE", b2blosc.register(force=True), b2blosc.get_config()["registered"])
+print("AFTER %s %s %s" % write_read(sys.argv[1] + ".after"))
+print("KEEP", b2blosc.register(force=False))
 '''
 if ref_done:
     r = subprocess.run([sys.executable, "-c", FORCE, os.path.join(tmp, "force.h5")],
@@ -245,9 +255,9 @@ if ref_done:
                                             B2_H5_PLUGIN=os.path.join(PDIR, hc.PLUGIN_NAME)),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
     print(r.stdout, end="")
-    check(r.returncode == 0 and "CONFIG kept" in r.stdout and "BEFORE 0 True" in r.stdout,
+    check(r.returncode == 0 and "CONFIG kept" in r.stdout and "BEFORE 0 True True" in r.stdout,
           "import b2blosc keeps the reference filter found on HDF5_PLUGIN_PATH")
-    check("FORCE True b2blosc" in r.stdout and "AFTER 1 True" in r.stdout and "KEEP False" in r.stdout,
+    check("FORCE True b2blosc" in r.stdout and "AFTER 0 True refused" in r.stdout and "KEEP False" in r.stdout,
           "register(force=True) replaces it with ours; register(force=False) keeps what is there")
 
 print("test_pypkg_blosc2: %d checks, %d failed%s" % (check.count, len(check.failures),
