@@ -11,8 +11,10 @@ check_b2h5py.py [WORK]: two phases, each in its own process:
     b2h5py.blosc2._no_opt_error, its own test hook, is replaced by an exception
     that is not a NoOptSlicingError, so a fallback to h5py raises instead.
     Slices with steps, which b2h5py does not optimize, must raise there and
-    then read through its fallback. One dataset with chunks our optional filter
-    stored unfiltered shows b2h5py ignoring the chunk filter mask (PEER BUG).
+    then read through its fallback. A dataset of incompressible chunks (stored
+    as frames by our filter) reads through the direct path; one whose chunks 2
+    and 3 are stored raw with filter mask 1 (as older files of ours have them)
+    shows b2h5py ignoring the chunk filter mask (PEER BUG).
 Prints counts per category; exits 1 on any failure."""
 import os
 import sys
@@ -71,17 +73,29 @@ def write(work):
                     t.check(masks == {0}, "every chunk filtered", name)
                     man.append(ref_slices(work, ds, data, name, rank, "plain", rng))
                     n += 1
-        # chunks 2 and 3 of 4 are random bytes: our optional filter leaves them unfiltered
+        # chunks 2 and 3 of 4 are random bytes: our filter stores them as frames too
+        # (mask 0, as the reference does), which b2h5py's direct path reads
         data = np.zeros((64, 50), np.uint8)
         data[32:] = rng.integers(0, 256, (32, 50), dtype=np.uint8)
-        ds = f.create_dataset("mixed", data=data, chunks=(16, 50),
+        ds = f.create_dataset("incompressible", data=data, chunks=(16, 50),
                               **b2blosc.Blosc2(cname="lz4", clevel=5, filters=1))
         masks = [ds.id.get_chunk_info(c).filter_mask for c in range(ds.id.get_num_chunks())]
-        t.check(masks == [0, 0, 1, 1], "mixed: chunks 2 and 3 unfiltered", repr(masks))
-        man.append(ref_slices(work, ds, data, "mixed", 2, "mixed", rng))
+        t.check(masks == [0, 0, 0, 0], "incompressible chunks stored as frames", repr(masks))
+        man.append(ref_slices(work, ds, data, "incompressible", 2, "plain", rng))
+        man.append(old_raw_dataset(t, f, ds, data, work, rng))
     pc.save_json(os.path.join(work, "manifest.json"), man)
     print("wrote %d datasets, %d slices" % (len(man), sum(len(d["keys"]) for d in man)))
     return t.summary()
+
+
+def old_raw_dataset(t, f, src, data, work, rng):
+    """Chunks 2 and 3 raw with filter mask 1 (as older files of ours hold
+    incompressible chunks), 0 and 1 src's frames."""
+    ds = pc.old_raw_copy(f, "mixed", src, data, 32)
+    masks = [ds.id.get_chunk_info(c).filter_mask for c in range(ds.id.get_num_chunks())]
+    t.check(masks == [0, 0, 1, 1] and np.array_equal(ds[...], data),
+            "mixed: chunks 2 and 3 stored raw (mask 1), reads back", repr(masks))
+    return ref_slices(work, ds, data, "mixed", 2, "mixed", rng)
 
 
 def ref_slices(work, ds, data, name, rank, kind, rng):

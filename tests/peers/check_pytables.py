@@ -5,8 +5,9 @@ check_pytables.py [WORK]: five phases, each in its own process, so PyTables'
 32026 (registered by `import tables` in its own libhdf5) and ours never meet:
   write:     h5py + `import b2blosc` writes ours.h5 (ranks 1-4, lz4/zstd/blosclz,
              shuffle/bitshuffle, five dtypes, edge chunks; one rank-1 dataset in
-             the one-dimensional layout; one incompressible dataset whose chunks
-             our optional filter leaves unfiltered).
+             the one-dimensional layout; one incompressible dataset, stored as
+             frames; one whose chunks of rows 32.. are raw with filter mask 1, as
+             older files of ours hold incompressible chunks).
   pt_read:   `import tables`: every dataset whole and in random slices (steps
              too) through PyTables' normal read (its direct Blosc2 path where it
              applies, else its own filter).
@@ -74,21 +75,24 @@ def write(work):
         t.check(pc.dataset_cd_values(ds)[7] == 1, "rank 1 onedim layout (v[7] = 1)")
         np.save(os.path.join(work, "d_r1_onedim.npy"), data)
         man.append({"name": "d_r1_onedim", "rank": 1, "kind": "onedim"})
-        # incompressible: our optional filter stores these chunks unfiltered
+        # incompressible: stored as frames all the same (mask 0), as the reference does
         data = np.random.default_rng(5).integers(0, 256, (40, 50), dtype=np.uint8)
         ds = f.create_dataset("u_r2_random", data=data, chunks=(16, 16),
                               **b2blosc.Blosc2(cname="lz4", clevel=0, filters=0))
         masks = chunk_masks(ds)
-        t.check(set(masks) == {1}, "incompressible chunks stored unfiltered", repr(masks))
+        t.check(set(masks) == {0}, "incompressible chunks stored as frames", repr(masks))
         np.save(os.path.join(work, "u_r2_random.npy"), data)
-        man.append({"name": "u_r2_random", "rank": 2, "kind": "unfiltered"})
-        # mixed: compressible rows, then random ones (some chunks unfiltered)
+        man.append({"name": "u_r2_random", "rank": 2, "kind": "incompressible"})
+        # mixed: compressible rows, then random ones stored raw with filter mask 1,
+        # as libb2 before 0.1.1 left incompressible chunks
         data = np.zeros((64, 50), np.uint8)
         data[32:] = np.random.default_rng(6).integers(0, 256, (32, 50), dtype=np.uint8)
-        ds = f.create_dataset("m_r2_mixed", data=data, chunks=(16, 25),
-                              **b2blosc.Blosc2(cname="lz4", clevel=5, filters=1))
+        src = f.create_dataset("m_r2_frames", data=data, chunks=(16, 25),
+                               **b2blosc.Blosc2(cname="lz4", clevel=5, filters=1))
+        ds = pc.old_raw_copy(f, "m_r2_mixed", src, data, 32)
         masks = chunk_masks(ds)
-        t.check(set(masks) == {0, 1}, "mixed: some chunks filtered, some not", repr(masks))
+        t.check(set(masks) == {0, 1} and np.array_equal(ds[...], data),
+                "mixed: chunks of rows 32.. raw (mask 1), the others frames", repr(masks))
         np.save(os.path.join(work, "m_r2_mixed.npy"), data)
         man.append({"name": "m_r2_mixed", "rank": 2, "kind": "mixed"})
     pc.save_json(os.path.join(work, "ours.json"), man)
@@ -170,10 +174,7 @@ def pt_direct_one(t, node, ref, d, cat, rng):
     except Exception as e:  # expected: no filter to decode with
         forced = "error: " + str(e).splitlines()[0][:120]
     del os.environ["BLOSC2_FILTER"]
-    if d["kind"] == "unfiltered":   # no chunk needs the filter (mixed: some do)
-        t.check(forced == "read", cat + ", BLOSC2_FILTER=1 reads (chunks unfiltered)", forced)
-    else:
-        t.check(forced != "read", cat + ", BLOSC2_FILTER=1 fails (no filter left)", forced)
+    t.check(forced != "read", cat + ", BLOSC2_FILTER=1 fails (no filter left)", forced)
     if d["kind"] == "classic" and d["rank"] == 1:
         # by design of PyTables' direct path (b2nd frames only): shown, not a fault
         got = read_or_error(node, slice(None))

@@ -142,6 +142,26 @@ def make_data(shape, dtype, seed):
     return np.asarray(v).astype(dt).reshape(shape)
 
 
+def old_raw_copy(f, name, src, data, raw_from_row):
+    """Dataset name in f holding data as libb2 before 0.1.1 stored it (and as any
+    optional filter that HDF5 skips leaves it): chunks starting at row
+    raw_from_row or later raw with filter mask 1, the others src's own frames.
+    data's shape must be a whole number of chunks. Returns the new dataset."""
+    plist = src.id.get_create_plist()
+    fid, _, opts, _ = plist.get_filter(0)
+    ds = f.create_dataset(name, shape=data.shape, dtype=data.dtype, chunks=src.chunks,
+                          compression=fid, compression_opts=opts)
+    for i in range(src.id.get_num_chunks()):
+        off = src.id.get_chunk_info(i).chunk_offset
+        if off[0] < raw_from_row:
+            mask, raw = src.id.read_direct_chunk(off)
+            ds.id.write_direct_chunk(off, raw, filter_mask=mask)
+        else:
+            box = tuple(slice(o, o + c) for o, c in zip(off, src.chunks))
+            ds.id.write_direct_chunk(off, np.ascontiguousarray(data[box]).tobytes(), filter_mask=1)
+    return ds
+
+
 def save_json(path, obj):
     with open(path, "w") as f:
         json.dump(obj, f, indent=1)
