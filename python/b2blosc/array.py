@@ -1053,8 +1053,12 @@ def save(array, path, chunks=None, blocks=None, cname="lz4", clevel=5, filters=S
       goes in the last slot, as hdf5plugin does), or a list of up to 6 filter
       names/ids applied in order; ("trunc_prec", bits) / (name, meta) give a
       filter's parameter. TRUNC_PREC alone has no precision and is refused.
-    contiguous: True writes one frame file (replacing an existing file); False a
-      sparse frame, a directory that must not exist yet.
+    contiguous: True writes one frame file, atomically: it is written under a
+      temporary name next to path ("<path>.<pid>-<hex>.b2tmp"), synced and
+      renamed over path, so an existing file stays untouched until the rename
+      and a crash leaves the old file or the new one (a crash may leave the
+      temporary behind). False: a sparse frame, a directory that must not exist
+      yet.
     meta: {name: bytes} fixed metalayers stored after "b2nd" (at most 15);
     vlmeta: {name: bytes} variable-length metalayers."""
     np = _np()
@@ -1119,7 +1123,27 @@ def save(array, path, chunks=None, blocks=None, cname="lz4", clevel=5, filters=S
     p.nmetalayers, p.metalayers = len(meta), metas
     vl = [_meta_item(k, v, "vlmeta") for k, v in dict(vlmeta or {}).items()]
 
-    st = _libb2.Storage(_libb2.STORAGE_FILE if contiguous else _libb2.STORAGE_SPARSE, os.fsencode(path))
+    if not contiguous:   # a new directory: nothing old to keep intact
+        _write_array(lib, p, arr, vl, _libb2.STORAGE_SPARSE, path, path)
+        return open(path)
+    # libb2's file create truncates the target and then writes in place
+    # (b2_schunk_create_file's documented behaviour), so a crash would lose the
+    # old file. The frame is written whole under a temporary name in the same
+    # directory, synced, and renamed over path: the commit point.
+    tmp = _temp_path(path)
+    try:
+        _write_array(lib, p, arr, vl, _libb2.STORAGE_FILE, tmp, path)
+        _commit_temp(tmp, path)
+    except BaseException:
+        _remove_quietly(tmp)
+        raise
+    return open(path)
+
+
+def _write_array(lib, p, arr, vl, kind, where, path):
+    """Write arr (b2nd params p, vlmetalayers vl) to where; errors name path."""
+    d = lib.dll
+    st = _libb2.Storage(kind, os.fsencode(where))
     a = ctypes.c_void_p()
     rc = d.b2_nd_from_cbuffer(ctypes.byref(p), ctypes.byref(st),
                               arr.ctypes.data if arr.size else None, arr.nbytes, ctypes.byref(a))
@@ -1134,7 +1158,36 @@ def save(array, path, chunks=None, blocks=None, cname="lz4", clevel=5, filters=S
                                 d.b2_schunk_last_error(s))
     finally:
         d.b2_nd_free(a)
-    return open(path)
+
+
+def _temp_path(path):
+    # Next to path, so that the rename stays in one file system (atomic); unique
+    # per call, so that concurrent saves to one path never share a temporary.
+    return "%s.%d-%s.b2tmp" % (path, os.getpid(), os.urandom(4).hex())
+
+
+def _fsync(path, flags=os.O_RDONLY):
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _commit_temp(tmp, path):
+    """Make tmp durable, rename it over path, then make the rename durable."""
+    _fsync(tmp)
+    os.replace(tmp, path)
+    _fsync(os.path.dirname(os.path.abspath(path)), os.O_RDONLY | os.O_DIRECTORY)
+
+
+def _remove_quietly(path):
+    # A failed or interrupted save leaves no temporary behind when it can help it;
+    # the error being raised is the one that matters.
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _meta_item(name, content, what):
