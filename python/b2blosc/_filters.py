@@ -75,12 +75,62 @@ def _all_cd_values(plist_id):
     return tuple(vals[:min(n.value, 64)])
 
 
-class UnknownCodecError(KeyError):
-    """An unknown cname (a KeyError, as hdf5plugin raises, with a message that
-    names the valid names)."""
+class UnknownCodecError(KeyError, ValueError):
+    """An unknown cname, from Blosc2() and from b2blosc.save() alike, with a
+    message that names the bad value and the valid names. A KeyError because
+    hdf5plugin's Blosc2 raises one (its dict lookup) and save() raised a bare
+    one; also a ValueError because every other bad setting is one, so that a
+    caller catching either keeps working."""
 
     def __str__(self):
         return self.args[0] if self.args else ""
+
+
+CODEC_NAMES = ("blosclz", "lz4", "lz4hc", "zlib", "zstd")
+
+# The filters keyword's names (case-insensitive), as save() spells them, for
+# hdf5plugin's constants; "none" and "noshuffle" are libb2's and python-blosc2's
+# names of 0, "nofilter" the constant's own.
+FILTER_NAMES = {"nofilter": 0, "noshuffle": 0, "none": 0, "shuffle": 1, "bitshuffle": 2,
+                "delta": 3, "trunc_prec": 4}
+# pipeline-only filters (c-blosc2's plugin filters), named as libb2 names them
+PIPELINE_NAMES = {"ndcell": 32, "ndmean": 33, "bytedelta": 35, "int_trunc": 36}
+
+_FILTERS_VALID = ("NOFILTER (0, 'nofilter', 'noshuffle', 'none'), SHUFFLE (1, 'shuffle'), "
+                  "BITSHUFFLE (2, 'bitshuffle'), DELTA (3, 'delta'), TRUNC_PREC (4, 'trunc_prec')")
+
+
+def unknown_cname(cname):
+    """The UnknownCodecError for cname, naming it and the valid names."""
+    return UnknownCodecError("unknown cname %r; valid names: %s" % (cname, ", ".join(CODEC_NAMES)))
+
+
+def filters_error(filters, extra=""):
+    """The ValueError for a filters value that is none of the valid ones,
+    listing them (extra: what else the caller takes)."""
+    return ValueError("filters=%r is not supported; valid values: %s%s"
+                      % (filters, _FILTERS_VALID, extra))
+
+
+def filter_by_name(name, names=FILTER_NAMES):
+    """The filter id of name (str or bytes, any case), or None when it is not one."""
+    if isinstance(name, bytes):
+        name = name.decode("ascii", "replace")
+    if not isinstance(name, str):
+        return None
+    return names.get(name.lower())
+
+
+def filters_value(filters):
+    """hdf5plugin's single filters value (0..4) from a constant or its name;
+    ValueError listing the valid values otherwise."""
+    fid = filter_by_name(filters)
+    if fid is not None:
+        return fid
+    # a membership test, as hdf5plugin's, so numpy ints keep working
+    if filters not in range(5):
+        raise filters_error(filters)
+    return int(filters)
 
 
 class Blosc2(_Base):
@@ -93,7 +143,9 @@ class Blosc2(_Base):
 
     cname: "blosclz" (default), "lz4", "lz4hc", "zlib" or "zstd".
     clevel: 0 (no compression) .. 9, default 5.
-    filters: NOFILTER, SHUFFLE (default), BITSHUFFLE, DELTA or TRUNC_PREC.
+    filters: NOFILTER, SHUFFLE (default), BITSHUFFLE, DELTA or TRUNC_PREC, or
+      their names, any case: "nofilter" (or "noshuffle", "none"), "shuffle",
+      "bitshuffle", "delta", "trunc_prec"; get_config() gives the constant.
       TRUNC_PREC cannot carry a precision in cd_values: the filter then refuses
       every chunk and, as h5py adds the filter as optional, HDF5 stores the chunks
       uncompressed (exact), as with the reference filter.
@@ -105,7 +157,8 @@ class Blosc2(_Base):
     store the one-dimensional layout, which hdf5plugin 7.1 cannot read):
     pipeline: up to 6 filters applied in order, each an id or an (id, meta)
       pair: the constants above and BYTEDELTA, INT_TRUNC (meta: signed bits
-      kept), NDCELL and NDMEAN (meta: cell side); e.g. [SHUFFLE, BYTEDELTA].
+      kept), NDCELL and NDMEAN (meta: cell side), or their names as save()
+      takes them; e.g. [SHUFFLE, BYTEDELTA] or ["shuffle", "bytedelta"].
       They fill the last slots of the six. Default: filters alone.
     blockshape: the block shape (one positive size per chunk dimension, each at
       most the chunk's); default automatic.
@@ -116,8 +169,9 @@ class Blosc2(_Base):
     Frames say how they were made, so any reader decodes them; the reference
     plugin needs c-blosc2's plugins for BYTEDELTA, INT_TRUNC, NDCELL and NDMEAN.
 
-    Invalid clevel, filters, blocksize, pipeline or blockshape raise ValueError;
-    an unknown cname a KeyError (UnknownCodecError)."""
+    Invalid clevel, filters, blocksize, pipeline or blockshape raise ValueError
+    naming the valid values; an unknown cname UnknownCodecError (a KeyError, as
+    hdf5plugin raises, and a ValueError), as b2blosc.save() does."""
 
     NOFILTER = 0
     SHUFFLE = 1
@@ -136,21 +190,18 @@ class Blosc2(_Base):
     filter_id = FILTER_ID
     filter_name = "blosc2"
 
-    _CODECS = {"blosclz": 0, "lz4": 1, "lz4hc": 2, "zlib": 4, "zstd": 5}
-    _FILTERS = (NOFILTER, SHUFFLE, BITSHUFFLE, DELTA, TRUNC_PREC)
+    _CODECS = dict(zip(CODEC_NAMES, (0, 1, 2, 4, 5)))
 
     def __init__(self, cname="blosclz", clevel=5, filters=SHUFFLE, blocksize=0, *,
                  pipeline=None, blockshape=None, use_dict=False, checksums=False):
         try:
             codec = self._CODECS[cname]
         except (KeyError, TypeError):
-            raise UnknownCodecError("unknown cname %r; valid names: %s"
-                                    % (cname, ", ".join(self._CODECS))) from None
+            raise unknown_cname(cname) from None
         clevel = int(clevel)
         if not 0 <= clevel <= 9:
-            raise ValueError("clevel must be in the range [0, 9]")
-        if filters not in self._FILTERS:
-            raise ValueError("filters=%s is not supported" % (filters,))
+            raise ValueError("clevel must be in the range [0, 9], got %d" % clevel)
+        filters = filters_value(filters)
         blocksize = int(blocksize)
         if not 0 <= blocksize < 2 ** 31:
             raise ValueError("blocksize must be 0 (automatic) or a positive number of bytes "
@@ -181,7 +232,7 @@ class Blosc2(_Base):
         norm = []
         for st in steps:
             fid, meta = (st, 0) if not isinstance(st, (tuple, list)) else tuple(st)
-            fid, meta = int(fid), int(meta)
+            fid, meta = cls._pipeline_id(fid), int(meta)
             if not (0 <= fid <= 255 and 0 <= meta <= 255):
                 raise ValueError("pipeline filter %r: id and meta must be 0..255" % (st,))
             slots.append(fid | meta << 8)
@@ -207,6 +258,18 @@ class Blosc2(_Base):
         slot5 = core[-1] if pipeline is not None and core else (0 if pipeline is not None
                                                                 else int(filters))
         return (cls.EXT_MARKER, cls.EXT_VERSION, len(words)) + tuple(words), slot5, config
+
+    @staticmethod
+    def _pipeline_id(step):
+        """A pipeline filter's id from an int or a name (save()'s names), so that
+        pipeline takes the spellings save(filters=[...]) takes."""
+        if isinstance(step, (str, bytes)):
+            fid = filter_by_name(step, {**FILTER_NAMES, **PIPELINE_NAMES})
+            if fid is None:
+                raise ValueError("unknown pipeline filter %r; valid names: %s"
+                                 % (step, ", ".join(sorted({**FILTER_NAMES, **PIPELINE_NAMES}))))
+            return fid
+        return int(step)
 
     def get_config(self):
         """The arguments as a new dict (cname, clevel, filters[, blocksize,

@@ -74,11 +74,37 @@ from ._libb2 import Blosc2Error, LibraryNotFoundError  # noqa: F401  (re-exporte
 from . import _libb2
 
 __all__ = ["open", "save", "B2ndArray", "FrameArray", "Blosc2Error", "LibraryNotFoundError", "msgpack_unpack",
-           "NOFILTER", "SHUFFLE", "BITSHUFFLE", "DELTA", "TRUNC_PREC"]
+           "UnknownCodecError", "NOFILTER", "SHUFFLE", "BITSHUFFLE", "DELTA", "TRUNC_PREC"]
 
 # hdf5plugin's single filter values (Blosc2.NOFILTER ... TRUNC_PREC)
 NOFILTER, SHUFFLE, BITSHUFFLE, DELTA, TRUNC_PREC = 0, 1, 2, 3, 4
+# _filters.CODEC_NAMES, written out so that importing this module loads no h5py
 CODEC_NAMES = ("blosclz", "lz4", "lz4hc", "zlib", "zstd")
+
+
+def _names():
+    """_filters, where the setting names and their errors live (one spelling
+    with Blosc2()); imported on first use because it imports h5py, and h5py
+    numpy, which importing this module must not load."""
+    from . import _filters
+    return _filters
+
+
+def _list_names():
+    """The names a list of filters takes, for the errors that must list them."""
+    f = _names()
+    return ", ".join(list(f.FILTER_NAMES) + list(f.PIPELINE_NAMES))
+
+
+def _list_hint():
+    return "; or a list of up to 6 filter names (%s) or ids" % _list_names()
+
+
+def __getattr__(name):
+    # UnknownCodecError without importing _filters (h5py, numpy) up front
+    if name == "UnknownCodecError":
+        return _names().UnknownCodecError
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 _builtin_open = open
 
@@ -944,12 +970,28 @@ def open(path, mode="r"):  # noqa: A001  (b2blosc.open, like numpy.load / h5py.F
 # ---- save ----
 
 def _resolve_codec(lib, cname):
+    # Blosc2()'s exception and message, so a bad cname reads the same in both
     if not isinstance(cname, str):
-        raise KeyError("cname must be a codec name (one of %s), got %r" % (", ".join(CODEC_NAMES), cname))
+        raise _names().unknown_cname(cname)
     cid = lib.dll.b2_codec_from_name(cname.encode())
     if cid < 0:
-        raise KeyError("unknown cname %r: valid names are %s" % (cname, ", ".join(CODEC_NAMES)))
+        raise _names().unknown_cname(cname)
     return cid
+
+
+def _single_filter(filters):
+    """hdf5plugin's single filters value (0..4) from a constant or its name, as
+    Blosc2() takes it; None when filters is a list (or a name of a filter that
+    has no constant, such as "bytedelta", which stays a one-filter list)."""
+    if isinstance(filters, (str, bytes)):
+        return _names().filter_by_name(filters)
+    if isinstance(filters, bool):
+        raise _names().filters_error(filters, _list_hint())
+    if isinstance(filters, int):
+        if filters not in range(5):
+            raise _names().filters_error(filters, _list_hint())
+        return filters
+    return None
 
 
 def _resolve_filters(lib, filters):
@@ -957,12 +999,9 @@ def _resolve_filters(lib, filters):
     up to 6 names / ids / (name, meta) pairs, applied in order (slots 0..n-1)."""
     if filters is None:
         filters = SHUFFLE
-    if isinstance(filters, bool):
-        raise ValueError("filters must be 0..4 or a list of filter names, got %r" % (filters,))
-    if isinstance(filters, int):
-        if filters not in (NOFILTER, SHUFFLE, BITSHUFFLE, DELTA, TRUNC_PREC):
-            raise ValueError("filters must be NOFILTER (0), SHUFFLE (1), BITSHUFFLE (2), DELTA (3) "
-                             "or TRUNC_PREC (4), or a list of filter names; got %d" % filters)
+    single = _single_filter(filters)
+    if single is not None:
+        filters = single
         if filters == TRUNC_PREC:
             raise ValueError("TRUNC_PREC needs a precision (bits kept): pass "
                              "filters=[('trunc_prec', bits)] (optionally followed by 'shuffle')")
@@ -974,8 +1013,7 @@ def _resolve_filters(lib, filters):
     try:
         items = list(filters)
     except TypeError:
-        raise ValueError("filters must be 0..4 or a list of up to 6 filter names, got %r"
-                         % (filters,)) from None
+        raise _names().filters_error(filters, _list_hint()) from None
     if len(items) > 6:
         raise ValueError("at most 6 filters, got %d" % len(items))
     f, m = [0] * 6, [0] * 6
@@ -990,20 +1028,19 @@ def _resolve_filters(lib, filters):
         if isinstance(it, bytes):
             it = it.decode()
         if isinstance(it, str):
-            key = it.lower()
-            if key in ("none", "nofilter", "noshuffle"):
-                fid = 0
-            else:
-                fid = lib.dll.b2_filter_from_name(key.encode())
+            fid = _names().filter_by_name(it)
+            if fid is None:  # libb2 also knows user filters' names
+                fid = lib.dll.b2_filter_from_name(it.lower().encode())
                 if fid < 0:
-                    raise ValueError("unknown filter %r: valid names are none, shuffle, bitshuffle, "
-                                     "delta, trunc_prec, bytedelta, int_trunc, ndcell, ndmean" % it)
+                    raise ValueError("unknown filter %r; valid names: %s" % (it, _list_names()))
         elif isinstance(it, int) and not isinstance(it, bool) and 0 <= it <= 255:
             fid = it
             if fid and lib.dll.b2_filter_name(fid) is None:
-                raise ValueError("unknown filter id %d" % fid)
+                ids = sorted(_names().PIPELINE_NAMES.values())
+                raise ValueError("unknown filter id %d; valid ids: 0..4, %s"
+                                 % (fid, ", ".join(str(v) for v in ids)))
         else:
-            raise ValueError("filter must be a name or an id 0..255, got %r" % (it,))
+            raise ValueError("filter must be a name (%s) or an id 0..255, got %r" % (_list_names(), it))
         if fid == TRUNC_PREC and meta == 0:
             raise ValueError("trunc_prec needs a precision: pass ('trunc_prec', bits)")
         f[i], m[i] = fid, meta & 0xFF
@@ -1047,10 +1084,12 @@ def save(array, path, chunks=None, blocks=None, cname="lz4", clevel=5, filters=S
 
     chunks, blocks: chunk and block shapes (None: libb2's default rule, the
       reference's: chunk ~4 MiB, block ~256 KiB filled from the last dimension).
-    cname: "blosclz", "lz4", "lz4hc", "zlib" or "zstd" (KeyError otherwise).
+    cname: "blosclz", "lz4", "lz4hc", "zlib" or "zstd" (otherwise
+      UnknownCodecError, a KeyError and ValueError, as Blosc2() raises).
     clevel: 0..9 (ValueError otherwise).
-    filters: hdf5plugin's single value NOFILTER, SHUFFLE, BITSHUFFLE, DELTA (it
-      goes in the last slot, as hdf5plugin does), or a list of up to 6 filter
+    filters: hdf5plugin's single value NOFILTER, SHUFFLE, BITSHUFFLE, DELTA or
+      its name as Blosc2() takes it ("shuffle", ..., any case; it goes in the
+      last slot, as hdf5plugin does), or a list of up to 6 filter
       names/ids applied in order; ("trunc_prec", bits) / (name, meta) give a
       filter's parameter. TRUNC_PREC alone has no precision and is refused.
     contiguous: True writes one frame file, atomically: it is written under a

@@ -90,7 +90,7 @@ for args, opts, cfg, rep in TABLE:
 # for clevel outside 0..9 and for an unknown filters value
 ERRORS = [({"cname": "snappy"}, KeyError), ({"cname": "LZ4"}, KeyError), ({"cname": "ndlz"}, KeyError),
           ({"clevel": 10}, ValueError), ({"clevel": -1}, ValueError), ({"clevel": "high"}, ValueError),
-          ({"filters": 5}, ValueError), ({"filters": -1}, ValueError), ({"filters": "shuffle"}, ValueError),
+          ({"filters": 5}, ValueError), ({"filters": -1}, ValueError), ({"filters": "shufle"}, ValueError),
           ({"blocksize": -1}, ValueError), ({"blocksize": 2 ** 31}, ValueError)]
 for kw, exc in ERRORS:
     try:
