@@ -16,6 +16,9 @@ without them 1-D datasets keep the classic values every reader takes
 (doc/format/hdf5-filter.md §2a)."""
 from collections.abc import Mapping
 
+from ._names import (CODEC_NAMES, FILTER_NAMES, PIPELINE_NAMES, UnknownCodecError,  # noqa: F401
+                     filter_by_name, filters_error, unknown_cname)
+
 FILTER_ID = 32026
 
 try:  # instances work as compression= and as **kwargs in create_dataset
@@ -73,52 +76,6 @@ def _all_cd_values(plist_id):
     if fn(plist_id, FILTER_ID, ctypes.byref(flags), ctypes.byref(n), vals, 0, None, None) < 0:
         return None
     return tuple(vals[:min(n.value, 64)])
-
-
-class UnknownCodecError(KeyError, ValueError):
-    """An unknown cname, from Blosc2() and from b2blosc.save() alike, with a
-    message that names the bad value and the valid names. A KeyError because
-    hdf5plugin's Blosc2 raises one (its dict lookup) and save() raised a bare
-    one; also a ValueError because every other bad setting is one, so that a
-    caller catching either keeps working."""
-
-    def __str__(self):
-        return self.args[0] if self.args else ""
-
-
-CODEC_NAMES = ("blosclz", "lz4", "lz4hc", "zlib", "zstd")
-
-# The filters keyword's names (case-insensitive), as save() spells them, for
-# hdf5plugin's constants; "none" and "noshuffle" are libb2's and python-blosc2's
-# names of 0, "nofilter" the constant's own.
-FILTER_NAMES = {"nofilter": 0, "noshuffle": 0, "none": 0, "shuffle": 1, "bitshuffle": 2,
-                "delta": 3, "trunc_prec": 4}
-# pipeline-only filters (c-blosc2's plugin filters), named as libb2 names them
-PIPELINE_NAMES = {"ndcell": 32, "ndmean": 33, "bytedelta": 35, "int_trunc": 36}
-
-_FILTERS_VALID = ("NOFILTER (0, 'nofilter', 'noshuffle', 'none'), SHUFFLE (1, 'shuffle'), "
-                  "BITSHUFFLE (2, 'bitshuffle'), DELTA (3, 'delta'), TRUNC_PREC (4, 'trunc_prec')")
-
-
-def unknown_cname(cname):
-    """The UnknownCodecError for cname, naming it and the valid names."""
-    return UnknownCodecError("unknown cname %r; valid names: %s" % (cname, ", ".join(CODEC_NAMES)))
-
-
-def filters_error(filters, extra=""):
-    """The ValueError for a filters value that is none of the valid ones,
-    listing them (extra: what else the caller takes)."""
-    return ValueError("filters=%r is not supported; valid values: %s%s"
-                      % (filters, _FILTERS_VALID, extra))
-
-
-def filter_by_name(name, names=FILTER_NAMES):
-    """The filter id of name (str or bytes, any case), or None when it is not one."""
-    if isinstance(name, bytes):
-        name = name.decode("ascii", "replace")
-    if not isinstance(name, str):
-        return None
-    return names.get(name.lower())
 
 
 def filters_value(filters):

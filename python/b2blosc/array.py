@@ -72,39 +72,25 @@ import os
 
 from ._libb2 import Blosc2Error, LibraryNotFoundError  # noqa: F401  (re-exported)
 from . import _libb2
+from . import _names  # the setting names, shared with Blosc2()
 
 __all__ = ["open", "save", "B2ndArray", "FrameArray", "Blosc2Error", "LibraryNotFoundError", "msgpack_unpack",
            "UnknownCodecError", "NOFILTER", "SHUFFLE", "BITSHUFFLE", "DELTA", "TRUNC_PREC"]
 
 # hdf5plugin's single filter values (Blosc2.NOFILTER ... TRUNC_PREC)
 NOFILTER, SHUFFLE, BITSHUFFLE, DELTA, TRUNC_PREC = 0, 1, 2, 3, 4
-# _filters.CODEC_NAMES, written out so that importing this module loads no h5py
-CODEC_NAMES = ("blosclz", "lz4", "lz4hc", "zlib", "zstd")
-
-
-def _names():
-    """_filters, where the setting names and their errors live (one spelling
-    with Blosc2()); imported on first use because it imports h5py, and h5py
-    numpy, which importing this module must not load."""
-    from . import _filters
-    return _filters
+CODEC_NAMES = _names.CODEC_NAMES
+UnknownCodecError = _names.UnknownCodecError
 
 
 def _list_names():
     """The names a list of filters takes, for the errors that must list them."""
-    f = _names()
-    return ", ".join(list(f.FILTER_NAMES) + list(f.PIPELINE_NAMES))
+    return ", ".join(list(_names.FILTER_NAMES) + list(_names.PIPELINE_NAMES))
 
 
 def _list_hint():
     return "; or a list of up to 6 filter names (%s) or ids" % _list_names()
 
-
-def __getattr__(name):
-    # UnknownCodecError without importing _filters (h5py, numpy) up front
-    if name == "UnknownCodecError":
-        return _names().UnknownCodecError
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 _builtin_open = open
 
@@ -972,10 +958,10 @@ def open(path, mode="r"):  # noqa: A001  (b2blosc.open, like numpy.load / h5py.F
 def _resolve_codec(lib, cname):
     # Blosc2()'s exception and message, so a bad cname reads the same in both
     if not isinstance(cname, str):
-        raise _names().unknown_cname(cname)
+        raise _names.unknown_cname(cname)
     cid = lib.dll.b2_codec_from_name(cname.encode())
     if cid < 0:
-        raise _names().unknown_cname(cname)
+        raise _names.unknown_cname(cname)
     return cid
 
 
@@ -984,12 +970,12 @@ def _single_filter(filters):
     Blosc2() takes it; None when filters is a list (or a name of a filter that
     has no constant, such as "bytedelta", which stays a one-filter list)."""
     if isinstance(filters, (str, bytes)):
-        return _names().filter_by_name(filters)
+        return _names.filter_by_name(filters)
     if isinstance(filters, bool):
-        raise _names().filters_error(filters, _list_hint())
+        raise _names.filters_error(filters, _list_hint())
     if isinstance(filters, int):
         if filters not in range(5):
-            raise _names().filters_error(filters, _list_hint())
+            raise _names.filters_error(filters, _list_hint())
         return filters
     return None
 
@@ -1013,7 +999,7 @@ def _resolve_filters(lib, filters):
     try:
         items = list(filters)
     except TypeError:
-        raise _names().filters_error(filters, _list_hint()) from None
+        raise _names.filters_error(filters, _list_hint()) from None
     if len(items) > 6:
         raise ValueError("at most 6 filters, got %d" % len(items))
     f, m = [0] * 6, [0] * 6
@@ -1028,7 +1014,7 @@ def _resolve_filters(lib, filters):
         if isinstance(it, bytes):
             it = it.decode()
         if isinstance(it, str):
-            fid = _names().filter_by_name(it)
+            fid = _names.filter_by_name(it)
             if fid is None:  # libb2 also knows user filters' names
                 fid = lib.dll.b2_filter_from_name(it.lower().encode())
                 if fid < 0:
@@ -1036,7 +1022,7 @@ def _resolve_filters(lib, filters):
         elif isinstance(it, int) and not isinstance(it, bool) and 0 <= it <= 255:
             fid = it
             if fid and lib.dll.b2_filter_name(fid) is None:
-                ids = sorted(_names().PIPELINE_NAMES.values())
+                ids = sorted(_names.PIPELINE_NAMES.values())
                 raise ValueError("unknown filter id %d; valid ids: 0..4, %s"
                                  % (fid, ", ".join(str(v) for v in ids)))
         else:
