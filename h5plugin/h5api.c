@@ -36,7 +36,7 @@ typedef struct lib_slot {
 
 static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
 static lib_slot slots[B2_H5_MAX_LIBS];
-static int nslots;       /* slots[0 .. nslots-1] are filled (under api_lock) */
+static int nslots;       /* slots[0 .. nslots-1] are filled (under api_lock; published with a release store) */
 static int primary = -1; /* set by b2_h5_api_make_primary */
 /* The slot of the HDF5 running a callback of ours on this thread (plugin.c's
  * per-slot thunks set it for the call's duration); NULL elsewhere. */
@@ -136,7 +136,10 @@ static int add_slot(const b2_h5_api *a)
         return i;
     slots[nslots].api = *a;
     slots[nslots].base = base;
-    return nslots++;
+    /* release: a filter call that sees the new count (b2_h5_api_enter, no lock)
+     * sees the slot filled */
+    __atomic_store_n(&nslots, nslots + 1, __ATOMIC_RELEASE);
+    return nslots - 1;
 }
 
 /* With api_lock held: the slot of the library containing hint (resolved and
@@ -213,9 +216,10 @@ int b2_h5_api_index(const b2_h5_api *api)
 const b2_h5_api *b2_h5_api_enter(int slot)
 {
     const b2_h5_api *prev = cur_api;
-    pthread_mutex_lock(&api_lock); /* orders the slot's filling before this read */
-    cur_api = slot >= 0 && slot < nslots ? &slots[slot].api : NULL;
-    pthread_mutex_unlock(&api_lock);
+    /* once per filter call: an acquire load pairs with the store that published
+     * the slot (slots are written once, under api_lock), no lock per chunk */
+    int n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
+    cur_api = slot >= 0 && slot < n ? &slots[slot].api : NULL;
     return prev;
 }
 
