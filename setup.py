@@ -2,15 +2,22 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Builds the Python package b2blosc (metadata in pyproject.toml).
 
-build_ext runs the project's own CMake build (Release; tests, the b2 program
-and fuzzers off) of two targets and copies what they make into the package:
+build_ext runs the project's own CMake build (Release; tests and fuzzers off)
+of three targets and copies what they make into the package:
   b2     -> b2blosc/lib/libb2blosc.so      (libb2, for the array functions)
   H5Zb2  -> b2blosc/plugins/libH5Zb2.so    (the HDF5 plugin, alone in its folder)
-Nothing of the CMake logic is repeated here. The codec libraries stay the
-system's shared libraries, so the wheel fits the distribution it was built on
-(it is not a manylinux wheel); it is tagged py3-none-<platform>, as it holds
-native code but no CPython extension. The version is libb2's, read from the
-B2_VERSION_* macros of libb2/include/b2blosc/b2_common.h."""
+  b2cli  -> b2blosc/bin/b2                 (the b2 program, built without libhdf5:
+            the console script `b2` runs it, and serves FILE.h5 from Python)
+Nothing of the CMake logic is repeated here. The codec libraries are the
+system's shared libraries: the plain wheel fits the distribution it was built on;
+tools/build_wheel.sh makes the manylinux wheel, with auditwheel bundling them.
+It is tagged py3-none-<platform>, as it holds native code but no CPython
+extension. The version is libb2's, read from the B2_VERSION_* macros of
+libb2/include/b2blosc/b2_common.h.
+
+With build isolation (pip install ., python -m build) pip installs the pinned
+build requirements of pyproject.toml, CMake included; the offline Debian path
+(--no-build-isolation --no-index) uses Debian's setuptools and cmake."""
 import os
 import re
 import shutil
@@ -48,16 +55,17 @@ class CMakeBuild(build_ext):
         bdir = os.path.abspath(os.path.join(self.build_temp, "cmake"))
         os.makedirs(bdir, exist_ok=True)
         cfg = [cmake, "-S", ROOT, "-B", bdir, "-DCMAKE_BUILD_TYPE=Release",
-               "-DB2_BUILD_TESTS=OFF", "-DB2_BUILD_TOOLS=OFF", "-DB2_BUILD_FUZZERS=OFF",
-               "-DB2_BUILD_PLUGIN=ON"]
+               "-DB2_BUILD_TESTS=OFF", "-DB2_BUILD_TOOLS=ON", "-DB2_CLI_HDF5=OFF",
+               "-DB2_BUILD_FUZZERS=OFF", "-DB2_BUILD_PLUGIN=ON"]
         cfg += os.environ.get("B2_CMAKE_ARGS", "").split()
         self.announce("configuring libb2 in %s" % bdir, level=2)
         subprocess.check_call(cfg)
         jobs = str(os.cpu_count() or 2)
-        subprocess.check_call([cmake, "--build", bdir, "-j", jobs, "--target", "b2", "H5Zb2"])
+        subprocess.check_call([cmake, "--build", bdir, "-j", jobs, "--target", "b2", "H5Zb2", "b2cli"])
         outputs = {
             os.path.join(bdir, "h5plugin", "libH5Zb2.so"): os.path.join("plugins", "libH5Zb2.so"),
             os.path.join(bdir, "libb2", "libb2blosc.so"): os.path.join("lib", "libb2blosc.so"),
+            os.path.join(bdir, "tools", "b2"): os.path.join("bin", "b2"),
         }
         pkg = os.path.join(os.path.abspath(self.build_lib), "b2blosc")
         for src, rel in outputs.items():
@@ -118,5 +126,6 @@ try:
 except ImportError:
     pass
 
+os.makedirs(os.path.join(ROOT, "build-py"), exist_ok=True)  # egg_base must exist (a fresh sdist)
 setup(version=version(), distclass=BinaryDistribution, cmdclass=cmdclass,
       options={"build": {"build_base": "build-py"}, "egg_info": {"egg_base": "build-py"}})
