@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# make_venv.sh ENV BUILD_DIR: the peer environment ENV (hdf5-1.14 or hdf5-2.0) in
-# BUILD_DIR/peers/ENV/, from tests/peers/requirements-ENV.txt (every package pinned):
+# make_venv.sh ENV BUILD_DIR [INSTALL]: the peer environment ENV (hdf5-1.14 or hdf5-2.0;
+# the wheel's: wheel-build, wheel-h5py-3.16, wheel-h5py-3.15) in BUILD_DIR/peers/ENV/,
+# from tests/peers/requirements-ENV.txt (every package pinned):
 #   1. a venv of the first python3 on PATH that is not Debian's /usr/bin/python3
 #      (pyenv's on our machines; B2_PEER_PYTHON overrides), re-made only when the
 #      requirements file, this script or that Python changed (a hash stamp), so a
 #      re-run is quick;
 #   2. pip install of the pins, time-bounded (B2_PEER_PIP_TIMEOUT seconds, default
 #      900), then a check that the venv holds exactly the pinned packages;
-#   3. our b2blosc from the checkout, every run (setup.py runs its own CMake build
-#      of libb2 and the plugin, incremental in the checkout's build-py/; it cannot
-#      take BUILD_DIR's build), so the venv always has the tree's current code;
+#   3. our b2blosc, every run: INSTALL "checkout" (the default) builds it from the
+#      checkout (setup.py runs its own CMake build of libb2 and the plugin,
+#      incremental in the checkout's build-py/; it cannot take BUILD_DIR's build),
+#      so the venv always has the tree's current code; a folder installs the one
+#      wheel it holds (tools/build_wheel.sh's); "none" installs nothing;
 #   4. every peer's versions, printed and written to BUILD_DIR/peers/ENV/versions.txt
 #      (record_versions.py: fails when h5py's bundled HDF5 is not the env's).
 # Any failure exits non-zero with a message naming the env: a missing peer fails
 # the stage, it is never skipped.
 set -euo pipefail
 
-ENV_NAME=${1:?usage: make_venv.sh ENV BUILD_DIR}
-BUILD_DIR=${2:?usage: make_venv.sh ENV BUILD_DIR}
+ENV_NAME=${1:?usage: make_venv.sh ENV BUILD_DIR [INSTALL]}
+BUILD_DIR=${2:?usage: make_venv.sh ENV BUILD_DIR [INSTALL]}
+INSTALL=${3:-checkout}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)
 REQ=$HERE/requirements-$ENV_NAME.txt
@@ -92,16 +96,32 @@ else
   mkdir -p "$BUILD_DIR/peers"
   "$PY" -m venv "$VENV" || fail "$PY -m venv $VENV"
   : > "$VENV/timings.txt"
+  # Python 3.11's venv seeds setuptools; an env that does not pin it must not hold it
+  if ! grep -q -i -E '^setuptools==' "$REQ"; then
+    pip_bounded "pip uninstall setuptools (the venv's seed, not pinned)" uninstall --yes \
+      --disable-pip-version-check setuptools
+  fi
   pip_bounded "pip install -r $(basename "$REQ")" install --no-input --timeout 60 \
     --disable-pip-version-check -r "$REQ"
   check_pins
   echo "$STAMP" > "$VENV/.stamp"
 fi
 
-# b2blosc: with the pinned setuptools/wheel already in the venv, no build isolation
-# (nothing fetched) and no dependencies (numpy is pinned above)
-pip_bounded "pip install b2blosc from $SRC" install --no-input --no-build-isolation --no-deps \
-  --force-reinstall --disable-pip-version-check "$SRC"
+if [ "$INSTALL" = none ]; then
+  echo "peers $ENV_NAME: venv $(du -sh "$VENV" | cut -f1), no b2blosc installed"
+  exit 0
+elif [ "$INSTALL" = checkout ]; then
+  # with the pinned setuptools/wheel already in the venv, no build isolation
+  # (nothing fetched) and no dependencies (numpy is pinned above)
+  pip_bounded "pip install b2blosc from $SRC" install --no-input --no-build-isolation --no-deps \
+    --force-reinstall --disable-pip-version-check "$SRC"
+else
+  shopt -s nullglob
+  wheels=("$INSTALL"/b2blosc-*.whl)
+  [ "${#wheels[@]}" = 1 ] || fail "$INSTALL holds ${#wheels[@]} b2blosc wheels, not one (tools/build_wheel.sh makes it)"
+  pip_bounded "pip install $(basename "${wheels[0]}")" install --no-input --no-deps \
+    --force-reinstall --disable-pip-version-check "${wheels[0]}"
+fi
 check_pins
 
 "$VENV/bin/python" "$HERE/record_versions.py" "$ENV_NAME" "$BUILD_DIR" > "$VENV/versions.txt.new" \

@@ -8,9 +8,12 @@ import importlib.metadata
 import platform
 import sys
 
-WANT_HDF5 = {"hdf5-1.14": ("1.14.6",), "hdf5-2.0": ("2.0.",)}
+WANT_HDF5 = {"hdf5-1.14": ("1.14.6",), "hdf5-2.0": ("2.0.",),
+             "wheel-h5py-3.15": ("1.14.6",), "wheel-h5py-3.16": ("2.0.",)}
 PEERS = ("numpy", "h5py", "hdf5plugin", "blosc2", "tables", "b2h5py", "netCDF4", "h5netcdf",
          "xarray", "b2blosc")
+# the wheel's test envs hold only the wheel, h5py, numpy, hdf5plugin, blosc2, pytest
+WHEEL_PEERS = ("numpy", "h5py", "hdf5plugin", "blosc2", "pytest", "b2blosc")
 
 
 def section(title):
@@ -22,7 +25,7 @@ def main():
     print("env %s, Python %s (%s), %s" % (env, platform.python_version(), sys.executable,
                                           platform.platform()))
     mods = {}
-    for name in PEERS:
+    for name in WHEEL_PEERS if env.startswith("wheel-") else PEERS:
         mods[name] = importlib.import_module(name)  # ImportError fails the stage, loudly
         print("%-10s %s" % (name, importlib.metadata.version(name)))
     h5py = mods["h5py"]
@@ -34,12 +37,14 @@ def main():
     section("blosc2.print_versions()")
     mods["blosc2"].print_versions()
     print("blosc2.blosclib_version: %s" % mods["blosc2"].blosclib_version)
-    section("tables.print_versions()")
-    mods["tables"].print_versions()
-    section("netCDF4")
-    nc = mods["netCDF4"]
-    print("__version__ %s, __hdf5libversion__ %s, __netcdf4libversion__ %s"
-          % (nc.__version__, nc.__hdf5libversion__, nc.__netcdf4libversion__))
+    if "tables" in mods:
+        section("tables.print_versions()")
+        mods["tables"].print_versions()
+    if "netCDF4" in mods:
+        section("netCDF4")
+        nc = mods["netCDF4"]
+        print("__version__ %s, __hdf5libversion__ %s, __netcdf4libversion__ %s"
+              % (nc.__version__, nc.__hdf5libversion__, nc.__netcdf4libversion__))
     section("b2blosc.get_config() (imported after hdf5plugin: 'kept' is hdf5plugin's 32026)")
     print(mods["b2blosc"].get_config())
     sys.stdout.flush()

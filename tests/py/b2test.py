@@ -10,6 +10,31 @@ import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SKIP = 77
+# B2_TEST_INSTALLED=1: the tests run against an installed b2blosc (the wheel's
+# test, tests/wheel), never the source tree's python/ nor the build's libraries.
+INSTALLED = os.environ.get("B2_TEST_INSTALLED") == "1"
+
+
+# The reference HDF5 plugin (../shared/bench/ref) links Debian's libhdf5: it runs
+# only in a process whose h5py is Debian's, never under pip's h5py (the wheel's test).
+REF_NEEDS_DEBIAN_H5PY = "the reference plugin links Debian's libhdf5, this h5py bundles its own"
+
+
+def ref_usable(path):
+    """Whether the reference plugin file (or folder holding it) can be used here;
+    prints why not."""
+    f = path if path.endswith(".so") else os.path.join(path, "libH5Zblosc2.so")
+    if INSTALLED:
+        print("reference plugin not used: " + REF_NEEDS_DEBIAN_H5PY)
+        return False
+    return os.path.isfile(f)
+
+
+def use_source_package():
+    """Make `import b2blosc` take the source tree's python/, unless the tests
+    run against an installed package (INSTALLED)."""
+    if not INSTALLED:
+        sys.path.insert(0, os.path.join(REPO, "python"))
 
 
 def skip(reason):

@@ -18,7 +18,11 @@ PLUGIN_NAME = "libH5Zb2.so"
 
 def plugin_dir():
     """Directory holding the built plugin, from $B2_BUILD_DIR (or build dirs next
-    to the sources); skip when it is not there."""
+    to the sources); skip when it is not there. Against an installed b2blosc
+    (b2test.INSTALLED), the package's plugin folder."""
+    if b2test.INSTALLED:
+        import b2blosc
+        return b2blosc.PLUGIN_PATH
     cands = []
     bd = os.environ.get("B2_BUILD_DIR")
     if bd:

@@ -254,7 +254,11 @@ def sanitized(build_dir):
 
 def load():
     """Load $B2_BUILD_DIR/libb2/libb2blosc.so (or the first build dir's); skip when
-    it is not built or cannot be loaded."""
+    it is not built or cannot be loaded. Against an installed b2blosc
+    (b2test.INSTALLED), the package's own library."""
+    if b2test.INSTALLED:
+        from b2blosc import _libb2
+        return Lib(_libb2.library_path()[0])
     bd = os.environ.get("B2_BUILD_DIR")
     dirs = [bd] if bd else [os.path.join(b2test.REPO, d) for d in sorted(os.listdir(b2test.REPO))
                             if d.startswith("build")]

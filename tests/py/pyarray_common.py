@@ -16,6 +16,16 @@ import b2test  # noqa: E402
 import libb2_ctypes  # noqa: E402
 
 PKG_DIR = os.path.join(b2test.REPO, "python", "b2blosc")
+if b2test.INSTALLED:  # the installed package's folder, found without importing it
+    import importlib.util
+    PKG_DIR = importlib.util.find_spec("b2blosc").submodule_search_locations[0]
+
+
+def package_library():
+    """The libb2blosc.so the tests load: $B2_LIBB2, or the installed package's."""
+    if os.environ.get("B2_LIBB2") or not b2test.INSTALLED:
+        return os.environ["B2_LIBB2"]
+    return os.path.join(PKG_DIR, "lib", "libb2blosc.so")
 
 
 def build_dir():
@@ -38,6 +48,9 @@ def stub_package():
 
 
 def load():
+    if b2test.INSTALLED:  # the installed package, with its own library
+        import b2blosc.array as ba
+        return ba
     d = build_dir()
     lib = os.path.join(d, "libb2", "libb2blosc.so")
     if libb2_ctypes.sanitized(d) and "asan" not in os.environ.get("LD_PRELOAD", ""):

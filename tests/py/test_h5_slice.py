@@ -26,7 +26,7 @@ import h5plugin_common as hc  # noqa: E402
 
 h5py, np, PDIR = hc.setup()
 os.environ["B2_H5_PLUGIN"] = os.path.join(PDIR, hc.PLUGIN_NAME)
-sys.path.insert(0, os.path.join(b2test.REPO, "python"))
+b2test.use_source_package()
 import b2blosc_h5 as b2h5  # noqa: E402
 
 check = b2test.Checks()
@@ -291,7 +291,9 @@ def cli(tmp):
         f.create_dataset("d", data=np.random.default_rng(5).random((200, 800)), chunks=(100, 800),
                          **b2h5.filter_kwargs("blosclz", 5, "shuffle"))
     out = b2test.run_b2(["info", pad]).stdout.decode()
-    check(" 819200 " in out and "note: blocks of (100,512) pad each chunk to (100,1024), so nbytes "
+    # the chunk table with its padding note is the C program's (built with HDF5);
+    # the wheel's b2 serves `info FILE.h5` from Python with a summary per dataset
+    check((b2test.INSTALLED and "(200, 800)" in out and "2 chunks stored" in out) or " 819200 " in out and "note: blocks of (100,512) pad each chunk to (100,1024), so nbytes "
           "is 819200 for a 640000-byte chunk" in out, "b2 info explains padded b2nd chunks:\n" + out)
 
 

@@ -46,7 +46,7 @@ def direct_chunks(tmp):
                                   compression_opts=(0, 0, 0, 0, 5, 1, 1))
             with open(os.path.join(d, v["path"]), "rb") as fh:
                 ds.id.write_direct_chunk((0,) * len(shape), fh.read())
-    sys.path.insert(0, os.path.join(b2test.REPO, "python"))
+    b2test.use_source_package()
     os.environ["B2_H5_PLUGIN"] = os.path.join(PDIR, hc.PLUGIN_NAME)
     import b2blosc_h5 as b2h5
     with h5py.File(path, "r") as f:

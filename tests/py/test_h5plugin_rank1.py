@@ -24,7 +24,7 @@ import b2test  # noqa: E402
 import h5plugin_common as hc  # noqa: E402
 
 h5py, np, PDIR = hc.setup()
-sys.path.insert(0, os.path.join(b2test.REPO, "python"))
+b2test.use_source_package()
 os.environ["B2_H5_PLUGIN"] = os.path.join(PDIR, hc.PLUGIN_NAME)
 import b2blosc  # noqa: E402
 import b2blosc.h5 as b2h5  # noqa: E402
@@ -32,7 +32,7 @@ import b2blosc.h5 as b2h5  # noqa: E402
 check = b2test.Checks()
 DATA = os.path.join(b2test.REPO, "test_data", "hdf5")
 REF = os.environ.get("B2_REF_DIR") or os.path.join(b2test.REPO, "..", "shared", "bench", "ref")
-HAVE_REF = os.path.isfile(os.path.join(REF, "libH5Zblosc2.so"))
+HAVE_REF = b2test.ref_usable(REF)
 CODECS = {"blosclz": 0, "lz4": 1, "zstd": 5}
 FILTERS = {"noshuffle": 0, "shuffle": 1, "bitshuffle": 2}
 MARKER = 0x42324E44

@@ -212,7 +212,7 @@ def library_loading(tmp, vector):
             check(False, "child failed (%d): %s %s" % (p.returncode, p.stdout, p.stderr[-2000:]))
             return {}
 
-    r = child(os.environ["B2_LIBB2"])
+    r = child(pc.package_library())
     check(r.get("numpy_at_import") is False and r.get("lib_at_import") is False and r.get("error") is None,
           "import b2blosc.array loads neither numpy nor libb2; open works: %s" % r)
     missing = os.path.join(tmp, "nowhere", "libb2blosc.so")

@@ -29,7 +29,7 @@ import h5plugin_common as hc  # noqa: E402
 
 h5py, np, PDIR = hc.setup()
 os.environ["B2_H5_PLUGIN"] = os.path.join(PDIR, hc.PLUGIN_NAME)
-sys.path.insert(0, os.path.join(b2test.REPO, "python"))
+b2test.use_source_package()
 import b2blosc  # noqa: E402
 from b2blosc import Blosc2  # noqa: E402
 
@@ -167,8 +167,8 @@ with h5py.File(path, "w") as f:
             f.create_dataset("%s_%d" % (k, i), data=v, chunks=chunks[k], compression=32026,
                              compression_opts=cd)
 '''
-if not os.path.isfile(REF):
-    print("reference plugin %s absent: chunk comparison skipped" % REF)
+if not b2test.ref_usable(REF):
+    print("reference plugin %s absent or unusable here: chunk comparison skipped" % REF)
     ref_done = False
 else:
     refdir = os.path.join(tmp, "refplugin")
@@ -262,4 +262,6 @@ if ref_done:
 
 print("test_pypkg_blosc2: %d checks, %d failed%s" % (check.count, len(check.failures),
                                                      "" if ref_done else " (reference part skipped)"))
-sys.exit(1 if check.failures else (0 if ref_done else b2test.SKIP))
+# against an installed package under pip's h5py the reference cannot run (said above);
+# the source tree's run of this test, under Debian's h5py, covers that part
+sys.exit(1 if check.failures else (0 if ref_done or b2test.INSTALLED else b2test.SKIP))

@@ -24,7 +24,7 @@ import h5plugin_common as hc  # noqa: E402
 
 h5py, np, PDIR = hc.setup()
 os.environ["B2_H5_PLUGIN"] = os.path.join(PDIR, hc.PLUGIN_NAME)
-sys.path.insert(0, os.path.join(b2test.REPO, "python"))
+b2test.use_source_package()
 import b2blosc  # noqa: E402
 import b2blosc.h5 as b2h5  # noqa: E402
 from b2blosc import Blosc2 as B  # noqa: E402

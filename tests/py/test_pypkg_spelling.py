@@ -19,8 +19,9 @@ import pyarray_common as pc  # noqa: E402
 h5py, np, PDIR = hc.setup()
 os.environ["B2_H5_PLUGIN"] = os.path.join(PDIR, hc.PLUGIN_NAME)
 # the library this build made, as the pyarray tests load it
-os.environ.setdefault("B2_LIBB2", os.path.join(pc.build_dir(), "libb2", "libb2blosc.so"))
-sys.path.insert(0, os.path.join(b2test.REPO, "python"))
+if not b2test.INSTALLED:  # the installed package loads its own library
+    os.environ.setdefault("B2_LIBB2", os.path.join(pc.build_dir(), "libb2", "libb2blosc.so"))
+b2test.use_source_package()
 import b2blosc  # noqa: E402
 
 check = b2test.Checks()
