@@ -286,7 +286,7 @@ run_valgrind() {
 # tree warning-free.
 test_all() {
     local cfg=FAIL plain=FAIL clang=FAIL zlibenc=FAIL asan=FAIL fuzz=FAIL tsan=FAIL vg=FAIL mpi=FAIL
-    local arm64=FAIL s390x=FAIL peers=FAIL
+    local arm64=FAIL s390x=FAIL peers=FAIL wheel=FAIL
     # Configure-only: three option combinations (tools/check_configure.sh all does
     # the 16 by hand) and the serial/parallel HDF5 choice against a fake parallel HDF5.
     if say "configure checks" && bash "$ROOT/tools/check_configure.sh" ci &&
@@ -297,7 +297,7 @@ test_all() {
     # so the code paths of CPUs without SSE2/AVX2 are tested too; test_chunk_encode
     # there with 600 of its 2200 random cases (B2_CASES), the slow part of that pass.
     if build build -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON -DB2_PEER_TESTS=ON &&
-       run_ctest build -LE '^peers$' &&
+       run_ctest build -LE '^(peers|wheel)$' &&
        (say "C tests again with B2_SIMD=generic"; export B2_SIMD=generic B2_CASES=600
         run_ctest build -R '^test_'); then
         plain=ok
@@ -310,6 +310,14 @@ test_all() {
     if [ -f "$ROOT/build/CMakeCache.txt" ] && say "peer matrix (PyPI venvs)" &&
        run_ctest build -L '^peers$'; then
         peers=ok
+    fi
+    # The wheel (tests/wheel): sdist, a wheel built from it with build isolation,
+    # auditwheel repair (manylinux, codec libraries bundled with their licences),
+    # then the package's tests under pytest in clean venvs holding only the wheel
+    # and pinned h5py 3.16.0 / 3.15.1, numpy, hdf5plugin and blosc2.
+    if [ -f "$ROOT/build/CMakeCache.txt" ] && say "the wheel, tested in clean venvs" &&
+       run_ctest build -L '^wheel$'; then
+        wheel=ok
     fi
     # Parallel HDF5 (tests/mpi/): only the MPI example and test programs, built
     # against Debian's openmpi HDF5, run with 1, 2 and 4 ranks (C and h5py-mpi);
@@ -359,10 +367,10 @@ test_all() {
          "zlib-encoder build (B2_ZLIB_ENCODER=zlib) + byte-identity tests: $zlibenc;" \
          "asan/ubsan build + tests (without $ASAN_EXCLUDE): $asan; libFuzzer targets ${FUZZ_SECONDS:-15}s each: $fuzz;" \
          "tsan build + thread tests: $tsan; valgrind memcheck on ${#VALGRIND_TESTS[@]} C test runs: $vg;" \
-         "peer matrix from PyPI (tests/peers): $peers;" \
+         "peer matrix from PyPI (tests/peers): $peers; manylinux wheel in clean venvs (tests/wheel): $wheel;" \
          "parallel HDF5 build + MPI tests (1, 2, 4 ranks): $mpi;" \
          "arm64 cross build + C tests under qemu: $arm64; s390x cross build + C tests under qemu + files read natively: $s390x"
-    [ "$cfg" = ok ] && [ "$plain" = ok ] && [ "$peers" = ok ] && [ "$clang" = ok ] && [ "$zlibenc" = ok ] && [ "$asan" = ok ] &&
+    [ "$cfg" = ok ] && [ "$plain" = ok ] && [ "$peers" = ok ] && [ "$wheel" = ok ] && [ "$clang" = ok ] && [ "$zlibenc" = ok ] && [ "$asan" = ok ] &&
         [ "$fuzz" = ok ] && [ "$tsan" = ok ] && [ "$vg" = ok ] && [ "$mpi" = ok ] &&
         [ "$arm64" = ok ] && [ "$s390x" = ok ]
 }
