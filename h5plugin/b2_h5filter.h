@@ -148,6 +148,23 @@ B2_H5_API int b2_h5_reader_read(b2_h5_reader *rd, hid_t mem_type, const hsize_t 
  * whose message names the chunk; queued chunks are dropped and every worker has
  * returned. Bytes and report are those of the serial path. */
 B2_H5_API int b2_h5_reader_set_nthreads(b2_h5_reader *rd, int nthreads);
+/* What a reader's reads asked of HDF5 on the calling thread to find chunks and
+ * read their stored bytes, since b2_h5_reader_open: the serial share that bounds
+ * how a read scales with threads. Where that HDF5 has H5Dchunk_iter (1.10.10+,
+ * 1.12.3+, 1.14, 2.x) a read of many chunks finds them all in one pass over the
+ * chunk index; a read of few chunks, or any read under older HDF5, asks chunk by
+ * chunk ($B2_H5_CHUNK_LOOKUP=auto|coord|read|iter|noiter overrides the choice;
+ * doc/format/hdf5-filter.md §11a). */
+typedef struct b2_h5_lookup_stats {
+    int64_t iterations;   /* H5Dchunk_iter calls */
+    int64_t iterated;     /* chunk records those calls visited */
+    int64_t by_coord;     /* H5Dget_chunk_info_by_coord and H5Dget_chunk_storage_size calls */
+    int64_t read_chunk;   /* chunks read with H5Dread_chunk */
+    int64_t chunks;       /* chunks the reads located */
+    int64_t hdf5_ns;      /* nanoseconds spent in those HDF5 calls */
+} b2_h5_lookup_stats;
+/* Copy rd's statistics to *out; B2_ERR_INVALID_PARAM when either is NULL. */
+B2_H5_API int b2_h5_reader_lookup_stats(const b2_h5_reader *rd, b2_h5_lookup_stats *out);
 B2_H5_API int b2_h5_reader_nthreads(const b2_h5_reader *rd);
 /* Free a reader (NULL is fine); dset stays open. */
 B2_H5_API void b2_h5_reader_free(b2_h5_reader *rd);

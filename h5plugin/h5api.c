@@ -303,6 +303,20 @@ void b2_h5_error(const b2_h5_api *api, int keep, const char *file, const char *f
                 *api->min_callback, "%s", msg);
 }
 
+/* H5Dchunk_iter has the callback of b2_h5_chunk_iter_op from HDF5 1.10.10,
+ * 1.12.3 and 1.14.0 on (HDFGroup/hdf5 #1969: offsets in elements; #2074: an
+ * hsize_t size, in 1.14.0 through #2330); earlier releases that export it
+ * (1.12.1's was reverted, the 1.13 development series) call it otherwise. */
+static int chunk_iter_usable(const b2_h5_api *base)
+{
+    unsigned maj = 0, min = 0, rel = 0;
+    if (!base->get_libversion || base->get_libversion(&maj, &min, &rel) < 0)
+        return 0;
+    if (maj != 1)
+        return maj > 1;
+    return (min == 10 && rel >= 10) || (min == 12 && rel >= 3) || min >= 14;
+}
+
 /* Fill *a from the library of base; 1 when every required symbol is there. */
 static int resolve_read(const b2_h5_api *base, b2_h5_read_api *a)
 {
@@ -320,6 +334,8 @@ static int resolve_read(const b2_h5_api *base, b2_h5_read_api *a)
     SYM(Dread, "H5Dread", 1);
     SYM(Dget_chunk_info_by_coord, "H5Dget_chunk_info_by_coord", 0); /* HDF5 >= 1.10.5 */
     SYM(Dget_chunk_storage_size, "H5Dget_chunk_storage_size", 0); /* HDF5 >= 1.10.3 */
+    if (chunk_iter_usable(base))
+        SYM(Dchunk_iter, "H5Dchunk_iter", 0); /* the same name in 2.0 */
     SYM(Dread_chunk, "H5Dread_chunk", 0); /* HDF5 1.10.3 .. 1.14 */
     if (!a->Dread_chunk)
         SYM(Dread_chunk, "H5Dread_chunk1", 0); /* the same call, renamed in 2.0 */

@@ -40,6 +40,13 @@ typedef struct b2_h5_api {
     int parallel; /* that HDF5 is a parallel build (exports H5Pset_fapl_mpio) */
 } b2_h5_api;
 
+/* H5D_chunk_iter_op_t as HDF5 1.10.10+, 1.12.3+, 1.14 and 2.x declare it (the
+ * 1.10.8 headers we build with have none): offset in dataset elements, size an
+ * hsize_t. The 1.13 development releases passed a uint32_t size (and, before
+ * 1.13.3, offsets in chunks): b2_h5_read_api leaves Dchunk_iter NULL there. */
+typedef int (*b2_h5_chunk_iter_op)(const hsize_t *offset, unsigned filter_mask, haddr_t addr,
+                                   hsize_t size, void *op_data);
+
 /* What the box reader (h5read*.c) and writer (h5write.c) call besides the
  * filter's table: dataset, dataspace, property and file queries, H5Dread and
  * H5Dwrite. Dget_chunk_info_by_coord is NULL before HDF5 1.10.5 (then every read
@@ -53,6 +60,9 @@ typedef struct b2_h5_read_api {
     herr_t (*Dread)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
     herr_t (*Dget_chunk_info_by_coord)(hid_t, const hsize_t *, unsigned *, haddr_t *, hsize_t *);
     herr_t (*Dget_chunk_storage_size)(hid_t, const hsize_t *, hsize_t *);
+    /* every stored chunk in one pass (NULL where absent or of another signature,
+     * see b2_h5_chunk_iter_op) */
+    herr_t (*Dchunk_iter)(hid_t, hid_t, b2_h5_chunk_iter_op, void *);
     /* HDF5 1.10.3-1.14: H5Dread_chunk; 2.0 renamed it H5Dread_chunk1 and added
      * H5Dread_chunk2, which takes the buffer's size (preferred when present) */
     herr_t (*Dread_chunk)(hid_t, hid_t, const hsize_t *, uint32_t *, void *);

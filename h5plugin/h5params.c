@@ -182,3 +182,13 @@ int b2_h5_nthreads_from_env(void)
     }
     return 1;
 }
+
+int b2_h5_lookup_from_env(void)
+{
+    const char *s = getenv("B2_H5_CHUNK_LOOKUP");
+    static const char *const names[] = {"auto", "coord", "read", "iter", "noiter"};
+    for (int i = 0; s && i < (int)(sizeof names / sizeof *names); i++)
+        if (!strcmp(s, names[i]))
+            return i; /* the B2_H5_LOOKUP_* values, in order */
+    return 0; /* unset or junk: the automatic choice rather than failing reads */
+}

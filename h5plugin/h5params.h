@@ -84,6 +84,9 @@ B2_HIDDEN int b2_h5_nthreads_from_env(void);
 /* Memory limit for decoding: $B2_H5_MEMORY_LIMIT in bytes, with an optional
  * K, M or G suffix (powers of 1024); 0 (libb2's default) when unset or junk. */
 B2_HIDDEN int64_t b2_h5_memory_limit_from_env(void);
+/* How b2_h5_reader finds chunks ($B2_H5_CHUNK_LOOKUP: auto, coord, read, iter,
+ * noiter; B2_H5_LOOKUP_* in h5read_int.h), 0 (auto) when unset or unknown. */
+B2_HIDDEN int b2_h5_lookup_from_env(void);
 
 /* Allocator pair for buffers handed back to HDF5. */
 typedef struct b2_h5_alloc {

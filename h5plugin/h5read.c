@@ -111,22 +111,38 @@ void b2_h5_locate(const reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc)
     memset(loc, 0, sizeof *loc);
     loc->addr = HADDR_UNDEF;
     int mode = r->ds->lookup;
+    r->ds->st.chunks++;
+    if (r->tab) { /* found by this read's H5Dchunk_iter; not there: not stored */
+        const b2_h5_chunk_ent *e = b2_h5_chunk_table_at(r->tab, coff);
+        loc->ok = 1;
+        if (e->seen) {
+            loc->mask = e->mask;
+            loc->addr = e->addr;
+            loc->size = loc->stored = e->size;
+        }
+        return;
+    }
+    int64_t t0 = b2_h5_now_ns();
     if (r->may_read_whole) {
         /* It fails on a chunk not allocated (quietly: read_box silenced HDF5's
          * error printing), and then the look-up by address below tells that
          * from a failure. */
         hsize_t size = 0;
         herr_t hr = h->Dget_chunk_storage_size(r->dset, coff, &size);
+        r->ds->st.by_coord++;
         uint64_t addr_ns = r->grid_chunks * ADDR_NS_PER_CHUNK;
         if (hr >= 0 && size > 0 &&
             (mode == B2_H5_LOOKUP_READ || addr_ns > READ_NS + size / READ_BYTES_PER_NS)) {
             loc->ok = loc->via_hdf5 = 1;
             loc->size = loc->stored = size;
+            r->ds->st.hdf5_ns += b2_h5_now_ns() - t0;
             return;
         }
     }
     loc->ok = h->Dget_chunk_info_by_coord(r->dset, coff, &loc->mask, &loc->addr, &loc->size) >= 0;
     loc->stored = loc->size;
+    r->ds->st.by_coord++;
+    r->ds->st.hdf5_ns += b2_h5_now_ns() - t0;
 }
 
 int b2_h5_read_stored(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc,
@@ -143,9 +159,12 @@ int b2_h5_read_stored(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc,
     /* HDF5 2.0's call is told the buffer's size and refuses a chunk that grew
      * since it was looked up, rather than writing past the buffer. */
     size_t nalloc = *cap;
+    int64_t t0 = b2_h5_now_ns();
     herr_t hr = r->h->Dread_chunk2
                     ? r->h->Dread_chunk2(r->dset, H5P_DEFAULT, coff, &mask, *buf, &nalloc)
                     : r->h->Dread_chunk(r->dset, H5P_DEFAULT, coff, &mask, *buf);
+    r->ds->st.hdf5_ns += b2_h5_now_ns() - t0;
+    r->ds->st.read_chunk++;
     if (hr < 0)
         return B2_FAIL(B2_ERR_IO, "H5Dread_chunk failed");
     if (loc->size > loc->stored)
@@ -523,9 +542,17 @@ static int read_box(reader *r, b2_h5_reader *rd, size_t bufsize)
      * errors carry their own messages), set once, as a pair of calls costs
      * more than the look-up. */
     const b2_h5_read_api *hh = r->h;
-    r->may_read_whole = hh->Dget_chunk_storage_size && (hh->Dread_chunk || hh->Dread_chunk2) &&
+    b2_h5_chunk_table tab;
+    if (b2_h5_chunk_table_wanted(r, nchunks)) {
+        int trc = b2_h5_chunk_table_fill(r, c0, c1, nchunks, &tab);
+        if (trc < 0)
+            return trc;
+        r->tab = &tab;
+    }
+    r->may_read_whole = !r->tab && hh->Dget_chunk_storage_size &&
+                        (hh->Dread_chunk || hh->Dread_chunk2) &&
                         (rd->lookup == B2_H5_LOOKUP_READ ||
-                         (rd->lookup == B2_H5_LOOKUP_AUTO &&
+                         (rd->lookup != B2_H5_LOOKUP_ADDR &&
                           r->grid_chunks * ADDR_NS_PER_CHUNK > READ_NS));
     H5E_auto2_t efn = NULL;
     void *efn_data = NULL;
@@ -579,6 +606,7 @@ int b2_h5_reader_open(hid_t dset, b2_h5_reader **out)
         rd->nthreads = b2_h5_nthreads_from_env();
         rd->par_min = B2_H5_PAR_MIN_BYTES;
         rd->mem_limit = b2_h5_memory_limit_from_env();
+        rd->lookup = b2_h5_lookup_from_env();
         h->Sclose(fspace);
         if (rd->rank < 1 || rd->rank > MAXDIM)
             rc = B2_FAIL(B2_ERR_UNSUPPORTED, "dataspace rank %d (1..%d supported)", rd->rank, MAXDIM);
@@ -626,6 +654,7 @@ void b2_h5_reader_free(b2_h5_reader *rd)
     if (!rd)
         return;
     b2_h5_par_free(rd);
+    free(rd->tab);
     free(rd->path);
     free(rd);
 }
@@ -641,6 +670,14 @@ int b2_h5_reader_set_nthreads(b2_h5_reader *rd, int nthreads)
     if (nthreads != rd->nthreads)
         b2_h5_par_free(rd); /* the pool and workers are made again for the new count */
     rd->nthreads = nthreads;
+    return B2_OK;
+}
+
+int b2_h5_reader_lookup_stats(const b2_h5_reader *rd, b2_h5_lookup_stats *out)
+{
+    if (!rd || !out)
+        return B2_FAIL(B2_ERR_INVALID_PARAM, "%s is NULL", !rd ? "reader" : "out");
+    *out = rd->st;
     return B2_OK;
 }
 

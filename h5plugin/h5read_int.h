@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "b2_chunk.h"
 #include "b2_h5filter.h"
@@ -30,6 +31,28 @@ typedef void (*b2_h5_chunk_hook)(void *ud, const hsize_t *coff, unsigned *mask,
  * when that walk costs less than copying its stored bytes through HDF5 (AUTO);
  * otherwise the calling thread reads them with H5Dread_chunk. */
 enum { B2_H5_LOOKUP_AUTO = 0, B2_H5_LOOKUP_ADDR = 1, B2_H5_LOOKUP_READ = 2 };
+/* Where the HDF5 of the process has H5Dchunk_iter (1.10.10+, 1.12.3+, 1.14, 2.x),
+ * AUTO finds the chunks of a read of many chunks in one pass over the chunk index
+ * instead (a table, h5chunktab.c; b2_h5_chunk_table_wanted says when). ITER takes
+ * the table for any read where the call exists; NOITER is AUTO without it (what
+ * HDF5 releases without the call get). */
+enum { B2_H5_LOOKUP_ITER = 3, B2_H5_LOOKUP_NOITER = 4 };
+
+/* One chunk of a read's grid box as H5Dchunk_iter gave it (seen 0: not stored). */
+typedef struct b2_h5_chunk_ent {
+    haddr_t addr;
+    hsize_t size;
+    unsigned mask;
+    unsigned seen;
+} b2_h5_chunk_ent;
+
+/* The chunks of the grid box [c0, c0 + n) (chunk indices), C order. */
+typedef struct b2_h5_chunk_table {
+    int rank;
+    hsize_t c0[MAXDIM], n[MAXDIM];
+    const hsize_t *cdims;
+    b2_h5_chunk_ent *e;
+} b2_h5_chunk_table;
 
 /* What stays true of a dataset while it is open: checked once by
  * b2_h5_reader_open, so repeated small reads skip HDF5's property-list copies. */
@@ -55,6 +78,9 @@ struct b2_h5_reader {
     struct b2_h5_par_buf *bufs;     /* stored bytes read through HDF5, queued or decoding */
     int nbufs;
     int64_t chunks_via_hdf5;        /* chunks b2_h5_read_stored read (calling thread; tests) */
+    b2_h5_chunk_ent *tab;           /* the chunk table's entries, kept for the next read */
+    size_t tabcap;
+    b2_h5_lookup_stats st;          /* the calling thread's HDF5 work (b2_h5_reader_lookup_stats) */
 };
 
 /* Everything one call works with. */
@@ -74,6 +100,7 @@ typedef struct reader {
     b2_h5_read_report *rep;
     uint64_t grid_chunks;           /* chunks in the dataset's grid: bounds a look-up's cost */
     int may_read_whole;             /* b2_h5_locate may read chunks through HDF5 */
+    const b2_h5_chunk_table *tab;   /* the box's chunks from H5Dchunk_iter, or NULL */
 } reader;
 
 /* Where one chunk is stored. */
@@ -85,6 +112,26 @@ typedef struct b2_h5_chunk_loc {
     hsize_t size;    /* stored bytes; 0: not allocated */
     hsize_t stored;  /* what HDF5 said the size is (size may come from a test hook) */
 } b2_h5_chunk_loc;
+
+/* Monotonic nanoseconds (the look-up statistics). */
+static inline int64_t b2_h5_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* 1 when read r of the grid box [c0, c1] (nchunks chunks) should find its
+ * chunks with one H5Dchunk_iter (see h5chunktab.c for the costs). */
+B2_HIDDEN int b2_h5_chunk_table_wanted(const reader *r, int64_t nchunks);
+/* Fill t with the chunks of [c0, c1] in one H5Dchunk_iter (entries in rd->tab).
+ * A negative B2_ERR_* with a message naming the entry when the index is not
+ * one of this grid (an offset off the grid, a chunk listed twice) or HDF5 fails. */
+B2_HIDDEN int b2_h5_chunk_table_fill(reader *r, const hsize_t *c0, const hsize_t *c1,
+                                     int64_t nchunks, b2_h5_chunk_table *t);
+/* The table's entry for the chunk at dataset offset coff (inside the box). */
+B2_HIDDEN const b2_h5_chunk_ent *b2_h5_chunk_table_at(const b2_h5_chunk_table *t,
+                                                      const hsize_t *coff);
 
 /* Look up the chunk at dataset offset coff (see B2_H5_LOOKUP_AUTO). */
 B2_HIDDEN void b2_h5_locate(const reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc);
