@@ -145,9 +145,9 @@ def get_config():
     "sse2", "avx2", "avx512", "avx512gfni", "neon"; B2_SIMD caps them);
     codec_libraries: {name: {"version", "version_from" ("library": asked at
     run time, "header": the one libb2 was built with), "codecs" (what libb2
-    runs on it), "files" (the files loaded, from /proc/self/maps)}} for lz4,
-    zstd, libdeflate, zlib and zfp when built in, xxhash; codec_library_dirs:
-    the folders those files were loaded from;
+    runs on it), "files" (the file libb2 calls it in, from /proc/self/maps)}}
+    for lz4, zstd, libdeflate, zlib and zfp when built in, xxhash;
+    codec_library_dirs: the folders those files were loaded from;
     plugin_file, plugin_path, plugin_loaded; registered: who provides filter
     32026 ("b2blosc", "kept": another copy HDF5 had first, or None);
     hdf5_library / hdf5_version: the libhdf5 file the plugin is bound to

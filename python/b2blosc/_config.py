@@ -10,8 +10,14 @@ import os
 import re
 import sys
 
-# codec library name (b2_codec_library) -> its file's name in /proc/self/maps;
-# auditwheel renames bundled copies liblz4-<hash>.so.1.9.4, hence [-.]
+# codec library name (b2_codec_library) -> a function libb2 calls in it: the
+# file holding the address libb2's handle resolves it to is the one libb2 uses,
+# even when h5py's wheel brought another copy (h5py.libs/libz-<hash>.so)
+_SYMBOLS = {"lz4": "LZ4_versionString", "zstd": "ZSTD_versionString",
+            "libdeflate": "libdeflate_alloc_compressor", "zlib": "zlibVersion",
+            "zfp": "zfp_stream_open", "xxhash": "XXH_versionNumber"}
+# ... else its file's name in /proc/self/maps (auditwheel renames bundled
+# copies liblz4-<hash>.so.1.9.4, hence [-.])
 _FILE_PATTERNS = {"lz4": r"liblz4", "zstd": r"libzstd", "libdeflate": r"libdeflate",
                   "zlib": r"libz", "zfp": r"libzfp", "xxhash": r"libxxhash"}
 # the thread variables of libb2's HDF5 plugin, first set one wins (h5params.c,
@@ -53,6 +59,20 @@ def _files_named(maps, stem):
     return sorted(p for p in maps if rx.match(os.path.basename(p)))
 
 
+def _file_of(dll, symbol, maps):
+    """The mapped file holding symbol as dll's handle resolves it (dlsym searches
+    the library, then its dependencies), or None. libb2's own file when the
+    codec library is linked in statically."""
+    try:
+        addr = ctypes.cast(getattr(dll, symbol), ctypes.c_void_p).value
+    except AttributeError:
+        return None
+    for path, ranges in maps.items():
+        if any(lo <= addr < hi for lo, hi in ranges):
+            return path
+    return None
+
+
 def _libb2(cfg):
     """libb2blosc.so: its file, version, SIMD kernels and codec libraries."""
     from . import _libb2
@@ -82,10 +102,11 @@ def _libb2(cfg):
     info = _CodecLibraryInfo()
     while fn(i, ctypes.byref(info)) == 0:
         name = info.name.decode()
+        used = _file_of(dll, _SYMBOLS[name], maps) if name in _SYMBOLS else None
         cfg["codec_libraries"][name] = {
             "version": info.version.decode(), "version_from": "library" if info.runtime else "header",
             "codecs": (info.uses or b"").decode().split(),
-            "files": _files_named(maps, _FILE_PATTERNS.get(name, "lib" + name))}
+            "files": [used] if used else _files_named(maps, _FILE_PATTERNS.get(name, "lib" + name))}
         i += 1
     dirs = {os.path.dirname(f) for c in cfg["codec_libraries"].values() for f in c["files"]}
     cfg["codec_library_dirs"] = sorted(dirs)
