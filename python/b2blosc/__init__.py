@@ -21,7 +21,9 @@ run the filter too (netCDF4 loading it from HDF5_PLUGIN_PATH, say): each HDF5
 gets its own symbol table and filter class, so errors go to the library that
 called. If an earlier registration made another HDF5 the one b2blosc.h5 serves,
 register() raises PluginError saying so.
-get_config() names the library and its version.
+get_config() names the library and its version, with the rest a bug report
+needs (libb2, SIMD kernels, codec libraries, files, threads); `python -m
+b2blosc` prints it.
 
 PLUGIN_PATH is the folder holding libH5Zb2.so, for HDF5_PLUGIN_PATH of programs
 outside Python (h5dump, nccopy, netCDF-C). Without h5py the import still works:
@@ -70,7 +72,12 @@ def register(force=True):
     register, ImportError without h5py."""
     import h5py
     from . import _loader
-    if not force and h5py.h5z.filter_avail(FILTER_ID):
+    first = "before" not in _state
+    if first:  # what HDF5 had before b2blosc's first registration (get_config)
+        _state["before"] = "registered" if _in_filter_table(h5py) else None
+    if not force and h5py.h5z.filter_avail(FILTER_ID):  # may load it from the plugin path
+        if first and _state["before"] is None:
+            _state["before"] = "plugin path"
         _state["registered"] = "kept"
         return False
     lib = _loader.load()
@@ -92,6 +99,16 @@ _REGISTER_ERRORS = {
         "the one b2blosc.h5 serves, not h5py's (linked by {anchor})",
     -4: "H5Zregister of h5py's HDF5 (linked by {anchor}) refused the filter",
 }
+
+
+def _in_filter_table(h5py):
+    """Whether h5py's HDF5 has filter 32026 registered now. Unlike filter_avail,
+    H5Zget_filter_info looks in the table only, never loading a plugin."""
+    try:
+        h5py.h5z.get_filter_info(FILTER_ID)
+        return True
+    except Exception:  # h5py's RuntimeError "required filter ... is not registered"
+        return False
 
 
 def _h5py_anchor():
@@ -119,13 +136,37 @@ def _bound_hdf5():
 
 
 def get_config():
-    """What this process uses, as a dict: version, plugin file and folder, who
-    provides filter 32026 ("b2blosc", "kept": another copy HDF5 found first,
-    or None), and hdf5_library / hdf5_version: the libhdf5 file the plugin is
-    bound to (registered with) and its version (None while bound to none)."""
-    lib, ver = _bound_hdf5()
-    return {"version": __version__, "plugin_file": PLUGIN_FILE, "plugin_path": PLUGIN_PATH,
-            "registered": _state["registered"], "hdf5_library": lib, "hdf5_version": ver}
+    """What this process runs, as a dict, for bug reports (`python -m b2blosc`
+    prints it). Works without h5py; loads libb2 (and h5py, when installed).
+
+    version, package_dir, python, python_executable, platform, machine;
+    libb2_version, libb2_file (libb2blosc.so as loaded), libb2_error (why it
+    did not load, else None), simd (the SIMD kernels libb2 runs: "generic",
+    "sse2", "avx2", "avx512", "avx512gfni", "neon"; B2_SIMD caps them);
+    codec_libraries: {name: {"version", "version_from" ("library": asked at
+    run time, "header": the one libb2 was built with), "codecs" (what libb2
+    runs on it), "files" (the file libb2 calls it in, from /proc/self/maps)}}
+    for lz4, zstd, libdeflate, zlib and zfp when built in, xxhash;
+    codec_library_dirs: the folders those files were loaded from;
+    plugin_file, plugin_path, plugin_loaded; registered: who provides filter
+    32026 ("b2blosc", "kept": another copy HDF5 had first, or None);
+    hdf5_library / hdf5_version: the libhdf5 file the plugin is bound to
+    (registered with) and its version (None while bound to none);
+    h5py_version, h5py_hdf5_version (None without h5py);
+    filter_before: None while b2blosc has not registered (no h5py), else
+    {"how": None (HDF5 had no filter 32026), "registered" (in HDF5's table
+    before b2blosc registered) or "plugin path" (HDF5 loaded one from its
+    plugin path), "files": the loaded plugin files providing 32026 other than
+    ours, as far as the process tells (hdf5plugin's record, /proc/self/maps)};
+    threads: {"environment": the thread variables set, "hdf5_filter",
+    "h5_read", "h5_write": the threads the HDF5 filter and b2blosc.h5 read()/
+    write() use by default ($B2_H5_NTHREADS, else $BLOSC_NTHREADS, else 1;
+    enable(threads=) for reads), "save", "open": b2blosc.save's and open's
+    default (no variable changes them), "cpu_count"};
+    environment: the variables b2blosc and libb2 read that are set."""
+    import sys
+    from . import _config
+    return _config.get_config(sys.modules[__name__])
 
 
 def _phil():

@@ -141,6 +141,7 @@ SIGNATURES = {
     "b2_schunk_vlmeta_get": (_int, [_vp, _cp, _ppu8, _pi32]),
     "b2_schunk_vlmeta_add": (_int, [_vp, _cp, _cp, _i32]),
     "b2_schunk_to_buffer": (_int, [_vp, _ppu8, ctypes.POINTER(_sz)]),
+    "b2_inspect_path": (_int, [_cp]),
     # b2_nd.h
     "b2_nd_meta_decode": (_int, [_cp, _sz, ctypes.POINTER(NDMeta)]),
     "b2_nd_meta_clear": (None, [ctypes.POINTER(NDMeta)]),

@@ -64,7 +64,9 @@ CTable as a .b2d directory or a .b2z zip, and the embed.b2e/_meta.b2f frames
 inside them), BatchArray, ObjectArray and ListArray (variable-length blocks),
 saved lazy expressions and UDFs (the b2o or LazyArray metalayer), Proxy and
 RemoteArray caches. python-blosc2 (blosc2.open) reads those. An HDF5 file is
-refused pointing at h5py and b2blosc.h5."""
+refused pointing at h5py and b2blosc.h5; a NumPy .npy, a netCDF classic file, a
+gzip/zstd/xz/bzip2-compressed file, a Zarr store and a lone Blosc2 chunk are
+refused naming what they are and what reads them."""
 import ast
 import ctypes
 import operator
@@ -747,6 +749,25 @@ _B2O_KINDS = {
 }
 _HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 _ZIP_SIGNATURES = (b"PK\x03\x04", b"PK\x05\x06")
+# other files people pass to open() by mistake: (leading bytes, kind, what reads it);
+# a Blosc2 frame starts with 0x9e, so none of these can be one
+_OTHER_SIGNATURES = (
+    (b"\x93NUMPY", "a NumPy .npy file", "read it with numpy.load"),
+    (b"CDF\x01", "a netCDF classic file", "read it with netCDF4 or xarray"),
+    (b"CDF\x02", "a netCDF 64-bit offset file", "read it with netCDF4 or xarray"),
+    (b"CDF\x05", "a netCDF 64-bit data (CDF-5) file", "read it with netCDF4 or xarray"),
+    (b"\x1f\x8b", "a gzip-compressed file", "decompress it first (gzip -d)"),
+    (b"\x28\xb5\x2f\xfd", "a Zstandard-compressed file", "decompress it first (zstd -d)"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file", "decompress it first (xz -d)"),
+    (tuple(b"BZh%d" % i for i in range(1, 10)), "a bzip2-compressed file",
+     "decompress it first (bzip2 -d)"),
+)
+_ZARR_MARKERS = (".zarray", ".zgroup", "zarr.json")
+# kinds refused with a pointer at what reads them: kind -> what to do
+_OTHER_READERS = {kind: todo for _sig, kind, todo in _OTHER_SIGNATURES}
+_OTHER_READERS["a Zarr store"] = "read it with zarr"
+_OTHER_READERS["a single Blosc2 chunk"] = (
+    "decompress it with python-blosc2 (blosc2.decompress2); `b2 info` describes it")
 
 
 def _mp_str_after(buf, key):
@@ -855,6 +876,8 @@ def _container_kind(path):
     if os.path.isdir(path):
         if os.path.exists(os.path.join(path, "chunks.b2frame")):
             return None   # a sparse frame
+        if any(os.path.exists(os.path.join(path, m)) for m in _ZARR_MARKERS):
+            return "a Zarr store"
         if not os.path.isfile(os.path.join(path, "embed.b2e")):
             return None
         meta = os.path.join(path, "_meta.b2f")
@@ -865,6 +888,9 @@ def _container_kind(path):
         head = f.read(8)
         if head[:4] in _ZIP_SIGNATURES:
             return _zip_kind(path)
+        for sig, kind, _reader in _OTHER_SIGNATURES:
+            if head.startswith(sig):
+                return kind
         # HDF5's superblock is at 0, 512, 1024, 2048, ... (the HDF5 spec; b2_inspect_path)
         off = 0
         while True:
@@ -877,6 +903,9 @@ def _container_kind(path):
                 return None
 
 
+_KIND_CHUNK = 1  # B2_KIND_CHUNK (b2_frame.h)
+
+
 def _refuse(path, kind):
     """The error for a python-blosc2 object, an HDF5 file or a zip: names it and
     says what reads it."""
@@ -886,6 +915,10 @@ def _refuse(path, kind):
         code = -15  # B2_ERR_FORMAT
     elif kind.startswith("a zip file"):
         text, code = kind + "; b2blosc.open reads Blosc2 frames and b2nd arrays", -15
+    elif kind in _OTHER_READERS:
+        text = ("%s, not a Blosc2 frame: b2blosc.open reads Blosc2 frames and b2nd arrays; "
+                "%s" % (kind, _OTHER_READERS[kind]))
+        code = -15  # B2_ERR_FORMAT
     else:
         text = ("%s; b2blosc.open reads Blosc2 frames and b2nd arrays only: open it with "
                 "python-blosc2 (blosc2.open)" % kind)
@@ -920,8 +953,13 @@ def open(path, mode="r"):  # noqa: A001  (b2blosc.open, like numpy.load / h5py.F
     lib = _lib()
     d = lib.dll
     s = ctypes.c_void_p()
-    lib.check(d.b2_schunk_open(os.fsencode(path), flags, ctypes.byref(s)),
-              "opening %s" % path)
+    rc = d.b2_schunk_open(os.fsencode(path), flags, ctypes.byref(s))
+    if rc < 0:
+        err = lib.error(rc, "opening %s" % path)
+        # a lone chunk (blosc2.compress2's output) fails as a frame: name it
+        if os.path.isfile(path) and d.b2_inspect_path(os.fsencode(path)) == _KIND_CHUNK:
+            raise _refuse(path, "a single Blosc2 chunk") from None
+        raise err
     try:
         kind = _python_kind(d, s)
         if kind is not None:

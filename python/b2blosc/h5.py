@@ -521,15 +521,37 @@ def enabled():
 
 
 def filter_kwargs(codec="lz4", clevel=5, filter="shuffle", blocksize=0):
-    """Keyword arguments for h5py's create_dataset selecting the Blosc2 filter,
-    like hdf5plugin.Blosc2: codec by name or id, clevel 0..9, filter "none",
-    "shuffle", "bitshuffle" or "delta" (or its id), blocksize in bytes (0: automatic)."""
+    """Deprecated (FutureWarning; goes in the release after next): use
+    b2blosc.Blosc2(cname=..., clevel=..., filters=..., blocksize=...), whose
+    cname is this codec and filters this filter, as compression= or **kwargs.
+
+    Keyword arguments for h5py's create_dataset selecting the Blosc2 filter:
+    codec by name or id, clevel 0..9, filter "none", "shuffle", "bitshuffle" or
+    "delta" (or its id), blocksize in bytes (0: automatic)."""
+    bs = ", blocksize=%r" % (blocksize,) if blocksize else ""
+    # Blosc2 takes codec names only: an id is named in the suggestion
+    cname = {v: k for k, v in CODECS.items()}.get(codec, codec) if not isinstance(codec, str) \
+        else codec
+    _deprecated("b2blosc.h5.filter_kwargs(codec=%r, clevel=%r, filter=%r%s)"
+                % (codec, clevel, filter, bs),
+                "b2blosc.Blosc2(cname=%r, clevel=%r, filters=%r%s) (codec= is its cname=, "
+                "filter= its filters=)" % (cname, clevel, filter, bs))
     c = CODECS[codec] if isinstance(codec, str) else int(codec)
     f = FILTERS[filter] if isinstance(filter, str) else int(filter)
     if not 0 <= int(clevel) <= 9:
         raise ValueError("clevel %r is not 0..9" % (clevel,))
     return {"compression": FILTER_ID,
             "compression_opts": (0, int(blocksize), 0, 0, int(clevel), f, c)}
+
+
+def _deprecated(old, new, stacklevel=3):
+    """Warn that old is deprecated, naming new. A FutureWarning, not a
+    DeprecationWarning: Python shows the latter only for code run as __main__,
+    so a call from the user's own modules would go unseen until the name is
+    removed; these names are meant for end users' scripts and notebooks."""
+    import warnings
+    warnings.warn("%s is deprecated and goes in the release after next; use %s"
+                  % (old, new), FutureWarning, stacklevel=stacklevel)
 
 
 @contextlib.contextmanager

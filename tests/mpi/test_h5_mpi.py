@@ -15,7 +15,7 @@ the serial h5py and the same plugin file, checks the parallel file again:
   * its values are the writer's formula, and a serial h5py write of them with the
     same chunks and cd_values stores the same bytes, chunk for chunk;
   * h5dump reads it through the plugin (its binary dump is the array) and names the filter;
-  * b2blosc_h5.read_slice (b2_h5_read_box) reads boxes across slab and chunk
+  * b2blosc.h5.read_slice (b2_h5_read_box) reads boxes across slab and chunk
     boundaries by the direct path, equal to the array.
 Environment (set by CMake): B2_MPIEXEC, B2_MPI_PLUGIN_DIR, B2_H5PAR_C, B2_H5PAR_READ_BOX,
 B2_H5PAR_INCOMPRESSIBLE.
@@ -100,7 +100,7 @@ def check_file(h5py, np, path, work, plugin_dir, nproc):
 
         # fast slicing by blocks: boxes across slab (rank) and chunk boundaries
         sys.path.insert(0, os.path.join(b2test.REPO, "python"))
-        import b2blosc_h5 as b2h5
+        import b2blosc.h5 as b2h5
         nz = ds.shape[0]
         bounds = sorted({nz * r // nproc for r in range(1, nproc)} | {8, 16, 24})
         keys = [(slice(max(b - 3, 0), min(b + 3, nz)), slice(40, 61), slice(60, 70))

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Fast HDF5 slicing (b2_h5_read_box and python/b2blosc_h5.py) against h5py.
+"""Fast HDF5 slicing (b2_h5_read_box and python/b2blosc/h5.py) against h5py.
 
 Every read is compared with h5py's ordinary read of the same key:
   * >= 500 random boxes over datasets written by our plugin: ranks 1-4, edge and
@@ -13,7 +13,7 @@ Every read is compared with h5py's ordinary read of the same key:
     conversion (C API with another memory type), the core file driver;
   * every dataset of the reference-written files in test_data/hdf5/;
   * a large chunk: a 10x10 box reads far fewer bytes than the stored chunk;
-  * enable()/disable() (h5py's Dataset.__getitem__), filter_kwargs(), keys
+  * enable()/disable() (h5py's Dataset.__getitem__), b2blosc.Blosc2's values, keys
     with ints, negative indices, Ellipsis, steps (h5py path)."""
 import ctypes
 import os
@@ -27,7 +27,8 @@ import h5plugin_common as hc  # noqa: E402
 h5py, np, PDIR = hc.setup()
 os.environ["B2_H5_PLUGIN"] = os.path.join(PDIR, hc.PLUGIN_NAME)
 b2test.use_source_package()
-import b2blosc_h5 as b2h5  # noqa: E402
+import b2blosc  # noqa: E402
+import b2blosc.h5 as b2h5  # noqa: E402
 
 check = b2test.Checks()
 rng = np.random.default_rng(20261124)
@@ -82,7 +83,7 @@ def ours(tmp):
                 a = (np.arange(n) // 20) % 100
             a = a.astype(dt).reshape(shape)
             f.create_dataset("d%d" % i, data=a, chunks=chunks,
-                             **b2h5.filter_kwargs(codec=codec, clevel=5, filter=filt))
+                             **b2blosc.Blosc2(cname=codec, clevel=5, filters=filt))
     with h5py.File(path, "r") as f:
         for i in range(len(specs)):
             ds = f["d%d" % i]
@@ -115,9 +116,9 @@ def mixed(tmp):
     a = np.arange(100 * 120, dtype="i4").reshape(100, 120)
     with h5py.File(path, "w") as f:
         ds = f.create_dataset("holes", shape=(100, 120), dtype="i4", chunks=(25, 30), fillvalue=-7,
-                              **b2h5.filter_kwargs(codec="lz4"))
+                              **b2blosc.Blosc2(cname="lz4"))
         ds[0:50, 0:60] = a[0:50, 0:60]
-        ds = f.create_dataset("raw", data=a, chunks=(25, 30), **b2h5.filter_kwargs(codec="zstd"))
+        ds = f.create_dataset("raw", data=a, chunks=(25, 30), **b2blosc.Blosc2(cname="zstd"))
         raw = np.ascontiguousarray(a[25:50, 30:60] * 3)
         ds.id.write_direct_chunk((25, 30), raw.tobytes(), filter_mask=1)
     with h5py.File(path, "r") as f:
@@ -138,7 +139,7 @@ def fallbacks(tmp):
     """Datasets the direct path must not read itself: H5Dread, with the reason."""
     path = os.path.join(tmp, "fallback.h5")
     a = np.arange(60 * 70, dtype="f4").reshape(60, 70)
-    kw = b2h5.filter_kwargs(codec="lz4")
+    kw = b2blosc.Blosc2(cname="lz4")
     plain = {"compression": hc.FILTER_ID, "compression_opts": kw["compression_opts"]}
     with h5py.File(path, "w") as f:
         f.create_dataset("contiguous", data=a)
@@ -216,11 +217,11 @@ def switch(tmp):
     path = os.path.join(tmp, "switch.h5")
     a = np.arange(50 * 40, dtype="i2").reshape(50, 40)
     with h5py.File(path, "w") as f:
-        f.create_dataset("b", data=a, chunks=(10, 10), **b2h5.filter_kwargs("zstd", 3, "bitshuffle"))
+        f.create_dataset("b", data=a, chunks=(10, 10), **b2blosc.Blosc2("zstd", 3, "bitshuffle"))
         f.create_dataset("g", data=a, chunks=(10, 10), compression="gzip")
     with h5py.File(path, "r") as f:
         cd = f["b"].id.get_create_plist().get_filter(0)[2]
-        check(tuple(cd[4:7]) == (3, 2, 5), "filter_kwargs gives clevel 3, bitshuffle, zstd: %s" % (cd,))
+        check(tuple(cd[4:7]) == (3, 2, 5), "Blosc2 gives clevel 3, bitshuffle, zstd: %s" % (cd,))
         b2h5.enable()
         try:
             check(b2h5.enabled(), "enable() patches h5py")
@@ -234,12 +235,12 @@ def switch(tmp):
 
 
 def live(tmp):
-    """A dataset open for writing: the reader b2blosc_h5 keeps for it (checks made
+    """A dataset open for writing: the reader b2blosc.h5 keeps for it (checks made
     once) sees later writes and extent changes, as h5py does."""
     path = os.path.join(tmp, "live.h5")
     with h5py.File(path, "w") as f:
         ds = f.create_dataset("x", shape=(40, 30), maxshape=(None, 30), dtype="f4", chunks=(16, 16),
-                              **b2h5.filter_kwargs("lz4", 5, "shuffle"))
+                              **b2blosc.Blosc2("lz4", 5, "shuffle"))
         ds[...] = np.arange(40 * 30, dtype="f4").reshape(40, 30)
         compare(ds, (slice(5, 35), slice(3, 29)), want_path=("direct",), label="live before writes")
         for step in range(6):
@@ -289,7 +290,7 @@ def cli(tmp):
     pad = os.path.join(tmp, "padded.h5")
     with h5py.File(pad, "w") as f:
         f.create_dataset("d", data=np.random.default_rng(5).random((200, 800)), chunks=(100, 800),
-                         **b2h5.filter_kwargs("blosclz", 5, "shuffle"))
+                         **b2blosc.Blosc2("blosclz", 5, "shuffle"))
     out = b2test.run_b2(["info", pad]).stdout.decode()
     # the chunk table with its padding note is the C program's (built with HDF5);
     # the wheel's b2 serves `info FILE.h5` from Python with a summary per dataset

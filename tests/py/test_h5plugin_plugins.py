@@ -48,7 +48,7 @@ def direct_chunks(tmp):
                 ds.id.write_direct_chunk((0,) * len(shape), fh.read())
     b2test.use_source_package()
     os.environ["B2_H5_PLUGIN"] = os.path.join(PDIR, hc.PLUGIN_NAME)
-    import b2blosc_h5 as b2h5
+    import b2blosc.h5 as b2h5
     with h5py.File(path, "r") as f:
         for v in vecs:
             name = os.path.basename(v["id"])

@@ -480,9 +480,9 @@ assert stored < a.nbytes // 4, "not compressed"
 assert raw[2:10] == b"b2frame\0" or raw[0] in (2, 3, 4, 5), "chunk is not Blosc2"
 assert sorted(set(maps)) == [pdir + "/libH5Zb2.so"], maps
 sys.path.insert(0, sys.argv[3])  # the packaged Python module finds the plugin by itself
-import b2blosc_h5
+import b2blosc.h5 as b2h5
 with h5py.File(path, "r") as f:
-    part, rep = b2blosc_h5.read_slice(f["x"], (slice(3, 9), slice(100, 110), 7), report=True)
+    part, rep = b2h5.read_slice(f["x"], (slice(3, 9), slice(100, 110), 7), report=True)
     assert rep["path"] == "direct", rep
     assert np.array_equal(part, a[3:9, 100:110, 7]), "module read differs"
 import os, b2blosc

@@ -15,6 +15,9 @@ data (issue 37, section 2, item 4):
     its text and --json (python_blosc2) when the path is one frame, and exits 1
     naming it for a .b2d/.b2z;
   * an HDF5 file: b2blosc.open says so and points at h5py and b2blosc.h5;
+  * other files passed by mistake (a NumPy .npy, netCDF classic and CDF-5,
+    gzip/zstd/xz/bzip2-compressed files, a Zarr store, a lone Blosc2 chunk):
+    named, with what reads them; a frame cut short keeps the library's error;
   * what must keep opening: the plain b2nd arrays inside those stores, a lazy
     expression's operands, sparse frames."""
 import json
@@ -182,6 +185,59 @@ def hdf5():
         check("an HDF5 file" in str(e), "HDF5 signature at 512: %s" % e)
 
 
+def other_formats():
+    """Other files passed by mistake: named, with what reads them, never the
+    frame parser's byte-0 message; a frame cut short keeps its own error."""
+    import gzip
+    tmp = b2test.scratch_dir("b2refused_other_")
+    made = {}
+
+    def put(name, data):
+        made[name] = os.path.join(tmp, name)
+        with open(made[name], "wb") as f:
+            f.write(data)
+    np.save(os.path.join(tmp, "a.npy"), np.arange(50))
+    made["a.npy"] = os.path.join(tmp, "a.npy")
+    put("a.gz", gzip.compress(b"x" * 500))
+    put("classic.nc", b"CDF\x01" + b"\0" * 200)
+    put("cdf5.nc", b"CDF\x05" + b"\0" * 200)
+    put("a.zst", b"\x28\xb5\x2f\xfd" + b"\0" * 200)
+    put("a.xz", b"\xfd7zXZ\x00" + b"\0" * 200)
+    put("a.bz2", b"BZh9" + b"\0" * 200)
+    os.mkdir(os.path.join(tmp, "z.zarr"))
+    put(os.path.join("z.zarr", ".zgroup"), b'{"zarr_format": 2}')
+    made["z.zarr"] = os.path.join(tmp, "z.zarr")
+    chunks = sorted(os.listdir(os.path.join(DATA, "chunks")))
+    with open(os.path.join(DATA, "chunks", [c for c in chunks if c.endswith(".b2chunk")][0]), "rb") as f:
+        put("one.b2chunk", f.read())
+    want = {"a.npy": ("a NumPy .npy file", "numpy.load"), "a.gz": ("a gzip-compressed file", "gzip -d"),
+            "classic.nc": ("a netCDF classic file", "netCDF4"),
+            "cdf5.nc": ("a netCDF 64-bit data (CDF-5) file", "netCDF4"),
+            "a.zst": ("a Zstandard-compressed file", "zstd -d"), "a.xz": ("an xz-compressed file", "xz -d"),
+            "a.bz2": ("a bzip2-compressed file", "bzip2 -d"), "z.zarr": ("a Zarr store", "zarr"),
+            "one.b2chunk": ("a single Blosc2 chunk", "blosc2.decompress2")}
+    for name, (kind, reader) in want.items():
+        try:
+            ba.open(made[name])
+            check(False, "b2blosc.open(%s) opened it" % name)
+        except ba.Blosc2Error as e:
+            t = str(e)
+            check(getattr(e, "kind", None) == kind and kind in t and reader in t and
+                  "not 0x9e" not in t and e.code == -15,
+                  "b2blosc.open(%s) names %r and %r: %s (kind %r)" % (name, kind, reader, t,
+                                                                      getattr(e, "kind", None)))
+    # a real frame cut short is still a frame: the library's own error
+    frames = sorted(f for f in os.listdir(os.path.join(DATA, "frames")) if f.endswith(".b2frame"))
+    with open(os.path.join(DATA, "frames", frames[0]), "rb") as f:
+        put("cut.b2frame", f.read()[:200])
+    try:
+        ba.open(made["cut.b2frame"])
+        check(False, "a frame cut short opened")
+    except ba.Blosc2Error as e:
+        check(getattr(e, "kind", None) is None and e.code in (-2, -3, -4),
+              "a frame cut short keeps the library's error: %s" % e)
+
+
 def still_open():
     """Plain arrays stay arrays: in a store, a lazy expression's operands, a sparse frame."""
     for rel in ("dict.b2d/x.b2nd", "tree.b2d/y.b2nd", "operand1.b2nd"):
@@ -208,6 +264,7 @@ def main():
     tmp = b2test.scratch_dir("b2refused_")
     n = refusals(tmp)
     hdf5()
+    other_formats()
     still_open()
     shutil.rmtree(tmp, ignore_errors=True)
     print("%d refused objects; %d checks, %d failed" % (n, check.count, len(check.failures)))

@@ -64,9 +64,9 @@ path, what = sys.argv[1], sys.argv[2]
 n = 65536
 a = np.arange(n * 256, dtype=np.int32).reshape(n, 256)
 with h5py.File(path, "w") as f:
-    d = f.create_dataset("x", shape=a.shape, dtype=a.dtype, chunks=(4, 256), **b2h5.filter_kwargs())
+    d = f.create_dataset("x", shape=a.shape, dtype=a.dtype, chunks=(4, 256), **b2blosc.Blosc2("lz4"))
     b2h5.write(d, ..., a, threads=2)
-    f.create_dataset("y", shape=a.shape, dtype=a.dtype, chunks=(4, 256), **b2h5.filter_kwargs())
+    f.create_dataset("y", shape=a.shape, dtype=a.dtype, chunks=(4, 256), **b2blosc.Blosc2("lz4"))
 with h5py.File(path, "r" if what == "read" else "r+") as f:
     d = f["x" if what == "read" else "y"]
     print("STARTED", flush=True)
@@ -134,19 +134,19 @@ def child(tmp):
     # ---------------- datasets to read
     sets = {}
     a1 = np.arange(1000003, dtype=np.int32)
-    sets["r1"] = f.create_dataset("r1", data=a1, chunks=(65536,), **b2h5.filter_kwargs("lz4", 5))
+    sets["r1"] = f.create_dataset("r1", data=a1, chunks=(65536,), **b2blosc.Blosc2("lz4", 5))
     a2 = (np.sin(np.arange(1000 * 1500, dtype=np.float32) / 777.0) * 1e3).reshape(1000, 1500)
-    sets["r2"] = f.create_dataset("r2", data=a2, chunks=(128, 200), **b2h5.filter_kwargs("zstd", 1))
+    sets["r2"] = f.create_dataset("r2", data=a2, chunks=(128, 200), **b2blosc.Blosc2("zstd", 1))
     a3 = (np.arange(60 * 70 * 80) % 1000).astype(np.uint16).reshape(60, 70, 80)
     sets["r3"] = f.create_dataset("r3", data=a3, chunks=(16, 32, 32),
-                                  **b2h5.filter_kwargs("lz4", 5, "bitshuffle"))
+                                  **b2blosc.Blosc2("lz4", 5, "bitshuffle"))
     # some chunks never written: fill value (the C reader's H5Dread fallback)
     sets["holes"] = f.create_dataset("holes", shape=(900, 800), dtype=np.int16, chunks=(100, 100),
-                                     fillvalue=-7, **b2h5.filter_kwargs())
+                                     fillvalue=-7, **b2blosc.Blosc2("lz4"))
     sets["holes"][100:500, 200:600] = np.arange(400 * 400, dtype=np.int16).reshape(400, 400)
     # another filter before ours: the whole box through H5Dread
     sets["shuf"] = f.create_dataset("shuf", data=a2[:600], chunks=(100, 300), shuffle=True,
-                                    **b2h5.filter_kwargs("lz4", 5, "none"))
+                                    **b2blosc.Blosc2("lz4", 5, "none"))
     f.flush()
     ref = {k: d[...] for k, d in sets.items()}  # h5py's own read (no hook)
 
@@ -206,9 +206,9 @@ def child(tmp):
     b2h5.disable()
 
     # ---------------- writes: chunks as h5py stores them through the filter
-    wcases = [("w1", a1, (65536,), b2h5.filter_kwargs("lz4", 5)),
-              ("w2", a2, (128, 200), b2h5.filter_kwargs("zstd", 1)),
-              ("w3", a3, (16, 32, 32), b2h5.filter_kwargs("lz4", 5, "bitshuffle"))]
+    wcases = [("w1", a1, (65536,), b2blosc.Blosc2("lz4", 5)),
+              ("w2", a2, (128, 200), b2blosc.Blosc2("zstd", 1)),
+              ("w3", a3, (16, 32, 32), b2blosc.Blosc2("lz4", 5, "bitshuffle"))]
     for name, data, chunks, kw in wcases:
         h = f.create_dataset(name + "_h5py", data=data, chunks=chunks, **kw)
         grid = [range(0, n, c) for n, c in zip(data.shape, chunks)]
@@ -231,7 +231,7 @@ def child(tmp):
 
     # a box off the chunk boundaries: H5Dwrite inside the C function, with the reason
     w = f.create_dataset("woff", shape=a2.shape, dtype=a2.dtype, chunks=(128, 200),
-                         **b2h5.filter_kwargs())
+                         **b2blosc.Blosc2("lz4"))
     rep = b2h5.write(w, np.s_[10:300, 5:390], a2[10:300, 5:390], threads=2)
     check(rep["path"] == "h5dwrite" and "partly" in rep["reason"] and rep["chunks_h5dwrite"] > 0,
           "a box off the chunk boundaries: %s" % rep)
@@ -243,12 +243,12 @@ def child(tmp):
     rep = b2h5.write(w, 5, a2[5], threads=2)  # an integer index: one row
     check(np.array_equal(w[5], a2[5]) and rep["path"] == "h5dwrite", "write of one row (%s)" % rep["path"])
     w = f.create_dataset("wshuf", shape=(600, 1500), dtype=a2.dtype, chunks=(100, 300), shuffle=True,
-                         **b2h5.filter_kwargs("lz4", 5, "none"))
+                         **b2blosc.Blosc2("lz4", 5, "none"))
     rep = b2h5.write(w, ..., a2[:600], threads=2)
     check(rep["path"] == "h5dwrite" and rep["reason"] != "" and np.array_equal(w[...], a2[:600]),
           "a dataset with another filter: H5Dwrite (%r)" % rep["reason"])
     w = f.create_dataset("wcast", shape=(100, 100), dtype=np.float64, chunks=(50, 50),
-                         **b2h5.filter_kwargs())
+                         **b2blosc.Blosc2("lz4"))
     src = np.arange(10000, dtype=np.int16).reshape(100, 100)
     b2h5.write(w, ..., src)
     check(np.array_equal(w[...], src), "an int16 array writes to a float64 dataset (safe cast)")

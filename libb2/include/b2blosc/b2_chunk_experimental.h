@@ -115,6 +115,27 @@ B2_API int b2_dctx_set_postfilter(b2_dctx *dctx, b2_postfilter_fn fn, void *user
 B2_API int b2_cctx_set_nchunk(b2_cctx *cctx, int64_t nchunk);
 B2_API int b2_dctx_set_nchunk(b2_dctx *dctx, int64_t nchunk);
 
+/* ---- the codec libraries of this build (for bug reports: `python -m b2blosc`) ---- */
+
+/* One external library libb2 calls. BloscLZ and ndlz decoding are libb2's own
+ * code and have no entry. */
+typedef struct b2_codec_library_info {
+    const char *name;  /* "lz4", "zstd", "libdeflate", "zlib", "zfp" or "xxhash" */
+    char version[32];  /* e.g. "1.9.4" */
+    int runtime;       /* 1: asked from the library loaded in this process (LZ4_versionString,
+                        * ZSTD_versionString, zlibVersion, zfp_library_version,
+                        * XXH_versionNumber); 0: the header libb2 was built with
+                        * (libdeflate has no run-time query) */
+    const char *uses;  /* what libb2 runs on it: codec names, space-separated, or
+                        * "checksums" (and "ndlz-encoding") for xxhash */
+} b2_codec_library_info;
+
+/* Fills *info with the index-th library (0, 1, ... in a fixed order: lz4, zstd,
+ * libdeflate, then zlib and zfp when this build uses them, then xxhash) and
+ * returns B2_OK; B2_ERR_RANGE past the last, B2_ERR_INVALID_PARAM for a NULL
+ * info. Any thread may call it. */
+B2_API int b2_codec_library(int index, b2_codec_library_info *info);
+
 #ifdef __cplusplus
 }
 #endif
