@@ -22,10 +22,16 @@ if b2test.INSTALLED:  # the installed package's folder, found without importing 
 
 
 def package_library():
-    """The libb2blosc.so the tests load: $B2_LIBB2, or the installed package's."""
-    if os.environ.get("B2_LIBB2") or not b2test.INSTALLED:
-        return os.environ["B2_LIBB2"]
-    return os.path.join(PKG_DIR, "lib", "libb2blosc.so")
+    """The libb2blosc.so the tests load: the installed package's (b2test.INSTALLED),
+    else $B2_LIBB2, else the build's."""
+    if b2test.INSTALLED:
+        return os.path.join(PKG_DIR, "lib", "libb2blosc.so")
+    return os.environ.get("B2_LIBB2") or os.path.join(build_dir(), "libb2", "libb2blosc.so")
+
+
+# PYTHONPATH for child processes that import b2blosc: the source tree's python/,
+# nothing against an installed package
+SOURCE_PYTHONPATH = "" if b2test.INSTALLED else os.path.join(b2test.REPO, "python")
 
 
 def build_dir():

@@ -30,8 +30,8 @@ import h5plugin_common as hc  # noqa: E402
 import pyarray_common as pc  # noqa: E402
 
 PLUGIN = os.path.join(hc.plugin_dir(), hc.PLUGIN_NAME)
-LIBB2 = os.path.join(pc.build_dir(), "libb2", "libb2blosc.so")
-PYDIR = os.path.join(b2test.REPO, "python")
+LIBB2 = pc.package_library()
+PYDIR = pc.SOURCE_PYTHONPATH
 tmp = b2test.scratch_dir("pypkg_config_")
 empty = os.path.join(tmp, "empty_plugin_dir")
 os.mkdir(empty)
@@ -160,7 +160,11 @@ os.mkdir(pp)
 copy = os.path.join(pp, "libcopy_of_32026.so")
 with open(PLUGIN, "rb") as src, open(copy, "wb") as dst:
     dst.write(src.read())
-cfg = config_of(HDF5_PLUGIN_PATH=pp)
+# a copy of the wheel's plugin finds its bundled libraries only beside the package
+# (its RPATH is $ORIGIN/../../b2blosc.libs): the copy gets them on LD_LIBRARY_PATH
+COPY_ENV = {"LD_LIBRARY_PATH": os.path.join(os.path.dirname(os.path.dirname(PLUGIN)), "..",
+                                            "b2blosc.libs")} if b2test.INSTALLED else {}
+cfg = config_of(HDF5_PLUGIN_PATH=pp, **COPY_ENV)
 check(cfg and cfg["registered"] == "kept" and
       cfg["filter_before"] == {"how": "plugin path", "files": [os.path.realpath(copy)]},
       "plugin path: registered %r, before %r" % (cfg and cfg["registered"], cfg and cfg["filter_before"]))
@@ -171,7 +175,8 @@ other = ctypes.CDLL(%r)
 other.b2_h5_register_with.argtypes = [ctypes.c_char_p]
 assert other.b2_h5_register_with(h5py.h5z.__file__.encode()) == 1
 """ % copy
-rc, out, err = run(FIRST + "import json, b2blosc\nprint('CFG', json.dumps(b2blosc.get_config()))")
+rc, out, err = run(FIRST + "import json, b2blosc\nprint('CFG', json.dumps(b2blosc.get_config()))",
+                   **COPY_ENV)
 cfg = json.loads(out.split("CFG ", 1)[1]) if "CFG " in out else None
 check(cfg and cfg["registered"] == "kept" and
       cfg["filter_before"] == {"how": "registered", "files": [os.path.realpath(copy)]},

@@ -19,9 +19,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import b2test  # noqa: E402
 import h5plugin_common as hc  # noqa: E402
+import pyarray_common as pc  # noqa: E402
 
 PLUGIN = os.path.join(hc.plugin_dir(), hc.PLUGIN_NAME)
-PYDIR = os.path.join(b2test.REPO, "python")
+PYDIR = pc.SOURCE_PYTHONPATH
 tmp = b2test.scratch_dir("pypkg_deprecated_")
 check = b2test.Checks()
 

@@ -18,7 +18,7 @@ import h5plugin_common as hc  # noqa: E402
 import pyarray_common as pc  # noqa: E402
 
 PLUGIN = os.path.join(hc.plugin_dir(), hc.PLUGIN_NAME)
-LIBB2 = os.path.join(pc.build_dir(), "libb2", "libb2blosc.so")
+LIBB2 = pc.package_library()
 tmp = b2test.scratch_dir("readme_python_")
 check = b2test.Checks()
 OPTIONAL = ("xarray", "h5netcdf")
@@ -37,7 +37,7 @@ def blocks(text, lang):
 
 
 def run(code, what):
-    env = b2test.clean_env(drop=("LD_PRELOAD",), PYTHONPATH=os.path.join(b2test.REPO, "python"),
+    env = b2test.clean_env(drop=("LD_PRELOAD",), PYTHONPATH=pc.SOURCE_PYTHONPATH,
                            B2_H5_PLUGIN=PLUGIN, B2_LIBB2=LIBB2,
                            HDF5_PLUGIN_PATH=os.path.join(tmp, "no_plugins"))
     if os.environ.get("LD_PRELOAD"):
