@@ -44,6 +44,7 @@ Importing this module loads neither numcodecs nor zarr: the two classes are
 made on first access (module __getattr__), each importing its own library.
 doc/python-codecs.md maps these keys to imagecodecs' and numcodecs.Blosc's."""
 import ctypes
+import numbers
 import os
 import threading
 
@@ -78,8 +79,8 @@ def __getattr__(name):
 
 
 def _is_int(v):
-    return isinstance(v, int) and not isinstance(v, bool) or \
-        type(v).__module__ == "numpy" and hasattr(v, "__index__") and not isinstance(v, bool)
+    # numbers.Integral takes NumPy's integers and leaves out NumPy's bool
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
 def _filter_step(step):
@@ -252,11 +253,14 @@ class _Engine:
     def __del__(self):
         if getattr(self, "pid", None) != os.getpid():
             return
-        for ts, pool in list(getattr(self, "cctx", {}).items()):
-            for ctx in pool:
-                self._free(ts, ctx)
-        for ctx in getattr(self, "dctx", []):
-            self._free(None, ctx)
+        try:
+            for ts, pool in list(getattr(self, "cctx", {}).items()):
+                for ctx in pool:
+                    self._free(ts, ctx)
+            for ctx in getattr(self, "dctx", []):
+                self._free(None, ctx)
+        except Exception:  # interpreter shutdown: the library may be gone already
+            pass
 
     def compress(self, src, nbytes, typesize, dst, cap):
         """One chunk of nbytes at address src into dst (capacity cap); its size."""

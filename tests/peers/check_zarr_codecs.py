@@ -8,7 +8,8 @@ check_zarr_codecs.py [WORK]:
             ours decodes imagecodecs.blosc2_encode's and blosc2.compress2's:
             blosclz/lz4/lz4hc/zlib/zstd x nofilter/shuffle/bitshuffle/delta x
             typesizes 1, 2, 4, 8, 16 x clevels 0, 1, 5, 9, odd sizes; empty input
-            every way. Chunks byte-identical to blosc2.compress2's are counted.
+            every way; numcodecs.Blosc's Blosc1 chunks read by ours. Chunks
+            byte-identical to blosc2.compress2's are counted.
   config    get_config/from_config, pickle, numcodecs.get_codec through the
             entry point (in a fresh process that never imported b2blosc), and
             every bad setting refused with a ValueError naming the valid ones.
@@ -140,6 +141,16 @@ def check_interop(t, codecs_mod):
                 pass
             t.check(ok, "empty: ours -> imagecodecs (PEER LIMIT: refuses every empty chunk)",
                     "%s: %s" % (cname, e))
+    # Blosc1 chunks (numcodecs.Blosc, c-blosc 1.x) read by ours; the other way
+    # round c-blosc 1.x refuses Blosc2 chunks (format version 5), as designed
+    import numcodecs
+    for cname in CNAMES:
+        for shuffle in (0, 1, 2):
+            for ts in (1, 4, 8):
+                a = data_for(ts, 30001, ts + shuffle)
+                enc = numcodecs.Blosc(cname=cname, clevel=5, shuffle=shuffle).encode(a)
+                t.attempt("numcodecs.Blosc (Blosc1) -> ours", "%s/%d/ts%d" % (cname, shuffle, ts),
+                          lambda: codecs_mod.Blosc2().decode(enc).tobytes() == a.tobytes())
     print("interop: %d of %d chunks byte-identical to blosc2.compress2's (same settings)"
           % (same, total), flush=True)
     print("interop: %d imagecodecs chunks no decoder reads back (PEER BUG lines above)"
