@@ -17,8 +17,9 @@ numthreads=1; numcodecs.blosc.use_threads is False under zarr), and zarr
 runs chunks concurrently in its thread pool, limited to 2 threads
 (zarr.config threading.max_workers=2): so each side has 2 threads.
 Order: per dataset, setting and competitor, ours and theirs alternate
-A B A B A B; the table gives median times, the ratios theirs/ours (above 1:
-ours faster) and compression ratios, then geometric means of the ratios. The
+A B A B ... (5 pairs by default); the table gives median times, the ratios
+theirs/ours (above 1: ours faster) of wall time and of the process's CPU time
+(all threads; less disturbed by other processes), compression ratios, then geometric means of the ratios. The
 CPU's model and SIMD flags come from /proc/cpuinfo."""
 import argparse
 import math
@@ -94,23 +95,25 @@ def codecs_for(cname, clevel):
 
 
 def one_run(data, chunks, codec):
-    """(write s, read s, compressed bytes) of data in a new MemoryStore."""
+    """(write s, read s, write CPU s, read CPU s, compressed bytes) of data in
+    a new MemoryStore. CPU: the process's CPU time over all its threads, which
+    other processes on a shared machine disturb less than the wall clock."""
     import zarr
     from zarr.storage import MemoryStore
     store_dict = {}
     store = MemoryStore(store_dict)
     z = zarr.create_array(store, shape=data.shape, chunks=chunks, dtype=data.dtype,
                           compressors=[codec], fill_value=0)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     z[...] = data
-    tw = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    tw, cw = time.perf_counter() - t0, time.process_time() - c0
+    t0, c0 = time.perf_counter(), time.process_time()
     back = z[...]
-    tr = time.perf_counter() - t0
+    tr, cr = time.perf_counter() - t0, time.process_time() - c0
     if not np.array_equal(back, data):
         sys.exit("bench_zarr: %r read back other values" % (codec,))
     cbytes = sum(len(v) for k, v in store_dict.items() if not k.endswith("zarr.json"))
-    return tw, tr, cbytes
+    return tw, tr, cw, cr, cbytes
 
 
 def bench(data_sets, reps):
@@ -124,10 +127,10 @@ def bench(data_sets, reps):
                 cb = {}
                 for _ in range(reps):   # A B A B A B
                     for who in ("ours", theirs):
-                        tw, tr, cbytes = one_run(data, chunks, cs[who])
-                        times[who].append((tw, tr))
+                        tw, tr, cw, cr, cbytes = one_run(data, chunks, cs[who])
+                        times[who].append((tw, tr, cw, cr))
                         cb[who] = cbytes
-                med = {w: (statistics.median(t[0] for t in v), statistics.median(t[1] for t in v))
+                med = {w: [statistics.median(t[i] for t in v) for i in range(4)]
                        for w, v in times.items()}
                 mb = data.nbytes / 2 ** 20
                 row = {"data": dname, "setting": "%s %d shuffle" % (cname, clevel),
@@ -136,37 +139,42 @@ def bench(data_sets, reps):
                        "theirs_w": mb / med[theirs][0], "theirs_r": mb / med[theirs][1],
                        "w_ratio": med[theirs][0] / med["ours"][0],
                        "r_ratio": med[theirs][1] / med["ours"][1],
+                       "w_cpu": med[theirs][2] / med["ours"][2],
+                       "r_cpu": med[theirs][3] / med["ours"][3],
                        "ours_cr": data.nbytes / cb["ours"], "theirs_cr": data.nbytes / cb[theirs]}
                 rows.append(row)
-                print("%-14s %-16s vs %-18s write %6.0f/%6.0f MiB/s (x%.2f) read %6.0f/%6.0f "
-                      "MiB/s (x%.2f) ratio %.2f/%.2f" % (
+                print("%-14s %-16s vs %-18s write %6.0f/%6.0f MiB/s (x%.2f, CPU x%.2f) read "
+                      "%6.0f/%6.0f MiB/s (x%.2f, CPU x%.2f) ratio %.2f/%.2f" % (
                           dname, row["setting"], theirs, row["ours_w"], row["theirs_w"],
-                          row["w_ratio"], row["ours_r"], row["theirs_r"], row["r_ratio"],
-                          row["ours_cr"], row["theirs_cr"]), flush=True)
+                          row["w_ratio"], row["w_cpu"], row["ours_r"], row["theirs_r"],
+                          row["r_ratio"], row["r_cpu"], row["ours_cr"], row["theirs_cr"]),
+                      flush=True)
     return rows
 
 
 def table(rows):
-    print("\n| data | setting | vs | write MiB/s ours / theirs | write x | "
-          "read MiB/s ours / theirs | read x | ratio ours / theirs |")
+    print("\n| data | setting | vs | write MiB/s ours / theirs | write x (CPU x) | "
+          "read MiB/s ours / theirs | read x (CPU x) | ratio ours / theirs |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
-        print("| %s | %s | %s | %.0f / %.0f | %.2f | %.0f / %.0f | %.2f | %.2f / %.2f |" % (
-            r["data"], r["setting"], r["theirs"], r["ours_w"], r["theirs_w"], r["w_ratio"],
-            r["ours_r"], r["theirs_r"], r["r_ratio"], r["ours_cr"], r["theirs_cr"]))
+        print("| %s | %s | %s | %.0f / %.0f | %.2f (%.2f) | %.0f / %.0f | %.2f (%.2f) | "
+              "%.2f / %.2f |" % (
+                  r["data"], r["setting"], r["theirs"], r["ours_w"], r["theirs_w"], r["w_ratio"],
+                  r["w_cpu"], r["ours_r"], r["theirs_r"], r["r_ratio"], r["r_cpu"],
+                  r["ours_cr"], r["theirs_cr"]))
     print()
     for theirs in sorted({r["theirs"] for r in rows}):
         sel = [r for r in rows if r["theirs"] == theirs]
         g = {k: math.exp(statistics.mean(math.log(r[k]) for r in sel))
-             for k in ("w_ratio", "r_ratio")}
-        print("geometric mean vs %-18s: read x%.2f, write x%.2f (x > 1: ours faster)"
-              % (theirs, g["r_ratio"], g["w_ratio"]))
+             for k in ("w_ratio", "r_ratio", "w_cpu", "r_cpu")}
+        print("geometric mean vs %-18s: read x%.2f (CPU x%.2f), write x%.2f (CPU x%.2f) "
+              "(x > 1: ours faster)" % (theirs, g["r_ratio"], g["r_cpu"], g["w_ratio"], g["w_cpu"]))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mib", type=int, default=256, help="size of each data set (MiB)")
-    ap.add_argument("--reps", type=int, default=3, help="A B pairs per comparison")
+    ap.add_argument("--reps", type=int, default=5, help="A B pairs per comparison")
     args = ap.parse_args()
     import imagecodecs
     import numcodecs
