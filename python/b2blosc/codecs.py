@@ -345,7 +345,7 @@ def encode(cfg, data, typesize=None):
     return dst[:n]
 
 
-def chunk_nbytes(np, src):
+def chunk_nbytes(src):
     """The uncompressed size a chunk (flat uint8 array) declares, and whether it
     is an uninit special chunk; ValueError when it is no Blosc chunk."""
     lib = _libb2.get()
@@ -366,7 +366,7 @@ def decode(cfg, data, out=None):
     (any writable C-contiguous buffer of at least that many bytes; returned)."""
     import numpy as np
     src = _u8(np, data)
-    nbytes, uninit = chunk_nbytes(np, src)
+    nbytes, uninit = chunk_nbytes(src)
     if out is None:
         dst = (np.zeros if uninit else np.empty)(nbytes, np.uint8)
     else:
