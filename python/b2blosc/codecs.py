@@ -330,10 +330,14 @@ def _u8(np, buf, writable=False):
     return arr.reshape(-1).view(np.uint8)
 
 
-def encode(cfg, data, typesize=None):
+def encode(cfg, data, typesize=None, compact=True):
     """One Blosc2 chunk of data's bytes with the settings cfg (canonical), as a
-    NumPy uint8 array (a view of a larger buffer: no copy). typesize: cfg's, else
-    this one (the caller's item size), else data's itemsize when it is an array."""
+    NumPy uint8 array. typesize: cfg's, else this one (the caller's item size),
+    else data's itemsize when it is an array. The chunk is written into a
+    buffer of the worst-case size; compact: unless the chunk fills most of it,
+    return a copy of its own size, so that a stored chunk does not keep the
+    whole buffer alive (a 1 MiB buffer per 8 KiB chunk otherwise). False: a
+    view, for callers that copy it anyway."""
     import numpy as np
     ts = cfg["typesize"] or typesize or (data.dtype.itemsize if isinstance(data, np.ndarray)
                                          else 1)
@@ -342,7 +346,7 @@ def encode(cfg, data, typesize=None):
     cap = src.nbytes + 32
     dst = np.empty(cap, np.uint8)
     n = _engine(cfg).compress(src.ctypes.data, src.nbytes, ts, dst.ctypes.data, cap)
-    return dst[:n]
+    return dst[:n].copy() if compact and n <= cap * 3 // 4 else dst[:n]
 
 
 def chunk_nbytes(src):
