@@ -88,7 +88,7 @@ def register(force=True):
         path = _loader.plugin_file()
         raise PluginError(5, "%s: %s" % (path, _REGISTER_ERRORS.get(rc, "error %d" % rc)
                                          .format(anchor=anchor, bound=_bound_hdf5()[0])), path)
-    _state["registered"] = "b2blosc"
+    _state.update(registered="b2blosc", auto=False)  # auto: set by _b2blosc_autoregister
     return True
 
 

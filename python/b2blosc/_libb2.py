@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""ctypes binding of libb2's public frame and b2nd C API (libb2/include/b2blosc/
-b2_common.h, b2_chunk.h, b2_frame.h, b2_nd.h), for b2blosc.array.
+"""ctypes binding of libb2's public chunk, frame and b2nd C API (libb2/include/b2blosc/
+b2_common.h, b2_chunk.h, b2_frame.h, b2_nd.h), for b2blosc.array and b2blosc.codecs.
 
 The library is found once, on first use (get()), never at import:
   1. $B2_LIBB2, the path of a libb2blosc.so file, when set (it must then load:
@@ -69,6 +69,20 @@ class CParams(ctypes.Structure):                # b2_cparams (b2_chunk.h)
                 ("registry", ctypes.c_void_p)]
 
 
+class ChunkInfo(ctypes.Structure):              # b2_chunk_info (b2_chunk.h)
+    _fields_ = [("version", ctypes.c_int), ("versionlz", ctypes.c_int), ("flags", ctypes.c_int),
+                ("typesize", ctypes.c_int), ("nbytes", ctypes.c_int32),
+                ("blocksize", ctypes.c_int32), ("cbytes", ctypes.c_int32),
+                ("header_len", ctypes.c_int), ("filters", ctypes.c_uint8 * MAX_FILTERS),
+                ("filters_meta", ctypes.c_uint8 * MAX_FILTERS), ("compcode", ctypes.c_int),
+                ("compcode_meta", ctypes.c_int), ("codec_format", ctypes.c_int),
+                ("blosc2_flags", ctypes.c_int), ("blosc2_flags2", ctypes.c_int),
+                ("special", ctypes.c_int), ("memcpyed", ctypes.c_int), ("split", ctypes.c_int),
+                ("vlblocks", ctypes.c_int), ("has_dict", ctypes.c_int), ("lazy", ctypes.c_int),
+                ("nblocks", ctypes.c_int32), ("leftover", ctypes.c_int32),
+                ("eff_blocksize", ctypes.c_int32)]
+
+
 class NDMeta(ctypes.Structure):                 # b2_nd_meta (b2_nd.h)
     _fields_ = [("version", ctypes.c_int), ("ndim", ctypes.c_int),
                 ("shape", ctypes.c_int64 * MAX_DIM), ("chunkshape", ctypes.c_int32 * MAX_DIM),
@@ -111,6 +125,18 @@ SIGNATURES = {
     "b2_codec_from_name": (_int, [_cp]),
     "b2_filter_name": (_cp, [_int]),
     "b2_filter_from_name": (_int, [_cp]),
+    # one chunk at a time (b2blosc.codecs); src/dst as addresses, so that any
+    # buffer (bytes, NumPy, a read-only memoryview) is passed without a copy
+    "b2_chunk_get_info": (_int, [_vp, _sz, ctypes.POINTER(ChunkInfo)]),
+    "b2_cctx_new": (_vp, [ctypes.POINTER(CParams)]),
+    "b2_cctx_free": (None, [_vp]),
+    "b2_cctx_last_error": (_cp, [_vp]),
+    "b2_chunk_compress_bound": (_sz, [_sz]),
+    "b2_chunk_compress": (_int, [_vp, _vp, _sz, _vp, _sz]),
+    "b2_dctx_new": (_vp, [_int]),
+    "b2_dctx_free": (None, [_vp]),
+    "b2_dctx_last_error": (_cp, [_vp]),
+    "b2_chunk_decompress": (_int, [_vp, _vp, _sz, _vp, _sz]),
     # b2_frame.h
     "b2_schunk_new": (_vp, [ctypes.POINTER(CParams)]),
     "b2_schunk_open": (_int, [_cp, _int, ctypes.POINTER(_vp)]),

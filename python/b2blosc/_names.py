@@ -48,3 +48,13 @@ def filter_by_name(name, names=FILTER_NAMES):
     if not isinstance(name, str):
         return None
     return names.get(name.lower())
+
+# Blosc2 split modes (enum b2_splitmode), as b2blosc.codecs takes them; "forward"
+# is imagecodecs' spelling of forward_compat, the format's default
+SPLITMODE_NAMES = {"always": 1, "never": 2, "auto": 3, "forward_compat": 4, "forward": 4}
+
+
+def splitmode_error(splitmode):
+    """The ValueError for a splitmode that is none of the valid ones, listing them."""
+    return ValueError("splitmode=%r is not supported; valid values: 'always' (1), 'never' (2), "
+                      "'auto' (3), 'forward_compat' (4, also 'forward')" % (splitmode,))
