@@ -90,11 +90,19 @@ class CMakeBuild(build_ext):
         return []
 
 
+AUTOREGISTER_PTH = "b2blosc-autoregister.pth"
+
+
 class BuildPy(build_py):
-    """Also write b2blosc/_version.py (the version the build read)."""
+    """Also write b2blosc/_version.py (the version the build read), and put
+    b2blosc-autoregister.pth at the root of the wheel, so that it lands in
+    site-packages itself, where `site` runs it (python/_b2blosc_autoregister.py:
+    filter 32026 registered in any process that imports h5py)."""
 
     def run(self):
         super().run()
+        self.copy_file(os.path.join(ROOT, "python", AUTOREGISTER_PTH),
+                       os.path.join(self.build_lib, AUTOREGISTER_PTH), preserve_mode=False)
         path = os.path.join(self.build_lib, "b2blosc", "_version.py")
         with open(path, "w") as f:
             f.write("# SPDX-License-Identifier: BSD-3-Clause\n"
@@ -103,7 +111,8 @@ class BuildPy(build_py):
 
     def get_outputs(self, include_bytecode=1):
         return super().get_outputs(include_bytecode) + [
-            os.path.join(self.build_lib, "b2blosc", "_version.py")]
+            os.path.join(self.build_lib, "b2blosc", "_version.py"),
+            os.path.join(self.build_lib, AUTOREGISTER_PTH)]
 
 
 
