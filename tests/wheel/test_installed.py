@@ -154,6 +154,23 @@ def test_hdf5plugin_reads_ours_and_we_read_its(tmp_path):
         assert np.array_equal(b2h5.read(f["t"]), a)
 
 
+def test_import_h5py_alone_reads_32026(tmp_path):
+    """The wheel's b2blosc-autoregister.pth: `import h5py` alone registers ours."""
+    import h5py
+    import b2blosc
+    a = np.arange(5000, dtype="i8")
+    with h5py.File(tmp_path / "a.h5", "w") as f:
+        f.create_dataset("a", data=a, chunks=(1000,), compression=b2blosc.Blosc2(cname="zstd"))
+    code = ("import sys, h5py, numpy; f = h5py.File(sys.argv[1]); "
+            "ok = h5py.h5z.filter_avail(32026); "
+            "print(int(ok), int(f['a'][()].sum()) if ok else '-', 'b2blosc' in sys.modules)")
+    for env, want in (({}, "1 %d True" % a.sum()), ({"B2BLOSC_NO_AUTOREGISTER": "1"}, "0 - False")):
+        r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "a.h5")], capture_output=True,
+                           env=installed_env(**env), timeout=120)
+        out = r.stdout.decode().strip() or r.stderr.decode()[-300:]
+        assert out.startswith(want), (env, out)
+
+
 def test_blosc2_opens_our_files(tmp_path):
     import blosc2
     import b2blosc
