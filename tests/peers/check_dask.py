@@ -68,7 +68,8 @@ PROBE = ("import sys, json\n"
 
 def probe(t, work, mode, extra=None):
     import json
-    env = pc.clean_env(HDF5_PLUGIN_PATH=pc.empty_plugin_dir(work), **(extra or {}))
+    env = pc.clean_env(autoregister=True, HDF5_PLUGIN_PATH=pc.empty_plugin_dir(work),
+                       **(extra or {}))
     r = subprocess.run([sys.executable, "-c", PROBE, mode], env=env, capture_output=True,
                        text=True, timeout=120)
     try:

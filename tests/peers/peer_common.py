@@ -58,8 +58,15 @@ class Tally:
         return 1 if bad else 0
 
 
-def clean_env(**extra):
+def clean_env(autoregister=False, **extra):
+    """os.environ without _DROP, plus extra. b2blosc's automatic registration
+    (the .pth its install adds: `import h5py` registers ours) is off unless
+    autoregister: a phase registers what it imports, and hdf5plugin's phases
+    never load b2blosc."""
     env = {k: v for k, v in os.environ.items() if k not in _DROP}
+    env.pop("B2BLOSC_NO_AUTOREGISTER", None)
+    if not autoregister:
+        env["B2BLOSC_NO_AUTOREGISTER"] = "1"
     env.update(extra)
     return env
 
