@@ -21,7 +21,7 @@ PLUGIN = os.path.join(hc.plugin_dir(), hc.PLUGIN_NAME)
 LIBB2 = pc.package_library()
 tmp = b2test.scratch_dir("readme_python_")
 check = b2test.Checks()
-OPTIONAL = ("xarray", "h5netcdf")
+OPTIONAL = ("xarray", "h5netcdf", "zarr")
 
 
 def section(text, title):
