@@ -177,7 +177,8 @@ with b2blosc.open("x.b2nd") as arr:
     print("ARRAY", np.array_equal(np.asarray(arr), a) and np.array_equal(arr[7:33, 45:60], a[7:33, 45:60]),
           arr.chunks, arr.blocks)
 '''
-env = dict(ENV, HDF5_PLUGIN_PATH=empty)
+# the explicit import, with the install's autoregistration hook off (checked below)
+env = dict(ENV, HDF5_PLUGIN_PATH=empty, B2BLOSC_NO_AUTOREGISTER="1")
 r = run([vpy, "-c", CODE], "h5py through the installed b2blosc", env=env, cwd=work, timeout=600)
 out = r.stdout
 print(out[-3000:] if r.returncode == 0 else "")
@@ -185,6 +186,10 @@ check(r.returncode == 0, "the script ran (rc %d)" % r.returncode)
 check("AVAIL_BEFORE False" in out, "filter 32026 unavailable before the import")
 check("AVAIL_AFTER True" in out and "'registered': 'b2blosc'" in out, "import b2blosc registered it")
 check("ONE_HDF5 True" in out, "no second HDF5 library loaded")
+r = run([vpy, "-c", "import sys, h5py; print('HOOK', h5py.h5z.filter_avail(32026), 'b2blosc' in sys.modules)"],
+        "import h5py alone", env=dict(ENV, HDF5_PLUGIN_PATH=empty), cwd=work)
+check("HOOK True True" in r.stdout, "the install's b2blosc-autoregister.pth: import h5py alone "
+      "registers ours: %s" % r.stdout.strip())
 check("ROUNDTRIP 50 0" in out, "50 datasets (5 cnames x 5 filters x 2 arrays) round-trip")
 check("SLICE True" in out, "fast slicing (read_slice, fast_slicing())")
 check("ARRAY True (40, 50) (10, 50)" in out, "b2blosc.save and b2blosc.open round trip, whole and sliced")
