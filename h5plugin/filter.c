@@ -133,6 +133,24 @@ static size_t decompress(const b2_h5_api *api, const b2_h5_params *p, size_t nby
     }
     if (*buf)
         api->free_memory(*buf);
+    /* A frame may decode to fewer bytes than the chunk holds: a filter before
+     * ours in the pipeline (gzip, say) made them, and HDF5 hands them on. With no
+     * such filter, HDF5 1.10 copies a whole chunk out of the buffer all the same,
+     * so it always holds at least that much (zeros past outlen), never less. */
+    if (outsize < p->chunkbytes) {
+        void *big = api->allocate_memory(p->chunkbytes, 1);
+        if (!big) {
+            api->free_memory(out);
+            B2_H5_ERROR(api, "blosc2 filter: cannot allocate %u bytes", p->chunkbytes);
+            *buf = api->allocate_memory(1, 0); /* HDF5 frees whatever it is handed back */
+            *buf_size = *buf ? 1 : 0;
+            return 0;
+        }
+        memcpy(big, out, outlen);
+        api->free_memory(out);
+        out = big;
+        outsize = p->chunkbytes;
+    }
     *buf = out;
     *buf_size = outsize;
     return outlen;
