@@ -136,20 +136,17 @@ static size_t decompress(const b2_h5_api *api, const b2_h5_params *p, size_t nby
     /* A frame may decode to fewer bytes than the chunk holds: a filter before
      * ours in the pipeline (gzip, say) made them, and HDF5 hands them on. With no
      * such filter, HDF5 1.10 copies a whole chunk out of the buffer all the same,
-     * so it always holds at least that much (zeros past outlen), never less. */
-    if (outsize < p->chunkbytes) {
+     * so the buffer gets the chunk's size (cd_values[3]; zeros past outlen) where
+     * that is within the memory limit and can be allocated. */
+    int64_t limit = p->mem_limit > 0 ? p->mem_limit : B2_DEFAULT_MEMORY_LIMIT;
+    if (outsize < p->chunkbytes && (int64_t)p->chunkbytes <= limit) {
         void *big = api->allocate_memory(p->chunkbytes, 1);
-        if (!big) {
+        if (big) {
+            memcpy(big, out, outlen);
             api->free_memory(out);
-            B2_H5_ERROR(api, "blosc2 filter: cannot allocate %u bytes", p->chunkbytes);
-            *buf = api->allocate_memory(1, 0); /* HDF5 frees whatever it is handed back */
-            *buf_size = *buf ? 1 : 0;
-            return 0;
+            out = big;
+            outsize = p->chunkbytes;
         }
-        memcpy(big, out, outlen);
-        api->free_memory(out);
-        out = big;
-        outsize = p->chunkbytes;
     }
     *buf = out;
     *buf_size = outsize;
