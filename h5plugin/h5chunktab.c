@@ -71,6 +71,17 @@ static void offset_str(char *s, size_t cap, int rank, const hsize_t *off)
     snprintf(s + k, cap - k, ")");
 }
 
+/* Stop the iteration: the index lists "<what> <offset><why>". */
+static int iter_corrupt(iter_ctx *c, const hsize_t *offset, const char *what, const char *why)
+{
+    char where[128];
+    offset_str(where, sizeof where, c->t->rank, offset);
+    snprintf(c->msg, sizeof c->msg, "H5Dchunk_iter: the chunk index lists %s %.100s%s", what,
+             where, why);
+    c->err = B2_ERR_CORRUPT;
+    return -1;
+}
+
 static int iter_cb(const hsize_t *offset, unsigned filter_mask, haddr_t addr, hsize_t size,
                    void *op_data)
 {
@@ -80,14 +91,8 @@ static int iter_cb(const hsize_t *offset, unsigned filter_mask, haddr_t addr, hs
     uint64_t idx = 0;
     int inside = 1;
     for (int d = 0; d < t->rank; d++) {
-        if (offset[d] % t->cdims[d]) {
-            char where[128];
-            offset_str(where, sizeof where, t->rank, offset);
-            snprintf(c->msg, sizeof c->msg, "H5Dchunk_iter: the chunk index lists a chunk at "
-                     "%.100s, off the chunk grid", where);
-            c->err = B2_ERR_CORRUPT;
-            return -1;
-        }
+        if (offset[d] % t->cdims[d])
+            return iter_corrupt(c, offset, "a chunk at", ", off the chunk grid");
         hsize_t ci = offset[d] / t->cdims[d];
         /* outside the box: a chunk this read does not need (or one past the
          * extent, which no read meets) */
@@ -98,14 +103,8 @@ static int iter_cb(const hsize_t *offset, unsigned filter_mask, haddr_t addr, hs
     if (!inside)
         return 0;
     b2_h5_chunk_ent *e = &t->e[idx];
-    if (e->seen) {
-        char where[128];
-        offset_str(where, sizeof where, t->rank, offset);
-        snprintf(c->msg, sizeof c->msg, "H5Dchunk_iter: the chunk index lists the chunk at "
-                 "%.100s twice", where);
-        c->err = B2_ERR_CORRUPT;
-        return -1;
-    }
+    if (e->seen)
+        return iter_corrupt(c, offset, "the chunk at", " twice");
     e->seen = 1;
     e->addr = addr;
     e->size = size;

@@ -19,9 +19,9 @@ import sys
 import zipfile
 
 
-def packages_of(names):
+def packages_of(sbom_json):
     """{Debian package: version} of the SBOM's deb components."""
-    sbom = json.loads(names)
+    sbom = json.loads(sbom_json)
     out = {}
     for c in sbom.get("components", []):
         m = re.match(r"pkg:deb/[^/]+/([^@]+)@([^?#]+)", c.get("purl", ""))

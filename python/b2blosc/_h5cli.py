@@ -8,6 +8,7 @@ options, output and exit status (0 success, 1 unreadable or corrupt input,
 raw chunk moves need its HDF5 C calls)."""
 import json
 import os
+import subprocess
 import sys
 
 from ._cli import is_hdf5_file, operands, program, split_dataset
@@ -63,6 +64,12 @@ def _int_option(opts, name, default, lo=0):
     return n
 
 
+def _by_program(command, flags, path):
+    """Exit status of the package's b2 program run on a file that is not HDF5."""
+    sys.stdout.flush()
+    return subprocess.call([program(), command] + flags + [path])
+
+
 def blosc2_datasets(f):
     """Every dataset of an open h5py.File using filter 32026, in name order."""
     import h5py
@@ -113,9 +120,7 @@ def cmd_info(args):
     for spec in files:
         path, name = split_dataset(spec)
         if not is_hdf5_file(path):  # the program describes everything else
-            cmd = [program(), "info"] + (["--json"] if "--json" in opts else []) + [spec]
-            sys.stdout.flush()
-            status = max(status, __import__("subprocess").call(cmd))
+            status = max(status, _by_program("info", ["--json"] if "--json" in opts else [], spec))
             continue
         with _h5py().File(path, "r") as f:
             if name is not None and name not in f:
@@ -146,9 +151,7 @@ def cmd_verify(args):
     status = 0
     for path in files:
         if not is_hdf5_file(path):
-            cmd = [program(), "verify"] + (["-q"] if quiet else []) + [path]
-            sys.stdout.flush()
-            status = max(status, __import__("subprocess").call(cmd))
+            status = max(status, _by_program("verify", ["-q"] if quiet else [], path))
             continue
         ndata = nchunks = bad = 0
         with _h5py().File(path, "r") as f:
@@ -218,14 +221,13 @@ def _out_of_range(i, n):
 def _select(ds, key, threads, report):
     """The box as a NumPy array, and the reader's report (or None)."""
     from . import h5 as b2h5
-    lists = [k for k in key if isinstance(k, list)]
-    if lists:  # orthogonal selection: whole boxes, then NumPy's ix_
+    if any(isinstance(k, list) for k in key):  # orthogonal: the enclosing box, then ix_
         import numpy as np
         box = tuple(slice(min(k), max(k) + 1) if isinstance(k, list) else k for k in key)
-        base = _select(ds, box, threads, report)
-        idx = tuple(np.asarray(k) - min(k) if isinstance(k, list) else slice(None) for k in key)
-        return base[0][np.ix_(*[i if not isinstance(i, slice) else np.arange(base[0].shape[d])
-                                for d, i in enumerate(idx)])], base[1]
+        data, rep = _select(ds, box, threads, report)
+        sel = [np.asarray(k) - min(k) if isinstance(k, list) else np.arange(n)
+               for k, n in zip(key, data.shape)]
+        return data[np.ix_(*sel)], rep
     if b2h5.is_blosc2(ds):
         if report:
             return b2h5.read(ds, key, threads=threads, report=True)
