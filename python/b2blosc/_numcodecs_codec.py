@@ -36,7 +36,7 @@ class Blosc2(Codec):
             buf = np.ascontiguousarray(buf)
         # the compressed bytes are copied once into a bytes object, what
         # numcodecs' stores expect; compression is what costs
-        return _c.encode(self._cfg, buf, compact=False).tobytes()
+        return _c.encode_bytes(self._cfg, buf)
 
     def decode(self, buf, out=None):
         return _c.decode(self._cfg, buf, out)

@@ -48,9 +48,10 @@ import numbers
 import os
 import threading
 
-from . import _libb2, _names
+from . import _bufpool, _libb2, _names
 
-__all__ = ["Blosc2", "Blosc2Zarr", "CODEC_ID", "normalize_config", "encode", "decode"]
+__all__ = ["Blosc2", "Blosc2Zarr", "CODEC_ID", "normalize_config", "encode", "encode_bytes",
+           "decode"]
 
 CODEC_ID = "b2blosc.blosc2"       # numcodecs' id and zarr v3's codec name alike
 MAX_BUFFERSIZE = 2 ** 31 - 1 - 32  # B2_MAX_BUFFERSIZE: the largest input of one chunk
@@ -330,23 +331,45 @@ def _u8(np, buf, writable=False):
     return arr.reshape(-1).view(np.uint8)
 
 
-def encode(cfg, data, typesize=None, compact=True):
-    """One Blosc2 chunk of data's bytes with the settings cfg (canonical), as a
-    NumPy uint8 array. typesize: cfg's, else this one (the caller's item size),
-    else data's itemsize when it is an array. The chunk is written into a
-    buffer of the worst-case size; compact: unless the chunk fills most of it,
-    return a copy of its own size, so that a stored chunk does not keep the
-    whole buffer alive (a 1 MiB buffer per 8 KiB chunk otherwise). False: a
-    view, for callers that copy it anyway."""
+def _encode_block(cfg, data, typesize):
+    """(block, n): data's chunk in the first n bytes of a pooled block of the
+    worst-case size. typesize: cfg's, else this one (the caller's item size),
+    else data's itemsize when it is an array."""
     import numpy as np
     ts = cfg["typesize"] or typesize or (data.dtype.itemsize if isinstance(data, np.ndarray)
                                          else 1)
     ts = max(1, min(int(ts), MAX_TYPESIZE))
     src = _u8(np, data)
     cap = src.nbytes + 32
-    dst = np.empty(cap, np.uint8)
-    n = _engine(cfg).compress(src.ctypes.data, src.nbytes, ts, dst.ctypes.data, cap)
-    return dst[:n].copy() if compact and n <= cap * 3 // 4 else dst[:n]
+    dst = _bufpool.pool().take(cap)
+    try:
+        n = _engine(cfg).compress(src.ctypes.data, src.nbytes, ts, dst.ctypes.data, cap)
+    except BaseException:
+        _bufpool.pool().give(dst)
+        raise
+    return dst, n
+
+
+def encode(cfg, data, typesize=None):
+    """One Blosc2 chunk of data's bytes with the settings cfg (canonical), as a
+    NumPy uint8 array (typesize as _encode_block). A chunk that fills most of
+    the worst-case buffer is returned in it; a smaller one is copied out, so
+    that a stored chunk does not keep the whole buffer alive (a 1 MiB buffer
+    per 8 KiB chunk otherwise) and the buffer serves the next call warm."""
+    dst, n = _encode_block(cfg, data, typesize)
+    if n > dst.nbytes * 3 // 4:
+        return dst[:n]
+    out = dst[:n].copy()
+    _bufpool.pool().give(dst)
+    return out
+
+
+def encode_bytes(cfg, data, typesize=None):
+    """encode() as a bytes object."""
+    dst, n = _encode_block(cfg, data, typesize)
+    out = dst[:n].tobytes()
+    _bufpool.pool().give(dst)
+    return out
 
 
 def chunk_nbytes(src):
@@ -372,7 +395,7 @@ def decode(cfg, data, out=None):
     src = _u8(np, data)
     nbytes, uninit = chunk_nbytes(src)
     if out is None:
-        dst = (np.zeros if uninit else np.empty)(nbytes, np.uint8)
+        dst = np.zeros(nbytes, np.uint8) if uninit else _bufpool.pool().lease(nbytes)
     else:
         dst = _u8(np, out, writable=True)
         if dst.nbytes < nbytes:
