@@ -30,8 +30,6 @@ NOT_FOR_THE_WHEEL = {
     "test_pypkg_install.py": "builds b2blosc from the source tree (the offline Debian path)",
     "test_install_names.py": "checks `cmake --install`'s file names",
     "test_examples.py": "compiles the C examples against the build tree",
-    "test_pyarray_ref.py": "reads our files with the reference plugin, which links Debian's "
-                           "libhdf5 and cannot run under pip's h5py",
     "test_pypkg_netcdf.py": "needs netCDF4, which the wheel env does not hold (tests/peers' "
                             "netcdf check runs it with the pinned netCDF4)",
 }
