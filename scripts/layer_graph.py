@@ -10,7 +10,7 @@ the library defines is an edge between the two files. Printed: per layer folder
 possible ones, the edges, and every cycle (strongly connected group of files);
 with --layers, the edges between layer folders.
 
-    /usr/bin/python3 tools/layer_graph.py [--build build] [--folder frame] [--edges]
+    /usr/bin/python3 scripts/layer_graph.py [--build build] [--folder frame] [--edges]
 
 ctest `layer_graph_frame` runs it with --folder frame --layers --check: the frame
 layer's files call each other without a cycle, and no two layers call each other.

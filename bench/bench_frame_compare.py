@@ -5,8 +5,8 @@
 Run from the source tree after a Release build, e.g.
 
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j
-    python3 tools/bench_frame_compare.py --b2 build/tools/b2
-    python3 tools/bench_frame_compare.py --rounds 3 --reps 7 --ref ../shared/bench/ref/ref_bench_frame
+    python3 bench/bench_frame_compare.py --b2 build/tools/b2
+    python3 bench/bench_frame_compare.py --rounds 3 --reps 7 --ref ../shared/bench/ref/ref_bench_frame
 
 The two programs run alternately (ours, reference, ours, reference, ...: --rounds
 pairs, default 3), both with --reps/-r REPS and their temporary files in one
