@@ -153,7 +153,7 @@ run_ctest() {
 # benchmark checks (timings mean nothing under ASan), and the Python walks over
 # every reference chunk (decode, re-encode), whose C paths the C vector tests and
 # the fuzz replays of the same vectors already run under ASan+UBSan.
-ASAN_EXCLUDE='^(py_test_h5plugin_(tools|h5wasm)|py_test_cli_bench_(frame|h5)|py_test_interop_chunks|py_test_reencode)$'
+ASAN_EXCLUDE='^(py_test_h5plugin_(tools|h5wasm)|py_test_bench_(frame|h5)|py_test_interop_chunks|py_test_reencode)$'
 
 # libFuzzer targets (tests/fuzz/fuzz_<entry>.c, README "Fuzzing"): first ctest
 # makes the seeds harnesses build from the vectors (fuzz_seeds_*) and replays
@@ -296,7 +296,7 @@ test_all() {
     # The C tests run a second time with the portable kernels only (B2_SIMD=generic),
     # so the code paths of CPUs without SSE2/AVX2 are tested too; test_chunk_encode
     # there with 600 of its 2200 random cases (B2_CASES), the slow part of that pass.
-    if build build -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON -DB2_PEER_TESTS=ON &&
+    if build build -DCMAKE_BUILD_TYPE=Release -DB2_WERROR=ON -DB2_PEER_TESTS=ON -DB2_BUILD_BENCH=ON &&
        run_ctest build -LE '^(peers|wheel)$' &&
        (say "C tests again with B2_SIMD=generic"; export B2_SIMD=generic B2_CASES=600
         run_ctest build -R '^test_'); then
@@ -346,7 +346,7 @@ test_all() {
        run_ctest build-zlib -R '^test_(chunk_encode|b2nd_reencode|chunk_decode)$'; then
         zlibenc=ok
     fi
-    if build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_SANITIZE=ON -DB2_WERROR=ON &&
+    if build build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DB2_SANITIZE=ON -DB2_WERROR=ON -DB2_BUILD_BENCH=ON &&
        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
        run_ctest build-asan -E "$ASAN_EXCLUDE"; then asan=ok; fi
     # shellcheck disable=SC2046

@@ -36,31 +36,11 @@ int b2cli_cmd_concat(int argc, char **argv);
 int b2cli_cmd_rechunk(int argc, char **argv);
 int b2cli_cmd_bench(int argc, char **argv);
 int b2cli_cmd_convert(int argc, char **argv);
-/* b2 bench --frame's b2nd operations (bench_nd_ops.c): reps runs each of
- * copying two saved copies of src, concatenating them along axis 0 into a new
- * file, and rechunking one to 250x1000 chunks into a file; the peak memory of
- * a `b2 rechunk --report` child. Scratch files go to dir. */
-typedef struct b2cli_nd_ops_result {
-    double t_copy[64], t_concat[64], t_rechunk[64]; /* seconds, reps of each */
-    int64_t concat_chunks, concat_blocks_decoded;
-    long rechunk_maxrss_kib, info_maxrss_kib; /* b2 rechunk's peak memory, after and before its copy */
-    int64_t src_chunk_bytes, file_bytes;
-} b2cli_nd_ops_result;
-int b2cli_bench_nd_ops(const char *dir, b2_nd_array *src, int reps, b2cli_nd_ops_result *r);
-/* `b2 bench --hdf5`: HDF5 filters 32026 vs 32001 vs gzip (bench_h5.c). */
-int b2cli_bench_h5(int argc, char **argv);
-/* `b2 bench --hdf5-parallel`: H5Dread/H5Dwrite vs the parallel reader and
- * b2_h5_write_box (bench_h5par.c). */
-int b2cli_bench_h5par(int argc, char **argv);
-/* `b2 bench --frame`: frames and b2nd, the reference's ref_bench_frame lines (bench_frame.c). */
-int b2cli_bench_frame(int argc, char **argv);
-/* Benchmark helpers (cmd_bench.c): monotonic seconds; median of v (sorts v). */
-double b2cli_now(void);
-double b2cli_median(double *v, int n);
-
 /* ---- messages (util.c) ---- */
 
-/* Print "b2 CMD: message" on stderr; returns B2CLI_EXIT_USAGE. */
+/* Print "b2 CMD: message" on stderr; returns B2CLI_EXIT_USAGE. A cmd starting
+ * with "b2" names a whole program (the bench program's "b2bench"): then
+ * "CMD: message". */
 int b2cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Print "b2: FILE: message" on stderr; returns B2CLI_EXIT_DATA. */
@@ -80,6 +60,13 @@ int b2cli_codec_id(const char *s);
 int b2cli_filter_id(const char *s);
 /* True when arg is "-h" or "--help". */
 int b2cli_is_help(const char *arg);
+
+/* ---- timing (util.c) ---- */
+
+/* Monotonic seconds. */
+double b2cli_now(void);
+/* Median of v's n values (sorts v). */
+double b2cli_median(double *v, int n);
 
 /* ---- argument parsing (util.c) ---- */
 
@@ -231,11 +218,12 @@ int b2cli_h5_verify(const char *spec, int quiet, int nthreads);
  * of nthreads threads, 0: its default $B2_H5_NTHREADS; slabs of about 64 MiB);
  * report != 0 describes the read on stderr. 0, a usage exit code (> 0) or an error. */
 int b2cli_h5_slice(const char *spec, const char *box, FILE *out, int report, int nthreads);
+
+/* ---- boxes and orthogonal selections (select.c) ---- */
+
 /* Parse a box SPEC (START:STOP per dimension, see `b2 slice --help`) for ndim
  * dimensions of the given shape. 0 or a usage exit code (message printed). */
 int b2cli_parse_box(const char *spec, int ndim, const int64_t *shape, int64_t *start, int64_t *stop);
-
-/* ---- orthogonal selections of b2nd arrays (select.c) ---- */
 
 /* One index list per dimension (malloc'ed; b2cli_selection_free). */
 typedef struct b2cli_selection {

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Messages, option parsing and file helpers shared by the subcommands. */
+/* Messages, timing, option parsing and file helpers shared by the subcommands. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,11 +14,12 @@
 int b2cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "b2 %s: ", cmd);
+    const char *prog = strncmp(cmd, "b2", 2) ? "b2 " : ""; /* "b2bench" is a program */
+    fprintf(stderr, "%s%s: ", prog, cmd);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (see 'b2 %s --help')\n", cmd);
+    fprintf(stderr, " (see '%s%s --help')\n", prog, cmd);
     return B2CLI_EXIT_USAGE;
 }
 
@@ -94,6 +96,26 @@ int b2cli_filter_id(const char *s)
 int b2cli_is_help(const char *arg)
 {
     return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
+
+double b2cli_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* qsort order of doubles. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double b2cli_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 int b2cli_parse_int(const char *s, int64_t lo, int64_t hi, int allow_suffix, int64_t *out)

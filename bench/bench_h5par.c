@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* b2 bench --hdf5-parallel: whole-dataset reads and writes of one HDF5 dataset
+/* b2bench --hdf5-parallel: whole-dataset reads and writes of one HDF5 dataset
  * of filter 32026 through HDF5's own pipeline (H5Dread / H5Dwrite, one chunk at
  * a time on the calling thread, the filter using $B2_H5_NTHREADS threads inside
  * each chunk) against the parallel paths of b2_h5filter.h: b2_h5_reader with 1
  * and N threads, and b2_h5_write_box with N threads.
  *
  * The dataset is FILE.h5:/DATASET when given, else a generated one following
- * `b2 bench --hdf5`: an int32 ramp with noise of N x 512 x 512 items (N MiB),
+ * `b2bench --hdf5`: an int32 ramp with noise of N x 512 x 512 items (N MiB),
  * written with our filter (registered in this process) to a temporary file.
  * Reads and writes are checked against the data. The methods alternate round by
  * round (A B C A B C ...), medians are reported with their ratio to the HDF5
@@ -16,16 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "b2cli.h"
+#include "bench.h"
 
-#define CMD "bench"
+#define CMD "b2bench"
 
 #ifndef B2CLI_HAVE_HDF5
 
-int b2cli_bench_h5par(int argc, char **argv)
+int b2bench_h5par(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    fprintf(stderr, "b2 %s: --hdf5-parallel: this b2 was built without HDF5 support\n", CMD);
+    fprintf(stderr, "%s: --hdf5-parallel: this b2bench was built without HDF5 support\n", CMD);
     return B2CLI_EXIT_DATA;
 }
 
@@ -205,7 +205,7 @@ static int time_write(const src *s, int box, int threads, int check, double *sec
 
 static double mbps(size_t n, double s) { return s > 0 ? (double)n / s / 1e6 : 0; }
 
-int b2cli_bench_h5par(int argc, char **argv)
+int b2bench_h5par(int argc, char **argv)
 {
     popts o;
     int rc = parse_popts(argc, argv, &o);
