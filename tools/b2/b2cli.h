@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Shared declarations of the b2 command-line program: the subcommand table,
- * exit codes, file helpers, opening any object (its kind told by the library)
- * and the JSON writer. */
+/* The support library of the b2 command-line program (every file of tools/b2/
+ * but main.c and the commands, cmd_*.c, whose entries only main.c sees, in
+ * commands.h): exit codes, messages, option parsing, file helpers, opening any
+ * object (its kind told by the library), decoding, slicing, HDF5 access and the
+ * JSON writer. The source tree's bench program links it too. */
 #ifndef B2CLI_H
 #define B2CLI_H
 
@@ -18,24 +20,6 @@
 #define B2CLI_EXIT_DATA 1  /* unreadable, corrupt or unsupported input, I/O failure */
 #define B2CLI_EXIT_USAGE 2 /* bad command line */
 
-/* One subcommand: `run` gets argv with argv[0] = the subcommand name. */
-typedef struct b2cli_cmd {
-    const char *name;
-    const char *summary; /* one line for `b2 --help` */
-    int (*run)(int argc, char **argv);
-} b2cli_cmd;
-
-int b2cli_cmd_cat(int argc, char **argv);
-int b2cli_cmd_decompress(int argc, char **argv);
-int b2cli_cmd_info(int argc, char **argv);
-int b2cli_cmd_compress(int argc, char **argv);
-int b2cli_cmd_slice(int argc, char **argv);
-int b2cli_cmd_verify(int argc, char **argv);
-int b2cli_cmd_compact(int argc, char **argv);
-int b2cli_cmd_concat(int argc, char **argv);
-int b2cli_cmd_rechunk(int argc, char **argv);
-int b2cli_cmd_bench(int argc, char **argv);
-int b2cli_cmd_convert(int argc, char **argv);
 /* ---- messages (util.c) ---- */
 
 /* Print "b2 CMD: message" on stderr; returns B2CLI_EXIT_USAGE. A cmd starting
@@ -103,6 +87,16 @@ int b2cli_out_open(b2cli_outfile *o, const char *path);
 int b2cli_out_commit(b2cli_outfile *o);
 void b2cli_out_abort(b2cli_outfile *o);
 
+/* Outputs written under a temporary name next to OUT and renamed into place
+ * when complete, so an interruption never leaves a partial OUT (containers,
+ * sparse-frame directories included). "OUT.tmp.PID" (malloc'ed). */
+char *b2cli_temp_name(const char *out);
+/* Remove a temporary file or sparse-frame directory (only files directly inside). */
+void b2cli_temp_remove(const char *path);
+/* Rename tmp to out (a sparse frame cannot replace an existing directory: refused,
+ * tmp removed). B2_OK or B2_ERR_IO after a message. */
+int b2cli_temp_commit(const char *tmp, const char *out);
+
 /* ---- any object, opened (obj.c) ---- */
 
 typedef struct b2cli_obj {
@@ -145,15 +139,6 @@ int b2cli_info_frame(const b2cli_obj *o, int json);
 
 /* ---- compressing into frames, sframes, b2nd (compress_frame.c) ---- */
 
-/* Outputs written under a temporary name next to OUT and renamed into place
- * when complete, so an interruption never leaves a partial OUT. */
-/* "OUT.tmp.PID" (malloc'ed). */
-char *b2cli_temp_name(const char *out);
-/* Remove a temporary file or sparse-frame directory (only files directly inside). */
-void b2cli_temp_remove(const char *path);
-/* Rename tmp to out (a sparse frame cannot replace an existing directory: refused,
- * tmp removed). B2_OK or B2_ERR_IO after a message. */
-int b2cli_temp_commit(const char *tmp, const char *out);
 
 typedef struct b2cli_meta_arg {
     char name[B2_FRAME_MAX_NAME + 1];
@@ -177,7 +162,7 @@ typedef struct b2cli_container_opts {
     int verbose;
 } b2cli_container_opts;
 
-/* Compression options shared by `b2 compress` and `b2 convert` (cmd_compress.c):
+/* Compression options shared by `b2 compress` and `b2 convert` (cparam_opts.c):
  * --codec, --codec-meta, --clevel, --blocksize, --splitmode, --threads,
  * --filter, --filters, --filters-meta, --dict. */
 typedef struct b2cli_cparam_opts {
