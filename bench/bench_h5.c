@@ -302,7 +302,7 @@ static void default_plugin_dir(char *dir, size_t cap)
         snprintf(cand, sizeof cand, "%s/../h5plugin/libH5Zb2.so", exe);
         if ((real = realpath(cand, NULL)) && access(real, R_OK) == 0 && strlen(real) < cap) {
             strcpy(dir, real);
-            *strrchr(dir, '/') = '\0'; /* the directory, without "tools/.." */
+            *strrchr(dir, '/') = '\0'; /* the directory, without "bench/.." */
         }
     }
     free(exe);
