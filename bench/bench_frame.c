@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "json.h"
 #include "b2_nd_experimental.h" /* b2_nd_blocks_decoded */
 
 #define CMD "b2bench"

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "json.h"
 
 #define CMD "b2bench"
 

@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "bench.h"
+#include "h5.h"
+#include "json.h"
 
 #define CMD "b2bench"
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "json.h"
 
 static const char bench_help[] =
     "usage: b2 bench [options] FILE...\n"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "compress.h"
 
 static const char compress_help[] =
     "usage: b2 compress [options] IN OUT\n"

@@ -25,6 +25,8 @@
 #include <string.h>
 
 #include "convert.h"
+#include "compress.h"
+#include "h5.h"
 
 static const char convert_help[] =
     "usage: b2 convert [options] SRC DST\n"

@@ -9,6 +9,10 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "decode.h"
+#include "h5.h"
+#include "obj.h"
+#include "select.h"
 
 #define CMD "slice"
 

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "b2cli.h"
+#include "compress.h"
+#include "progress.h"
 
 /* Size of the input when it is a regular file (for the progress bar), else -1. */
 static int64_t input_size(const char *in)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "b2cli.h"
+#include "compress.h"
 
 #define CMD "convert"
 

@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "h5.h"
+#include "obj.h"
+#include "progress.h"
 
 #ifdef B2CLI_HAVE_HDF5
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "progress.h"
 
 #ifdef B2CLI_HAVE_HDF5
 

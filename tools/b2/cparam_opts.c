@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "compress.h"
 
 /* Split a comma-separated list of exactly 6 items into out[]; modifies s. */
 static int split6(char *s, char *out[6])

@@ -11,6 +11,10 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "decode.h"
+#include "h5.h"
+#include "json.h"
+#include "select.h"
 
 #define H5_FILTER_BLOSC2 32026
 #define H5_FILTER_FLETCHER32 3

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "obj.h"
+#include "select.h"
 
 #define CMD "slice"
 
