@@ -10,7 +10,7 @@ of three targets and copies what they make into the package:
             the console script `b2` runs it, and serves FILE.h5 from Python)
 Nothing of the CMake logic is repeated here. The codec libraries are the
 system's shared libraries: the plain wheel fits the distribution it was built on;
-tools/build_wheel.sh makes the manylinux wheel, with auditwheel bundling them.
+scripts/build_wheel.sh makes the manylinux wheel, with auditwheel bundling them.
 It is tagged py3-none-<platform>, as it holds native code but no CPython
 extension. The version is libb2's, read from the B2_VERSION_* macros of
 libb2/include/b2blosc/b2_common.h.

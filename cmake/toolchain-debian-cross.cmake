@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Shared by cmake/toolchain-{aarch64,s390x}.cmake (tools/cross.sh): Debian's cross gcc
+# Shared by cmake/toolchain-{aarch64,s390x}.cmake (scripts/cross.sh): Debian's cross gcc
 # against a sysroot of unpacked foreign-architecture .debs, tests under qemu-user.
 #
 # The sysroot (B2_CROSS_SYSROOT, or the environment variable of that name) holds the
@@ -14,7 +14,7 @@ if(NOT B2_CROSS_SYSROOT AND DEFINED ENV{B2_CROSS_SYSROOT})
 endif()
 if(NOT B2_CROSS_SYSROOT OR NOT EXISTS "${B2_CROSS_SYSROOT}/usr/include/stdio.h")
   message(FATAL_ERROR "B2_CROSS_SYSROOT (${B2_CROSS_SYSROOT}) is not a ${B2_CROSS_TRIPLET} sysroot: "
-          "tools/cross.sh makes one")
+          "scripts/cross.sh makes one")
 endif()
 # try_compile projects read this file again: hand them the sysroot too
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES B2_CROSS_SYSROOT B2_CROSS_TRIPLET B2_CROSS_QEMU)

@@ -82,7 +82,7 @@ def main(argv=None):
     if command == "bench" and ("--hdf5" in argv or "--hdf5-parallel" in argv):
         sys.stderr.write("b2 bench: --hdf5 and --hdf5-parallel compare HDF5 filters through the "
                          "HDF5 C library; this b2 (from the b2blosc wheel) has no libhdf5. "
-                         "Build b2 from the source tree for them.\n")
+                         "They are benchmarks of the source tree's b2bench program (bench/).\n")
         return 2
     exe = program()
     if not os.access(exe, os.X_OK):

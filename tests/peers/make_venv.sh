@@ -13,7 +13,7 @@
 #      checkout (setup.py runs its own CMake build of libb2 and the plugin,
 #      incremental in the checkout's build-py/; it cannot take BUILD_DIR's build),
 #      so the venv always has the tree's current code; a folder installs the one
-#      wheel it holds (tools/build_wheel.sh's); "none" installs nothing;
+#      wheel it holds (scripts/build_wheel.sh's); "none" installs nothing;
 #   4. every peer's versions, printed and written to BUILD_DIR/peers/ENV/versions.txt
 #      (record_versions.py: fails when h5py's bundled HDF5 is not the env's).
 # Any failure exits non-zero with a message naming the env: a missing peer fails
@@ -118,7 +118,7 @@ elif [ "$INSTALL" = checkout ]; then
 else
   shopt -s nullglob
   wheels=("$INSTALL"/b2blosc-*.whl)
-  [ "${#wheels[@]}" = 1 ] || fail "$INSTALL holds ${#wheels[@]} b2blosc wheels, not one (tools/build_wheel.sh makes it)"
+  [ "${#wheels[@]}" = 1 ] || fail "$INSTALL holds ${#wheels[@]} b2blosc wheels, not one (scripts/build_wheel.sh makes it)"
   pip_bounded "pip install $(basename "${wheels[0]}")" install --no-input --no-deps \
     --force-reinstall --disable-pip-version-check "${wheels[0]}"
 fi

@@ -154,6 +154,24 @@ def run_b2(args, data=None, timeout=120):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
 
 
+def bench_bin():
+    """Path of the b2bench program (bench/, -DB2_BUILD_BENCH=ON): $B2_BENCH_BIN,
+    else the usual build directories."""
+    b = os.environ.get("B2_BENCH_BIN")
+    cands = [b] if b else [os.path.join(REPO, d, "bench", "b2bench") for d in ("build", "build-asan")]
+    for c in cands:
+        if c and os.access(c, os.X_OK):
+            return c
+    print("FAIL: b2bench program not found (set B2_BENCH_BIN); tried: " + ", ".join(str(c) for c in cands))
+    sys.exit(1)
+
+
+def run_bench(args, data=None, timeout=120):
+    """Run b2bench with args (list of str); returns CompletedProcess with bytes output."""
+    return subprocess.run([bench_bin()] + [str(a) for a in args], input=data,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+
+
 def sha256(data):
     return hashlib.sha256(data).hexdigest()
 

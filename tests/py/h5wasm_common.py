@@ -86,7 +86,7 @@ def node_dir(name="h5wasm-read", scripts=(SCRIPT,)):
     h5wasm packages in node_modules, installed offline if not there yet."""
     npm = shutil.which("npm")
     if not shutil.which("node") or not npm:
-        _fail("node/npm not installed (tools/setup.sh installs them)")
+        _fail("node/npm not installed (scripts/setup.sh installs them)")
     tarballs = pinned_tarballs()
     base = os.environ.get("B2_BUILD_DIR") or tempfile.gettempdir()
     d = os.path.join(base, name)

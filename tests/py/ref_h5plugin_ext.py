@@ -113,7 +113,7 @@ def main():
                          compression_opts=(0, 0, 0, 0, clevel, 1, codec) + tuple(extra))
     env = b2test.clean_env()
     # in a sanitizer build our plugin needs the ASan runtime preloaded, with which
-    # h5repack hangs at exit (tools/setup.sh, ASAN_EXCLUDE): the reference only
+    # h5repack hangs at exit (scripts/setup.sh, ASAN_EXCLUDE): the reference only
     runs = ((REF, False),) if os.environ.get("B2_SANITIZED") else ((REF, False), (PDIR, True))
     for plugin, keeps in runs:
         out = os.path.join(tmp, "repack_%s.h5" % ("ours" if keeps else "ref"))

@@ -4,7 +4,7 @@
 
 Source comments cite the format notes as `doc/format/FILE.md §N` (lists and
 ranges too: `§3, §5`, `§13.2-13.3`, `§3 steps 4-5`); the notes cite each other as
-`[FILE.md](FILE.md) §N`. For every such citation in libb2/, h5plugin/, tools/,
+`[FILE.md](FILE.md) §N`. For every such citation in libb2/, h5plugin/, tools/, scripts/, bench/,
 python/, tests/, examples/, README.md and doc/, this test checks that
 doc/format/FILE.md exists and has a heading for every cited section ("## §N ..."
 or "### §N.M ..."), and that no citation points outside the repository (e.g. a
@@ -18,7 +18,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOC = os.path.join(ROOT, "doc", "format")
-SCAN = ["libb2", "h5plugin", "tools", "python", "tests", "examples", "doc", "README.md"]
+SCAN = ["libb2", "h5plugin", "tools", "scripts", "bench", "python", "tests", "examples", "doc", "README.md"]
 EXTS = (".c", ".h", ".py", ".md", ".txt", ".cmake", ".sh", ".js", ".in", ".pyx", ".toml")
 SKIP_DIRS = {"node_modules", "__pycache__", ".git", "build"}
 

@@ -13,7 +13,7 @@ a temporary prefix next to Debian's libb2-dev (BLAKE2, in /usr) and check that
     still gets the real bound internally and appends, while the program's own
     call reaches the interposer.
 
-Needs B2_BUILD_DIR, cmake, cc, pkg-config, nm and Debian's libb2-dev (tools/setup.sh
+Needs B2_BUILD_DIR, cmake, cc, pkg-config, nm and Debian's libb2-dev (scripts/setup.sh
 installs it); skips (77) when one is missing, and CI fails on skips."""
 import glob
 import os

@@ -113,7 +113,7 @@ if not other:
     if check.failures:
         sys.exit(1)
     b2test.skip("%s (Debian's libhdf5-openmpi-103-1) is needed for the two-HDF5 cases; "
-                "tools/setup.sh installs it with libhdf5-openmpi-dev" % OTHER)
+                "scripts/setup.sh installs it with libhdf5-openmpi-dev" % OTHER)
 
 # the other libhdf5 loaded first
 rc, out = run(r"""

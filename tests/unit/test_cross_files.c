@@ -6,7 +6,7 @@
  * in-memory frame, and b2nd arrays (file and sparse).
  *
  *   test_cross_files             write the set twice here, compare, read back
- *   test_cross_files --write D   write the set into D and read it back (tools/cross.sh
+ *   test_cross_files --write D   write the set into D and read it back (scripts/cross.sh
  *                                runs this on s390x under qemu)
  *   test_cross_files --check D   the set in D must equal, file for file and byte for
  *                                byte, the set this machine writes, and decode to the input

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Shared declarations of the b2 command-line program: the subcommand table,
- * exit codes, file helpers, opening any object (its kind told by the library)
- * and the JSON writer. */
+/* The core of the b2 program's support library (every file of tools/b2/ but
+ * main.c and the commands, cmd_*.c, whose entries only main.c sees, in
+ * commands.h): exit codes, messages, timing, option parsing and files (util.c).
+ * One header per concern for the rest: obj.h, compress.h, h5.h, select.h,
+ * decode.h, progress.h, json.h. The source tree's bench program links the
+ * library too. */
 #ifndef B2CLI_H
 #define B2CLI_H
 
@@ -18,49 +21,11 @@
 #define B2CLI_EXIT_DATA 1  /* unreadable, corrupt or unsupported input, I/O failure */
 #define B2CLI_EXIT_USAGE 2 /* bad command line */
 
-/* One subcommand: `run` gets argv with argv[0] = the subcommand name. */
-typedef struct b2cli_cmd {
-    const char *name;
-    const char *summary; /* one line for `b2 --help` */
-    int (*run)(int argc, char **argv);
-} b2cli_cmd;
-
-int b2cli_cmd_cat(int argc, char **argv);
-int b2cli_cmd_decompress(int argc, char **argv);
-int b2cli_cmd_info(int argc, char **argv);
-int b2cli_cmd_compress(int argc, char **argv);
-int b2cli_cmd_slice(int argc, char **argv);
-int b2cli_cmd_verify(int argc, char **argv);
-int b2cli_cmd_compact(int argc, char **argv);
-int b2cli_cmd_concat(int argc, char **argv);
-int b2cli_cmd_rechunk(int argc, char **argv);
-int b2cli_cmd_bench(int argc, char **argv);
-int b2cli_cmd_convert(int argc, char **argv);
-/* b2 bench --frame's b2nd operations (bench_nd_ops.c): reps runs each of
- * copying two saved copies of src, concatenating them along axis 0 into a new
- * file, and rechunking one to 250x1000 chunks into a file; the peak memory of
- * a `b2 rechunk --report` child. Scratch files go to dir. */
-typedef struct b2cli_nd_ops_result {
-    double t_copy[64], t_concat[64], t_rechunk[64]; /* seconds, reps of each */
-    int64_t concat_chunks, concat_blocks_decoded;
-    long rechunk_maxrss_kib, info_maxrss_kib; /* b2 rechunk's peak memory, after and before its copy */
-    int64_t src_chunk_bytes, file_bytes;
-} b2cli_nd_ops_result;
-int b2cli_bench_nd_ops(const char *dir, b2_nd_array *src, int reps, b2cli_nd_ops_result *r);
-/* `b2 bench --hdf5`: HDF5 filters 32026 vs 32001 vs gzip (bench_h5.c). */
-int b2cli_bench_h5(int argc, char **argv);
-/* `b2 bench --hdf5-parallel`: H5Dread/H5Dwrite vs the parallel reader and
- * b2_h5_write_box (bench_h5par.c). */
-int b2cli_bench_h5par(int argc, char **argv);
-/* `b2 bench --frame`: frames and b2nd, the reference's ref_bench_frame lines (bench_frame.c). */
-int b2cli_bench_frame(int argc, char **argv);
-/* Benchmark helpers (cmd_bench.c): monotonic seconds; median of v (sorts v). */
-double b2cli_now(void);
-double b2cli_median(double *v, int n);
-
 /* ---- messages (util.c) ---- */
 
-/* Print "b2 CMD: message" on stderr; returns B2CLI_EXIT_USAGE. */
+/* Print "b2 CMD: message" on stderr; returns B2CLI_EXIT_USAGE. A cmd starting
+ * with "b2" names a whole program (the bench program's "b2bench"): then
+ * "CMD: message". */
 int b2cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Print "b2: FILE: message" on stderr; returns B2CLI_EXIT_DATA. */
@@ -80,6 +45,13 @@ int b2cli_codec_id(const char *s);
 int b2cli_filter_id(const char *s);
 /* True when arg is "-h" or "--help". */
 int b2cli_is_help(const char *arg);
+
+/* ---- timing (util.c) ---- */
+
+/* Monotonic seconds. */
+double b2cli_now(void);
+/* Median of v's n values (sorts v). */
+double b2cli_median(double *v, int n);
 
 /* ---- argument parsing (util.c) ---- */
 
@@ -116,201 +88,14 @@ int b2cli_out_open(b2cli_outfile *o, const char *path);
 int b2cli_out_commit(b2cli_outfile *o);
 void b2cli_out_abort(b2cli_outfile *o);
 
-/* ---- any object, opened (obj.c) ---- */
-
-typedef struct b2cli_obj {
-    int kind;          /* enum b2_kind (b2_inspect_path): chunk, frame, sframe or b2nd */
-    const char *path;
-    uint8_t *data;     /* whole input: chunks, and frames read from stdin */
-    size_t size;
-    int64_t file_size; /* contiguous inputs: bytes in the file */
-    b2_schunk *schunk; /* frames, sframes and b2nd (then owned by arr) */
-    b2_nd_array *arr;   /* b2nd only */
-    char pykind[200];  /* frames holding a python-blosc2 object: what it is (pystore.c), else "" */
-} b2cli_obj;
-
-/* Open path ("-" = stdin) whatever Blosc2 object it holds. Returns B2_OK or a
- * negative error after printing a one-line message naming the file. A frame
- * holding a python-blosc2 object (a store, BatchArray, saved expression, ...)
- * is refused naming it; python-blosc2's .b2d/.b2z stores and HDF5 files are
- * refused always. */
-int b2cli_obj_open(b2cli_obj *o, const char *path);
-/* The same, but a frame holding a python-blosc2 object opens, with o->pykind
- * naming it (`b2 info` describes such frames, `b2 verify` checks them). */
-int b2cli_obj_open_frames(b2cli_obj *o, const char *path);
-
-/* ---- python-blosc2's containers b2 does not read (pystore.c) ---- */
-
-/* 1 and the kind ("a python-blosc2 EmbedStore (.b2e)", ...) in buf when the
- * super-chunk is one of python-blosc2's objects built on frames, else 0. */
-int b2cli_py_frame_kind(b2_schunk *s, char *buf, size_t cap);
-/* 1 and the kind in buf when path is a python-blosc2 store that is no frame
- * (a .b2d directory, a .b2z zip) or another zip file, else 0. */
-int b2cli_py_path_kind(const char *path, char *buf, size_t cap);
-/* Print the refusal of path holding kind; returns the negative error code. */
-int b2cli_py_refuse(const char *path, const char *kind);
-/* Release everything (safe after a failed open). */
-void b2cli_obj_close(b2cli_obj *o);
-
-/* `info` output for frames, sframes and b2nd (info_frame.c). Returns B2_OK or
- * an error (after printing what could be read). */
-int b2cli_info_frame(const b2cli_obj *o, int json);
-
-/* ---- compressing into frames, sframes, b2nd (compress_frame.c) ---- */
-
 /* Outputs written under a temporary name next to OUT and renamed into place
- * when complete, so an interruption never leaves a partial OUT. */
-/* "OUT.tmp.PID" (malloc'ed). */
+ * when complete, so an interruption never leaves a partial OUT (containers,
+ * sparse-frame directories included). "OUT.tmp.PID" (malloc'ed). */
 char *b2cli_temp_name(const char *out);
 /* Remove a temporary file or sparse-frame directory (only files directly inside). */
 void b2cli_temp_remove(const char *path);
 /* Rename tmp to out (a sparse frame cannot replace an existing directory: refused,
  * tmp removed). B2_OK or B2_ERR_IO after a message. */
 int b2cli_temp_commit(const char *tmp, const char *out);
-
-typedef struct b2cli_meta_arg {
-    char name[B2_FRAME_MAX_NAME + 1];
-    uint8_t *content; /* malloc'ed */
-    int32_t len;
-} b2cli_meta_arg;
-
-typedef struct b2cli_container_opts {
-    int kind;           /* B2_KIND_FRAME, _SFRAME or _B2ND */
-    int sparse;         /* b2nd: write a sparse-frame directory */
-    const char *in, *out;
-    int64_t chunksize;  /* frames: bytes per chunk */
-    int nmeta, nvlmeta;
-    b2cli_meta_arg meta[B2_FRAME_MAX_METALAYERS], vlmeta[B2_FRAME_MAX_VLMETALAYERS];
-    int ndim;           /* b2nd geometry */
-    int64_t shape[B2_ND_MAX_DIM];
-    int32_t chunks[B2_ND_MAX_DIM], blocks[B2_ND_MAX_DIM];
-    const char *dtype;  /* NULL: "|S<typesize>" */
-    int32_t typesize;
-    int checksums;      /* --checksums: per-chunk xxh64 (doc/format/checksums.md) */
-    int verbose;
-} b2cli_container_opts;
-
-/* Compression options shared by `b2 compress` and `b2 convert` (cmd_compress.c):
- * --codec, --codec-meta, --clevel, --blocksize, --splitmode, --threads,
- * --filter, --filters, --filters-meta, --dict. */
-typedef struct b2cli_cparam_opts {
-    b2_cparams p;
-    int nfilter;                   /* --filter options seen */
-    uint8_t fid[B2_MAX_FILTERS];   /* their ids and metas, in order given */
-    uint8_t fmeta[B2_MAX_FILTERS];
-    int filter_opt;                /* some --filter given (even "none") */
-    int explicit_filters, explicit_meta;
-    int given;                     /* some option other than --threads given */
-} b2cli_cparam_opts;
-void b2cli_cparam_opts_init(b2cli_cparam_opts *o);
-/* When argv[*i] is one of these options, consume it (and its value, advancing
- * *i) and return 0, or a usage exit code (> 0, message printed); -1 when it is
- * not a compression option. */
-int b2cli_cparam_opt(const char *cmd, b2cli_cparam_opts *o, int argc, char **argv, int *i);
-/* After the last option: check combinations and place --filter lists in the
- * last slots. 0 or a usage exit code. */
-int b2cli_cparam_opts_finish(const char *cmd, b2cli_cparam_opts *o);
-
-/* Compress c->in into the container c->out with cparams p. Returns B2_OK or an
- * error (message printed). */
-int b2cli_compress_container(const b2cli_container_opts *c, const b2_cparams *p);
-
-/* ---- HDF5 files using the Blosc2 filter 32026 (h5.c) ---- */
-
-/* True when spec ("FILE" or "FILE:/dataset") names an HDF5 file. */
-int b2cli_h5_is_hdf5(const char *spec);
-/* Split "FILE:/path" into file (capacity cap) and *dset (NULL: whole file). */
-int b2cli_h5_split(const char *spec, char *file, size_t cap, const char **dset);
-/* `info` of the Blosc2 datasets (or the one named); B2_OK or an error. */
-int b2cli_h5_info(const char *spec, int json);
-/* Check every stored chunk of every Blosc2 dataset and decode all of it (the
- * parallel b2_h5_reader with nthreads threads, 0: $B2_H5_NTHREADS, in slabs of
- * about 64 MiB); B2_OK or an error. */
-int b2cli_h5_verify(const char *spec, int quiet, int nthreads);
-/* `b2 slice FILE.h5:/DATASET SPEC`: write the box's bytes to out (a b2_h5_reader
- * of nthreads threads, 0: its default $B2_H5_NTHREADS; slabs of about 64 MiB);
- * report != 0 describes the read on stderr. 0, a usage exit code (> 0) or an error. */
-int b2cli_h5_slice(const char *spec, const char *box, FILE *out, int report, int nthreads);
-/* Parse a box SPEC (START:STOP per dimension, see `b2 slice --help`) for ndim
- * dimensions of the given shape. 0 or a usage exit code (message printed). */
-int b2cli_parse_box(const char *spec, int ndim, const int64_t *shape, int64_t *start, int64_t *stop);
-
-/* ---- orthogonal selections of b2nd arrays (select.c) ---- */
-
-/* One index list per dimension (malloc'ed; b2cli_selection_free). */
-typedef struct b2cli_selection {
-    int64_t *idx[B2_ND_MAX_DIM];
-    int64_t n[B2_ND_MAX_DIM];
-} b2cli_selection;
-/* Whether SPEC names index lists ('[' in it) rather than a box. */
-int b2cli_spec_is_selection(const char *spec);
-/* Parse SPEC: per dimension [I,J,..], START:STOP or I (ranges become lists,
- * dimensions left out are whole). 0 or a usage exit code (message printed). */
-int b2cli_parse_selection(const char *spec, int ndim, const int64_t *shape, b2cli_selection *s);
-void b2cli_selection_free(b2cli_selection *s);
-/* Write the selection's items in C order to out, in pieces of about 16 MiB. */
-int b2cli_b2nd_write_selection(const b2cli_obj *o, const b2cli_selection *s, FILE *out);
-
-/* ---- decoding (decode.c) ---- */
-
-/* Write the decoded content of o to out (messages printed). */
-int b2cli_decode_obj(const b2cli_obj *o, int nthreads, FILE *out);
-/* Write the box [start, stop) of a b2nd object in C order to out. */
-int b2cli_b2nd_write_box(const b2cli_obj *o, const int64_t *start, const int64_t *stop, FILE *out);
-/* Decode chunk i of s into *buf (grown to *cap as needed; uninit -> zeros).
- * Returns the chunk's nbytes or an error code (no message). */
-int b2cli_schunk_decode(b2_schunk *s, int64_t i, uint8_t **buf, size_t *cap);
-
-/* ---- progress bar on stderr (progress.c) ---- */
-
-/* Shown only when stderr is a terminal and total >= B2_PROGRESS_MIN_BYTES
- * (environment; default 100 MB). */
-typedef struct b2cli_progress {
-    int active;
-    int64_t total, done;
-    int last_permille;
-    double start;
-    const char *label;
-} b2cli_progress;
-void b2cli_progress_start(b2cli_progress *p, const char *label, int64_t total);
-void b2cli_progress_add(b2cli_progress *p, int64_t n);
-/* Erase the bar (leaves the terminal line clean). */
-void b2cli_progress_end(b2cli_progress *p);
-
-/* ---- JSON output (json.c) ---- */
-
-/* A minimal streaming writer for one flat or nested JSON object. */
-typedef struct b2cli_json {
-    FILE *f;
-    int depth;
-    int need_comma;
-} b2cli_json;
-void b2cli_json_begin(b2cli_json *j, FILE *f);          /* writes "{" */
-void b2cli_json_end(b2cli_json *j);                     /* writes "}\n" */
-void b2cli_json_str(b2cli_json *j, const char *key, const char *val); /* NULL -> null */
-void b2cli_json_int(b2cli_json *j, const char *key, int64_t val);
-void b2cli_json_num(b2cli_json *j, const char *key, double val);
-void b2cli_json_bool(b2cli_json *j, const char *key, int val);
-/* Nested objects (key NULL inside an array); pair with b2cli_json_object_end. */
-void b2cli_json_object_begin(b2cli_json *j, const char *key);
-void b2cli_json_object_end(b2cli_json *j);
-/* Start a member (key NULL inside an array) whose value the caller writes itself
- * to the returned stream (e.g. msgpack converted to JSON). */
-FILE *b2cli_json_raw(b2cli_json *j, const char *key);
-/* Arrays of values (key NULL inside an array); pair with b2cli_json_array_end. */
-void b2cli_json_array_begin(b2cli_json *j, const char *key);
-void b2cli_json_array_int(b2cli_json *j, int64_t val);
-void b2cli_json_array_str(b2cli_json *j, const char *val);
-void b2cli_json_array_end(b2cli_json *j);
-/* Write s as a JSON string literal (quotes and escapes included). */
-void b2cli_json_write_string(FILE *f, const char *s);
-
-/* Write n bytes as a JSON string (valid UTF-8 kept, other bytes as \u00XX). */
-void b2cli_json_write_mem(FILE *f, const void *p, size_t n);
-/* Write n bytes as lowercase hex digits. */
-void b2cli_write_hex(FILE *f, const void *p, size_t n);
-/* When data is exactly one msgpack value, write it as JSON and return 1;
- * otherwise write nothing and return 0. */
-int b2cli_msgpack_to_json(FILE *f, const void *data, size_t len);
 
 #endif

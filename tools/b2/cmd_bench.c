@@ -1,23 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* b2 bench: the benchmark protocol of shared/bench (README there). Each file is
+/* b2 bench: our codecs on the user's files, like `zstd -b`. Each file is
  * compressed as one chunk with an automatic blocksize; after one warm-up, every
  * round times a memcpy of the buffer, a compression and a decompression (the
  * round trip is checked). Speeds are medians in decimal MB/s. Several values per
- * option (comma-separated) run every combination. `--hdf5` selects the HDF5
- * filter benchmark instead (bench_h5.c), `--frame` the frame and b2nd one
- * (bench_frame.c). */
+ * option (comma-separated) run every combination. The comparisons with other
+ * programs (--frame, --hdf5, --hdf5-parallel) are the source tree's b2bench
+ * program (bench/). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "b2cli.h"
+#include "json.h"
 
 static const char bench_help[] =
     "usage: b2 bench [options] FILE...\n"
-    "Measure compression ratio and speed on raw files, one chunk per file, following\n"
-    "the shared benchmark protocol (shared/bench/README.md): one warm-up, then REPS\n"
-    "rounds of memcpy + compress + decompress; the median of each is reported.\n"
+    "Measure compression ratio and speed on raw files, one chunk per file: one\n"
+    "warm-up, then REPS rounds of memcpy + compress + decompress; the median of each\n"
+    "is reported.\n"
     "Options take one value or a comma-separated list; every combination runs.\n"
     "  --codec LIST        blosclz, lz4, lz4hc, zlib, zstd (default lz4)\n"
     "  --clevel LIST       0..9 (default 5)\n"
@@ -28,71 +28,7 @@ static const char bench_help[] =
     "  --reps N            rounds per measurement (default 5)\n"
     "  --json              one JSON object per line instead of a table\n"
     "Speeds are uncompressed bytes per second in decimal MB/s; ratio = nbytes / cbytes.\n"
-    "Exit status: 0 success, 1 unreadable input or a failed round trip, 2 bad command line.\n"
-    "\n"
-    "usage: b2 bench --hdf5 [--mib N] [--chunks LIST] [--codec LIST] [--threads LIST]\n"
-    "                       [--reps N] [--json] [--plugin-dir DIR]\n"
-    "Compare HDF5 filters through the HDF5 C API: our Blosc2 filter 32026, Blosc1's\n"
-    "32001 (when HDF5 can load its plugin, e.g. Debian's hdf5-filter-plugin-blosc-serial)\n"
-    "and gzip level 4. Two deterministic N x 512 x 512 datasets (N MiB each): a float32\n"
-    "smooth field with noise and an int32 ramp with noise. Each case writes a whole file\n"
-    "(create + H5Dwrite + close) and reads the dataset back (open + H5Dread + close, checked\n"
-    "identical); filters alternate round by round and medians are reported. Blosc filters\n"
-    "use shuffle; each thread count runs in its own process with B2_H5_NTHREADS and\n"
-    "BLOSC_NTHREADS set. Temporary files go to $TMPDIR (else /tmp).\n"
-    "  --mib N             dataset size in MiB, i.e. N (default 64)\n"
-    "  --chunks LIST       chunk shapes ZxYxX (default 1x64x512,1x512x512,8x512x512:\n"
-    "                      128 KiB, 1 MiB, 8 MiB)\n"
-    "  --codec LIST        NAME[:CLEVEL] for both Blosc filters (default lz4:5,zstd:1;\n"
-    "                      CLEVEL defaults to 1 for zstd, else 5)\n"
-    "  --threads LIST      thread counts (default 1,2); gzip runs once, single-threaded\n"
-    "  --reps N            rounds (default 3)\n"
-    "  --json              one JSON object per filter and case instead of a table\n"
-    "  --plugin-dir DIR    where libH5Zb2.so is (default ../h5plugin next to the directory\n"
-    "                      of this program when present, else HDF5_PLUGIN_PATH)\n"
-    "The table gives write MB/s, read MB/s and ratio per filter, then ours over Blosc1's\n"
-    "speed (> 1: ours faster). Our plugin is searched first, system plugin directories\n"
-    "last (for Blosc1).\n"
-    "\n"
-    "usage: b2 bench --hdf5-parallel [FILE.h5:/DATASET] [--mib N] [--chunks ZxYxX]\n"
-    "                                [--codec NAME[:CLEVEL]] [--threads N] [--reps N] [--json]\n"
-    "Time whole-dataset reads and writes of one dataset of filter 32026 (FILE.h5:/DATASET,\n"
-    "else a generated N x 512 x 512 int32 ramp with noise written to $TMPDIR, else /tmp):\n"
-    "H5Dread through the filter against the parallel reader (b2_h5_reader) with 1 and N\n"
-    "threads, and H5Dwrite against b2_h5_write_box with N threads, each write into a fresh\n"
-    "file (H5Dwrite or write_box + H5Dclose + H5Fflush). Every result is checked; methods\n"
-    "alternate round by round and medians are reported with ratio = the HDF5 call's median\n"
-    "over this one (> 1: faster). H5Dread/H5Dwrite use $B2_H5_NTHREADS filter threads.\n"
-    "  --mib N             generated dataset size in MiB (default 64)\n"
-    "  --chunks ZxYxX      generated dataset's chunk shape (default 1x512x512, 1 MiB)\n"
-    "  --codec NAME[:CLEVEL]  generated dataset's codec (default lz4:5), with shuffle\n"
-    "  --threads N         threads of the parallel paths (default: the online CPUs)\n"
-    "  --reps N            rounds (default 5)\n"
-    "  --json              one JSON object per row: op, method, threads, nbytes,\n"
-    "                      chunk_bytes, reps, median_s, mbps, ratio (and path)\n"
-    "\n"
-    "usage: b2 bench --frame [--reps N] [--json] [--dir DIR] [--chunks N] [--only PART]\n"
-    "Time super-chunks, frames and b2nd arrays with the scenarios and line names of\n"
-    "the reference program ref_bench_frame (c-blosc2), lz4 clevel 5 + shuffle, typesize\n"
-    "8, 1 thread: N x 1 MiB appends (float64 1000 sin) to memory, file and sparse\n"
-    "frames; open + read one random chunk; 10x10 slices of a 2000x2000 float64 b2nd\n"
-    "array (chunks 500x500) per blockshape, in memory and file-backed, against\n"
-    "decoding a whole chunk; to_cbuffer of the whole array. Ours only: 64 random\n"
-    "chunk reads of the file frame and the file-backed slices through pread and\n"
-    "through mmap, alternating, with the median mmap/pread ratio and a closing note\n"
-    "on whether mmap was level (within 10%). Every result is checked.\n"
-    "Appends: a warm-up, then REPS runs; short operations: 5 x REPS samples of at\n"
-    "least 20 ms each. The table gives median/min/max ms, MB/s and the load the rest\n"
-    "of the machine put on it (ext load, in cores). Compare with the reference with\n"
-    "tools/bench_frame_compare.py.\n"
-    "  --reps N            runs per append line; other lines take 5 x N samples\n"
-    "                      (default 7)\n"
-    "  --json              one JSON object per line: name, median_ms, min_ms, max_ms, n,\n"
-    "                      mbps (when bytes are moved), cratio, mmap_pread_ratio, ext_load\n"
-    "  --dir DIR           where the temporary files go (default $TMPDIR, else /tmp); a\n"
-    "                      private directory is made there and removed afterwards\n"
-    "  --chunks N          number of 1 MiB appends (default 100)\n"
-    "  --only PART         frame or b2nd: run one part only\n";
+    "Exit status: 0 success, 1 unreadable input or a failed round trip, 2 bad command line.\n";
 
 #define CMD "bench"
 #define MAXV 16
@@ -150,25 +86,6 @@ static int typesize_from_name(const char *path)
             return bits / 8;
     }
     return 8;
-}
-
-double b2cli_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double b2cli_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static double median_mbps(double *secs, int n, size_t nbytes)
@@ -231,143 +148,146 @@ done:
     return rc;
 }
 
-int b2cli_cmd_bench(int argc, char **argv)
+/* The command line: value lists, files (pointers into argv). */
+typedef struct bench_opts {
+    list codecs, clevels, filters, threads, typesizes; /* typesizes.n == 0: from the name */
+    int reps, json, nfiles;
+    char **files;
+} bench_opts;
+
+/* Parse the options after argv[0] into o (o->files allocated by the caller).
+ * 0 or a usage exit code (message printed). */
+static int parse_opts(int argc, char **argv, bench_opts *o)
 {
-    list codecs = {1, {B2_CODEC_LZ4}}, clevels = {1, {5}}, filters = {1, {1}}, threads = {1, {1}};
-    list typesizes = {0, {0}};
-    int reps = 5, json = 0, nfiles = 0, rc, hdf5 = 0, frame = 0, h5par = 0;
-    for (int i = 1; i < argc; i++) {
-        if (b2cli_is_help(argv[i])) { /* one help text covers both forms */
-            fputs(bench_help, stdout);
-            return B2CLI_OK;
-        }
-        hdf5 |= !strcmp(argv[i], "--hdf5");
-        frame |= !strcmp(argv[i], "--frame");
-        h5par |= !strcmp(argv[i], "--hdf5-parallel");
-    }
-    if (hdf5 + frame + h5par > 1)
-        return b2cli_usage_error(CMD, "--hdf5, --hdf5-parallel and --frame are different benchmarks");
-    if (h5par) /* parallel HDF5 reads and writes (bench_h5par.c) */
-        return b2cli_bench_h5par(argc, argv);
-    if (hdf5) /* a different benchmark with its own options (bench_h5.c) */
-        return b2cli_bench_h5(argc, argv);
-    if (frame) /* frames and b2nd against the reference's lines (bench_frame.c) */
-        return b2cli_bench_frame(argc, argv);
-    char **files = calloc((size_t)argc, sizeof *files);
-    if (!files)
-        return B2CLI_EXIT_DATA;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         int64_t n;
+        int rc = 0;
         if (a[0] != '-' || !strcmp(a, "-")) {
-            files[nfiles++] = argv[i];
+            o->files[o->nfiles++] = argv[i];
             continue;
         }
         if (!strcmp(a, "--json")) {
-            json = 1;
+            o->json = 1;
             continue;
         }
-#define VALUE(opt)                                                    \
-        if (!(v = b2cli_opt_value(CMD, argc, argv, &i, opt))) {       \
-            free(files);                                              \
-            return B2CLI_EXIT_USAGE;                                  \
-        }
-        rc = 0;
-        if (b2cli_opt_is(a, "--codec")) {
-            VALUE("--codec");
-            rc = parse_list("--codec", v, one_codec, &codecs);
-        } else if (b2cli_opt_is(a, "--clevel")) {
-            VALUE("--clevel");
-            rc = parse_list("--clevel", v, one_clevel, &clevels);
-        } else if (b2cli_opt_is(a, "--filter")) {
-            VALUE("--filter");
-            rc = parse_list("--filter", v, one_filter, &filters);
-        } else if (b2cli_opt_is(a, "--threads")) {
-            VALUE("--threads");
-            rc = parse_list("--threads", v, one_threads, &threads);
-        } else if (b2cli_opt_is(a, "--typesize")) {
-            VALUE("--typesize");
-            rc = parse_list("--typesize", v, one_typesize, &typesizes);
-        } else if (b2cli_opt_is(a, "--reps")) {
-            VALUE("--reps");
+        if (!strcmp(a, "--frame") || !strcmp(a, "--hdf5") || !strcmp(a, "--hdf5-parallel"))
+            return b2cli_usage_error(CMD, "%s is a benchmark of the source tree's b2bench program "
+                                          "(bench/, built with -DB2_BUILD_BENCH=ON)", a);
+        static const char *const opts[] = {"--codec", "--clevel", "--filter", "--threads",
+                                           "--typesize", "--reps"};
+        int k = 0;
+        while (k < 6 && !b2cli_opt_is(a, opts[k]))
+            k++;
+        if (k == 6)
+            return b2cli_usage_error(CMD, "unknown option '%s'", a);
+        if (!(v = b2cli_opt_value(CMD, argc, argv, &i, opts[k])))
+            return B2CLI_EXIT_USAGE;
+        switch (k) {
+        case 0: rc = parse_list("--codec", v, one_codec, &o->codecs); break;
+        case 1: rc = parse_list("--clevel", v, one_clevel, &o->clevels); break;
+        case 2: rc = parse_list("--filter", v, one_filter, &o->filters); break;
+        case 3: rc = parse_list("--threads", v, one_threads, &o->threads); break;
+        case 4: rc = parse_list("--typesize", v, one_typesize, &o->typesizes); break;
+        default:
             if (b2cli_parse_int(v, 1, 1000, 0, &n) < 0)
                 rc = b2cli_usage_error(CMD, "--reps wants 1..1000, not '%s'", v);
-            reps = (int)n;
-        } else {
-            rc = b2cli_usage_error(CMD, "unknown option '%s'", a);
+            o->reps = (int)n;
         }
-#undef VALUE
-        if (rc) {
-            free(files);
+        if (rc)
             return rc;
+    }
+    return o->nfiles ? 0 : b2cli_usage_error(CMD, "no input file");
+}
+
+static const char *const filter_names[] = {"none", "shuffle", "bitshuffle"};
+
+/* One result, as a JSON line or a table row. */
+static void print_result(const bench_opts *o, const char *base, const b2_cparams *p, int filter,
+                         size_t n, const result *r)
+{
+    double ratio = r->cbytes ? (double)n / r->cbytes : 0;
+    if (o->json) {
+        b2cli_json j;
+        b2cli_json_begin(&j, stdout);
+        b2cli_json_str(&j, "file", base);
+        b2cli_json_str(&j, "codec", b2_codec_name(p->codec));
+        b2cli_json_int(&j, "clevel", p->clevel);
+        b2cli_json_str(&j, "filter", filter_names[filter]);
+        b2cli_json_int(&j, "threads", p->nthreads);
+        b2cli_json_int(&j, "typesize", p->typesize);
+        b2cli_json_int(&j, "nbytes", (int64_t)n);
+        b2cli_json_int(&j, "cbytes", r->cbytes);
+        b2cli_json_num(&j, "ratio", ratio);
+        b2cli_json_num(&j, "compress_mbps", r->comp);
+        b2cli_json_num(&j, "decompress_mbps", r->decomp);
+        b2cli_json_num(&j, "memcpy_mbps", r->mem);
+        b2cli_json_end(&j);
+    } else {
+        printf("%-22s %-8s %2d %-10s %3d %3d %8.3f %12.1f %12.1f %12.1f\n", base,
+               b2_codec_name(p->codec), p->clevel, filter_names[filter], p->nthreads, p->typesize,
+               ratio, r->comp, r->decomp, r->mem);
+    }
+    fflush(stdout);
+}
+
+/* Every combination of the option lists on one file. B2CLI_OK or an exit code. */
+static int bench_file(const bench_opts *o, const char *file)
+{
+    uint8_t *src;
+    size_t n;
+    if (b2cli_read_file(file, &src, &n) < 0)
+        return B2CLI_EXIT_DATA; /* the reader said why */
+    if (n > (size_t)B2_MAX_BUFFERSIZE) {
+        free(src);
+        return b2cli_data_error(file, "larger than one chunk can hold (2 GiB - 32 bytes)");
+    }
+    list ts = o->typesizes.n ? o->typesizes : (list){1, {typesize_from_name(file)}};
+    const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    int rc = B2CLI_OK;
+    for (int a = 0; a < o->codecs.n && rc == B2CLI_OK; a++)
+        for (int b = 0; b < o->clevels.n && rc == B2CLI_OK; b++)
+            for (int c = 0; c < o->filters.n && rc == B2CLI_OK; c++)
+                for (int t = 0; t < o->threads.n && rc == B2CLI_OK; t++)
+                    for (int s = 0; s < ts.n && rc == B2CLI_OK; s++) {
+                        b2_cparams p;
+                        b2_cparams_init(&p);
+                        p.codec = o->codecs.v[a];
+                        p.clevel = o->clevels.v[b];
+                        memset(p.filters, 0, sizeof p.filters);
+                        p.filters[5] = (uint8_t)o->filters.v[c];
+                        p.nthreads = o->threads.v[t];
+                        p.typesize = ts.v[s];
+                        result r = {0};
+                        if ((rc = measure(file, src, n, &p, o->reps, &r)) == B2CLI_OK)
+                            print_result(o, base, &p, o->filters.v[c], n, &r);
+                    }
+    free(src);
+    return rc;
+}
+
+int b2cli_cmd_bench(int argc, char **argv)
+{
+    bench_opts o = {.codecs = {1, {B2_CODEC_LZ4}}, .clevels = {1, {5}}, .filters = {1, {1}},
+                    .threads = {1, {1}}, .typesizes = {0, {0}}, .reps = 5};
+    for (int i = 1; i < argc; i++)
+        if (b2cli_is_help(argv[i])) {
+            fputs(bench_help, stdout);
+            return B2CLI_OK;
         }
+    if (!(o.files = calloc((size_t)argc, sizeof *o.files)))
+        return B2CLI_EXIT_DATA;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc) {
+        free(o.files);
+        return rc;
     }
-    if (!nfiles) {
-        free(files);
-        return b2cli_usage_error(CMD, "no input file");
-    }
-    if (!json)
+    if (!o.json)
         printf("SIMD kernels: %s\n%-22s %-8s %2s %-10s %3s %3s %8s %12s %12s %12s\n", b2_simd_name(),
                "file", "codec", "cl",
                "filter", "thr", "ts", "ratio", "comp MB/s", "decomp MB/s", "memcpy MB/s");
-    static const char *const fnames[] = {"none", "shuffle", "bitshuffle"};
-    rc = B2CLI_OK;
-    for (int f = 0; f < nfiles && rc == B2CLI_OK; f++) {
-        uint8_t *src;
-        size_t n;
-        if (b2cli_read_file(files[f], &src, &n) < 0) {
-            rc = B2CLI_EXIT_DATA; /* the reader said why */
-            break;
-        }
-        if (n > (size_t)B2_MAX_BUFFERSIZE) {
-            free(src);
-            rc = b2cli_data_error(files[f], "larger than one chunk can hold (2 GiB - 32 bytes)");
-            break;
-        }
-        list ts = typesizes.n ? typesizes : (list){1, {typesize_from_name(files[f])}};
-        const char *base = strrchr(files[f], '/') ? strrchr(files[f], '/') + 1 : files[f];
-        for (int a = 0; a < codecs.n && rc == B2CLI_OK; a++)
-            for (int b = 0; b < clevels.n && rc == B2CLI_OK; b++)
-                for (int c = 0; c < filters.n && rc == B2CLI_OK; c++)
-                    for (int t = 0; t < threads.n && rc == B2CLI_OK; t++)
-                        for (int s = 0; s < ts.n && rc == B2CLI_OK; s++) {
-                            b2_cparams p;
-                            b2_cparams_init(&p);
-                            p.codec = codecs.v[a];
-                            p.clevel = clevels.v[b];
-                            memset(p.filters, 0, sizeof p.filters);
-                            p.filters[5] = (uint8_t)filters.v[c];
-                            p.nthreads = threads.v[t];
-                            p.typesize = ts.v[s];
-                            result r = {0};
-                            if ((rc = measure(files[f], src, n, &p, reps, &r)) != B2CLI_OK)
-                                break;
-                            double ratio = r.cbytes ? (double)n / r.cbytes : 0;
-                            if (json) {
-                                b2cli_json j;
-                                b2cli_json_begin(&j, stdout);
-                                b2cli_json_str(&j, "file", base);
-                                b2cli_json_str(&j, "codec", b2_codec_name(p.codec));
-                                b2cli_json_int(&j, "clevel", p.clevel);
-                                b2cli_json_str(&j, "filter", fnames[filters.v[c]]);
-                                b2cli_json_int(&j, "threads", p.nthreads);
-                                b2cli_json_int(&j, "typesize", p.typesize);
-                                b2cli_json_int(&j, "nbytes", (int64_t)n);
-                                b2cli_json_int(&j, "cbytes", r.cbytes);
-                                b2cli_json_num(&j, "ratio", ratio);
-                                b2cli_json_num(&j, "compress_mbps", r.comp);
-                                b2cli_json_num(&j, "decompress_mbps", r.decomp);
-                                b2cli_json_num(&j, "memcpy_mbps", r.mem);
-                                b2cli_json_end(&j);
-                            } else {
-                                printf("%-22s %-8s %2d %-10s %3d %3d %8.3f %12.1f %12.1f %12.1f\n",
-                                       base, b2_codec_name(p.codec), p.clevel, fnames[filters.v[c]],
-                                       p.nthreads, p.typesize, ratio, r.comp, r.decomp, r.mem);
-                            }
-                            fflush(stdout);
-                        }
-        free(src);
-    }
-    free(files);
+    for (int f = 0; f < o.nfiles && rc == B2CLI_OK; f++)
+        rc = bench_file(&o, o.files[f]);
+    free(o.files);
     return rc;
 }

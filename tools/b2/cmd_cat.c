@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "decode.h"
+#include "obj.h"
 
 static const char cat_help[] =
     "usage: b2 cat FILE [--threads N]\n"

@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "h5.h"
+#include "json.h"
+#include "obj.h"
 
 static const char info_help[] =
     "usage: b2 info [--json] FILE...\n"

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "obj.h"
+#include "progress.h"
 #include "b2_nd_experimental.h" /* b2_nd_copy_with_progress */
 
 static const char concat_help[] =

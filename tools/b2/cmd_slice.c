@@ -9,6 +9,10 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "decode.h"
+#include "h5.h"
+#include "obj.h"
+#include "select.h"
 
 #define CMD "slice"
 
@@ -42,73 +46,6 @@ static const char slice_help[] =
     "  --report      say on standard error how the box was read (HDF5: path,\n"
     "                reason, chunks, file bytes read)\n"
     "Exit status: 0 success, 1 unreadable or corrupt input, 2 bad arguments.\n";
-
-/* One bound: empty -> dflt; negative counts from the end; clipped to [0, n]. */
-static int parse_bound(const char *s, size_t len, int64_t n, int64_t dflt, int64_t *out)
-{
-    char buf[32];
-    int64_t v;
-    if (len == 0) {
-        *out = dflt;
-        return 0;
-    }
-    if (len >= sizeof buf)
-        return -1;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    if (b2cli_parse_int(buf, INT64_MIN / 2, INT64_MAX / 2, 0, &v) < 0)
-        return -1;
-    if (v < 0)
-        v += n;
-    *out = v < 0 ? 0 : v > n ? n : v;
-    return 0;
-}
-
-int b2cli_parse_box(const char *spec, int ndim, const int64_t *shape, int64_t *start, int64_t *stop)
-{
-    int d = 0;
-    const char *p = spec;
-    for (int i = 0; i < ndim; i++) {
-        start[i] = 0;
-        stop[i] = shape[i];
-    }
-    if (!*spec)
-        return 0;
-    for (;;) {
-        const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
-        const char *colon = memchr(p, ':', (size_t)(end - p));
-        if (d == ndim)
-            return b2cli_usage_error(CMD, "'%s' has more than %d dimension%s", spec, ndim,
-                                     ndim == 1 ? "" : "s");
-        if (colon) {
-            if (parse_bound(p, (size_t)(colon - p), shape[d], 0, &start[d]) < 0 ||
-                parse_bound(colon + 1, (size_t)(end - colon - 1), shape[d], shape[d], &stop[d]) < 0)
-                return b2cli_usage_error(CMD, "bad range '%.*s' in '%s'", (int)(end - p), p, spec);
-        } else {
-            int64_t i;
-            char buf[32];
-            size_t len = (size_t)(end - p);
-            if (len == 0 || len >= sizeof buf)
-                return b2cli_usage_error(CMD, "bad index '%.*s' in '%s'", (int)len, p, spec);
-            memcpy(buf, p, len);
-            buf[len] = '\0';
-            if (b2cli_parse_int(buf, -shape[d], shape[d] - 1, 0, &i) < 0)
-                return b2cli_usage_error(CMD, "index %s out of range for dimension %d (extent %lld)",
-                                         buf, d, (long long)shape[d]);
-            if (i < 0)
-                i += shape[d];
-            start[d] = i;
-            stop[d] = i + 1;
-        }
-        if (stop[d] < start[d])
-            stop[d] = start[d]; /* empty, as in NumPy */
-        d++;
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    return 0;
-}
 
 static int slice_frame(const b2cli_obj *o, const char *spec, FILE *out)
 {

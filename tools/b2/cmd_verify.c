@@ -6,6 +6,10 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "decode.h"
+#include "h5.h"
+#include "obj.h"
+#include "progress.h"
 
 #define CMD "verify"
 

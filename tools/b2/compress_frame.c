@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "b2cli.h"
+#include "compress.h"
+#include "progress.h"
 
 /* Size of the input when it is a regular file (for the progress bar), else -1. */
 static int64_t input_size(const char *in)
@@ -21,50 +23,6 @@ static int64_t input_size(const char *in)
     if (strcmp(in, "-") && stat(in, &st) == 0 && S_ISREG(st.st_mode))
         return (int64_t)st.st_size;
     return -1;
-}
-
-char *b2cli_temp_name(const char *out)
-{
-    size_t n = strlen(out) + 32;
-    char *t = malloc(n);
-    if (t)
-        snprintf(t, n, "%s.tmp.%ld", out, (long)getpid());
-    return t;
-}
-
-void b2cli_temp_remove(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return;
-    if (S_ISDIR(st.st_mode)) {
-        /* sparse frame: chunks.b2frame and NNNNNNNN.chunk files only */
-        char *p = malloc(strlen(path) + 32);
-        if (p) {
-            for (long i = -1; i < 1L << 20; i++) {
-                if (i < 0)
-                    sprintf(p, "%s/chunks.b2frame", path);
-                else
-                    sprintf(p, "%s/%08lX.chunk", path, i);
-                if (unlink(p) != 0 && i >= 0 && errno == ENOENT)
-                    break;
-            }
-            free(p);
-        }
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
-int b2cli_temp_commit(const char *tmp, const char *out)
-{
-    if (rename(tmp, out) != 0) {
-        b2cli_data_error(out, "cannot rename the finished output into place: %s", strerror(errno));
-        b2cli_temp_remove(tmp);
-        return B2_ERR_IO;
-    }
-    return B2_OK;
 }
 
 static int add_metas(b2_schunk *s, const b2cli_container_opts *c, const char *out)

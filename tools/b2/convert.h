@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal header of `b2 convert` (convert*.c): the shared state and helpers.
- *   convert.c          options, entry point, run, report and common helpers
+ *   cmd_convert.c      options, entry point and run
+ *   convert.c          report and common helpers
  *   convert_types.c    element types (NumPy <-> HDF5)
  *   convert_h5_b2nd.c  HDF5 dataset -> b2nd array
  *   convert_b2nd_h5.c  b2nd array -> HDF5 dataset */
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 #include "b2cli.h"
+#include "compress.h"
 
 #define CMD "convert"
 

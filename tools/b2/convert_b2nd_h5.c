@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "h5.h"
+#include "obj.h"
+#include "progress.h"
 
 #ifdef B2CLI_HAVE_HDF5
 
@@ -102,17 +105,35 @@ static int64_t wrap(wrapper *w, const uint8_t *ch, int32_t cb)
     return flen;
 }
 
-int conv_b2nd_to_h5(conv *c, const char *file, const char *dname)
-{
-    int ret = B2CLI_EXIT_DATA, rc, created = 0, dset_made = 0;
-    b2_nd_array *a = NULL;
-    hid_t f = -1, d = -1, t = -1, sp = -1, dcpl = -1, lcpl = -1;
-    uint8_t *box = NULL;
-    size_t boxcap = 0;
+/* One b2nd -> HDF5 conversion, from opening the array to closing the file:
+ * open_src, plan, open_dst, copy (rows or chunks), finish, then release. */
+typedef struct to_h5 {
+    conv *c;
+    const char *file, *dname;
+    b2_nd_array *a;
+    int rank;
+    int32_t ts;
+    const int64_t *shape;
+    const int32_t *acs, *abs;          /* the array's chunk and block shapes */
+    int32_t cdims[B2_ND_MAX_DIM];      /* the HDF5 chunk shape */
+    int same_chunks, movable;          /* movable: chunks can move as they are */
+    unsigned cd[7];                    /* the filter's cd_values */
+    b2_cparams fcp;                    /* what the filter compresses these chunks with */
+    hid_t f, d, t, sp, dcpl, lcpl;
+    int created, dset_made;            /* to undo on failure */
+    uint8_t *box;
+    size_t boxcap;
     wrapper w;
-    memset(&w, 0, sizeof w);
+    b2_h5_write_options wo;
+    b2cli_progress pr;
+} to_h5;
 
-    if ((rc = b2_nd_open(c->src, B2_OPEN_READONLY, &a)) < 0) {
+/* Open the source array and check it and the options fit an HDF5 output.
+ * B2CLI_OK or an exit code (message printed). */
+static int open_src(to_h5 *j)
+{
+    conv *c = j->c;
+    if (b2_nd_open(c->src, B2_OPEN_READONLY, &j->a) < 0) {
         b2cli_obj o;
         if (b2cli_obj_open(&o, c->src) == 0) {
             b2cli_data_error(c->src, "is a %s, not a b2nd array", b2_kind_name(o.kind));
@@ -120,56 +141,54 @@ int conv_b2nd_to_h5(conv *c, const char *file, const char *dname)
         }
         return B2CLI_EXIT_DATA;
     }
-    int rank = b2_nd_ndim(a);
-    int32_t ts = b2_nd_typesize(a);
-    const int64_t *shape = b2_nd_shape(a);
-    const int32_t *acs = b2_nd_chunkshape(a), *abs = b2_nd_blockshape(a);
-    b2_nd_set_nthreads(a, c->nthreads);
-    if (rank < 1) {
-        b2cli_data_error(c->src, "a 0-dimensional array has no HDF5 chunks");
-        goto done;
-    }
-    if (c->nchunks_dims && c->nchunks_dims != rank) {
-        ret = b2cli_usage_error(CMD, "--chunks needs %d values, one per dimension", rank);
-        goto done;
-    }
-    if (c->nblocks_dims) {
-        ret = b2cli_usage_error(CMD, "--blocks is for b2nd outputs (HDF5 takes --blocksize)");
-        goto done;
-    }
-    int32_t cdims[B2_ND_MAX_DIM];
-    int same_chunks = 1;
+    j->rank = b2_nd_ndim(j->a);
+    j->ts = b2_nd_typesize(j->a);
+    j->shape = b2_nd_shape(j->a);
+    j->acs = b2_nd_chunkshape(j->a);
+    j->abs = b2_nd_blockshape(j->a);
+    b2_nd_set_nthreads(j->a, c->nthreads);
+    if (j->rank < 1)
+        return b2cli_data_error(c->src, "a 0-dimensional array has no HDF5 chunks");
+    if (c->nchunks_dims && c->nchunks_dims != j->rank)
+        return b2cli_usage_error(CMD, "--chunks needs %d values, one per dimension", j->rank);
+    if (c->nblocks_dims)
+        return b2cli_usage_error(CMD, "--blocks is for b2nd outputs (HDF5 takes --blocksize)");
+    return B2CLI_OK;
+}
+
+/* The HDF5 chunk shape, the filter's cd_values, and whether chunks can move
+ * as they are (else why not). B2CLI_OK or an exit code. */
+static int plan(to_h5 *j)
+{
+    conv *c = j->c;
+    int rank = j->rank;
+    j->same_chunks = 1;
     for (int i = 0; i < rank; i++) {
-        cdims[i] = c->nchunks_dims ? c->chunks[i] : acs[i];
-        same_chunks &= cdims[i] == acs[i];
+        j->cdims[i] = c->nchunks_dims ? c->chunks[i] : j->acs[i];
+        j->same_chunks &= j->cdims[i] == j->acs[i];
     }
     /* cd_values: (0, blocksize, 0, 0, clevel, filter, codec | meta << 8). */
-    const b2_cparams *ap = b2_schunk_cparams(b2_nd_schunk(a));
+    const b2_cparams *ap = b2_schunk_cparams(b2_nd_schunk(j->a));
     b2_cparams p = c->cpo.given ? c->cpo.p : *ap;
     int filt = p.filters[B2_MAX_FILTERS - 1], others = 0;
     for (int i = 0; i < B2_MAX_FILTERS - 1; i++)
         others |= p.filters[i];
-    if (c->cpo.given && (others || filt > 3 || p.use_dict)) {
-        ret = b2cli_usage_error(CMD, "an HDF5 dataset's cd_values hold one filter (shuffle, "
-                                "bitshuffle, delta or none) in the last slot and no dictionary");
-        goto done;
-    }
+    if (c->cpo.given && (others || filt > 3 || p.use_dict))
+        return b2cli_usage_error(CMD, "an HDF5 dataset's cd_values hold one filter (shuffle, "
+                                 "bitshuffle, delta or none) in the last slot and no dictionary");
     if (filt > 3)
         filt = 0; /* not expressible: chunks moved as they are keep their own */
     unsigned cd[7] = {0, 0, 0, 0, (unsigned)p.clevel, (unsigned)filt,
                       (unsigned)(p.codec & 0xff) | ((unsigned)p.codec_meta << 8)};
-    b2_cparams fcp;
     int32_t fbs[B2_ND_MAX_DIM]; /* the block shape the filter picks for these chunks */
-    if (b2_h5_chunk_params(cd, 7, rank, cdims, ts, &fcp, fbs) < 0) {
-        b2cli_data_error(c->src, "no Blosc2 filter parameters for it: %s", b2_last_error_message());
-        goto done;
-    }
-    int64_t block_bytes = ts;
+    if (b2_h5_chunk_params(cd, 7, rank, j->cdims, j->ts, &j->fcp, fbs) < 0)
+        return b2cli_data_error(c->src, "no Blosc2 filter parameters for it: %s", b2_last_error_message());
+    int64_t block_bytes = j->ts;
     for (int i = 0; i < rank; i++)
-        block_bytes *= abs[i];
-    int movable = same_chunks && !c->cpo.given && !c->recompress && rank <= 16;
-    if (rank == 1 && acs[0] % abs[0]) {
-        movable = 0; /* the filter's rank-1 frames hold unpadded chunks */
+        block_bytes *= j->abs[i];
+    j->movable = j->same_chunks && !c->cpo.given && !c->recompress && rank <= 16;
+    if (rank == 1 && j->acs[0] % j->abs[0]) {
+        j->movable = 0; /* the filter's rank-1 frames hold unpadded chunks */
         conv_why(c, "rank-1 blocks that do not divide the chunk");
     }
     if (c->cpo.given) {
@@ -180,199 +199,244 @@ int conv_b2nd_to_h5(conv *c, const char *file, const char *dname)
          * the block's bytes. */
         int same = 1;
         for (int i = 0; i < rank; i++)
-            same &= fbs[i] == abs[i];
+            same &= fbs[i] == j->abs[i];
         cd[1] = same ? 0 : (unsigned)block_bytes;
     } else {
         cd[1] = (unsigned)block_bytes;
     }
-    if (!same_chunks)
+    memcpy(j->cd, cd, sizeof cd);
+    if (!j->same_chunks)
         conv_why(c, "another chunk shape");
     else if (c->cpo.given)
         conv_why(c, "compression options given");
     else if (c->recompress)
         conv_why(c, "--recompress");
+    return B2CLI_OK;
+}
 
+/* Open or create the HDF5 file and create the dataset (an existing one only
+ * replaced with --force). B2CLI_OK or an exit code. */
+static int open_dst(to_h5 *j)
+{
+    conv *c = j->c;
+    const char *file = j->file, *dname = j->dname;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     b2_h5_register();
     if (conv_file_exists(file)) {
-        if (!b2cli_h5_is_hdf5(file) || (f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT)) < 0) {
-            b2cli_data_error(file, "exists but cannot be opened as HDF5 for writing");
-            goto done;
-        }
-    } else if ((f = H5Fcreate(file, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
-        b2cli_data_error(file, "cannot create the HDF5 file");
-        goto done;
+        if (!b2cli_h5_is_hdf5(file) || (j->f = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT)) < 0)
+            return b2cli_data_error(file, "exists but cannot be opened as HDF5 for writing");
+    } else if ((j->f = H5Fcreate(file, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+        return b2cli_data_error(file, "cannot create the HDF5 file");
     } else {
-        created = 1;
+        j->created = 1;
     }
-    if (h5_path_exists(f, dname)) {
-        if (!c->force) {
-            b2cli_data_error(file, "'%s' exists already (--force replaces it)", dname);
-            goto done;
-        }
-        if (H5Ldelete(f, dname, H5P_DEFAULT) < 0) {
-            b2cli_data_error(file, "cannot remove '%s'", dname);
-            goto done;
-        }
+    if (h5_path_exists(j->f, dname)) {
+        if (!c->force)
+            return b2cli_data_error(file, "'%s' exists already (--force replaces it)", dname);
+        if (H5Ldelete(j->f, dname, H5P_DEFAULT) < 0)
+            return b2cli_data_error(file, "cannot remove '%s'", dname);
     }
-    if ((t = conv_h5type_of(b2_nd_dtype(a), ts)) < 0 || H5Tget_size(t) != (size_t)ts) {
-        b2cli_data_error(c->src, "no HDF5 type for dtype '%s'", b2_nd_dtype(a));
-        goto done;
-    }
+    if ((j->t = conv_h5type_of(b2_nd_dtype(j->a), j->ts)) < 0 || H5Tget_size(j->t) != (size_t)j->ts)
+        return b2cli_data_error(c->src, "no HDF5 type for dtype '%s'", b2_nd_dtype(j->a));
     hsize_t hdims[B2_ND_MAX_DIM], hcd[B2_ND_MAX_DIM], hmax[B2_ND_MAX_DIM];
-    for (int i = 0; i < rank; i++) {
-        hdims[i] = (hsize_t)shape[i];
-        hcd[i] = (hsize_t)cdims[i];
+    for (int i = 0; i < j->rank; i++) {
+        hdims[i] = (hsize_t)j->shape[i];
+        hcd[i] = (hsize_t)j->cdims[i];
         /* HDF5 wants chunks within fixed dimensions: a chunk longer than its
          * dimension makes that dimension extendible */
         hmax[i] = hcd[i] > hdims[i] ? H5S_UNLIMITED : hdims[i];
     }
-    sp = H5Screate_simple(rank, hdims, hmax);
-    dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    lcpl = H5Pcreate(H5P_LINK_CREATE);
-    H5Pset_create_intermediate_group(lcpl, 1);
-    if (H5Pset_chunk(dcpl, rank, hcd) < 0 || H5Pset_filter(dcpl, H5_FILTER_BLOSC2, H5Z_FLAG_OPTIONAL, 7, cd) < 0 ||
-        (d = H5Dcreate2(f, dname, t, sp, lcpl, dcpl, H5P_DEFAULT)) < 0) {
-        b2cli_data_error(file, "cannot create dataset '%s' with the Blosc2 filter", dname);
-        goto done;
-    }
-    dset_made = 1;
-    if (movable && (rc = wrapper_init(&w, rank, cdims, abs, ts, &fcp)) < 0) {
-        movable = 0;
-        conv_why(c, "no frame for these chunks: %s", b2cli_err(rc));
-    }
-    b2_schunk *as = b2_nd_schunk(a);
-    int64_t nper[B2_ND_MAX_DIM], total = ts;
-    for (int i = 0; i < rank; i++)
-        total *= shape[i];
-    int64_t nchunks = conv_grid(rank, shape, cdims, nper);
-    b2cli_progress pr;
-    b2cli_progress_start(&pr, "convert", total);
-    b2_h5_write_options wo;
-    memset(&wo, 0, sizeof wo);
-    wo.nthreads = c->nthreads;
-    if (!movable) {
-        /* Every chunk recompressed: slabs of whole chunk rows (about 64 MiB,
-         * at least one row), each compressed on --threads threads by
-         * b2_h5_write_box into the bytes the filter stores. */
-        int64_t rowb = ts, rows = nper[0];
-        for (int k = 1; k < rank; k++)
-            rowb *= shape[k];
-        rowb *= cdims[0];
-        int64_t step = rowb > 0 && rowb < (64 << 20) ? (64 << 20) / rowb : 1;
-        for (int64_t r = 0; r < rows; r += step) {
-            int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
-            hsize_t hs[B2_ND_MAX_DIM], hc[B2_ND_MAX_DIM];
-            size_t n = (size_t)ts;
-            b2_h5_write_report wr;
-            for (int k = 0; k < rank; k++) {
-                start[k] = k ? 0 : r * cdims[0];
-                stop[k] = k ? shape[k] : (r + step) * cdims[0] < shape[0] ? (r + step) * cdims[0] : shape[0];
-                hs[k] = (hsize_t)start[k];
-                hc[k] = (hsize_t)(stop[k] - start[k]);
-                n *= hc[k];
-            }
-            if (conv_grow(&box, &boxcap, n) < 0) {
-                rc = B2_ERR_NOMEM;
-                b2cli_data_error(c->src, "out of memory");
-            } else if ((rc = b2_nd_get_slice_cbuffer(a, start, stop, box, n)) < 0) {
-                b2cli_data_error(c->src, "reading chunk rows %lld..%lld: %s", (long long)r,
-                                 (long long)(r + step < rows ? r + step : rows), b2cli_err(rc));
-            } else if ((rc = b2_h5_write_box(d, 0, hs, hc, box, n, &wo, &wr)) < 0) {
-                b2cli_data_error(file, "writing chunk rows %lld..%lld: %s", (long long)r,
-                                 (long long)(r + step < rows ? r + step : rows), b2cli_err(rc));
-            } else {
-                c->recompressed += wr.chunks_direct + wr.chunks_h5dwrite;
-            }
-            if (rc < 0) {
-                b2cli_progress_end(&pr);
-                goto done;
-            }
-            b2cli_progress_add(&pr, (int64_t)n);
-        }
-    }
-    for (int64_t i = 0; movable && i < nchunks; i++) {
+    j->sp = H5Screate_simple(j->rank, hdims, hmax);
+    j->dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    j->lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(j->lcpl, 1);
+    if (H5Pset_chunk(j->dcpl, j->rank, hcd) < 0 ||
+        H5Pset_filter(j->dcpl, H5_FILTER_BLOSC2, H5Z_FLAG_OPTIONAL, 7, j->cd) < 0 ||
+        (j->d = H5Dcreate2(j->f, dname, j->t, j->sp, j->lcpl, j->dcpl, H5P_DEFAULT)) < 0)
+        return b2cli_data_error(file, "cannot create dataset '%s' with the Blosc2 filter", dname);
+    j->dset_made = 1;
+    return B2CLI_OK;
+}
+
+/* Every chunk recompressed: slabs of whole chunk rows (about 64 MiB, at least
+ * one row), each compressed on --threads threads by b2_h5_write_box into the
+ * bytes the filter stores. B2_OK or an error (message printed). */
+static int copy_rows(to_h5 *j, const int64_t *nper)
+{
+    int rank = j->rank;
+    int64_t rowb = j->ts, rows = nper[0];
+    for (int k = 1; k < rank; k++)
+        rowb *= j->shape[k];
+    rowb *= j->cdims[0];
+    int64_t step = rowb > 0 && rowb < (64 << 20) ? (64 << 20) / rowb : 1;
+    for (int64_t r = 0; r < rows; r += step) {
         int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
         hsize_t hs[B2_ND_MAX_DIM], hc[B2_ND_MAX_DIM];
-        conv_chunk_box(rank, i, nper, shape, cdims, start, stop);
-        size_t n = (size_t)ts;
+        size_t n = (size_t)j->ts;
+        b2_h5_write_report wr;
+        int rc;
         for (int k = 0; k < rank; k++) {
+            int64_t end = (r + step) * j->cdims[0];
+            start[k] = k ? 0 : r * j->cdims[0];
+            stop[k] = k ? j->shape[k] : end < j->shape[0] ? end : j->shape[0];
             hs[k] = (hsize_t)start[k];
             hc[k] = (hsize_t)(stop[k] - start[k]);
             n *= hc[k];
         }
-        int moved = 0;
-        rc = 0;
-        if (movable) {
-            const uint8_t *ch;
-            int32_t cb;
-            if (b2_schunk_chunk_special(as, i) == B2_SPECIAL_UNINIT) {
-                conv_why(c, "uninitialised chunks");
-            } else if ((rc = b2_schunk_chunk_view(as, i, &ch, &cb)) < 0) {
-                b2cli_data_error(c->src, "chunk %lld: %s", (long long)i, b2cli_err(rc));
-            } else {
-                int64_t flen = wrap(&w, ch, cb);
-                if (flen < 0) {
-                    rc = (int)flen;
-                    b2cli_data_error(c->src, "chunk %lld: %s", (long long)i, b2cli_err(rc));
-                } else if (H5Dwrite_chunk(d, H5P_DEFAULT, 0, hs, (size_t)flen, w.buf) < 0) {
-                    rc = B2_ERR_IO;
-                    b2cli_data_error(file, "H5Dwrite_chunk of chunk %lld failed", (long long)i);
-                } else {
-                    moved = 1;
-                }
-            }
+        long long r1 = (long long)(r + step < rows ? r + step : rows);
+        if (conv_grow(&j->box, &j->boxcap, n) < 0) {
+            rc = B2_ERR_NOMEM;
+            b2cli_data_error(j->c->src, "out of memory");
+        } else if ((rc = b2_nd_get_slice_cbuffer(j->a, start, stop, j->box, n)) < 0) {
+            b2cli_data_error(j->c->src, "reading chunk rows %lld..%lld: %s", (long long)r, r1,
+                             b2cli_err(rc));
+        } else if ((rc = b2_h5_write_box(j->d, 0, hs, hc, j->box, n, &j->wo, &wr)) < 0) {
+            b2cli_data_error(j->file, "writing chunk rows %lld..%lld: %s", (long long)r, r1,
+                             b2cli_err(rc));
+        } else {
+            j->c->recompressed += wr.chunks_direct + wr.chunks_h5dwrite;
         }
-        if (rc >= 0 && !moved) {
-            if (conv_grow(&box, &boxcap, n) < 0) {
-                rc = B2_ERR_NOMEM;
-            } else if ((rc = b2_nd_get_slice_cbuffer(a, start, stop, box, n)) < 0) {
-                b2cli_data_error(c->src, "reading chunk %lld: %s", (long long)i, b2cli_err(rc));
-            } else if ((rc = b2_h5_write_box(d, 0, hs, hc, box, n, &wo, NULL)) < 0) {
-                b2cli_data_error(file, "writing chunk %lld: %s", (long long)i, b2cli_err(rc));
-            } else {
-                c->recompressed++;
-            }
-        } else if (moved) {
-            c->moved++;
-        }
-        if (rc < 0) {
-            b2cli_progress_end(&pr);
-            goto done;
-        }
-        b2cli_progress_add(&pr, (int64_t)n);
+        if (rc < 0)
+            return rc;
+        b2cli_progress_add(&j->pr, (int64_t)n);
     }
-    b2cli_progress_end(&pr);
-    if (H5Dclose(d) < 0 || (d = -1, H5Fflush(f, H5F_SCOPE_LOCAL) < 0)) {
-        b2cli_data_error(file, "cannot write the dataset");
-        goto done;
+    return B2_OK;
+}
+
+/* Chunk i moved as it is (wrapped in the filter's frame, H5Dwrite_chunk), or,
+ * when it cannot be (uninitialised), recompressed through b2_h5_write_box.
+ * B2_OK or an error (message printed). */
+static int copy_chunk(to_h5 *j, int64_t i, const int64_t *nper)
+{
+    conv *c = j->c;
+    int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
+    hsize_t hs[B2_ND_MAX_DIM], hc[B2_ND_MAX_DIM];
+    conv_chunk_box(j->rank, i, nper, j->shape, j->cdims, start, stop);
+    size_t n = (size_t)j->ts;
+    for (int k = 0; k < j->rank; k++) {
+        hs[k] = (hsize_t)start[k];
+        hc[k] = (hsize_t)(stop[k] - start[k]);
+        n *= hc[k];
     }
-    dset_made = 0;
-    conv_report(c);
-    ret = B2CLI_OK;
-done:
-    wrapper_free(&w);
-    free(box);
-    if (d >= 0)
-        H5Dclose(d);
-    if (dset_made && !created)
-        H5Ldelete(f, dname, H5P_DEFAULT);
-    if (lcpl >= 0)
-        H5Pclose(lcpl);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (t >= 0)
-        H5Tclose(t);
-    if (f >= 0 && H5Fclose(f) < 0 && ret == B2CLI_OK) {
-        b2cli_data_error(file, "cannot close the HDF5 file");
+    b2_schunk *as = b2_nd_schunk(j->a);
+    const uint8_t *ch;
+    int32_t cb;
+    int rc = 0, moved = 0;
+    if (b2_schunk_chunk_special(as, i) == B2_SPECIAL_UNINIT) {
+        conv_why(c, "uninitialised chunks");
+    } else if ((rc = b2_schunk_chunk_view(as, i, &ch, &cb)) < 0) {
+        b2cli_data_error(c->src, "chunk %lld: %s", (long long)i, b2cli_err(rc));
+    } else {
+        int64_t flen = wrap(&j->w, ch, cb);
+        if (flen < 0) {
+            rc = (int)flen;
+            b2cli_data_error(c->src, "chunk %lld: %s", (long long)i, b2cli_err(rc));
+        } else if (H5Dwrite_chunk(j->d, H5P_DEFAULT, 0, hs, (size_t)flen, j->w.buf) < 0) {
+            rc = B2_ERR_IO;
+            b2cli_data_error(j->file, "H5Dwrite_chunk of chunk %lld failed", (long long)i);
+        } else {
+            moved = 1;
+        }
+    }
+    if (rc >= 0 && !moved) {
+        if (conv_grow(&j->box, &j->boxcap, n) < 0) {
+            rc = B2_ERR_NOMEM;
+        } else if ((rc = b2_nd_get_slice_cbuffer(j->a, start, stop, j->box, n)) < 0) {
+            b2cli_data_error(c->src, "reading chunk %lld: %s", (long long)i, b2cli_err(rc));
+        } else if ((rc = b2_h5_write_box(j->d, 0, hs, hc, j->box, n, &j->wo, NULL)) < 0) {
+            b2cli_data_error(j->file, "writing chunk %lld: %s", (long long)i, b2cli_err(rc));
+        } else {
+            c->recompressed++;
+        }
+    } else if (moved) {
+        c->moved++;
+    }
+    if (rc >= 0)
+        b2cli_progress_add(&j->pr, (int64_t)n);
+    return rc;
+}
+
+/* Copy every chunk: moved as they are when they can be, else in row slabs.
+ * B2CLI_OK or an exit code. */
+static int copy(to_h5 *j)
+{
+    int rc;
+    if (j->movable && (rc = wrapper_init(&j->w, j->rank, j->cdims, j->abs, j->ts, &j->fcp)) < 0) {
+        j->movable = 0;
+        conv_why(j->c, "no frame for these chunks: %s", b2cli_err(rc));
+    }
+    int64_t nper[B2_ND_MAX_DIM], total = j->ts;
+    for (int i = 0; i < j->rank; i++)
+        total *= j->shape[i];
+    int64_t nchunks = conv_grid(j->rank, j->shape, j->cdims, nper);
+    b2cli_progress_start(&j->pr, "convert", total);
+    j->wo.nthreads = j->c->nthreads;
+    rc = j->movable ? B2_OK : copy_rows(j, nper);
+    for (int64_t i = 0; j->movable && rc >= 0 && i < nchunks; i++)
+        rc = copy_chunk(j, i, nper);
+    b2cli_progress_end(&j->pr);
+    return rc < 0 ? B2CLI_EXIT_DATA : B2CLI_OK;
+}
+
+/* Close the dataset and flush the file, then report. B2CLI_OK or an exit code. */
+static int finish(to_h5 *j)
+{
+    herr_t e = H5Dclose(j->d);
+    j->d = -1;
+    if (e < 0 || H5Fflush(j->f, H5F_SCOPE_LOCAL) < 0)
+        return b2cli_data_error(j->file, "cannot write the dataset");
+    j->dset_made = 0;
+    conv_report(j->c);
+    return B2CLI_OK;
+}
+
+/* Release everything; on failure remove what was made (the dataset, or the
+ * file when this run created it). Returns ret, or an exit code when closing
+ * the file fails. */
+static int release(to_h5 *j, int ret)
+{
+    wrapper_free(&j->w);
+    free(j->box);
+    if (j->d >= 0)
+        H5Dclose(j->d);
+    if (j->dset_made && !j->created)
+        H5Ldelete(j->f, j->dname, H5P_DEFAULT);
+    if (j->lcpl >= 0)
+        H5Pclose(j->lcpl);
+    if (j->dcpl >= 0)
+        H5Pclose(j->dcpl);
+    if (j->sp >= 0)
+        H5Sclose(j->sp);
+    if (j->t >= 0)
+        H5Tclose(j->t);
+    if (j->f >= 0 && H5Fclose(j->f) < 0 && ret == B2CLI_OK) {
+        b2cli_data_error(j->file, "cannot close the HDF5 file");
         ret = B2CLI_EXIT_DATA;
     }
-    if (created && ret != B2CLI_OK)
-        unlink(file);
-    b2_nd_free(a);
+    if (j->created && ret != B2CLI_OK)
+        unlink(j->file);
+    b2_nd_free(j->a);
     return ret;
+}
+
+int conv_b2nd_to_h5(conv *c, const char *file, const char *dname)
+{
+    to_h5 j;
+    memset(&j, 0, sizeof j);
+    j.c = c;
+    j.file = file;
+    j.dname = dname;
+    j.f = j.d = j.t = j.sp = j.dcpl = j.lcpl = -1;
+    int ret = open_src(&j);
+    if (ret == B2CLI_OK)
+        ret = plan(&j);
+    if (ret == B2CLI_OK)
+        ret = open_dst(&j);
+    if (ret == B2CLI_OK)
+        ret = copy(&j);
+    if (ret == B2CLI_OK)
+        ret = finish(&j);
+    return release(&j, ret);
 }
 
 #endif

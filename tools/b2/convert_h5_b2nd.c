@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "progress.h"
 
 #ifdef B2CLI_HAVE_HDF5
 
@@ -213,108 +214,155 @@ static hid_t open_dataset(hid_t f, const char *dname)
     return d;
 }
 
-int conv_h5_to_b2nd(conv *c, const char *file, const char *dname)
-{
-    int ret = B2CLI_EXIT_DATA, rc;
-    hid_t f = -1, sp = -1, t = -1, dcpl = -1;
+/* One HDF5 -> b2nd conversion, from opening the dataset to renaming the
+ * finished array into place: open_src, plan, open_dst, copy, finish, then
+ * release. */
+typedef struct from_h5 {
+    conv *c;
+    const char *file, *dname;
+    hid_t f, sp, t, dcpl;
     h5src h;
-    b2_nd_array *scratch = NULL;
-    b2_schunk *out = NULL; /* the array's super-chunk */
-    b2_h5_reader *rd = NULL;
-    uint8_t *box = NULL, *full = NULL;
-    size_t boxcap = 0, fullcap = 0;
-    char *tmp = NULL, dtype[32];
-    int tmp_made = 0;
-    memset(&h, 0, sizeof h);
-    h.d = -1;
-
-    if (conv_file_exists(c->dst) && !c->force) {
-        b2cli_data_error(c->dst, "exists already (--force replaces it)");
-        return B2CLI_EXIT_DATA;
-    }
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    b2_h5_register();
-    if ((f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
-        b2cli_data_error(file, "cannot open as HDF5");
-        return B2CLI_EXIT_DATA;
-    }
-    if ((h.d = open_dataset(f, dname)) < 0) {
-        b2cli_data_error(file, "no dataset '%s'", dname);
-        goto done;
-    }
-    sp = H5Dget_space(h.d);
-    t = H5Dget_type(h.d);
-    dcpl = H5Dget_create_plist(h.d);
     hsize_t dims[H5S_MAX_RANK];
-    h.rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
-    if (h.rank < 1 || h.rank > B2_ND_MAX_DIM || H5Sget_simple_extent_dims(sp, dims, NULL) < 0) {
-        b2cli_data_error(c->src, "a b2nd array needs a simple dataspace of rank 1..%d", B2_ND_MAX_DIM);
-        goto done;
-    }
-    if (t < 0 || conv_dtype_of(t, dtype, sizeof dtype) < 0 || H5Tget_size(t) > INT32_MAX) {
-        b2cli_data_error(c->src, "its element type has no fixed size (variable-length data)");
-        goto done;
-    }
-    h.ts = (int32_t)H5Tget_size(t);
-    h.chunked = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED;
-    if (h.chunked) {
+    char dtype[32];
+    int nf, only_blosc2;          /* filters in the pipeline; Blosc2 the only one */
+    unsigned cd[32];              /* Blosc2's cd_values (ncd of them) */
+    size_t ncd;
+    b2_cparams cp;
+    b2_nd_params np;              /* the array's geometry (np.cparams = &cp) */
+    int raw;                      /* stored chunks may move as they are */
+    b2_nd_array *scratch;         /* one-chunk array compressing the others */
+    b2_schunk *out;               /* the array's super-chunk */
+    b2_h5_reader *rd;
+    uint8_t *box, *full;
+    size_t boxcap, fullcap;
+    char *tmp;                    /* the array's temporary name */
+    int tmp_made;
+    b2cli_progress pr;
+} from_h5;
+
+/* The dataset's chunk shape (when chunked) and its filter pipeline: whether
+ * Blosc2 is its only filter, and Blosc2's cd_values. */
+static void scan_layout(from_h5 *j)
+{
+    h5src *h = &j->h;
+    h->chunked = j->dcpl >= 0 && H5Pget_layout(j->dcpl) == H5D_CHUNKED;
+    if (h->chunked) {
         hsize_t cd[H5S_MAX_RANK];
-        if (H5Pget_chunk(dcpl, h.rank, cd) != h.rank)
-            h.chunked = 0;
-        for (int i = 0; h.chunked && i < h.rank; i++) {
+        if (H5Pget_chunk(j->dcpl, h->rank, cd) != h->rank)
+            h->chunked = 0;
+        for (int i = 0; h->chunked && i < h->rank; i++) {
             if (cd[i] > INT32_MAX)
-                h.chunked = 0;
-            h.cdims[i] = (int32_t)cd[i];
+                h->chunked = 0;
+            h->cdims[i] = (int32_t)cd[i];
         }
     }
     /* The pipeline: raw chunks only when Blosc2 is the only filter. */
-    int nf = dcpl >= 0 ? H5Pget_nfilters(dcpl) : 0, only_blosc2 = 0;
-    unsigned cd[32];
-    size_t ncd = 0;
-    for (int i = 0; i < nf; i++) {
+    j->nf = j->dcpl >= 0 ? H5Pget_nfilters(j->dcpl) : 0;
+    for (int i = 0; i < j->nf; i++) {
         unsigned flags, tmpcd[32];
         size_t n = 32;
         char fname[64];
-        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &n, tmpcd, sizeof fname, fname, NULL);
+        H5Z_filter_t id = H5Pget_filter2(j->dcpl, (unsigned)i, &flags, &n, tmpcd, sizeof fname, fname, NULL);
         if (id == H5_FILTER_BLOSC2) {
-            ncd = n < 32 ? n : 32;
-            memcpy(cd, tmpcd, ncd * sizeof *cd);
-            only_blosc2 = nf == 1;
+            j->ncd = n < 32 ? n : 32;
+            memcpy(j->cd, tmpcd, j->ncd * sizeof *j->cd);
+            j->only_blosc2 = j->nf == 1;
         }
     }
-    if (c->nchunks_dims && c->nchunks_dims != h.rank) {
-        ret = b2cli_usage_error(CMD, "--chunks needs %d values, one per dimension", h.rank);
-        goto done;
-    }
-    if (c->nblocks_dims && c->nblocks_dims != h.rank) {
-        ret = b2cli_usage_error(CMD, "--blocks needs %d values, one per dimension", h.rank);
-        goto done;
-    }
+}
 
-    /* The array's parameters. */
-    b2_cparams cp;
+/* Open the dataset and read what the array needs from it (rank, shape, type,
+ * chunks, filters); check the options against it. B2CLI_OK or an exit code. */
+static int open_src(from_h5 *j)
+{
+    conv *c = j->c;
+    h5src *h = &j->h;
+    if (conv_file_exists(c->dst) && !c->force)
+        return b2cli_data_error(c->dst, "exists already (--force replaces it)");
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    b2_h5_register();
+    if ((j->f = H5Fopen(j->file, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+        return b2cli_data_error(j->file, "cannot open as HDF5");
+    if ((h->d = open_dataset(j->f, j->dname)) < 0)
+        return b2cli_data_error(j->file, "no dataset '%s'", j->dname);
+    j->sp = H5Dget_space(h->d);
+    j->t = H5Dget_type(h->d);
+    j->dcpl = H5Dget_create_plist(h->d);
+    h->rank = j->sp >= 0 ? H5Sget_simple_extent_ndims(j->sp) : -1;
+    if (h->rank < 1 || h->rank > B2_ND_MAX_DIM || H5Sget_simple_extent_dims(j->sp, j->dims, NULL) < 0)
+        return b2cli_data_error(c->src, "a b2nd array needs a simple dataspace of rank 1..%d",
+                                B2_ND_MAX_DIM);
+    if (j->t < 0 || conv_dtype_of(j->t, j->dtype, sizeof j->dtype) < 0 || H5Tget_size(j->t) > INT32_MAX)
+        return b2cli_data_error(c->src, "its element type has no fixed size (variable-length data)");
+    h->ts = (int32_t)H5Tget_size(j->t);
+    scan_layout(j);
+    if (c->nchunks_dims && c->nchunks_dims != h->rank)
+        return b2cli_usage_error(CMD, "--chunks needs %d values, one per dimension", h->rank);
+    if (c->nblocks_dims && c->nblocks_dims != h->rank)
+        return b2cli_usage_error(CMD, "--blocks needs %d values, one per dimension", h->rank);
+    return B2CLI_OK;
+}
+
+/* The block shape of the first stored chunk (of the first 16) that maps onto
+ * the array, into j->np.blockshape; left as it is when none does. */
+static void stored_blockshape(from_h5 *j)
+{
+    conv *c = j->c;
+    hsize_t nck = 0;
+    H5Dget_num_chunks(j->h.d, j->sp, &nck);
+    for (hsize_t k = 0; k < nck && k < 16; k++) {
+        hsize_t off[H5S_MAX_RANK];
+        unsigned mask;
+        haddr_t addr;
+        hsize_t size;
+        b2_schunk *s = NULL;
+        int32_t bs[B2_ND_MAX_DIM];
+        char scratch[sizeof c->reason];
+        memcpy(scratch, c->reason, sizeof scratch);
+        if (H5Dget_chunk_info(j->h.d, j->sp, k, off, &mask, &addr, &size) < 0)
+            break;
+        int rc = h5_chunk_frame(c, &j->h, off, &s);
+        memcpy(c->reason, scratch, sizeof scratch);
+        if (rc < 0)
+            break;
+        if (rc > 0 && frame_blockshape(&j->h, s, bs)) {
+            for (int i = 0; i < j->h.rank; i++)
+                j->np.blockshape[i] = bs[i];
+            b2_schunk_free(s);
+            break;
+        }
+        b2_schunk_free(s);
+    }
+}
+
+/* The array's parameters and geometry, and whether stored chunks can move as
+ * they are (else why not). B2CLI_OK or an exit code. */
+static int plan(from_h5 *j)
+{
+    conv *c = j->c;
+    h5src *h = &j->h;
     if (c->cpo.given)
-        cp = c->cpo.p;
-    else if (!ncd || b2_h5_chunk_params(cd, ncd, h.rank, h.cdims, h.ts, &cp, NULL) < 0)
-        b2_cparams_init(&cp); /* not the filter's values: chunks are recompressed anyway */
-    cp.typesize = h.ts;
-    cp.nthreads = c->nthreads;
-    b2_nd_params np;
-    memset(&np, 0, sizeof np);
-    np.ndim = h.rank;
-    int same_chunks = h.chunked;
-    for (int i = 0; i < h.rank; i++) {
-        np.shape[i] = (int64_t)dims[i];
-        np.chunkshape[i] = c->nchunks_dims ? c->chunks[i] : h.chunked ? h.cdims[i] : 0;
-        np.blockshape[i] = c->nblocks_dims ? c->blocks[i] : 0;
-        if (h.chunked && np.chunkshape[i] != h.cdims[i])
+        j->cp = c->cpo.p;
+    else if (!j->ncd || b2_h5_chunk_params(j->cd, j->ncd, h->rank, h->cdims, h->ts, &j->cp, NULL) < 0)
+        b2_cparams_init(&j->cp); /* not the filter's values: chunks are recompressed anyway */
+    j->cp.typesize = h->ts;
+    j->cp.nthreads = c->nthreads;
+    b2_nd_params *np = &j->np;
+    memset(np, 0, sizeof *np);
+    np->ndim = h->rank;
+    int same_chunks = h->chunked;
+    for (int i = 0; i < h->rank; i++) {
+        np->shape[i] = (int64_t)j->dims[i];
+        np->chunkshape[i] = c->nchunks_dims ? c->chunks[i] : h->chunked ? h->cdims[i] : 0;
+        np->blockshape[i] = c->nblocks_dims ? c->blocks[i] : 0;
+        if (h->chunked && np->chunkshape[i] != h->cdims[i])
             same_chunks = 0;
     }
-    int raw = only_blosc2 && same_chunks && !c->cpo.given && !c->recompress;
-    if (!h.chunked)
+    j->raw = j->only_blosc2 && same_chunks && !c->cpo.given && !c->recompress;
+    if (!h->chunked)
         conv_why(c, "the dataset is not chunked");
-    else if (!only_blosc2)
-        conv_why(c, nf == 0 ? "the dataset is not compressed with Blosc2" : !ncd
+    else if (!j->only_blosc2)
+        conv_why(c, j->nf == 0 ? "the dataset is not compressed with Blosc2" : !j->ncd
                 ? "the dataset does not use the Blosc2 filter" : "filters other than Blosc2 in the pipeline");
     else if (!same_chunks)
         conv_why(c, "another chunk shape");
@@ -322,152 +370,173 @@ int conv_h5_to_b2nd(conv *c, const char *file, const char *dname)
         conv_why(c, "compression options given");
     else if (c->recompress)
         conv_why(c, "--recompress");
-    if (raw && !c->nblocks_dims) {
-        /* The block shape of the first stored chunk that maps onto the array. */
-        hsize_t nck = 0;
-        H5Dget_num_chunks(h.d, sp, &nck);
-        for (hsize_t k = 0; k < nck && k < 16; k++) {
-            hsize_t off[H5S_MAX_RANK];
-            unsigned mask;
-            haddr_t addr;
-            hsize_t size;
-            b2_schunk *s = NULL;
-            int32_t bs[B2_ND_MAX_DIM];
-            char scratch[sizeof c->reason];
-            memcpy(scratch, c->reason, sizeof scratch);
-            if (H5Dget_chunk_info(h.d, sp, k, off, &mask, &addr, &size) < 0)
-                break;
-            rc = h5_chunk_frame(c, &h, off, &s);
-            memcpy(c->reason, scratch, sizeof scratch);
-            if (rc < 0)
-                break;
-            if (rc > 0 && frame_blockshape(&h, s, bs)) {
-                for (int i = 0; i < h.rank; i++)
-                    np.blockshape[i] = bs[i];
-                b2_schunk_free(s);
-                break;
-            }
-            b2_schunk_free(s);
-        }
-    }
-    np.typesize = h.ts;
-    np.dtype = dtype;
-    np.cparams = &cp;
-    if ((rc = b2_nd_default_shapes(&np)) < 0) {
-        b2cli_data_error(c->dst, "cannot lay out the array: %s", b2cli_err(rc));
-        goto done;
-    }
+    if (j->raw && !c->nblocks_dims)
+        stored_blockshape(j);
+    np->typesize = h->ts;
+    np->dtype = j->dtype;
+    np->cparams = &j->cp;
+    int rc = b2_nd_default_shapes(np);
+    if (rc < 0)
+        return b2cli_data_error(c->dst, "cannot lay out the array: %s", b2cli_err(rc));
+    return B2CLI_OK;
+}
+
+/* The array under a temporary name next to DST, empty, the one-chunk scratch
+ * array and the dataset's reader. B2CLI_OK or an exit code. */
+static int open_dst(from_h5 *j)
+{
+    conv *c = j->c;
     size_t tl = strlen(c->dst) + 32;
-    if (!(tmp = malloc(tl)))
-        goto done;
-    snprintf(tmp, tl, "%s.b2convert-%ld", c->dst, (long)getpid());
-    unlink(tmp);
+    if (!(j->tmp = malloc(tl)))
+        return B2CLI_EXIT_DATA;
+    snprintf(j->tmp, tl, "%s.b2convert-%ld", c->dst, (long)getpid());
+    unlink(j->tmp);
     /* The array's chunks are appended in order, each written once: those that
      * move as they are, and the others compressed by a one-chunk scratch array
      * of the same geometry. */
     b2_nd_storage mem = {B2_STORAGE_MEMORY, NULL};
-    b2_nd_params sp1 = np;
-    for (int i = 0; i < h.rank; i++)
-        sp1.shape[i] = np.chunkshape[i];
-    if ((rc = b2_nd_create(&sp1, &mem, B2_ND_FILL_ZEROS, NULL, &scratch)) < 0 ||
-        (rc = conv_bare_schunk(scratch, np.shape, tmp, &out)) < 0) {
-        b2cli_data_error(c->dst, "cannot create the array: %s", b2cli_err(rc));
-        goto done;
-    }
-    tmp_made = 1;
-    b2_schunk_set_sync(out, 0);
-    b2_schunk_set_defer_commit(out, 1); /* one commit at the end, not one an append */
-    b2_nd_set_nthreads(scratch, c->nthreads);
+    b2_nd_params sp1 = j->np;
+    for (int i = 0; i < j->h.rank; i++)
+        sp1.shape[i] = j->np.chunkshape[i];
+    int rc;
+    if ((rc = b2_nd_create(&sp1, &mem, B2_ND_FILL_ZEROS, NULL, &j->scratch)) < 0 ||
+        (rc = conv_bare_schunk(j->scratch, j->np.shape, j->tmp, &j->out)) < 0)
+        return b2cli_data_error(c->dst, "cannot create the array: %s", b2cli_err(rc));
+    j->tmp_made = 1;
+    b2_schunk_set_sync(j->out, 0);
+    b2_schunk_set_defer_commit(j->out, 1); /* one commit at the end, not one an append */
+    b2_nd_set_nthreads(j->scratch, c->nthreads);
     /* --threads: the reader decodes a chunk's blocks on that many threads */
-    if ((rc = b2_h5_reader_open(h.d, &rd)) < 0 || (rc = b2_h5_reader_set_nthreads(rd, c->nthreads)) < 0) {
-        b2cli_data_error(c->src, "cannot read the dataset: %s", b2cli_err(rc));
-        goto done;
+    if ((rc = b2_h5_reader_open(j->h.d, &j->rd)) < 0 || (rc = b2_h5_reader_set_nthreads(j->rd, c->nthreads)) < 0)
+        return b2cli_data_error(c->src, "cannot read the dataset: %s", b2cli_err(rc));
+    return B2CLI_OK;
+}
+
+/* Append chunk i of the array: the stored chunk moved as it is when it can be,
+ * else its box read and recompressed. B2_OK or an error (message printed). */
+static int copy_chunk(from_h5 *j, int64_t i, const int64_t *nper)
+{
+    conv *c = j->c;
+    int rank = j->h.rank;
+    int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
+    hsize_t hs[B2_ND_MAX_DIM], hc[B2_ND_MAX_DIM];
+    conv_chunk_box(rank, i, nper, j->np.shape, j->np.chunkshape, start, stop);
+    size_t n = (size_t)j->h.ts;
+    for (int d = 0; d < rank; d++) {
+        hs[d] = (hsize_t)start[d];
+        hc[d] = (hsize_t)(stop[d] - start[d]);
+        n *= hc[d];
     }
-    int64_t nper[B2_ND_MAX_DIM], total = h.ts;
-    for (int i = 0; i < h.rank; i++)
-        total *= np.shape[i];
-    int64_t nchunks = conv_grid(h.rank, np.shape, np.chunkshape, nper);
-    b2cli_progress pr;
-    b2cli_progress_start(&pr, "convert", total);
-    for (int64_t i = 0; i < nchunks; i++) {
-        int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
-        hsize_t hs[B2_ND_MAX_DIM], hc[B2_ND_MAX_DIM];
-        conv_chunk_box(h.rank, i, nper, np.shape, np.chunkshape, start, stop);
-        size_t n = (size_t)h.ts;
-        for (int d = 0; d < h.rank; d++) {
-            hs[d] = (hsize_t)start[d];
-            hc[d] = (hsize_t)(stop[d] - start[d]);
-            n *= hc[d];
-        }
-        rc = raw ? h5_move_chunk(c, &h, scratch, out, i, start) : 0;
-        if (rc > 0) {
-            c->moved++;
-        } else if (rc == 0) {
-            if (conv_grow(&box, &boxcap, n) < 0) {
-                rc = B2_ERR_NOMEM;
-            } else if ((rc = b2_h5_reader_read(rd, 0, hs, hc, box, n, NULL)) < 0) {
-                b2cli_data_error(c->src, "reading chunk %lld: %s", (long long)i, b2cli_err(rc));
-            } else if ((rc = append_compressed(scratch, out, h.rank, start, stop, box,
-                                               &full, &fullcap)) < 0) {
-                b2cli_data_error(c->dst, "writing chunk %lld: %s", (long long)i, b2cli_err(rc));
-            } else {
-                c->recompressed++;
-            }
+    int rc = j->raw ? h5_move_chunk(c, &j->h, j->scratch, j->out, i, start) : 0;
+    if (rc > 0) {
+        c->moved++;
+    } else if (rc == 0) {
+        if (conv_grow(&j->box, &j->boxcap, n) < 0) {
+            rc = B2_ERR_NOMEM;
+        } else if ((rc = b2_h5_reader_read(j->rd, 0, hs, hc, j->box, n, NULL)) < 0) {
+            b2cli_data_error(c->src, "reading chunk %lld: %s", (long long)i, b2cli_err(rc));
+        } else if ((rc = append_compressed(j->scratch, j->out, rank, start, stop, j->box,
+                                           &j->full, &j->fullcap)) < 0) {
+            b2cli_data_error(c->dst, "writing chunk %lld: %s", (long long)i, b2cli_err(rc));
         } else {
-            b2cli_data_error(c->src, "chunk %lld: %s", (long long)i, b2cli_err(rc));
+            c->recompressed++;
         }
-        if (rc < 0) {
-            b2cli_progress_end(&pr);
-            goto done;
-        }
-        b2cli_progress_add(&pr, (int64_t)n);
+    } else {
+        b2cli_data_error(c->src, "chunk %lld: %s", (long long)i, b2cli_err(rc));
     }
-    b2cli_progress_end(&pr);
-    if (b2_schunk_nchunks(out) != nchunks) {
-        b2cli_data_error(c->dst, "%lld chunks written, %lld expected",
-                         (long long)b2_schunk_nchunks(out), (long long)nchunks);
-        goto done;
-    }
-    if ((rc = b2_schunk_set_defer_commit(out, 0)) < 0) {
-        b2cli_data_error(c->dst, "cannot commit the array: %s", b2cli_err(rc));
-        goto done;
-    }
+    if (rc >= 0)
+        b2cli_progress_add(&j->pr, (int64_t)n);
+    return rc < 0 ? rc : B2_OK;
+}
+
+/* Append every chunk, in order. B2CLI_OK or an exit code. */
+static int copy(from_h5 *j)
+{
+    int64_t nper[B2_ND_MAX_DIM], total = j->h.ts;
+    for (int i = 0; i < j->h.rank; i++)
+        total *= j->np.shape[i];
+    int64_t nchunks = conv_grid(j->h.rank, j->np.shape, j->np.chunkshape, nper);
+    int rc = B2_OK;
+    b2cli_progress_start(&j->pr, "convert", total);
+    for (int64_t i = 0; i < nchunks && rc >= 0; i++)
+        rc = copy_chunk(j, i, nper);
+    b2cli_progress_end(&j->pr);
+    if (rc < 0)
+        return B2CLI_EXIT_DATA;
+    if (b2_schunk_nchunks(j->out) != nchunks)
+        return b2cli_data_error(j->c->dst, "%lld chunks written, %lld expected",
+                                (long long)b2_schunk_nchunks(j->out), (long long)nchunks);
+    return B2CLI_OK;
+}
+
+/* Commit the array (compacted when the deferred commits left dead space) and
+ * rename it into place, then report. B2CLI_OK or an exit code. */
+static int finish(from_h5 *j)
+{
+    conv *c = j->c;
+    int rc;
+    if ((rc = b2_schunk_set_defer_commit(j->out, 0)) < 0)
+        return b2cli_data_error(c->dst, "cannot commit the array: %s", b2cli_err(rc));
     /* Only the first commit's index and trailer are left behind; rewrite the
      * array compact when dead space is more than a little (1/64 of the file). */
-    int64_t dead = b2_schunk_dead_bytes(out);
-    if (dead > 0 && dead > b2_schunk_frame_len(out) / 64 &&
-        (rc = b2_schunk_compact(out)) < 0) {
-        b2cli_data_error(c->dst, "cannot compact the array: %s", b2cli_err(rc));
-        goto done;
-    }
-    b2_schunk_free(out);
-    out = NULL;
-    if (commit_tmp(tmp, c->dst) < 0) {
-        tmp_made = 0;
-        goto done;
-    }
-    tmp_made = 0;
+    int64_t dead = b2_schunk_dead_bytes(j->out);
+    if (dead > 0 && dead > b2_schunk_frame_len(j->out) / 64 && (rc = b2_schunk_compact(j->out)) < 0)
+        return b2cli_data_error(c->dst, "cannot compact the array: %s", b2cli_err(rc));
+    b2_schunk_free(j->out);
+    j->out = NULL;
+    j->tmp_made = 0; /* renamed, or removed by commit_tmp */
+    if (commit_tmp(j->tmp, c->dst) < 0)
+        return B2CLI_EXIT_DATA;
     conv_report(c);
-    ret = B2CLI_OK;
-done:
-    b2_h5_reader_free(rd);
-    b2_nd_free(scratch);
-    b2_schunk_free(out);
-    free(full);
-    if (tmp_made)
-        unlink(tmp);
-    free(tmp);
-    free(box);
-    free(h.buf);
-    if (dcpl >= 0)
-        H5Pclose(dcpl);
-    if (t >= 0)
-        H5Tclose(t);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (h.d >= 0)
-        H5Dclose(h.d);
-    H5Fclose(f);
+    return B2CLI_OK;
+}
+
+/* Release everything (the temporary array too when it was not renamed into
+ * place). Returns ret. */
+static int release(from_h5 *j, int ret)
+{
+    b2_h5_reader_free(j->rd);
+    b2_nd_free(j->scratch);
+    b2_schunk_free(j->out);
+    free(j->full);
+    if (j->tmp_made)
+        unlink(j->tmp);
+    free(j->tmp);
+    free(j->box);
+    free(j->h.buf);
+    if (j->dcpl >= 0)
+        H5Pclose(j->dcpl);
+    if (j->t >= 0)
+        H5Tclose(j->t);
+    if (j->sp >= 0)
+        H5Sclose(j->sp);
+    if (j->h.d >= 0)
+        H5Dclose(j->h.d);
+    if (j->f >= 0)
+        H5Fclose(j->f);
+    return ret;
+}
+
+int conv_h5_to_b2nd(conv *c, const char *file, const char *dname)
+{
+    from_h5 *j = calloc(1, sizeof *j);
+    if (!j)
+        return b2cli_data_error(c->src, "out of memory");
+    j->c = c;
+    j->file = file;
+    j->dname = dname;
+    j->f = j->sp = j->t = j->dcpl = j->h.d = -1;
+    int ret = open_src(j);
+    if (ret == B2CLI_OK)
+        ret = plan(j);
+    if (ret == B2CLI_OK)
+        ret = open_dst(j);
+    if (ret == B2CLI_OK)
+        ret = copy(j);
+    if (ret == B2CLI_OK)
+        ret = finish(j);
+    ret = release(j, ret);
+    free(j);
     return ret;
 }
 

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "decode.h"
+#include "obj.h"
 
 static int cat_chunk(const b2cli_obj *o, int nthreads, FILE *out)
 {

@@ -11,6 +11,10 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "decode.h"
+#include "h5.h"
+#include "json.h"
+#include "select.h"
 
 #define H5_FILTER_BLOSC2 32026
 #define H5_FILTER_FLETCHER32 3
@@ -294,167 +298,215 @@ static hid_t open_dataset(hid_t f, const char *file, const char *dset)
     return -1;
 }
 
-/* Describe/verify one dataset. Returns 1 if it uses Blosc2, 0 if not, <0 on error. */
-static int do_dataset(h5ctx *c, hid_t d, const char *name)
+/* One dataset as `info` and `verify` see it: its shape, where Blosc2 is in its
+ * pipeline and what runs after it, its stored chunks. */
+typedef struct dset {
+    hid_t d, dcpl, space;
+    const char *name;
+    int nf, bidx, rank;           /* filters; Blosc2's index (-1: none) */
+    int strip_tail, post_other;   /* fletcher32 bytes after Blosc2; other filters after it */
+    hsize_t dims[H5S_MAX_RANK], nchunks;
+    unsigned cd[32];              /* Blosc2's cd_values (ncd of them) */
+    size_t ncd;
+} dset;
+
+/* Fill ds from the dataset's pipeline; 0 when it does not use Blosc2. */
+static int scan_dataset(dset *ds)
 {
-    hid_t dcpl = H5Dget_create_plist(d), space = H5Dget_space(d);
-    int nf = dcpl >= 0 ? H5Pget_nfilters(dcpl) : -1, bidx = -1, rank;
-    int strip_tail = 0, post_other = 0;
-    hsize_t dims[H5S_MAX_RANK], nchunks = 0;
-    unsigned cd[32];
-    size_t ncd = 0;
-    if (nf < 0 || space < 0) {
-        H5Pclose(dcpl);
-        H5Sclose(space);
+    ds->nf = ds->dcpl >= 0 ? H5Pget_nfilters(ds->dcpl) : -1;
+    ds->bidx = -1;
+    if (ds->nf < 0 || ds->space < 0)
         return 0;
-    }
-    rank = H5Sget_simple_extent_dims(space, dims, NULL);
-    for (int i = 0; i < nf; i++) {
+    ds->rank = H5Sget_simple_extent_dims(ds->space, ds->dims, NULL);
+    for (int i = 0; i < ds->nf; i++) {
         unsigned flags, tmpcd[32];
         size_t n = 32;
         char fname[64];
-        H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &n, tmpcd, sizeof fname, fname, NULL);
+        H5Z_filter_t id = H5Pget_filter2(ds->dcpl, (unsigned)i, &flags, &n, tmpcd, sizeof fname, fname, NULL);
         if (id == H5_FILTER_BLOSC2) {
-            bidx = i;
-            ncd = n < 32 ? n : 32;
-            memcpy(cd, tmpcd, ncd * sizeof *cd);
-        } else if (bidx >= 0) {
+            ds->bidx = i;
+            ds->ncd = n < 32 ? n : 32;
+            memcpy(ds->cd, tmpcd, ds->ncd * sizeof *ds->cd);
+        } else if (ds->bidx >= 0) {
             if (id == H5_FILTER_FLETCHER32)
-                strip_tail += 4; /* checksum appended after Blosc2 ran */
+                ds->strip_tail += 4; /* checksum appended after Blosc2 ran */
             else
-                post_other = 1;
+                ds->post_other = 1;
         }
     }
-    if (bidx < 0) {
-        H5Pclose(dcpl);
-        H5Sclose(space);
+    if (ds->bidx < 0)
         return 0;
-    }
-    c->ndsets++;
-    if (H5Dget_num_chunks(d, space, &nchunks) < 0)
-        nchunks = 0;
+    if (H5Dget_num_chunks(ds->d, ds->space, &ds->nchunks) < 0)
+        ds->nchunks = 0;
+    return 1;
+}
+
+/* The dataset's header: a JSON object opened up to its "chunks" array, or the
+ * text lines above the chunk table (nothing for verify). */
+static void dataset_header(h5ctx *c, const dset *ds)
+{
     if (c->json) {
         b2cli_json_object_begin(c->j, NULL);
-        b2cli_json_str(c->j, "name", name);
+        b2cli_json_str(c->j, "name", ds->name);
         b2cli_json_array_begin(c->j, "shape");
-        for (int i = 0; i < rank; i++)
-            b2cli_json_array_int(c->j, (int64_t)dims[i]);
+        for (int i = 0; i < ds->rank; i++)
+            b2cli_json_array_int(c->j, (int64_t)ds->dims[i]);
         b2cli_json_array_end(c->j);
-        b2cli_json_int(c->j, "filter_index", bidx);
-        b2cli_json_int(c->j, "nfilters", nf);
-        print_cd(c, cd, ncd);
-        b2cli_json_int(c->j, "nchunks", (int64_t)nchunks);
+        b2cli_json_int(c->j, "filter_index", ds->bidx);
+        b2cli_json_int(c->j, "nfilters", ds->nf);
+        print_cd(c, ds->cd, ds->ncd);
+        b2cli_json_int(c->j, "nchunks", (int64_t)ds->nchunks);
         b2cli_json_array_begin(c->j, "chunks");
     } else if (!c->verify) {
-        printf("  dataset %s  shape (", name);
-        for (int i = 0; i < rank; i++)
-            printf("%s%llu", i ? ", " : "", (unsigned long long)dims[i]);
-        printf(")  Blosc2 is filter %d of %d%s\n", bidx + 1, nf,
-               strip_tail ? " (fletcher32 after it)" : "");
-        print_cd(c, cd, ncd);
+        printf("  dataset %s  shape (", ds->name);
+        for (int i = 0; i < ds->rank; i++)
+            printf("%s%llu", i ? ", " : "", (unsigned long long)ds->dims[i]);
+        printf(")  Blosc2 is filter %d of %d%s\n", ds->bidx + 1, ds->nf,
+               ds->strip_tail ? " (fletcher32 after it)" : "");
+        print_cd(c, ds->cd, ds->ncd);
         printf("    %8s %-16s %10s %6s %8s %10s %10s\n", "chunk", "offset", "stored", "kind", "nchunks",
                "nbytes", "cbytes");
     }
+}
+
+/* Where stored chunk k is, and what it holds (decoded too when decode). */
+typedef struct chunk_at {
+    hsize_t off[H5S_MAX_RANK], sz;
+    unsigned mask;
+    haddr_t addr;
+    char offs[64]; /* the offset, "i,j,..." */
+} chunk_at;
+
+/* Read stored chunk k and inspect it into cs (decoding it when decode). */
+static void check_chunk(const dset *ds, hsize_t k, int decode, chunk_at *at, chunk_sum *cs)
+{
+    uint8_t *buf = NULL;
+    int pos = 0;
+    memset(cs, 0, sizeof *cs);
+    if (H5Dget_chunk_info(ds->d, ds->space, k, at->off, &at->mask, &at->addr, &at->sz) < 0) {
+        snprintf(cs->err, sizeof cs->err, "cannot get chunk info");
+    } else {
+        cs->blosc2_applied = !(at->mask & (1u << ds->bidx));
+        if (!(buf = malloc(at->sz ? (size_t)at->sz : 1))) {
+            snprintf(cs->err, sizeof cs->err, "out of memory");
+        } else if (H5Dread_chunk(ds->d, H5P_DEFAULT, at->off, &at->mask, buf) < 0) {
+            snprintf(cs->err, sizeof cs->err, "H5Dread_chunk failed");
+        } else if (!cs->blosc2_applied) {
+            cs->ok = 1; /* HDF5 stored it without Blosc2: nothing of ours to check */
+        } else if (ds->post_other) {
+            cs->ok = 1;
+            snprintf(cs->err, sizeof cs->err, "filters after Blosc2 not undone; not inspected");
+        } else if (at->sz < (hsize_t)ds->strip_tail) {
+            snprintf(cs->err, sizeof cs->err, "stored chunk shorter than its checksum");
+        } else {
+            inspect_payload(buf, (size_t)(at->sz - ds->strip_tail), decode, cs);
+        }
+    }
+    free(buf);
+    for (int i = 0; i < ds->rank && pos < (int)sizeof at->offs - 24; i++)
+        pos += snprintf(at->offs + pos, sizeof at->offs - pos, "%s%llu", i ? "," : "",
+                        (unsigned long long)at->off[i]);
+    if (pos == 0)
+        at->offs[0] = '\0';
+}
+
+/* One row of the chunk table (text) or one object of the "chunks" array. */
+static void chunk_row(h5ctx *c, const dset *ds, hsize_t k, const chunk_at *at, const chunk_sum *cs)
+{
+    if (c->json) {
+        b2cli_json_object_begin(c->j, NULL);
+        b2cli_json_int(c->j, "index", (int64_t)k);
+        b2cli_json_array_begin(c->j, "offset");
+        for (int i = 0; i < ds->rank; i++)
+            b2cli_json_array_int(c->j, (int64_t)at->off[i]);
+        b2cli_json_array_end(c->j);
+        b2cli_json_int(c->j, "filter_mask", at->mask);
+        b2cli_json_int(c->j, "stored_bytes", (int64_t)at->sz);
+        b2cli_json_int(c->j, "address", (int64_t)at->addr);
+        b2cli_json_bool(c->j, "blosc2_applied", cs->blosc2_applied);
+        if (cs->blosc2_applied && cs->nchunks + cs->nbytes > 0) {
+            b2cli_json_str(c->j, "payload", cs->is_b2nd ? "b2nd" : "frame");
+            b2cli_json_int(c->j, "frame_nchunks", cs->nchunks);
+            b2cli_json_int(c->j, "nbytes", cs->nbytes);
+            b2cli_json_int(c->j, "cbytes", cs->cbytes);
+        }
+        if (!cs->ok)
+            b2cli_json_str(c->j, "error", cs->err);
+        b2cli_json_object_end(c->j);
+    } else if (!c->verify) {
+        if (!cs->blosc2_applied)
+            printf("    %8llu %-16s %10llu %6s\n", (unsigned long long)k, at->offs,
+                   (unsigned long long)at->sz, "raw");
+        else
+            printf("    %8llu %-16s %10llu %6s %8lld %10lld %10lld\n", (unsigned long long)k, at->offs,
+                   (unsigned long long)at->sz, cs->is_b2nd ? "b2nd" : "frame", (long long)cs->nchunks,
+                   (long long)cs->nbytes, (long long)cs->cbytes);
+    }
+}
+
+/* Check (and list) the dataset's stored chunks. In pass 0 every chunk; in
+ * pass 1 (par: after the parallel read failed) the ones pass 0 found good,
+ * now decoded. Bad chunks are counted, reported and marked in badmap. */
+static void chunk_pass(h5ctx *c, const dset *ds, int pass, int par, uint8_t *badmap,
+                       chunk_sum *first_nd)
+{
+    for (hsize_t k = 0; k < ds->nchunks; k++) {
+        chunk_at at;
+        chunk_sum cs;
+        if (pass == 1 && badmap[k])
+            continue; /* reported in pass 0 */
+        check_chunk(ds, k, c->verify && (!par || pass == 1), &at, &cs);
+        if (pass == 0)
+            c->nchecked++;
+        if (!cs.ok) {
+            if (badmap)
+                badmap[k] = 1;
+            c->nbad++;
+            b2cli_data_error(c->file, "dataset %s chunk %llu (offset %s): %s", ds->name,
+                             (unsigned long long)k, at.offs, cs.err);
+        }
+        if (cs.is_b2nd && !first_nd->is_b2nd)
+            *first_nd = cs;
+        chunk_row(c, ds, k, &at, &cs);
+    }
+}
+
+/* info/verify of one dataset; 1 when it uses Blosc2 (then described), else 0. */
+static int do_dataset(h5ctx *c, hid_t d, const char *name)
+{
+    dset ds;
+    memset(&ds, 0, sizeof ds);
+    ds.d = d;
+    ds.name = name;
+    ds.dcpl = H5Dget_create_plist(d);
+    ds.space = H5Dget_space(d);
+    if (!scan_dataset(&ds)) {
+        H5Pclose(ds.dcpl);
+        H5Sclose(ds.space);
+        return 0;
+    }
+    c->ndsets++;
+    dataset_header(c, &ds);
     /* verify: when Blosc2 is the only filter, each chunk's frame is checked
      * here without decoding (pass 0), and the data are decoded by the parallel
      * reader in slabs (read_slabs). When that read fails, pass 1 decodes chunk
      * by chunk, as verify does for other pipelines, to name every bad chunk. */
-    int par = c->verify && nf == 1 && rank >= 1 && rank <= B2_H5_READ_MAXRANK && nchunks > 0;
+    int par = c->verify && ds.nf == 1 && ds.rank >= 1 && ds.rank <= B2_H5_READ_MAXRANK && ds.nchunks > 0;
     int64_t bad0 = c->nbad;
     int par_err = 0;
     chunk_sum first_nd = {0}; /* the first b2nd chunk: its shapes explain padding */
-    uint8_t *badmap = par ? calloc((size_t)nchunks, 1) : NULL;
+    uint8_t *badmap = par ? calloc((size_t)ds.nchunks, 1) : NULL;
     if (par && !badmap)
         par = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) {
-            int64_t start[H5S_MAX_RANK], stop[H5S_MAX_RANK];
-            int rc;
-            if (!par)
-                break;
-            for (int i = 0; i < rank; i++)
-                start[i] = 0, stop[i] = (int64_t)dims[i];
-            rc = read_slabs(d, rank, start, stop, c->nthreads, NULL, NULL);
-            if (rc >= 0)
-                break;
+    chunk_pass(c, &ds, 0, par, badmap, &first_nd);
+    if (par) {
+        int64_t start[H5S_MAX_RANK], stop[H5S_MAX_RANK];
+        for (int i = 0; i < ds.rank; i++)
+            start[i] = 0, stop[i] = (int64_t)ds.dims[i];
+        int rc = read_slabs(d, ds.rank, start, stop, c->nthreads, NULL, NULL);
+        if (rc < 0) {
             par_err = rc; /* decode each chunk to name the bad ones */
-        }
-        for (hsize_t k = 0; k < nchunks; k++) {
-            hsize_t off[H5S_MAX_RANK];
-            unsigned mask = 0;
-            haddr_t addr = 0;
-            hsize_t sz = 0;
-            chunk_sum cs;
-            uint8_t *buf = NULL;
-            char offs[64];
-            int pos = 0;
-            memset(&cs, 0, sizeof cs);
-            if (pass == 1 && badmap[k])
-                continue; /* reported in pass 0 */
-            if (H5Dget_chunk_info(d, space, k, off, &mask, &addr, &sz) < 0) {
-                snprintf(cs.err, sizeof cs.err, "cannot get chunk info");
-            } else {
-                cs.blosc2_applied = !(mask & (1u << bidx));
-                if (!(buf = malloc(sz ? (size_t)sz : 1))) {
-                    snprintf(cs.err, sizeof cs.err, "out of memory");
-                } else if (H5Dread_chunk(d, H5P_DEFAULT, off, &mask, buf) < 0) {
-                    snprintf(cs.err, sizeof cs.err, "H5Dread_chunk failed");
-                } else if (!cs.blosc2_applied) {
-                    cs.ok = 1; /* HDF5 stored it without Blosc2: nothing of ours to check */
-                } else if (post_other) {
-                    cs.ok = 1;
-                    snprintf(cs.err, sizeof cs.err, "filters after Blosc2 not undone; not inspected");
-                } else if (sz < (hsize_t)strip_tail) {
-                    snprintf(cs.err, sizeof cs.err, "stored chunk shorter than its checksum");
-                } else {
-                    inspect_payload(buf, (size_t)(sz - strip_tail), c->verify && (!par || pass == 1), &cs);
-                }
-            }
-            free(buf);
-            for (int i = 0; i < rank && pos < (int)sizeof offs - 24; i++)
-                pos += snprintf(offs + pos, sizeof offs - pos, "%s%llu", i ? "," : "", (unsigned long long)off[i]);
-            if (pos == 0)
-                offs[0] = '\0';
-            if (pass == 0)
-                c->nchecked++;
-            if (!cs.ok) {
-                if (badmap)
-                    badmap[k] = 1;
-                c->nbad++;
-                b2cli_data_error(c->file, "dataset %s chunk %llu (offset %s): %s", name,
-                                 (unsigned long long)k, offs, cs.err);
-            }
-            if (cs.is_b2nd && !first_nd.is_b2nd)
-                first_nd = cs;
-            if (c->json) {
-                b2cli_json_object_begin(c->j, NULL);
-                b2cli_json_int(c->j, "index", (int64_t)k);
-                b2cli_json_array_begin(c->j, "offset");
-                for (int i = 0; i < rank; i++)
-                    b2cli_json_array_int(c->j, (int64_t)off[i]);
-                b2cli_json_array_end(c->j);
-                b2cli_json_int(c->j, "filter_mask", mask);
-                b2cli_json_int(c->j, "stored_bytes", (int64_t)sz);
-                b2cli_json_int(c->j, "address", (int64_t)addr);
-                b2cli_json_bool(c->j, "blosc2_applied", cs.blosc2_applied);
-                if (cs.blosc2_applied && cs.nchunks + cs.nbytes > 0) {
-                    b2cli_json_str(c->j, "payload", cs.is_b2nd ? "b2nd" : "frame");
-                    b2cli_json_int(c->j, "frame_nchunks", cs.nchunks);
-                    b2cli_json_int(c->j, "nbytes", cs.nbytes);
-                    b2cli_json_int(c->j, "cbytes", cs.cbytes);
-                }
-                if (!cs.ok)
-                    b2cli_json_str(c->j, "error", cs.err);
-                b2cli_json_object_end(c->j);
-            } else if (!c->verify) {
-                if (!cs.blosc2_applied)
-                    printf("    %8llu %-16s %10llu %6s\n", (unsigned long long)k, offs,
-                           (unsigned long long)sz, "raw");
-                else
-                    printf("    %8llu %-16s %10llu %6s %8lld %10lld %10lld\n", (unsigned long long)k, offs,
-                           (unsigned long long)sz, cs.is_b2nd ? "b2nd" : "frame", (long long)cs.nchunks,
-                           (long long)cs.nbytes, (long long)cs.cbytes);
-            }
+            chunk_pass(c, &ds, 1, par, badmap, &first_nd);
         }
     }
     if (par_err < 0 && c->nbad == bad0) {
@@ -463,14 +515,14 @@ static int do_dataset(h5ctx *c, hid_t d, const char *name)
         b2cli_data_error(c->file, "dataset %s: %s", name, b2cli_err(par_err));
     }
     if (!c->json && !c->verify)
-        print_padding_note(&first_nd, cd, ncd);
+        print_padding_note(&first_nd, ds.cd, ds.ncd);
     free(badmap);
     if (c->json) {
         b2cli_json_array_end(c->j);
         b2cli_json_object_end(c->j);
     }
-    H5Pclose(dcpl);
-    H5Sclose(space);
+    H5Pclose(ds.dcpl);
+    H5Sclose(ds.space);
     return 1;
 }
 

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "json.h"
+#include "obj.h"
 
 #define TEXT_HEX_MAX 64 /* text output shows at most this many content bytes as hex */
 

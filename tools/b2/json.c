@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "json.h"
 
 void b2cli_json_write_string(FILE *f, const char *s)
 {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "commands.h"
 
 static const b2cli_cmd commands[] = {
     {"cat", "write the decoded content of a Blosc2 object to stdout", b2cli_cmd_cat},

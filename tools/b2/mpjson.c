@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "b2cli.h"
+#include "json.h"
 
 /* Length of the valid UTF-8 sequence starting at s (at most n bytes), 0 if invalid. */
 static size_t utf8_len(const unsigned char *s, size_t n)

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 
 #include "b2cli.h"
+#include "h5.h"
+#include "obj.h"
 
 /* A frame was opened as o->schunk: make it an array when the library said it
  * is one. A python-blosc2 object on frames is refused unless allow_py (then

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "b2cli.h"
+#include "progress.h"
 
 #define DEFAULT_MIN_BYTES (100LL * 1000 * 1000)
 #define BAR_WIDTH 30

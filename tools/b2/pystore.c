@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "b2cli.h"
+#include "obj.h"
 
 static const struct {
     const char *meta, *kind;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Messages, option parsing and file helpers shared by the subcommands. */
+/* Messages, timing, option parsing and file helpers shared by the subcommands. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,11 +14,12 @@
 int b2cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "b2 %s: ", cmd);
+    const char *prog = strncmp(cmd, "b2", 2) ? "b2 " : ""; /* "b2bench" is a program */
+    fprintf(stderr, "%s%s: ", prog, cmd);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (see 'b2 %s --help')\n", cmd);
+    fprintf(stderr, " (see '%s%s --help')\n", prog, cmd);
     return B2CLI_EXIT_USAGE;
 }
 
@@ -94,6 +96,26 @@ int b2cli_filter_id(const char *s)
 int b2cli_is_help(const char *arg)
 {
     return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
+
+double b2cli_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* qsort order of doubles. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double b2cli_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 int b2cli_parse_int(const char *s, int64_t lo, int64_t hi, int allow_suffix, int64_t *out)
@@ -345,4 +367,48 @@ int b2cli_parse_dims(const char *cmd, const char *opt, const char *val, int64_t 
         (*n)++;
     }
     return 0;
+}
+
+char *b2cli_temp_name(const char *out)
+{
+    size_t n = strlen(out) + 32;
+    char *t = malloc(n);
+    if (t)
+        snprintf(t, n, "%s.tmp.%ld", out, (long)getpid());
+    return t;
+}
+
+void b2cli_temp_remove(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        /* sparse frame: chunks.b2frame and NNNNNNNN.chunk files only */
+        char *p = malloc(strlen(path) + 32);
+        if (p) {
+            for (long i = -1; i < 1L << 20; i++) {
+                if (i < 0)
+                    sprintf(p, "%s/chunks.b2frame", path);
+                else
+                    sprintf(p, "%s/%08lX.chunk", path, i);
+                if (unlink(p) != 0 && i >= 0 && errno == ENOENT)
+                    break;
+            }
+            free(p);
+        }
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+int b2cli_temp_commit(const char *tmp, const char *out)
+{
+    if (rename(tmp, out) != 0) {
+        b2cli_data_error(out, "cannot rename the finished output into place: %s", strerror(errno));
+        b2cli_temp_remove(tmp);
+        return B2_ERR_IO;
+    }
+    return B2_OK;
 }

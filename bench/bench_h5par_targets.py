@@ -27,7 +27,7 @@ upper bound) and the decode work per chunk (d = ours1 / chunks - s) give a paper
 estimate of a read on N cores: chunks * max(s, (s + d) / N); the look-ups stop
 scaling at N = 1 + d / s cores, before memory bandwidth on most machines.
 
-    /usr/bin/python3 tools/bench_h5par_targets.py [--plugin-dir build/h5plugin]
+    /usr/bin/python3 bench/bench_h5par_targets.py [--plugin-dir build/h5plugin]
 """
 import argparse
 import ctypes

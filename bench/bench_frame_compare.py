@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Side by side: `b2 bench --frame` against the reference's ref_bench_frame (c-blosc2 3.3).
+"""Side by side: `b2bench --frame` against the reference's ref_bench_frame (c-blosc2 3.3).
 
 Run from the source tree after a Release build, e.g.
 
-    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j
-    python3 tools/bench_frame_compare.py --b2 build/tools/b2
-    python3 tools/bench_frame_compare.py --rounds 3 --reps 7 --ref ../shared/bench/ref/ref_bench_frame
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DB2_BUILD_BENCH=ON && cmake --build build -j
+    python3 bench/bench_frame_compare.py --bench build/bench/b2bench
+    python3 bench/bench_frame_compare.py --rounds 3 --reps 7 --ref ../shared/bench/ref/ref_bench_frame
 
 The two programs run alternately (ours, reference, ours, reference, ...: --rounds
 pairs, default 3), both with --reps/-r REPS and their temporary files in one
@@ -19,13 +19,14 @@ rounds and the median of those ratios. Lines only one side prints are listed
 at the end. Absolute speeds on shared machines drift; only the ratios mean
 something, and only when both ran close together.
 
-With --base B2 (another b2 program, e.g. an older revision built in a worktree)
+With --base PROG (another b2bench program, e.g. an older revision built in a
+worktree; a program named b2, from before b2bench, runs as `b2 bench --frame`)
 the other side is that program instead of the reference: both print --json, and
 the ratio is base median / our median (> 1: this build is faster). That is the
 no-regression check of a change.
 
 When the reference program is absent this prints a SKIP line and exits 0.
-Options: --b2 PATH (default $B2_BIN, else build/tools/b2), --ref PATH (default
+Options: --bench PATH (default $B2_BENCH_BIN, else build/bench/b2bench), --ref PATH (default
 ../shared/bench/ref/ref_bench_frame next to the source tree, else
 /work/shared/bench/ref/ref_bench_frame), --rounds N, --reps N, --dir DIR,
 --json (one object per paired line instead of the table).
@@ -76,15 +77,20 @@ def run(cmd, cwd):
     return p.stdout
 
 
-def default_b2():
-    b = os.environ.get("B2_BIN")
+def default_bench():
+    b = os.environ.get("B2_BENCH_BIN")
     if b:
         return b
     for d in ("build", "build-rel", "build-release"):
-        c = os.path.join(REPO, d, "tools", "b2")
+        c = os.path.join(REPO, d, "bench", "b2bench")
         if os.access(c, os.X_OK):
             return c
-    return os.path.join(REPO, "build", "tools", "b2")
+    return os.path.join(REPO, "build", "bench", "b2bench")
+
+
+def frame_command(prog):
+    """The --frame benchmark of prog: b2bench, or an older b2 (`b2 bench --frame`)."""
+    return [prog, "bench", "--frame"] if os.path.basename(prog) == "b2" else [prog, "--frame"]
 
 
 def default_ref():
@@ -97,33 +103,33 @@ def default_ref():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--b2", default=default_b2())
+    ap.add_argument("--bench", default=default_bench())
     ap.add_argument("--ref", default=default_ref())
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--dir", default=None)
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--base", default=None, help="another b2 program to compare with")
+    ap.add_argument("--base", default=None, help="another b2bench program to compare with")
     a = ap.parse_args()
     other = "base" if a.base else "reference"
     if a.base and not os.access(a.base, os.X_OK):
-        sys.exit("base b2 not found: %s" % a.base)
+        sys.exit("base program not found: %s" % a.base)
     if not a.base and (not a.ref or not os.access(a.ref, os.X_OK)):
         print("SKIP: reference program ref_bench_frame not found (--ref)")
         return 0
-    if not os.access(a.b2, os.X_OK):
-        sys.exit("b2 not found: %s (--b2 or B2_BIN)" % a.b2)
+    if not os.access(a.bench, os.X_OK):
+        sys.exit("b2bench not found: %s (--bench or B2_BENCH_BIN)" % a.bench)
     if not 1 <= a.reps <= 50:
         sys.exit("--reps: 1..50 (the reference's range)")
     ours, ref = [], []
     with tempfile.TemporaryDirectory(prefix="b2cmp-", dir=a.dir) as d:
         for r in range(a.rounds):
             print("round %d/%d: ours" % (r + 1, a.rounds), file=sys.stderr, flush=True)
-            ours.append(parse_json(run([a.b2, "bench", "--frame", "--json", "--reps", str(a.reps),
+            ours.append(parse_json(run(frame_command(a.bench) + ["--json", "--reps", str(a.reps),
                                         "--dir", d], d)))
             print("round %d/%d: %s" % (r + 1, a.rounds, other), file=sys.stderr, flush=True)
             if a.base:
-                ref.append(parse_json(run([a.base, "bench", "--frame", "--json", "--reps",
+                ref.append(parse_json(run(frame_command(a.base) + ["--json", "--reps",
                                            str(a.reps), "--dir", d], d)))
             else:
                 ref.append(parse_table(run([a.ref, "-r", str(a.reps), "-o", d], d)))

@@ -10,8 +10,8 @@ hdf5plugin 7.1.0, our b2blosc from the checkout; tests/peers/README.md):
 
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DB2_PEER_TESTS=ON
     cmake --build build -j2 && (cd build && ctest -R '^peers_venv')
-    build/peers/hdf5-2.0/bin/python tools/bench_h5_pypi.py            # full grid
-    build/peers/hdf5-2.0/bin/python tools/bench_h5_pypi.py --quick    # smoke test
+    build/peers/hdf5-2.0/bin/python bench/bench_h5_pypi.py            # full grid
+    build/peers/hdf5-2.0/bin/python bench/bench_h5_pypi.py --quick    # smoke test
 
 Processes. hdf5plugin's filter and ours are never registered in one process:
 every measurement is a child process of this driver (the driver itself imports

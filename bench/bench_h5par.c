@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* b2 bench --hdf5-parallel: whole-dataset reads and writes of one HDF5 dataset
+/* b2bench --hdf5-parallel: whole-dataset reads and writes of one HDF5 dataset
  * of filter 32026 through HDF5's own pipeline (H5Dread / H5Dwrite, one chunk at
  * a time on the calling thread, the filter using $B2_H5_NTHREADS threads inside
  * each chunk) against the parallel paths of b2_h5filter.h: b2_h5_reader with 1
  * and N threads, and b2_h5_write_box with N threads.
  *
  * The dataset is FILE.h5:/DATASET when given, else a generated one following
- * `b2 bench --hdf5`: an int32 ramp with noise of N x 512 x 512 items (N MiB),
+ * `b2bench --hdf5`: an int32 ramp with noise of N x 512 x 512 items (N MiB),
  * written with our filter (registered in this process) to a temporary file.
  * Reads and writes are checked against the data. The methods alternate round by
  * round (A B C A B C ...), medians are reported with their ratio to the HDF5
@@ -16,16 +16,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "b2cli.h"
+#include "bench.h"
+#include "h5.h"
+#include "json.h"
 
-#define CMD "bench"
+#define CMD "b2bench"
 
 #ifndef B2CLI_HAVE_HDF5
 
-int b2cli_bench_h5par(int argc, char **argv)
+int b2bench_h5par(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    fprintf(stderr, "b2 %s: --hdf5-parallel: this b2 was built without HDF5 support\n", CMD);
+    fprintf(stderr, "%s: --hdf5-parallel: this b2bench was built without HDF5 support\n", CMD);
     return B2CLI_EXIT_DATA;
 }
 
@@ -205,7 +207,165 @@ static int time_write(const src *s, int box, int threads, int check, double *sec
 
 static double mbps(size_t n, double s) { return s > 0 ? (double)n / s / 1e6 : 0; }
 
-int b2cli_bench_h5par(int argc, char **argv)
+/* The file and dataset to time: FILE.h5:/DATASET, or a generated file (its
+ * path in gen, removed by the caller). 0 or an exit code (message printed). */
+static int resolve_source(const popts *o, char *file, size_t cap, const char **dname, char *gen,
+                          size_t gcap)
+{
+    int rc;
+    if (o->spec) {
+        if (b2cli_h5_split(o->spec, file, cap, dname) < 0)
+            return b2cli_data_error(o->spec, "path too long"), B2CLI_EXIT_DATA;
+        if (!*dname && strstr(o->spec, ":/"))
+            return b2cli_data_error(o->spec, "no such file"), B2CLI_EXIT_DATA;
+        if (!*dname)
+            return b2cli_usage_error(CMD, "--hdf5-parallel: name the dataset: FILE.h5:/DATASET");
+        return 0;
+    }
+    tmp_path(gen, gcap, "src");
+    snprintf(file, cap, "%s", gen);
+    if ((rc = make_source(o, gen)) < 0) {
+        unlink(gen);
+        gen[0] = '\0';
+        return b2cli_data_error(file, "cannot write the generated dataset: %s", b2cli_err(rc)),
+               B2CLI_EXIT_DATA;
+    }
+    return 0;
+}
+
+/* Open the dataset, check it is chunked, and read its bytes into s->ref (which
+ * also warms the page cache); *cbytes = a chunk's bytes. B2_OK or -1 (message
+ * printed). */
+static int open_source(src *s, const char *file, const char *dname, size_t *cbytes)
+{
+    if ((s->f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+        return b2cli_data_error(file, "cannot open as HDF5"), -1;
+    if ((s->d = H5Dopen2(s->f, dname, H5P_DEFAULT)) < 0)
+        return b2cli_data_error(file, "no dataset '%s'", dname), -1;
+    s->type = H5Dget_type(s->d);
+    s->space = H5Dget_space(s->d);
+    s->dcpl = H5Dget_create_plist(s->d);
+    s->rank = s->space >= 0 ? H5Sget_simple_extent_ndims(s->space) : -1;
+    if (s->type < 0 || s->dcpl < 0 || s->rank < 1 || s->rank > B2_H5_READ_MAXRANK ||
+        H5Sget_simple_extent_dims(s->space, s->dims, NULL) < 0 || H5Pget_layout(s->dcpl) != H5D_CHUNKED)
+        return b2cli_data_error(file, "%s: not a chunked dataset of rank 1..%d", dname,
+                                B2_H5_READ_MAXRANK), -1;
+    hsize_t cdims[B2_H5_READ_MAXRANK];
+    H5Pget_chunk(s->dcpl, s->rank, cdims);
+    s->nbytes = H5Tget_size(s->type);
+    *cbytes = s->nbytes;
+    for (int i = 0; i < s->rank; i++)
+        s->nbytes *= s->dims[i], *cbytes *= cdims[i];
+    if (s->nbytes == 0)
+        return b2cli_data_error(file, "%s: empty dataset", dname), -1;
+    if (!(s->ref = malloc(s->nbytes)) || !(s->buf = malloc(s->nbytes)))
+        return b2cli_data_error(file, "out of memory"), -1;
+    if (H5Dread(s->d, s->type, H5S_ALL, H5S_ALL, H5P_DEFAULT, s->ref) < 0)
+        return b2cli_data_error(file, "%s: H5Dread failed", dname), -1;
+    return B2_OK;
+}
+
+/* Release what open_source opened. */
+static void close_source(src *s)
+{
+    free(s->ref);
+    free(s->buf);
+    if (s->dcpl >= 0)
+        H5Pclose(s->dcpl);
+    if (s->space >= 0)
+        H5Sclose(s->space);
+    if (s->type >= 0)
+        H5Tclose(s->type);
+    if (s->d >= 0)
+        H5Dclose(s->d);
+    if (s->f >= 0)
+        H5Fclose(s->f);
+}
+
+/* o->reps rounds of every method, alternating, each checked: t[m][r] seconds.
+ * rr, wr: the last parallel read's and write's reports. B2_OK or -1. */
+static int time_rounds(const popts *o, src *s, b2_h5_reader *rd[2], const char *file, const char *dname,
+                       double t[NMETH][MAXREPS], b2_h5_read_report *rr, b2_h5_write_report *wr)
+{
+    for (int r = 0; r < o->reps; r++)
+        for (int m = 0; m < NMETH; m++) {
+            int e = 0;
+            if (m >= W_H5) {
+                if (time_write(s, m == W_BOX, o->threads, r == 0, &t[m][r], wr) < 0)
+                    return -1;
+                continue;
+            }
+            memset(s->buf, 0xa5, s->nbytes); /* poison; also keeps page faults out */
+            double t0 = b2cli_now();
+            if (m == R_H5)
+                e = H5Dread(s->d, s->type, H5S_ALL, H5S_ALL, H5P_DEFAULT, s->buf) < 0 ? B2_ERR_IO : 0;
+            else
+                e = b2_h5_reader_read(rd[m == R_RDN], 0, s->zero, s->dims, s->buf, s->nbytes, rr);
+            t[m][r] = b2cli_now() - t0;
+            if (e < 0 || memcmp(s->buf, s->ref, s->nbytes)) {
+                b2cli_data_error(file, "%s: %s %s", dname, meth_name[m],
+                                 e < 0 ? b2cli_err(e) : "read other data");
+                return -1;
+            }
+        }
+    return B2_OK;
+}
+
+/* The table (or JSON rows) of the medians med[] of every method. */
+static void report(const popts *o, const src *s, size_t cbytes, const double med[NMETH],
+                   const b2_h5_read_report *rr, const b2_h5_write_report *wr)
+{
+    const char *env = getenv("B2_H5_NTHREADS");
+    int fthreads = env && atoi(env) > 0 ? atoi(env) : 1;
+    const int mthreads[NMETH] = {fthreads, 1, o->threads, fthreads, o->threads};
+    const char *rpath = rr->path == B2_H5_READ_DIRECT ? "direct" : rr->path == B2_H5_READ_H5DREAD ? "H5Dread"
+                                                                                                 : "mixed";
+    const char *wpath = wr->path == B2_H5_WRITE_DIRECT ? "direct" : wr->path == B2_H5_WRITE_H5DWRITE
+                                                                        ? "H5Dwrite" : "mixed";
+    if (!o->json) {
+        char what[64];
+        snprintf(what, sizeof what, "generated int32 ramp %d x %d x %d", o->mib, SIDE, SIDE);
+        printf("HDF5 whole-dataset reads and writes, %s, %zu bytes, chunks of %zu bytes\n"
+               "median of %d rounds, methods alternating; H5Dread/H5Dwrite use the filter's "
+               "threads (B2_H5_NTHREADS=%d)\n", o->spec ? o->spec : what, s->nbytes, cbytes, o->reps,
+               fthreads);
+        printf("reader path: %s%s%s%s; writer path: %s%s%s%s\n\n", rpath, rr->reason[0] ? " (" : "",
+               rr->reason, rr->reason[0] ? ")" : "", wpath, wr->reason[0] ? " (" : "", wr->reason,
+               wr->reason[0] ? ")" : "");
+        printf("%-6s %-16s %7s %10s %9s %7s\n", "op", "method", "threads", "median ms", "MB/s", "ratio");
+    }
+    for (int m = 0; m < NMETH; m++) {
+        double base = med[m >= W_H5 ? W_H5 : R_H5], ratio = med[m] > 0 ? base / med[m] : 0;
+        if (o->json) {
+            b2cli_json j;
+            b2cli_json_begin(&j, stdout);
+            b2cli_json_str(&j, "op", meth_op[m]);
+            b2cli_json_str(&j, "method", meth_name[m]);
+            b2cli_json_int(&j, "threads", mthreads[m]);
+            b2cli_json_int(&j, "nbytes", (int64_t)s->nbytes);
+            b2cli_json_int(&j, "chunk_bytes", (int64_t)cbytes);
+            b2cli_json_int(&j, "reps", o->reps);
+            b2cli_json_num(&j, "median_s", med[m]);
+            b2cli_json_num(&j, "mbps", mbps(s->nbytes, med[m]));
+            b2cli_json_num(&j, "ratio", ratio);
+            if (m == R_RDN)
+                b2cli_json_str(&j, "path", rpath);
+            if (m == W_BOX)
+                b2cli_json_str(&j, "path", wpath);
+            b2cli_json_end(&j);
+        } else {
+            printf("%-6s %-16s %7d %10.2f %9.0f %7.2f\n", meth_op[m], meth_name[m], mthreads[m],
+                   med[m] * 1e3, mbps(s->nbytes, med[m]), ratio);
+        }
+    }
+    if (!o->json)
+        printf("\nMB/s = 10^6 bytes of raw data per second; ratio = the HDF5 call's median over "
+               "this one (> 1: faster).\nwrite = H5Dwrite or b2_h5_write_box of the whole dataset "
+               "+ H5Dclose + H5Fflush, into a fresh file.\n");
+    fflush(stdout);
+}
+
+int b2bench_h5par(int argc, char **argv)
 {
     popts o;
     int rc = parse_popts(argc, argv, &o);
@@ -213,9 +373,11 @@ int b2cli_bench_h5par(int argc, char **argv)
     const char *dname = "/data";
     src s;
     b2_h5_reader *rd[2] = {NULL, NULL};
-    double t[NMETH][MAXREPS], med[NMETH];
+    double t[NMETH][MAXREPS];
+    double med[NMETH];
     b2_h5_read_report rr;
     b2_h5_write_report wr;
+    size_t cbytes = 0;
     if (rc)
         return rc;
     memset(&s, 0, sizeof s);
@@ -225,59 +387,11 @@ int b2cli_bench_h5par(int argc, char **argv)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     if (b2_h5_register() < 0)
         return b2cli_data_error("--hdf5-parallel", "cannot register the filter with HDF5"), B2CLI_EXIT_DATA;
-    if (o.spec) {
-        if (b2cli_h5_split(o.spec, file, sizeof file, &dname) < 0)
-            return b2cli_data_error(o.spec, "path too long"), B2CLI_EXIT_DATA;
-        if (!dname && strstr(o.spec, ":/"))
-            return b2cli_data_error(o.spec, "no such file"), B2CLI_EXIT_DATA;
-        if (!dname)
-            return b2cli_usage_error(CMD, "--hdf5-parallel: name the dataset: FILE.h5:/DATASET");
-    } else {
-        tmp_path(gen, sizeof gen, "src");
-        snprintf(file, sizeof file, "%s", gen);
-        if ((rc = make_source(&o, gen)) < 0) {
-            unlink(gen);
-            return b2cli_data_error(gen, "cannot write the generated dataset: %s", b2cli_err(rc)),
-                   B2CLI_EXIT_DATA;
-        }
-    }
+    if ((rc = resolve_source(&o, file, sizeof file, &dname, gen, sizeof gen)) != 0)
+        return rc;
     rc = B2CLI_EXIT_DATA;
-    if ((s.f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
-        b2cli_data_error(file, "cannot open as HDF5");
+    if (open_source(&s, file, dname, &cbytes) < 0)
         goto done;
-    }
-    if ((s.d = H5Dopen2(s.f, dname, H5P_DEFAULT)) < 0) {
-        b2cli_data_error(file, "no dataset '%s'", dname);
-        goto done;
-    }
-    s.type = H5Dget_type(s.d);
-    s.space = H5Dget_space(s.d);
-    s.dcpl = H5Dget_create_plist(s.d);
-    s.rank = s.space >= 0 ? H5Sget_simple_extent_ndims(s.space) : -1;
-    if (s.type < 0 || s.dcpl < 0 || s.rank < 1 || s.rank > B2_H5_READ_MAXRANK ||
-        H5Sget_simple_extent_dims(s.space, s.dims, NULL) < 0 || H5Pget_layout(s.dcpl) != H5D_CHUNKED) {
-        b2cli_data_error(file, "%s: not a chunked dataset of rank 1..%d", dname, B2_H5_READ_MAXRANK);
-        goto done;
-    }
-    hsize_t cdims[B2_H5_READ_MAXRANK];
-    H5Pget_chunk(s.dcpl, s.rank, cdims);
-    s.nbytes = H5Tget_size(s.type);
-    size_t cbytes = s.nbytes;
-    for (int i = 0; i < s.rank; i++)
-        s.nbytes *= s.dims[i], cbytes *= cdims[i];
-    if (s.nbytes == 0) {
-        b2cli_data_error(file, "%s: empty dataset", dname);
-        goto done;
-    }
-    if (!(s.ref = malloc(s.nbytes)) || !(s.buf = malloc(s.nbytes))) {
-        b2cli_data_error(file, "out of memory");
-        goto done;
-    }
-    /* The reference bytes (and a warm page cache). */
-    if (H5Dread(s.d, s.type, H5S_ALL, H5S_ALL, H5P_DEFAULT, s.ref) < 0) {
-        b2cli_data_error(file, "%s: H5Dread failed", dname);
-        goto done;
-    }
     for (int k = 0; k < 2; k++) {
         int r = b2_h5_reader_open(s.d, &rd[k]);
         if (r >= 0)
@@ -287,93 +401,16 @@ int b2cli_bench_h5par(int argc, char **argv)
             goto done;
         }
     }
-    for (int r = 0; r < o.reps; r++)
-        for (int m = 0; m < NMETH; m++) {
-            int e = 0;
-            if (m >= W_H5) {
-                if (time_write(&s, m == W_BOX, o.threads, r == 0, &t[m][r], &wr) < 0)
-                    goto done;
-                continue;
-            }
-            memset(s.buf, 0xa5, s.nbytes); /* poison; also keeps page faults out */
-            double t0 = b2cli_now();
-            if (m == R_H5)
-                e = H5Dread(s.d, s.type, H5S_ALL, H5S_ALL, H5P_DEFAULT, s.buf) < 0 ? B2_ERR_IO : 0;
-            else
-                e = b2_h5_reader_read(rd[m == R_RDN], 0, s.zero, s.dims, s.buf, s.nbytes, &rr);
-            t[m][r] = b2cli_now() - t0;
-            if (e < 0 || memcmp(s.buf, s.ref, s.nbytes)) {
-                b2cli_data_error(file, "%s: %s %s", dname, meth_name[m],
-                                 e < 0 ? b2cli_err(e) : "read other data");
-                goto done;
-            }
-        }
+    if (time_rounds(&o, &s, rd, file, dname, t, &rr, &wr) < 0)
+        goto done;
     for (int m = 0; m < NMETH; m++)
         med[m] = b2cli_median(t[m], o.reps);
-    const char *env = getenv("B2_H5_NTHREADS");
-    int fthreads = env && atoi(env) > 0 ? atoi(env) : 1;
-    const int mthreads[NMETH] = {fthreads, 1, o.threads, fthreads, o.threads};
-    const char *rpath = rr.path == B2_H5_READ_DIRECT ? "direct" : rr.path == B2_H5_READ_H5DREAD ? "H5Dread"
-                                                                                               : "mixed";
-    const char *wpath = wr.path == B2_H5_WRITE_DIRECT ? "direct" : wr.path == B2_H5_WRITE_H5DWRITE
-                                                                       ? "H5Dwrite" : "mixed";
-    if (!o.json) {
-        char what[64];
-        snprintf(what, sizeof what, "generated int32 ramp %d x %d x %d", o.mib, SIDE, SIDE);
-        printf("HDF5 whole-dataset reads and writes, %s, %zu bytes, chunks of %zu bytes\n"
-               "median of %d rounds, methods alternating; H5Dread/H5Dwrite use the filter's "
-               "threads (B2_H5_NTHREADS=%d)\n", o.spec ? o.spec : what, s.nbytes, cbytes, o.reps,
-               fthreads);
-        printf("reader path: %s%s%s%s; writer path: %s%s%s%s\n\n", rpath, rr.reason[0] ? " (" : "",
-               rr.reason, rr.reason[0] ? ")" : "", wpath, wr.reason[0] ? " (" : "", wr.reason,
-               wr.reason[0] ? ")" : "");
-        printf("%-6s %-16s %7s %10s %9s %7s\n", "op", "method", "threads", "median ms", "MB/s", "ratio");
-    }
-    for (int m = 0; m < NMETH; m++) {
-        double base = med[m >= W_H5 ? W_H5 : R_H5], ratio = med[m] > 0 ? base / med[m] : 0;
-        if (o.json) {
-            b2cli_json j;
-            b2cli_json_begin(&j, stdout);
-            b2cli_json_str(&j, "op", meth_op[m]);
-            b2cli_json_str(&j, "method", meth_name[m]);
-            b2cli_json_int(&j, "threads", mthreads[m]);
-            b2cli_json_int(&j, "nbytes", (int64_t)s.nbytes);
-            b2cli_json_int(&j, "chunk_bytes", (int64_t)cbytes);
-            b2cli_json_int(&j, "reps", o.reps);
-            b2cli_json_num(&j, "median_s", med[m]);
-            b2cli_json_num(&j, "mbps", mbps(s.nbytes, med[m]));
-            b2cli_json_num(&j, "ratio", ratio);
-            if (m == R_RDN)
-                b2cli_json_str(&j, "path", rpath);
-            if (m == W_BOX)
-                b2cli_json_str(&j, "path", wpath);
-            b2cli_json_end(&j);
-        } else {
-            printf("%-6s %-16s %7d %10.2f %9.0f %7.2f\n", meth_op[m], meth_name[m], mthreads[m],
-                   med[m] * 1e3, mbps(s.nbytes, med[m]), ratio);
-        }
-    }
-    if (!o.json)
-        printf("\nMB/s = 10^6 bytes of raw data per second; ratio = the HDF5 call's median over "
-               "this one (> 1: faster).\nwrite = H5Dwrite or b2_h5_write_box of the whole dataset "
-               "+ H5Dclose + H5Fflush, into a fresh file.\n");
-    fflush(stdout);
+    report(&o, &s, cbytes, med, &rr, &wr);
     rc = B2CLI_OK;
 done:
     b2_h5_reader_free(rd[0]);
     b2_h5_reader_free(rd[1]);
-    free(s.ref);
-    free(s.buf);
-    if (s.dcpl >= 0)
-        H5Pclose(s.dcpl);
-    if (s.space >= 0)
-        H5Sclose(s.space);
-    if (s.type >= 0)
-        H5Tclose(s.type);
-    if (s.d >= 0)
-        H5Dclose(s.d);
-    if (s.f >= 0)
-        H5Fclose(s.f);
+    close_source(&s);
     if (gen[0])
         unlink(gen);
     return rc;

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""`b2 bench --hdf5`: the HDF5 filter benchmark (our filter 32026 vs Blosc1's 32001
+"""`b2bench --hdf5`: the HDF5 filter benchmark (our filter 32026 vs Blosc1's 32001
 vs gzip) through the HDF5 C API, on 8 MiB datasets with one chunk shape and one
 round. Every row must carry real measurements: positive speeds, our filter
 compressing (ratio > 1) and the stored size matching the ratio; gzip once per
-dataset; Blosc1 rows present exactly when a Blosc1 plugin file is where b2 looks
+dataset; Blosc1 rows present exactly when a Blosc1 plugin file is where b2bench looks
 (HDF5_PLUGIN_PATH, Debian's plugin directory), and then with ratios close to ours. Also the table form and
-command-line errors. Skipped when b2 was built without HDF5 or the plugin was
+command-line errors. Skipped when b2bench was built without HDF5 or the plugin was
 not built."""
 import json
 import os
@@ -15,15 +15,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import b2test  # noqa: E402
 import h5plugin_common  # noqa: E402
 
-c = b2test.Counter("cli bench --hdf5")
-run = b2test.run_b2
-ARGS = ["bench", "--hdf5", "--mib", "8", "--reps", "1", "--chunks", "1x64x512"]
+c = b2test.Counter("bench --hdf5")
+run = b2test.run_bench
+ARGS = ["--hdf5", "--mib", "8", "--reps", "1", "--chunks", "1x64x512"]
 SYSTEM_DIRS = ["/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins",
                "/usr/lib/aarch64-linux-gnu/hdf5/serial/plugins", "/usr/local/hdf5/lib/plugin"]
 
 
 def blosc1_installed():
-    """Is a Blosc1 plugin where b2 looks (HDF5_PLUGIN_PATH or the system dirs)?"""
+    """Is a Blosc1 plugin where b2bench looks (HDF5_PLUGIN_PATH or the system dirs)?"""
     dirs = [d for d in os.environ.get("HDF5_PLUGIN_PATH", "").split(":") if d] + SYSTEM_DIRS
     return any(os.path.exists(os.path.join(d, n)) for d in dirs
                for n in ("libH5Zblosc.so", "libblosc_filter.so"))
@@ -35,13 +35,13 @@ def plugin_args():
 
 
 def main():
-    r = run(["bench", "--hdf5", "--help"])
+    r = run(["--hdf5", "--help"])
     c.ok(r.returncode == 0, "bench --hdf5 --help")
-    c.ok(b"--hdf5" in run(["bench", "--help"]).stdout, "bench --help describes --hdf5")
+    c.ok(b"--hdf5" in run(["--help"]).stdout, "b2bench --help describes --hdf5")
 
     r = run(ARGS + ["--json"] + plugin_args(), timeout=600)
     if r.returncode != 0 and b"without HDF5" in r.stderr:
-        b2test.skip("b2 built without HDF5")
+        b2test.skip("b2bench built without HDF5")
     c.ok(r.returncode == 0, "bench --hdf5 --json exit %d: %r" % (r.returncode, r.stderr[-2000:]))
     rows = [json.loads(l) for l in r.stdout.decode().splitlines() if l.strip()]
     by = {}
@@ -96,10 +96,10 @@ def main():
 
     for args in (["--codec", "nope"], ["--chunks", "1x600x512"], ["--chunks", "8x8"],
                  ["--threads", "0"], ["--reps", "0"], ["--mib", "0"], ["extra.bin"]):
-        r = run(["bench", "--hdf5"] + args)
+        r = run(["--hdf5"] + args)
         c.ok(r.returncode == 2 and r.stderr.count(b"\n") >= 1,
              "bench --hdf5 %s exits 2 (got %d)" % (args, r.returncode))
-    r = run(["bench", "--hdf5", "--mib", "1", "--reps", "1", "--plugin-dir", "/nonexistent"],
+    r = run(["--hdf5", "--mib", "1", "--reps", "1", "--plugin-dir", "/nonexistent"],
             timeout=120)
     # (unless another copy of our plugin is on HDF5's search path anyway)
     dirs = [d for d in os.environ.get("HDF5_PLUGIN_PATH", "").split(":") if d] + SYSTEM_DIRS

@@ -17,7 +17,7 @@ every chunk without recompressing and that the round trip's chunks are the
 original's bytes, and prints the medians, the ratios to cp (target: within 2x),
 the CPU model and the load average.
 
-    /usr/bin/python3 tools/bench_convert.py [--b2 build/tools/b2] [--plugin-dir build/h5plugin]
+    /usr/bin/python3 bench/bench_convert.py [--b2 build/tools/b2] [--plugin-dir build/h5plugin]
 """
 import argparse
 import os

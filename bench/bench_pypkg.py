@@ -14,8 +14,8 @@
      arrays made in advance): the difference is the package's per-call overhead.
      h5py's ordinary read is shown for scale.
 
-    /usr/bin/python3 tools/bench_pypkg.py                 # source tree, build/h5plugin
-    /usr/bin/python3 tools/bench_pypkg.py --python VENV/bin/python   # an installed copy
+    /usr/bin/python3 bench/bench_pypkg.py                 # source tree, build/h5plugin
+    /usr/bin/python3 bench/bench_pypkg.py --python VENV/bin/python   # an installed copy
 
 Options: --python PY (the interpreter for (a); with the source tree it gets
 PYTHONPATH=python and B2_H5_PLUGIN), --plugin FILE (default

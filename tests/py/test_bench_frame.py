@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""`b2 bench --frame`: the frame and b2nd timings whose lines pair with the
+"""`b2bench --frame`: the frame and b2nd timings whose lines pair with the
 reference's ref_bench_frame. On a small run (4 appends, one rep) every expected
 line must be present once with positive, ordered numbers (min <= median <= max),
 MB/s where bytes are moved, the b2nd compression ratios of the reference's data;
@@ -17,8 +17,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import b2test  # noqa: E402
 
-c = b2test.Counter("cli bench --frame")
-run = b2test.run_b2
+c = b2test.Counter("bench --frame")
+run = b2test.run_bench
 N = 4  # 1 MiB appends
 
 FRAME_LINES = [
@@ -89,12 +89,12 @@ def table_pread_mmap(text, pairs):
 
 
 def main():
-    r = run(["bench", "--help"])
+    r = run(["--help"])
     c.ok(r.returncode == 0 and b"--frame" in r.stdout and b"--chunks" in r.stdout,
-         "bench --help describes --frame")
+         "b2bench --help describes --frame")
 
     with tempfile.TemporaryDirectory() as d:
-        r = run(["bench", "--frame", "--reps", "1", "--json", "--chunks", str(N), "--dir", d],
+        r = run(["--frame", "--reps", "1", "--json", "--chunks", str(N), "--dir", d],
                 timeout=600)
         c.ok(r.returncode == 0, "bench --frame --json exit %d: %r" % (r.returncode, r.stderr[-2000:]))
         c.ok(os.listdir(d) == [], "temporary files removed: %s" % os.listdir(d))
@@ -149,7 +149,7 @@ def main():
 
     # the table: the reference's labels, the frame part only
     with tempfile.TemporaryDirectory() as d:
-        r = run(["bench", "--frame", "--reps", "1", "--chunks", "2", "--only", "frame", "--dir", d],
+        r = run(["--frame", "--reps", "1", "--chunks", "2", "--only", "frame", "--dir", d],
                 timeout=600)
     text = r.stdout.decode()
     c.ok(r.returncode == 0 and "append_buffer x2 -> file cframe (+close+fsync) median" in text
@@ -159,17 +159,17 @@ def main():
 
     # the table of the b2nd part: both slices, pread and mmap, per blockshape
     with tempfile.TemporaryDirectory() as d:
-        r = run(["bench", "--frame", "--reps", "1", "--only", "b2nd", "--dir", d], timeout=600)
+        r = run(["--frame", "--reps", "1", "--only", "b2nd", "--dir", d], timeout=600)
     text = r.stdout.decode()
     c.ok(r.returncode == 0, "b2nd table exit %d: %r" % (r.returncode, r.stderr[-2000:]))
     table_pread_mmap(text, 2 * len(SHAPES))
 
     for args in (["--reps", "0"], ["--chunks", "0"], ["--chunks", "x"], ["--bogus"], ["file.bin"],
                  ["--only", "nothing"], ["--reps"], ["--hdf5"]):
-        r = run(["bench", "--frame"] + args)
+        r = run(["--frame"] + args)
         c.ok(r.returncode == 2 and r.stderr.count(b"\n") >= 1,
              "bench --frame %s exits 2 (got %d)" % (args, r.returncode))
-    r = run(["bench", "--frame", "--chunks", "1", "--reps", "1", "--dir", "/nonexistent/dir"])
+    r = run(["--frame", "--chunks", "1", "--reps", "1", "--dir", "/nonexistent/dir"])
     c.ok(r.returncode == 1 and b"/nonexistent/dir" in r.stderr,
          "unusable --dir: exit 1 naming it (got %d, %r)" % (r.returncode, r.stderr))
     c.finish()

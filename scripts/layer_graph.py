@@ -10,7 +10,8 @@ the library defines is an edge between the two files. Printed: per layer folder
 possible ones, the edges, and every cycle (strongly connected group of files);
 with --layers, the edges between layer folders.
 
-    /usr/bin/python3 tools/layer_graph.py [--build build] [--folder frame] [--edges]
+    /usr/bin/python3 scripts/layer_graph.py [--build build] [--folder frame] [--edges]
+    /usr/bin/python3 scripts/layer_graph.py [--build build] --tools [--edges] [--check]
 
 ctest `layer_graph_frame` runs it with --folder frame --layers --check: the frame
 layer's files call each other without a cycle, and no two layers call each other.
@@ -18,6 +19,11 @@ With --layers, the frame layer's own sub-layers (FRAME_SUBLAYERS, lowest first:
 format, store, object) are checked too: a file calls only files of its own or a
 lower sub-layer, and a format file includes neither the handle's header
 (frame_internal.h) nor the stores' (frame_store.h).
+
+With --tools, the same for the programs instead: the files of tools/b2/ (the b2
+program and its support library) and of bench/ (b2bench, when built). ctest
+`layer_graph_tools` runs it with --check: no cycle among those files, and the
+commands are leaves: no symbol a cmd_*.c defines is used by any file but main.c.
 """
 import argparse
 import fnmatch
@@ -127,15 +133,73 @@ def sccs(nodes, edges):
     return out
 
 
+def tools_objects(build):
+    """{"tools/NAME" or "bench/NAME": object path} of the programs' files."""
+    objs = {}
+    for pat in (os.path.join(build, "tools", "CMakeFiles", "*.dir", "b2", "*.c.o"),
+                os.path.join(build, "bench", "CMakeFiles", "b2bench.dir", "*.c.o")):
+        for o in glob.glob(pat):
+            top = "bench" if os.sep + "bench" + os.sep + "CMakeFiles" in o else "tools"
+            base = os.path.basename(o)[:-4]
+            src = os.path.join(REPO, "bench" if top == "bench" else "tools/b2", base + ".c")
+            if os.path.exists(src):  # not a stale object of a removed file
+                objs[top + "/" + base] = o
+    return objs
+
+
+def check_tools(build, show_edges):
+    """Print the programs' call graph figures; return the violations (cycles and
+    uses of a command's symbols outside main.c)."""
+    objs = tools_objects(build)
+    if not objs:
+        sys.exit("no objects under %s/tools (build b2 first)" % build)
+    files, owner = {}, {}
+    for name, o in sorted(objs.items()):
+        files[name] = symbols(o)
+        for sym in files[name][0]:
+            owner.setdefault(sym, name)
+    edges, bad = {}, 0
+    for f, (_d, used) in files.items():
+        for sym in sorted(used):
+            g = owner.get(sym)
+            if not g or g == f:
+                continue
+            edges.setdefault(f, set()).add(g)
+            base = g.split("/")[1]
+            if base.startswith("cmd_") and f.split("/")[1] != "main":
+                print("  command not a leaf: %s uses %s of %s" % (f, sym, g))
+                bad += 1
+    fs = sorted(files)
+    cyc = [c for c in sccs(fs, edges) if len(c) > 1]
+    pairs = {frozenset((f, g)) for f in fs for g in edges.get(f, ())}
+    print("tools/ and bench/: %d files, %d file pairs connected, %d edges, %d cycle group(s)" % (
+        len(fs), len(pairs), sum(len(v) for v in edges.values()), len(cyc)))
+    for c in cyc:
+        print("  cycle: " + " <-> ".join(c))
+    if show_edges:
+        for f in fs:
+            for g in sorted(edges.get(f, ())):
+                print("  %s -> %s" % (f, g))
+    return bad + len(cyc)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     ap.add_argument("--folder", default=None, help="one layer folder (e.g. frame)")
     ap.add_argument("--edges", action="store_true", help="print every edge")
     ap.add_argument("--layers", action="store_true", help="edges between layer folders")
+    ap.add_argument("--tools", action="store_true",
+                    help="the programs (tools/b2, bench) instead of the library")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 when a printed folder has a cycle or two layers call each other")
     a = ap.parse_args()
+    if a.tools:
+        bad = check_tools(a.build, a.edges)
+        if a.check and bad:
+            print("FAIL: %d violation(s)" % bad)
+            return 1
+        return 0
     objs = glob.glob(os.path.join(a.build, "libb2", "CMakeFiles", "*.dir", "*", "*.c.o"))
     if not objs:
         sys.exit("no objects under %s/libb2 (build first)" % a.build)

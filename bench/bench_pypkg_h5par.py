@@ -16,7 +16,7 @@ checks the bytes agree, and prints medians in GB/s, the ratios, their geometric
 mean, the CPU model and the load average before and after. The machine may be
 busy: the load average is there to judge the figures.
 
-    /usr/bin/python3 tools/bench_pypkg_h5par.py --plugin-dir build/h5plugin [--quick]
+    /usr/bin/python3 bench/bench_pypkg_h5par.py --plugin-dir build/h5plugin [--quick]
 """
 import argparse
 import math

@@ -16,7 +16,7 @@ prints the medians in GB/s, the ratio, the CPU time of each read (all threads),
 the CPU model and the load average.
 
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2
-    /usr/bin/python3 tools/bench_h5_read.py --plugin-dir build/h5plugin
+    /usr/bin/python3 bench/bench_h5_read.py --plugin-dir build/h5plugin
 
 Options: --plugin-dir DIR, --dir DIR (for the file; default $TMPDIR), --mib N
 (dataset size), --chunk-kib N, --codec, --clevel, --filter, --rounds, --threads.

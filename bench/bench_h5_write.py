@@ -3,7 +3,7 @@
 """Whole-dataset HDF5 write: h5py through filter 32026 (A) against
 b2_h5_write_box (B), alternating A B A B in one process, warm page cache.
 
-  tools/bench_h5_write.py PLUGIN_DIR [--mib 256] [--chunk-mib 1] [--threads 2]
+  bench/bench_h5_write.py PLUGIN_DIR [--mib 256] [--chunk-mib 1] [--threads 2]
                           [--reps 5] [--codec 1] [--clevel 5] [--dir DIR]
 
 Data: an int32 ramp with small noise (shape N x 512 x 512, as

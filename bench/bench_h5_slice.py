@@ -20,7 +20,7 @@ the bytes the direct path counted for ours, with the blocks it decoded.
 
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j
     python3 ../shared/bench/make-datasets /tmp/ds 31     # 31 MiB: 4M float64 values
-    /usr/bin/python3 tools/bench_h5_slice.py --plugin-dir build/h5plugin --data /tmp/ds
+    /usr/bin/python3 bench/bench_h5_slice.py --plugin-dir build/h5plugin --data /tmp/ds
 
 Options: --plugin-dir DIR (default build/h5plugin), --data DIR (make-datasets
 output; without it only noisy_field), --dir DIR for the file (default $TMPDIR),

@@ -5,7 +5,7 @@
 gzip level 4.
 
 A float32 dataset of --mb MiB (default 256; shape (mb, 512, 512), a smooth field
-plus noise as in tools/demo_h5.py) in chunks of --chunk-planes planes (default 4,
+plus noise as in examples/demo_h5.py) in chunks of --chunk-planes planes (default 4,
 4 MiB) is written by N ranks through h5py built for MPI (Debian: python3-h5py-mpi),
 each rank writing its slab of planes collectively (parallel HDF5 applies filters
 only in collective writes), then read back collectively, each rank its slab. Times
@@ -16,7 +16,7 @@ stored/raw ratio and the CPU seconds of the busiest rank (which show how the wor
 splits between ranks even on a machine busy with other jobs).
 
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2
-    /usr/bin/python3 tools/bench_h5_mpi.py --plugin-dir build/h5plugin
+    /usr/bin/python3 bench/bench_h5_mpi.py --plugin-dir build/h5plugin
 
 Options: --ranks 1,2,4; --mb N; --chunk-planes N; --threads N (B2_H5_NTHREADS in
 every rank, default 1); --dir DIR for the file (default $TMPDIR: a local disk;

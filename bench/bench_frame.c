@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* b2 bench --frame: super-chunk, frame and b2nd timings, line for line the
+/* b2bench --frame: super-chunk, frame and b2nd timings, line for line the
  * scenarios of the reference program ref_bench_frame (c-blosc2 3.3) with the
  * same labels, so the two outputs can be paired by name
- * (tools/bench_frame_compare.py does that, alternating the two programs).
+ * (bench/bench_frame_compare.py does that, alternating the two programs).
  *
  * What each line measures, as the reference does:
  *  - appends: one warm-up run, then REPS runs of create + N x append + close.
@@ -36,10 +36,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "b2cli.h"
+#include "bench.h"
+#include "json.h"
 #include "b2_nd_experimental.h" /* b2_nd_blocks_decoded */
 
-#define CMD "bench"
+#define CMD "b2bench"
 #define CHUNK (1 << 20)      /* bytes per appended chunk */
 #define MIN_SAMPLE 0.02      /* seconds: short operations repeat until this */
 #define SIDE 2000            /* b2nd array: SIDE x SIDE float64 */
@@ -84,7 +85,7 @@ static uint64_t splitmix(uint64_t *s)
 
 static int fail(const char *what, int code)
 {
-    fprintf(stderr, "b2 %s: --frame: %s%s%s\n", CMD, what, code ? ": " : "",
+    fprintf(stderr, "%s: --frame: %s%s%s\n", CMD, what, code ? ": " : "",
             code ? b2_strerror(code) : "");
     return B2CLI_EXIT_DATA;
 }
@@ -790,10 +791,10 @@ static int nd_ops_section(bench *b, const double *data, const int32_t *bs)
                        .cparams = &b->cp};
     b2_nd_array *a = NULL;
     int reps = b->reps < 64 ? b->reps : 64;
-    b2cli_nd_ops_result *r = malloc(sizeof *r);
+    b2bench_nd_ops_result *r = malloc(sizeof *r);
     int rc = r ? b2_nd_from_cbuffer(&np, NULL, data, ND_BYTES, &a) : B2_ERR_NOMEM;
     if (rc >= 0)
-        rc = b2cli_bench_nd_ops(b->dir, a, reps, r);
+        rc = b2bench_nd_ops(b->dir, a, reps, r);
     b2_nd_free(a);
     if (rc < 0) {
         free(r);
@@ -869,7 +870,7 @@ done:
 
 /* ---- command line ---- */
 
-int b2cli_bench_frame(int argc, char **argv)
+int b2bench_frame(int argc, char **argv)
 {
     bench b = {.reps = 7, .nchunks = 100, .parts = 3, .rng = 42};
     const char *dir = NULL;
@@ -917,7 +918,7 @@ int b2cli_bench_frame(int argc, char **argv)
         return b2cli_usage_error(CMD, "--dir: path too long");
     snprintf(b.dir, sizeof b.dir, "%s/b2bench-frame-XXXXXX", dir);
     if (!mkdtemp(b.dir)) {
-        fprintf(stderr, "b2 %s: --frame: cannot create a directory in %s\n", CMD, dir);
+        fprintf(stderr, "%s: --frame: cannot create a directory in %s\n", CMD, dir);
         return B2CLI_EXIT_DATA;
     }
     snprintf(b.frame_path, sizeof b.frame_path, "%s/frame.b2frame", b.dir);

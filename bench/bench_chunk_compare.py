@@ -9,7 +9,7 @@ i32_ramp_noise, f32_field, f64_sparse and f64_linspace (issue 28), with 1 and 2 
 
     python3 ../shared/bench/make-datasets /tmp/ds
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j
-    python3 tools/bench_chunk_compare.py --data /tmp/ds --b2 build/tools/b2
+    python3 bench/bench_chunk_compare.py --data /tmp/ds --b2 build/tools/b2
 
 For every configuration the two programs run alternately (ours, reference, ...:
 --rounds pairs, default 5), each taking the median of --reps rounds; the ratio

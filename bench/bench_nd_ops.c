@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* b2 bench --frame, the b2nd operations c-blosc2 also has (measured here,
+/* b2bench --frame, the b2nd operations c-blosc2 also has (measured here,
  * reported by bench_frame.c): concatenate of two file copies whose grids line
  * up against copying the two files, and a rechunk into a new file with the peak
  * memory of a separate `b2 rechunk --report` process, before and after its
@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "b2cli.h"
+#include "bench.h"
 #include "b2_nd_experimental.h" /* b2_nd_blocks_decoded */
 
 extern char **environ;
@@ -35,6 +35,24 @@ static int copy_file(const char *from, const char *to)
     return rc;
 }
 
+/* The b2 program the rechunk child runs: $B2_BIN, else tools/b2 of the build
+ * tree this program sits in (bench/../tools/b2), else "b2" on the PATH. */
+static void b2_program(char *path, size_t cap)
+{
+    const char *env = getenv("B2_BIN");
+    char *exe = realpath("/proc/self/exe", NULL);
+    snprintf(path, cap, "b2");
+    if (env && *env) {
+        snprintf(path, cap, "%s", env);
+    } else if (exe && strrchr(exe, '/')) {
+        *strrchr(exe, '/') = '\0';
+        snprintf(path, cap, "%s/../tools/b2", exe);
+        if (access(path, X_OK) != 0)
+            snprintf(path, cap, "b2");
+    }
+    free(exe);
+}
+
 /* Run `b2 rechunk ... --report` as a child and read the peak memory it reports
  * of its own (VmHWM: a new process's own, unlike the rusage of a child, which
  * keeps the parent's high-water mark across exec). 0, or -1 on failure. */
@@ -42,10 +60,12 @@ static int child_rechunk_peak(char *const argv[], const char *log, long *peak, l
 {
     pid_t pid;
     int status, rc = -1;
+    char b2[4200];
+    b2_program(b2, sizeof b2);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ) == 0 &&
+    if (posix_spawnp(&pid, b2, &fa, NULL, argv, environ) == 0 &&
         waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         FILE *f = fopen(log, "r");
         char line[1024];
@@ -62,7 +82,7 @@ static int child_rechunk_peak(char *const argv[], const char *log, long *peak, l
     return rc;
 }
 
-int b2cli_bench_nd_ops(const char *dir, b2_nd_array *src, int reps, b2cli_nd_ops_result *r)
+int b2bench_nd_ops(const char *dir, b2_nd_array *src, int reps, b2bench_nd_ops_result *r)
 {
     char a[4200], b[4200], ca[4200], cb[4200], out[4200];
     snprintf(a, sizeof a, "%s/ops_a.b2nd", dir);

@@ -7,7 +7,7 @@
 #      system's codec libraries;
 #   3. auditwheel repair --plat manylinux_<this machine's glibc>_<arch>: the codec
 #      libraries copied into b2blosc.libs/, RPATHs set (OUTDIR/repaired/);
-#   4. tools/wheel_licenses.py: the bundled libraries' licence texts added
+#   4. scripts/wheel_licenses.py: the bundled libraries' licence texts added
 #      (OUTDIR/dist/, the one wheel to install);
 #   5. auditwheel show and the file list: OUTDIR/auditwheel-show.txt, OUTDIR/files.txt;
 #      fails when show finds a library outside the manylinux policy.
@@ -38,7 +38,7 @@ glibc=$(getconf GNU_LIBC_VERSION | awk '{print $2}' | cut -d. -f1,2 | tr . _)
 plat="manylinux_${glibc}_$(uname -m)"
 step "auditwheel repair --plat $plat" "$PY" -m auditwheel repair --plat "$plat" \
   -w "$OUT/repaired" "$OUT"/raw/b2blosc-*.whl
-step "licences of the bundled libraries" "$PY" "$SRC/tools/wheel_licenses.py" \
+step "licences of the bundled libraries" "$PY" "$SRC/scripts/wheel_licenses.py" \
   "$(ls "$OUT"/repaired/b2blosc-*.whl)" "$OUT/dist"
 wheel=$(ls "$OUT"/dist/b2blosc-*.whl)
 "$PY" -m auditwheel show "$wheel" | tee "$OUT/auditwheel-show.txt"

@@ -5,7 +5,7 @@ with imagecodecs' Blosc2 numcodecs codec (imagecodecs.numcodecs.Blosc2,
 wrapped for zarr v3 as zarr.codecs.numcodecs wraps numcodecs' own). A
 workshop tool, not a test (issue 38).
 
-    build/peers/hdf5-2.0/bin/python tools/bench_zarr.py [--mib 256] [--reps 3]
+    build/peers/hdf5-2.0/bin/python bench/bench_zarr.py [--mib 256] [--reps 3]
 
 Data: a 256 MiB float32 field (sums of sines and cosines plus noise of 1e-3)
 and a 256 MiB int32 ramp, chunks of 1 MiB, in a zarr MemoryStore (the codecs'

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Configure-only checks of the build options (no compiling; each run is a fresh
 # build directory under ${TMPDIR:-/tmp}, removed afterwards).
-#   bash tools/check_configure.sh all    every combination of B2_BUILD_TESTS,
+#   bash scripts/check_configure.sh all    every combination of B2_BUILD_TESTS,
 #                                        B2_BUILD_TOOLS, B2_BUILD_PLUGIN and
 #                                        B2_SANITIZE (16 configures, a few minutes)
-#   bash tools/check_configure.sh ci     three telling combinations (CI)
-#   bash tools/check_configure.sh hdf5   the HDF5 choice: with a fake parallel HDF5
+#   bash scripts/check_configure.sh ci     three telling combinations (CI)
+#   bash scripts/check_configure.sh hdf5   the HDF5 choice: with a fake parallel HDF5
 #                                        (its H5public.h includes <mpi.h>) as
 #                                        pkg-config's hdf5, the serial one is still
 #                                        taken; B2_HDF5_PARALLEL=ON takes the fake
@@ -172,7 +172,7 @@ hdf5)
     hdf5_checks
     ;;
 *)
-    echo "usage: bash tools/check_configure.sh all|ci|hdf5 [cmake options...]" >&2
+    echo "usage: bash scripts/check_configure.sh all|ci|hdf5 [cmake options...]" >&2
     exit 2
     ;;
 esac

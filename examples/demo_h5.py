@@ -8,8 +8,8 @@ when its plugin is installed (Debian: hdf5-filter-plugin-blosc-serial); reads ea
 dataset back, checks it is identical to the original, and prints ratio and
 write/read speed as a table.
 
-usage: python3 tools/demo_h5.py PLUGIN_DIR [--shape Z,Y,X] [--chunks Z,Y,X] [--dir TMP]
-Run by `bash tools/setup.sh demo`. Exit status 0 when every round trip is exact."""
+usage: python3 examples/demo_h5.py PLUGIN_DIR [--shape Z,Y,X] [--chunks Z,Y,X] [--dir TMP]
+Run by `bash scripts/setup.sh demo`. Exit status 0 when every round trip is exact."""
 import argparse
 import os
 import shutil

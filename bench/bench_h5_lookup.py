@@ -14,7 +14,7 @@ per chunk d (threads=1 wall time per chunk minus that) gives the estimate of a
 read on N cores: chunks x max(s, (s + d) / N).
 
     PYTHONPATH=python B2_H5_PLUGIN=build/h5plugin/libH5Zb2.so \\
-        B2_LIBB2=build/libb2/libb2blosc.so <venv>/bin/python tools/bench_h5_lookup.py
+        B2_LIBB2=build/libb2/libb2blosc.so <venv>/bin/python bench/bench_h5_lookup.py
 """
 import argparse
 import ctypes

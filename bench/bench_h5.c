@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* b2 bench --hdf5: our HDF5 filter 32026 against Blosc1's 32001 (when its plugin
+/* b2bench --hdf5: our HDF5 filter 32026 against Blosc1's 32001 (when its plugin
  * is installed) and HDF5's gzip, measured through the HDF5 C API the way users
  * meet them: whole-file writes (create + H5Dwrite + close) and whole-dataset
  * reads into a preallocated buffer, checked identical.
@@ -20,16 +20,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "b2cli.h"
+#include "bench.h"
+#include "json.h"
 
-#define CMD "bench"
+#define CMD "b2bench"
 
 #ifndef B2CLI_HAVE_HDF5
 
-int b2cli_bench_h5(int argc, char **argv)
+int b2bench_h5(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    fprintf(stderr, "b2 %s: --hdf5: this b2 was built without HDF5 support\n", CMD);
+    fprintf(stderr, "%s: --hdf5: this b2bench was built without HDF5 support\n", CMD);
     return B2CLI_EXIT_DATA;
 }
 
@@ -160,7 +161,7 @@ static int round_trip(const char *path, const dataset *d, const hsize_t dims[3],
     ok &= file < 0 || H5Fclose(file) >= 0;
     *ws = b2cli_now() - t0;
     if (!ok) {
-        fprintf(stderr, "b2 %s: %s: writing %s failed\n", CMD, d->name, filter_names[f->kind]);
+        fprintf(stderr, "%s: %s: writing %s failed\n", CMD, d->name, filter_names[f->kind]);
         unlink(path);
         return -1;
     }
@@ -178,7 +179,7 @@ static int round_trip(const char *path, const dataset *d, const hsize_t dims[3],
     *rs = b2cli_now() - t0;
     unlink(path);
     if (!ok || memcmp(back, d->buf, nbytes)) {
-        fprintf(stderr, "b2 %s: %s: %s\n", CMD, d->name,
+        fprintf(stderr, "%s: %s: %s\n", CMD, d->name,
                 ok ? "data read back differ" : "reading failed");
         return -1;
     }
@@ -264,7 +265,7 @@ static int run_child(const opts *o, const dataset *d, const int chunk[3], int th
     if (w < 0)
         return -1;
     if (WIFSIGNALED(status)) { /* a crash in a plugin, say: its file stayed behind */
-        fprintf(stderr, "b2 %s: --hdf5: the measuring process died of signal %d (%s)\n", CMD,
+        fprintf(stderr, "%s: --hdf5: the measuring process died of signal %d (%s)\n", CMD,
                 WTERMSIG(status), strsignal(WTERMSIG(status)));
         tmp_path(path, sizeof path, pid);
         unlink(path);
@@ -302,7 +303,7 @@ static void default_plugin_dir(char *dir, size_t cap)
         snprintf(cand, sizeof cand, "%s/../h5plugin/libH5Zb2.so", exe);
         if ((real = realpath(cand, NULL)) && access(real, R_OK) == 0 && strlen(real) < cap) {
             strcpy(dir, real);
-            *strrchr(dir, '/') = '\0'; /* the directory, without "tools/.." */
+            *strrchr(dir, '/') = '\0'; /* the directory, without "bench/.." */
         }
     }
     free(exe);
@@ -504,8 +505,8 @@ static void report(const opts *o, const dataset *d, const int *ch, outcome res[]
     fflush(stdout);
 }
 
-/* Called by `b2 bench` when --hdf5 is among its arguments (help handled there). */
-int b2cli_bench_h5(int argc, char **argv)
+/* Called by b2bench when --hdf5 is among its arguments (help handled there). */
+int b2bench_h5(int argc, char **argv)
 {
     opts o;
     int rc = parse_opts(argc, argv, &o);
@@ -514,7 +515,7 @@ int b2cli_bench_h5(int argc, char **argv)
     int found = probe_filters(&o);
     if (!(found & 1)) {
         const char *env = getenv("HDF5_PLUGIN_PATH");
-        fprintf(stderr, "b2 %s: --hdf5: HDF5 cannot load filter %d (libH5Zb2.so) from %s%s"
+        fprintf(stderr, "%s: --hdf5: HDF5 cannot load filter %d (libH5Zb2.so) from %s%s"
                 "HDF5_PLUGIN_PATH=%s; give --plugin-dir DIR\n", CMD, ID_B2, o.plugin_dir,
                 o.plugin_dir[0] ? " or " : "", env ? env : "(unset)");
         return B2CLI_EXIT_DATA;
