@@ -165,6 +165,7 @@ typedef struct b2_h5_lookup_stats {
 } b2_h5_lookup_stats;
 /* Copy rd's statistics to *out; B2_ERR_INVALID_PARAM when either is NULL. */
 B2_H5_API int b2_h5_reader_lookup_stats(const b2_h5_reader *rd, b2_h5_lookup_stats *out);
+/* Threads of rd's later reads (b2_h5_reader_set_nthreads). */
 B2_H5_API int b2_h5_reader_nthreads(const b2_h5_reader *rd);
 /* Free a reader (NULL is fine); dset stays open. */
 B2_H5_API void b2_h5_reader_free(b2_h5_reader *rd);
