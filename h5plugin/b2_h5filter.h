@@ -172,7 +172,7 @@ B2_H5_API void b2_h5_reader_free(b2_h5_reader *rd);
 
 /* ---- writing boxes of whole chunks on worker threads ---- */
 
-/* Extra cd_values (chunk ranks 1..16; README "More parameters"): after the
+/* Extra cd_values (chunk ranks 1..16; doc/hdf5.md, "More parameters"): after the
  * codec the user may add B2_H5_EXT_MARKER, 1 (version), N, then three words with
  * the six filter slots (id | meta << 8, slot 2k in bits 0-15 and 2k+1 in bits
  * 16-31), a flags word (bit 0: use_dict; bit 1: checksums, i.e. each stored
