@@ -17,7 +17,7 @@ HEADERS = ([os.path.join("libb2", "include", "b2blosc", n)
             for n in sorted(os.listdir(os.path.join(ROOT, "libb2", "include", "b2blosc")))
             if n.endswith(".h")]
            + [os.path.join("h5plugin", "b2_h5filter.h")])
-DECL = re.compile(r"^\s*(B2_API|B2_H5_API)\s+(?!.*\bdefine\b)")
+DECL = re.compile(r"^\s*(B2_API|B2_H5_API)\s")
 NAME = re.compile(r"\b(b2_\w+)\s*\(")
 
 
@@ -50,7 +50,7 @@ def parse(path):
     i = 0
     prev_end = -2
     while i < len(lines):
-        if not DECL.match(lines[i]) or "B2_API " not in lines[i] + " " and "B2_H5_API " not in lines[i] + " ":
+        if not DECL.match(lines[i]):
             i += 1
             continue
         start = i
@@ -88,6 +88,9 @@ def parse(path):
             elif funcs and prev_end == start - 1:
                 doc = funcs[-1][2]
         prev_end = i - 1
+        if not doc or re.match(r"^-+", doc):
+            missing.append("%s:%d: %s has no comment" % (path, start + 1, name.group(1)))
+            doc = ""
         funcs.append((name.group(1), proto, doc))
     return intro, funcs, missing
 
