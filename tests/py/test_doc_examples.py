@@ -15,8 +15,8 @@ word of their info string:
           empty HDF5_PLUGIN_PATH and warnings as errors. A block importing a
           module this Python lacks (xarray, h5netcdf, zarr) is skipped, saying so.
   sh      run with bash -e -o pipefail in the same folder, with the build tree
-          there as build/ (so build/tools/b2 is the built program), b2 on PATH
-          and HOME a scratch folder; exit 0. In sanitizer builds (B2_SANITIZED)
+          there as build/ (so build/tools/b2 is the built program), b2 and
+          python3 (this Python) on PATH and HOME a scratch folder; exit 0. In sanitizer builds (B2_SANITIZED)
           shell blocks are counted, not run: they start uninstrumented programs
           (h5dump, cc) on instrumented libraries.
   text, json, toml and blocks without a language are samples and layouts, not
@@ -160,6 +160,8 @@ def main():
     os.makedirs(os.path.join(tmp, "bin"), exist_ok=True)
     if B2:
         os.symlink(B2, os.path.join(tmp, "bin", "b2"))
+    # python3 in a shell block is this Python (the one with h5py and numpy)
+    os.symlink(sys.executable, os.path.join(tmp, "bin", "python3"))
     for page in pages():
         with open(os.path.join(REPO, page), encoding="utf-8") as f:
             text = f.read()
