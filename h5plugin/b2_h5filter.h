@@ -165,13 +165,14 @@ typedef struct b2_h5_lookup_stats {
 } b2_h5_lookup_stats;
 /* Copy rd's statistics to *out; B2_ERR_INVALID_PARAM when either is NULL. */
 B2_H5_API int b2_h5_reader_lookup_stats(const b2_h5_reader *rd, b2_h5_lookup_stats *out);
+/* Threads of rd's later reads (b2_h5_reader_set_nthreads). */
 B2_H5_API int b2_h5_reader_nthreads(const b2_h5_reader *rd);
 /* Free a reader (NULL is fine); dset stays open. */
 B2_H5_API void b2_h5_reader_free(b2_h5_reader *rd);
 
 /* ---- writing boxes of whole chunks on worker threads ---- */
 
-/* Extra cd_values (chunk ranks 1..16; README "More parameters"): after the
+/* Extra cd_values (chunk ranks 1..16; doc/hdf5.md, "More parameters"): after the
  * codec the user may add B2_H5_EXT_MARKER, 1 (version), N, then three words with
  * the six filter slots (id | meta << 8, slot 2k in bits 0-15 and 2k+1 in bits
  * 16-31), a flags word (bit 0: use_dict; bit 1: checksums, i.e. each stored

@@ -24,7 +24,7 @@
  * they refuse the reference's own files. */
 #define B2_H5_WRITE_MAXDIM 16
 /* The extra values (chunk ranks 1..16, rank 1 with the one-dimensional layout;
- * hdf5-filter cd_values, README):
+ * hdf5-filter cd_values, doc/hdf5.md):
  * after the chunk dims come B2_H5_EXT_MARKER, B2_H5_EXT_VERSION, a count N and N
  * values: 3 words with the 6 filter slots packed two by two (slot 2k in bits
  * 0-15, slot 2k+1 in bits 16-31; each slot the filter id in its low byte and its

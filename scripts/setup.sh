@@ -155,7 +155,7 @@ run_ctest() {
 # the fuzz replays of the same vectors already run under ASan+UBSan.
 ASAN_EXCLUDE='^(py_test_h5plugin_(tools|h5wasm)|py_test_bench_(frame|h5)|py_test_interop_chunks|py_test_reencode)$'
 
-# libFuzzer targets (tests/fuzz/fuzz_<entry>.c, README "Fuzzing"): first ctest
+# libFuzzer targets (tests/fuzz/fuzz_<entry>.c, doc/testing.md, "Fuzzing"): first ctest
 # makes the seeds harnesses build from the vectors (fuzz_seeds_*) and replays
 # every seed and kept regression (fuzz_replay_*) under ASan+UBSan; then each
 # target runs FUZZ_SECONDS (default 15) from the reference vectors named here and

@@ -13,7 +13,7 @@
  *    addresses and sizes (through the reader's look-up hook: past the end of the
  *    file, lying sizes, over the memory limit): a negative code and a message
  *    naming the chunk, no crash, and the reader then reads good boxes again.
- * Runs under ASan and TSan (tools/setup.sh). Argument: a directory for files. */
+ * Runs under ASan and TSan (scripts/setup.sh). Argument: a directory for files. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

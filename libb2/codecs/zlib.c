@@ -51,7 +51,7 @@ static int compress_zlib(b2_codec_state *st, int clevel, const uint8_t *src, int
  * bitshuffle) - in total, and file by file where a level up to 9 does it (two
  * files stay within 0.7% at clevels 3-7). At clevel 9 level 9 is 0.1% short in
  * total with bitshuffle, but 10-12 are slower than zlib 9. Compression is
- * 1.4-18x zlib's there (README, "zlib through libdeflate", has the table). */
+ * 1.4-18x zlib's there (doc/speed.md, "zlib through libdeflate", has the table). */
 static const int deflate_level[10] = {0, 5, 5, 6, 6, 6, 7, 8, 9, 9};
 #endif
 

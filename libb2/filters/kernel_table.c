@@ -4,7 +4,7 @@
  * level, or AVX-512 with GFNI), which picks one. A level's table names, kernel
  * by kernel, the fastest one measured on a CPU of that level: the AVX-512 table
  * keeps the AVX2 kernels where the AVX-512 ones did not pay
- * (tools/bench_kernels.c). */
+ * (bench/bench_kernels.c). */
 #include "filters.h"
 #include "simd_kernels.h"
 

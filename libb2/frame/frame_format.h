@@ -9,7 +9,7 @@
  * handle: bytes in, a layout out (and back), so the fuzz targets and the unit
  * tests call it on a buffer, and the object (frame_load.c, frame_layout.c) is
  * left with reading, writing and keeping state. It is the lowest frame
- * sub-layer: object -> store -> format -> chunk/ (tools/layer_graph.py checks
+ * sub-layer: object -> store -> format -> chunk/ (scripts/layer_graph.py checks
  * that no format file calls a file above it).
  *
  * Files: frame_format.c (whole-frame parse and serialise, every size, offset

@@ -5,7 +5,7 @@ plus blocksize and the keyword-only pipeline, blockshape, use_dict and checksums
 
 cd_values (compression_opts) made: (0, blocksize, 0, 0, clevel, filters, codec),
 as hdf5plugin's (which always has blocksize 0), then, when pipeline, blockshape,
-use_dict or checksums is given, the filter's extra values (README "More parameters"): marker,
+use_dict or checksums is given, the filter's extra values (doc/hdf5.md, "More parameters"): marker,
 version, count, three words with the six filter slots, a flags word and the
 block shape. The filter fills in slots 0, 2, 3 and 7.. when the dataset is
 created (set_local), moving the extra values after the chunk dimensions; they

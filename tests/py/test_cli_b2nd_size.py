@@ -4,7 +4,7 @@
 the reference's (and reports how many are the same size and byte-identical).
 zlib vectors, when libdeflate encodes them (the default build), are only checked
 to decode to their content: libdeflate's streams are not zlib's, and on these
-small arrays sometimes a little larger (README, "zlib through libdeflate")."""
+small arrays sometimes a little larger (doc/speed.md, "zlib through libdeflate")."""
 import hashlib
 import os
 import sys

@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The Python code blocks of README.md's "Python package" section run as
-written, in order, each in its own process in one scratch folder (so a block
-may use a file an earlier one wrote), with python/ on PYTHONPATH and the built
-plugin and library (B2_H5_PLUGIN, B2_LIBB2), and use no deprecated name (warnings
-are errors). The "Reading small boxes fast" block runs too, on a run.h5 made
-first. A block importing a module this Python lacks (xarray, h5netcdf) is
-skipped, saying so; the `text` sample of `python -m b2blosc` must name the same
-lines the command prints."""
+"""The Python code blocks of README.md and doc/python.md (the package's guide,
+once README's "Python package" section) run as written, in order, each in its own
+process in one scratch folder (so a block may use a file an earlier one wrote),
+with python/ on PYTHONPATH and the built plugin and library (B2_H5_PLUGIN,
+B2_LIBB2), and use no deprecated name (warnings are errors). The "Reading small
+boxes fast" block of doc/hdf5.md runs too, on a run.h5 made first. A block
+importing a module this Python lacks (xarray, h5netcdf, zarr) is skipped, saying
+so; the `text` sample of `python -m b2blosc` must name the same lines the command
+prints; README's example must print what it did. (py_test_doc_examples runs
+every code block of README.md and doc/; this test keeps the package guide's
+particular checks.)"""
 import os
 import re
 import subprocess
@@ -53,15 +56,25 @@ def run(code, what):
     return r.stdout
 
 
-with open(os.path.join(b2test.REPO, "README.md"), encoding="utf-8") as f:
-    readme = f.read()
-py = section(readme, "## Python package")
+def read(*path):
+    with open(os.path.join(b2test.REPO, *path), encoding="utf-8") as f:
+        return f.read()
+
+
+readme = read("README.md")
+code = blocks(readme, "python")
+if check(len(code) == 1, "README.md has one Python block: %d" % len(code)):
+    out = run(code[0], "README.md's Python block")
+    check(out is not None and "read back identical: True" in out and "stored in" in out,
+          "README's example prints what it did: %r" % out)
+
+py = read("doc", "python.md")
 code_blocks = blocks(py, "python")
-check(len(code_blocks) >= 4, "the section has its Python blocks: %d" % len(code_blocks))
+check(len(code_blocks) >= 4, "doc/python.md has its Python blocks: %d" % len(code_blocks))
 for i, code in enumerate(code_blocks):
     check("b2blosc_h5" not in code and "filter_kwargs" not in code and "sys.path" not in code,
           "block %d uses only the current names" % i)
-    run(code, "Python package block %d (%s)" % (i, code.splitlines()[0]))
+    run(code, "doc/python.md block %d (%s)" % (i, code.splitlines()[0]))
 
 # the sample of python -m b2blosc names the lines the command prints
 sample = [b for b in blocks(py, "text") if "SIMD kernels:" in b]
@@ -73,7 +86,7 @@ if check(len(sample) == 1 and out, "a sample of python -m b2blosc"):
     check(labels == got, "the sample's lines %r are the command's %r" % (labels, got))
 
 # Reading small boxes fast: its block, on a run.h5 holding grid/t
-small = section(readme, "### Reading small boxes fast")
+small = section(read("doc", "hdf5.md"), "### Reading small boxes fast")
 code = blocks(small, "python")
 if check(len(code) == 1, "one Python block in Reading small boxes fast"):
     run("import numpy as np, h5py, b2blosc\n"

@@ -15,7 +15,7 @@
  * zlib vectors, when libdeflate encodes (the default build; B2_ZLIB_ENCODER=zlib
  * compares them as the others): rebuilt from their content, our frame must
  * decode to the same array and every zlib stream of it must inflate with zlib
- * (as the reference reads it). Their sizes are printed, not judged (README's
+ * (as the reference reads it). Their sizes are printed, not judged (doc/speed.md's
  * zlib table measures ratio on the benchmark files). */
 #include <stdio.h>
 #include <stdlib.h>

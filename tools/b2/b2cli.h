@@ -16,7 +16,7 @@
 #include "b2_frame.h"
 #include "b2_nd.h"
 
-/* Exit codes, documented in README.md and `b2 --help`. */
+/* Exit codes, documented in doc/cli.md and `b2 --help`. */
 #define B2CLI_OK 0
 #define B2CLI_EXIT_DATA 1  /* unreadable, corrupt or unsupported input, I/O failure */
 #define B2CLI_EXIT_USAGE 2 /* bad command line */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* `b2 info FILE... [--json]`: what an object's header says, in words or as one
- * JSON object per file (key names are documented in README.md and stable). */
+ * JSON object per file (key names are documented in doc/cli.md and stable). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +26,7 @@ static const char info_help[] =
     "                HDF5 datasets using the Blosc2 filter (32026): shape, filter\n"
     "                position, cd_values decoded, and every stored chunk (offset,\n"
     "                stored size, frame or b2nd payload, its nbytes and cbytes).\n"
-    "  --json   one JSON object per file instead of text (keys listed in README.md)\n"
+    "  --json   one JSON object per file instead of text (keys listed in doc/cli.md)\n"
     "Exit status: 0 success, 1 unreadable or corrupt input, 2 bad arguments.\n";
 
 static const char *yesno(int v) { return v ? "yes" : "no"; }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* SSE2 delta kernels (delta_template.h). Block 0 of 8-byte words decodes with
- * the portable loop: 0.9x of it in vectors (tools/bench_kernels.c). */
+ * the portable loop: 0.9x of it in vectors (bench/bench_kernels.c). */
 #if defined(__x86_64__) || defined(__i386__)
 #include <emmintrin.h>
 #include "simd_kernels.h"

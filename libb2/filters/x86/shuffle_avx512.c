@@ -140,7 +140,7 @@ B2_DEFINE_UNSHUFFLE_VEC(unshuffle_vec, unshuffle_step_any, 64)
 static B2_DEFINE_SHUFFLE_PART(shuffle_part_vec, shuffle_vec, b2_shuffle_range)
 
 /* Shuffles of units 8 and 16 measured faster than AVX2's in L1 (16 KB) but not
- * on 256 KB blocks (tools/bench_kernels): a block runs AVX2's, a bit shuffle
+ * on 256 KB blocks (bench/bench_kernels): a block runs AVX2's, a bit shuffle
  * strip (16 KB) this file's. Runs shorter than one 64-element step (b2nd block
  * rows, 50 elements for a 50x50 block) would fall to the scalar tail here;
  * AVX2's 32-element steps cover them. */
@@ -154,7 +154,7 @@ B2_DEFINE_SHUFFLE_ENTRY(b2_shuffle_strip_avx512, shuffle_part_vec)
 
 static B2_DEFINE_UNSHUFFLE_PLANES(unshuffle_planes_vec, unshuffle_vec)
 
-/* The unshuffle of unit 2 measured no faster than AVX2's (tools/bench_kernels):
+/* The unshuffle of unit 2 measured no faster than AVX2's (bench/bench_kernels):
  * AVX2's runs; so does any run shorter than one 64-element step (see above). */
 void b2_unshuffle_planes_avx512(int32_t unit, const uint8_t *const *pl, int32_t i0, int32_t n,
                                 uint8_t *out)

@@ -150,6 +150,7 @@ B2_API int b2_nd_refresh(b2_nd_array *a);
 /* Message of the last failing call on this array ("" if none; see b2_common.h);
  * b2_nd_open... failures leave theirs in b2_last_error_message(). */
 B2_API const char *b2_nd_last_error(const b2_nd_array *a);
+/* Number of dimensions (0 for a scalar array). */
 B2_API int b2_nd_ndim(const b2_nd_array *a);
 B2_API const int64_t *b2_nd_shape(const b2_nd_array *a);       /* ndim entries */
 B2_API const int32_t *b2_nd_chunkshape(const b2_nd_array *a);  /* ndim entries */
