@@ -26,13 +26,11 @@
 #include "b2_nd.h"
 #include "h5api.h"
 #include "h5context.h"
+#include "h5dataset.h"
 #include "h5params.h"
 #include "h5read_int.h"
 #include "b2_frame_experimental.h"
 #include "b2_nd_experimental.h"
-
-/* hdf5.h's H5F_ACC_RDWR expands to calls into libhdf5, which we never link */
-#define ACC_RDWR 0x0001u
 
 /* Decode the chunk part [lo, hi) (chunk coordinates) from the frame s (opened
  * on the chunk's stored bytes; freed here) into tmp (C order of the part).
@@ -241,62 +239,6 @@ static int read_chunk(reader *r, const hsize_t *ci, uint8_t **tmp, size_t *tmpca
     return B2_OK;
 }
 
-/* Why the dataset cannot take the direct path ("" when it can). Fills in the
- * reader's chunk shape, file name, user block and intent on the way. */
-static const char *dataset_refusal(b2_h5_reader *rd)
-{
-    const b2_h5_read_api *h = rd->h;
-    if (!h->Dget_chunk_info_by_coord)
-        return "HDF5 older than 1.10.5 (no H5Dget_chunk_info_by_coord)";
-    hid_t dcpl = h->Dget_create_plist(rd->dset);
-    if (dcpl < 0)
-        return "no creation property list";
-    const char *why = "";
-    if (h->Pget_layout(dcpl) != H5D_CHUNKED) {
-        why = "the dataset is not chunked";
-    } else if (h->Pget_nfilters(dcpl) != 1) {
-        why = "the filter pipeline is not Blosc2 alone";
-    } else {
-        unsigned flags = 0, cd[32];
-        size_t ncd = 32;
-        char name[64];
-        if (h->Pget_filter2(dcpl, 0, &flags, &ncd, cd, sizeof name, name, NULL) != B2_H5_FILTER_ID)
-            why = "the filter pipeline is not Blosc2 alone";
-    }
-    if (!*why) {
-        const b2_h5_api *base = b2_h5_api_get(NULL);
-        int cr = base ? base->Pget_chunk(dcpl, rd->rank, rd->cdims) : -1;
-        if (cr != rd->rank)
-            why = "unreadable chunk shape";
-    }
-    h->Pclose(dcpl);
-    if (*why)
-        return why;
-    hid_t fid = h->Iget_file_id(rd->dset);
-    if (fid < 0)
-        return "no file";
-    hid_t fapl = h->Fget_access_plist(fid), fcpl = h->Fget_create_plist(fid);
-    unsigned intent = 0;
-    if (fapl < 0 || h->Pget_driver(fapl) != b2_h5_driver_sec2(h))
-        why = "the file driver is not sec2 (plain POSIX file)";
-    else if (fcpl < 0 || h->Pget_userblock(fcpl, &rd->userblock) < 0)
-        why = "no file creation properties";
-    if (!*why && h->Fget_intent(fid, &intent) >= 0)
-        rd->writable = (intent & ACC_RDWR) != 0;
-    if (!*why) {
-        ssize_t len = h->Fget_name(fid, NULL, 0);
-        if (len <= 0 || !(rd->path = malloc((size_t)len + 1)) ||
-            h->Fget_name(fid, rd->path, (size_t)len + 1) != len)
-            why = "no file name";
-    }
-    if (fapl >= 0)
-        h->Pclose(fapl);
-    if (fcpl >= 0)
-        h->Pclose(fcpl);
-    h->Fclose(fid);
-    return why;
-}
-
 /* Chunks still in HDF5's cache reach the file before we read it directly. */
 static void flush_if_writable(const b2_h5_reader *rd)
 {
@@ -446,7 +388,14 @@ int b2_h5_reader_open(hid_t dset, b2_h5_reader **out)
     if (rc >= 0) {
         rd->ts = b2_h5_api_get(NULL)->Tget_size(ftype);
         b2_h5_api_get(NULL)->Tclose(ftype);
-        snprintf(rd->why, sizeof rd->why, "%s", dataset_refusal(rd));
+        b2_h5_dset_check c = {.rank = rd->rank, .ts = rd->ts};
+        char why_buf[128];
+        snprintf(rd->why, sizeof rd->why, "%s",
+                 b2_h5_dataset_refusal(h, dset, &c, why_buf, sizeof why_buf));
+        memcpy(rd->cdims, c.cdims, sizeof rd->cdims);
+        rd->userblock = c.userblock;
+        rd->writable = c.writable;
+        rd->path = c.path;
     }
     if (rc < 0) {
         b2_h5_reader_free(rd);
