@@ -15,7 +15,9 @@
  * map). The bytes are then always H5Dread's.
  *
  * Boxes of 256 KiB or more over several chunks go to the parallel path
- * (h5readpar.c), which reads each chunk's stored bytes whole on pool workers. */
+ * (h5readpar.c), which reads each chunk's stored bytes whole on pool workers.
+ * Both paths find chunks with h5locate.c (h5chunktab.c for many at once) and
+ * fill the box with h5box.c; whether the dataset qualifies is h5dataset.c's. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

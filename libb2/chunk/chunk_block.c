@@ -105,6 +105,7 @@ int b2_block_decode(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32_t j,
                                 out);
 }
 
+/* A special chunk's bytes [offset, offset + n) into dst. */
 void b2_block_fill_special(const chunk_view *v, int64_t offset, uint8_t *dst, int64_t n)
 {
     const b2_chunk_info *in = &v->info;
@@ -212,6 +213,7 @@ int b2_vl_layout(const chunk_view *v, int64_t *offs)
     return B2_OK;
 }
 
+/* VL block j (checked by b2_vl_layout) decoded into out. */
 int b2_vl_block_decode(const chunk_view *v, b2_dctx *d, b2_dworker *w, int32_t j,
                        uint8_t *out)
 {

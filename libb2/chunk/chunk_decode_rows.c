@@ -138,7 +138,8 @@ static int decode_block_rows(const chunk_view *v, b2_dctx *d, b2_dworker *w, int
         /* Codec only: the rows need the stream up to their last byte. */
         __atomic_fetch_add(&d->blocks_decoded, 1, __ATOMIC_RELAXED);
         b2_dworker_use_dict(w, v);
-        if ((rc = b2_block_decode_streams(v, w, j, bsize, scr + 2 * eb, NULL, (int32_t)b2_rows_end(r))) < 0)
+        if ((rc = b2_block_decode_streams(v, w, j, bsize, scr + 2 * eb, NULL,
+                                          (int32_t)b2_rows_end(r))) < 0)
             return rc;
         op.src = scr + 2 * eb;
     } else {
@@ -208,7 +209,8 @@ static int rows_impl(chunk_view *v, b2_dctx *d, const void *src, size_t srcsize,
                     .fn = fn, .ud = ud};
     if (job.count == 0)
         return B2_OK;
-    if (v->has_delta && !in->special && !in->memcpyed && (rc = b2_block_decode_ref(v, d, &job.ref)) < 0)
+    if (v->has_delta && !in->special && !in->memcpyed &&
+        (rc = b2_block_decode_ref(v, d, &job.ref)) < 0)
         return rc;
     int nt = d->nthreads < job.count ? d->nthreads : job.count;
     if (nt > 1)
