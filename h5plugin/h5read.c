@@ -15,7 +15,9 @@
  * map). The bytes are then always H5Dread's.
  *
  * Boxes of 256 KiB or more over several chunks go to the parallel path
- * (h5readpar.c), which reads each chunk's stored bytes whole on pool workers. */
+ * (h5readpar.c), which reads each chunk's stored bytes whole on pool workers.
+ * Both paths find chunks with h5locate.c (h5chunktab.c for many at once) and
+ * fill the box with h5box.c; whether the dataset qualifies is h5dataset.c's. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,183 +28,11 @@
 #include "b2_nd.h"
 #include "h5api.h"
 #include "h5context.h"
+#include "h5dataset.h"
 #include "h5params.h"
 #include "h5read_int.h"
 #include "b2_frame_experimental.h"
 #include "b2_nd_experimental.h"
-
-/* hdf5.h's H5F_ACC_RDWR expands to calls into libhdf5, which we never link */
-#define ACC_RDWR 0x0001u
-
-void b2_h5_note(b2_h5_read_report *rep, const char *fmt, const char *arg)
-{
-    if (rep && !rep->reason[0])
-        snprintf(rep->reason, sizeof rep->reason, fmt, arg);
-}
-
-/* H5Dread of the part [lo, hi) (dataset coordinates) of the box into its place in buf. */
-int b2_h5_dread_part(reader *r, const hsize_t *lo, const hsize_t *hi)
-{
-    hsize_t moff[MAXDIM], cnt[MAXDIM];
-    for (int d = 0; d < r->rank; d++) {
-        moff[d] = lo[d] - r->start[d];
-        cnt[d] = hi[d] - lo[d];
-    }
-    hid_t ms = r->h->Screate_simple(r->rank, r->count, NULL);
-    int rc = ms < 0 ? -1 : 0;
-    if (rc == 0)
-        rc = r->h->Sselect_hyperslab(ms, H5S_SELECT_SET, moff, NULL, cnt, NULL) < 0 ? -1 : 0;
-    if (rc == 0)
-        rc = r->h->Sselect_hyperslab(r->fspace, H5S_SELECT_SET, lo, NULL, cnt, NULL) < 0 ? -1 : 0;
-    /* the dataset's own type when the caller gave none */
-    hid_t mt = r->mem_type != H5P_DEFAULT ? r->mem_type : r->h->Dget_type(r->dset);
-    if (rc == 0)
-        rc = mt < 0 || r->h->Dread(r->dset, mt, ms, r->fspace, H5P_DEFAULT, r->buf) < 0 ? -1 : 0;
-    if (mt >= 0 && mt != r->mem_type)
-        b2_h5_api_get(NULL)->Tclose(mt);
-    if (ms >= 0)
-        r->h->Sclose(ms);
-    return rc < 0 ? B2_FAIL(B2_ERR_IO, "H5Dread failed") : B2_OK;
-}
-
-hsize_t b2_h5_chunk_bytes(const reader *r)
-{
-    hsize_t n = r->ts;
-    for (int d = 0; d < r->rank; d++)
-        n *= r->cdims[d];
-    return n;
-}
-
-int b2_h5_raw_size_error(const reader *r, const hsize_t *coff, hsize_t size)
-{
-    char where[128];
-    size_t k = 0;
-    for (int d = 0; d < r->rank && k + 24 < sizeof where; d++)
-        k += (size_t)snprintf(where + k, sizeof where - k, "%s%llu", d ? "," : "(",
-                              (unsigned long long)coff[d]);
-    snprintf(where + k, sizeof where - k, ")");
-    return B2_FAIL(B2_ERR_CORRUPT, "chunk at %.100s: stored raw (filter mask) in %llu bytes, "
-                   "not the chunk's %llu (HDF5 would read past them)", where,
-                   (unsigned long long)size, (unsigned long long)b2_h5_chunk_bytes(r));
-}
-
-int b2_h5_grow(uint8_t **p, size_t *cap, size_t n)
-{
-    if (*cap >= n)
-        return 0;
-    uint8_t *q = realloc(*p, n);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
-/* A look-up by address costs about 6 ns per chunk of the dataset (HDF5 1.10
- * walks its chunk index); copying stored bytes through HDF5 about 1 us plus
- * 1/8 ns a byte. Look up by address when that is the cheaper of the two. */
-#define ADDR_NS_PER_CHUNK 6
-#define READ_NS 1000
-#define READ_BYTES_PER_NS 8
-
-void b2_h5_locate(const reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc)
-{
-    const b2_h5_read_api *h = r->h;
-    memset(loc, 0, sizeof *loc);
-    loc->addr = HADDR_UNDEF;
-    int mode = r->ds->lookup;
-    r->ds->st.chunks++;
-    if (r->tab) { /* found by this read's H5Dchunk_iter; not there: not stored */
-        const b2_h5_chunk_ent *e = b2_h5_chunk_table_at(r->tab, coff);
-        loc->ok = 1;
-        if (e->seen) {
-            loc->mask = e->mask;
-            loc->addr = e->addr;
-            loc->size = loc->stored = e->size;
-        }
-        return;
-    }
-    int64_t t0 = b2_h5_now_ns();
-    if (r->may_read_whole) {
-        /* It fails on a chunk not allocated (quietly: read_box silenced HDF5's
-         * error printing), and then the look-up by address below tells that
-         * from a failure. */
-        hsize_t size = 0;
-        herr_t hr = h->Dget_chunk_storage_size(r->dset, coff, &size);
-        r->ds->st.by_coord++;
-        uint64_t addr_ns = r->grid_chunks * ADDR_NS_PER_CHUNK;
-        if (hr >= 0 && size > 0 &&
-            (mode == B2_H5_LOOKUP_READ || addr_ns > READ_NS + size / READ_BYTES_PER_NS)) {
-            loc->ok = loc->via_hdf5 = 1;
-            loc->size = loc->stored = size;
-            r->ds->st.hdf5_ns += b2_h5_now_ns() - t0;
-            return;
-        }
-    }
-    loc->ok = h->Dget_chunk_info_by_coord(r->dset, coff, &loc->mask, &loc->addr, &loc->size) >= 0;
-    loc->stored = loc->size;
-    r->ds->st.by_coord++;
-    r->ds->st.hdf5_ns += b2_h5_now_ns() - t0;
-}
-
-int b2_h5_read_stored(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc,
-                      uint8_t **buf, size_t *cap)
-{
-    int64_t limit = r->ds->mem_limit > 0 ? r->ds->mem_limit : B2_DEFAULT_MEMORY_LIMIT;
-    hsize_t n = loc->size > loc->stored ? loc->size : loc->stored;
-    if (n > (hsize_t)limit || n > (hsize_t)SIZE_MAX)
-        return B2_FAIL(B2_ERR_LIMIT, "the stored size is over the memory limit "
-                       "(B2_H5_MEMORY_LIMIT raises it)");
-    if (b2_h5_grow(buf, cap, n ? (size_t)n : 1) < 0)
-        return B2_FAIL(B2_ERR_NOMEM, "no memory for the stored bytes");
-    uint32_t mask = 0;
-    /* HDF5 2.0's call is told the buffer's size and refuses a chunk that grew
-     * since it was looked up, rather than writing past the buffer. */
-    size_t nalloc = *cap;
-    int64_t t0 = b2_h5_now_ns();
-    herr_t hr = r->h->Dread_chunk2
-                    ? r->h->Dread_chunk2(r->dset, H5P_DEFAULT, coff, &mask, *buf, &nalloc)
-                    : r->h->Dread_chunk(r->dset, H5P_DEFAULT, coff, &mask, *buf);
-    r->ds->st.hdf5_ns += b2_h5_now_ns() - t0;
-    r->ds->st.read_chunk++;
-    if (hr < 0)
-        return B2_FAIL(B2_ERR_IO, "H5Dread_chunk failed");
-    if (loc->size > loc->stored)
-        memset(*buf + loc->stored, 0, (size_t)(loc->size - loc->stored));
-    loc->mask = mask;
-    r->ds->chunks_via_hdf5++;
-    return B2_OK;
-}
-
-/* Copy an nd box of cnt elements between C-order layouts with element strides. */
-void b2_h5_copy_box(int nd, const hsize_t *cnt, size_t ts, uint8_t *dst, const int64_t *dstr,
-                     const uint8_t *src, const int64_t *sstr)
-{
-    size_t run = (size_t)cnt[nd - 1] * ts;
-    hsize_t idx[MAXDIM] = {0};
-    for (;;) {
-        int64_t doff = 0, soff = 0;
-        for (int d = 0; d < nd - 1; d++) {
-            doff += (int64_t)idx[d] * dstr[d];
-            soff += (int64_t)idx[d] * sstr[d];
-        }
-        memcpy(dst + doff * (int64_t)ts, src + soff * (int64_t)ts, run);
-        int d = nd - 2;
-        while (d >= 0 && ++idx[d] == cnt[d])
-            idx[d--] = 0;
-        if (d < 0)
-            return;
-    }
-}
-
-void b2_h5_strides_of(int nd, const hsize_t *ext, int64_t *str)
-{
-    int64_t s = 1;
-    for (int d = nd - 1; d >= 0; d--) {
-        str[d] = s;
-        s *= (int64_t)ext[d];
-    }
-}
 
 /* Decode the chunk part [lo, hi) (chunk coordinates) from the frame s (opened
  * on the chunk's stored bytes; freed here) into tmp (C order of the part).
@@ -411,62 +241,6 @@ static int read_chunk(reader *r, const hsize_t *ci, uint8_t **tmp, size_t *tmpca
     return B2_OK;
 }
 
-/* Why the dataset cannot take the direct path ("" when it can). Fills in the
- * reader's chunk shape, file name, user block and intent on the way. */
-static const char *dataset_refusal(b2_h5_reader *rd)
-{
-    const b2_h5_read_api *h = rd->h;
-    if (!h->Dget_chunk_info_by_coord)
-        return "HDF5 older than 1.10.5 (no H5Dget_chunk_info_by_coord)";
-    hid_t dcpl = h->Dget_create_plist(rd->dset);
-    if (dcpl < 0)
-        return "no creation property list";
-    const char *why = "";
-    if (h->Pget_layout(dcpl) != H5D_CHUNKED) {
-        why = "the dataset is not chunked";
-    } else if (h->Pget_nfilters(dcpl) != 1) {
-        why = "the filter pipeline is not Blosc2 alone";
-    } else {
-        unsigned flags = 0, cd[32];
-        size_t ncd = 32;
-        char name[64];
-        if (h->Pget_filter2(dcpl, 0, &flags, &ncd, cd, sizeof name, name, NULL) != B2_H5_FILTER_ID)
-            why = "the filter pipeline is not Blosc2 alone";
-    }
-    if (!*why) {
-        const b2_h5_api *base = b2_h5_api_get(NULL);
-        int cr = base ? base->Pget_chunk(dcpl, rd->rank, rd->cdims) : -1;
-        if (cr != rd->rank)
-            why = "unreadable chunk shape";
-    }
-    h->Pclose(dcpl);
-    if (*why)
-        return why;
-    hid_t fid = h->Iget_file_id(rd->dset);
-    if (fid < 0)
-        return "no file";
-    hid_t fapl = h->Fget_access_plist(fid), fcpl = h->Fget_create_plist(fid);
-    unsigned intent = 0;
-    if (fapl < 0 || h->Pget_driver(fapl) != b2_h5_driver_sec2(h))
-        why = "the file driver is not sec2 (plain POSIX file)";
-    else if (fcpl < 0 || h->Pget_userblock(fcpl, &rd->userblock) < 0)
-        why = "no file creation properties";
-    if (!*why && h->Fget_intent(fid, &intent) >= 0)
-        rd->writable = (intent & ACC_RDWR) != 0;
-    if (!*why) {
-        ssize_t len = h->Fget_name(fid, NULL, 0);
-        if (len <= 0 || !(rd->path = malloc((size_t)len + 1)) ||
-            h->Fget_name(fid, rd->path, (size_t)len + 1) != len)
-            why = "no file name";
-    }
-    if (fapl >= 0)
-        h->Pclose(fapl);
-    if (fcpl >= 0)
-        h->Pclose(fcpl);
-    h->Fclose(fid);
-    return why;
-}
-
 /* Chunks still in HDF5's cache reach the file before we read it directly. */
 static void flush_if_writable(const b2_h5_reader *rd)
 {
@@ -553,7 +327,7 @@ static int read_box(reader *r, b2_h5_reader *rd, size_t bufsize)
                         (hh->Dread_chunk || hh->Dread_chunk2) &&
                         (rd->lookup == B2_H5_LOOKUP_READ ||
                          (rd->lookup != B2_H5_LOOKUP_ADDR &&
-                          r->grid_chunks * ADDR_NS_PER_CHUNK > READ_NS));
+                          r->grid_chunks * B2_H5_ADDR_NS_PER_CHUNK > B2_H5_READ_NS));
     H5E_auto2_t efn = NULL;
     void *efn_data = NULL;
     if (r->may_read_whole) {
@@ -616,7 +390,14 @@ int b2_h5_reader_open(hid_t dset, b2_h5_reader **out)
     if (rc >= 0) {
         rd->ts = b2_h5_api_get(NULL)->Tget_size(ftype);
         b2_h5_api_get(NULL)->Tclose(ftype);
-        snprintf(rd->why, sizeof rd->why, "%s", dataset_refusal(rd));
+        b2_h5_dset_check c = {.rank = rd->rank, .ts = rd->ts};
+        char why_buf[128];
+        snprintf(rd->why, sizeof rd->why, "%s",
+                 b2_h5_dataset_refusal(h, dset, &c, why_buf, sizeof why_buf));
+        memcpy(rd->cdims, c.cdims, sizeof rd->cdims);
+        rd->userblock = c.userblock;
+        rd->writable = c.writable;
+        rd->path = c.path;
     }
     if (rc < 0) {
         b2_h5_reader_free(rd);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What the box reader's serial path (h5read.c) and its parallel path
- * (h5readpar.c) share, with a few box helpers the writer (h5write.c) uses too
+ * (h5readpar.c) share: the reader's state, chunk look-ups (h5locate.c,
+ * h5chunktab.c) and box helpers (h5box.c); the writer (h5write.c) uses a few
  * (internal to the plugin). */
 #ifndef B2_H5READ_INT_H
 #define B2_H5READ_INT_H
@@ -37,6 +38,13 @@ enum { B2_H5_LOOKUP_AUTO = 0, B2_H5_LOOKUP_ADDR = 1, B2_H5_LOOKUP_READ = 2 };
  * the table for any read where the call exists; NOITER is AUTO without it (what
  * HDF5 releases without the call get). */
 enum { B2_H5_LOOKUP_ITER = 3, B2_H5_LOOKUP_NOITER = 4 };
+
+/* A look-up by address costs about 6 ns per chunk of the dataset (HDF5 1.10
+ * walks its chunk index); copying stored bytes through HDF5 about 1 us plus
+ * 1/8 ns a byte. Look up by address when that is the cheaper of the two. */
+#define B2_H5_ADDR_NS_PER_CHUNK 6
+#define B2_H5_READ_NS 1000
+#define B2_H5_READ_BYTES_PER_NS 8
 
 /* One chunk of a read's grid box as H5Dchunk_iter gave it (seen 0: not stored). */
 typedef struct b2_h5_chunk_ent {
@@ -121,6 +129,7 @@ static inline int64_t b2_h5_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* ---- h5chunktab.c ---- */
 /* 1 when read r of the grid box [c0, c1] (nchunks chunks) should find its
  * chunks with one H5Dchunk_iter (see h5chunktab.c for the costs). */
 B2_HIDDEN int b2_h5_chunk_table_wanted(const reader *r, int64_t nchunks);
@@ -133,27 +142,31 @@ B2_HIDDEN int b2_h5_chunk_table_fill(reader *r, const hsize_t *c0, const hsize_t
 B2_HIDDEN const b2_h5_chunk_ent *b2_h5_chunk_table_at(const b2_h5_chunk_table *t,
                                                       const hsize_t *coff);
 
+/* ---- h5locate.c ---- */
 /* Look up the chunk at dataset offset coff (see B2_H5_LOOKUP_AUTO). */
 B2_HIDDEN void b2_h5_locate(const reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc);
 /* Read a via_hdf5 chunk's stored bytes with H5Dread_chunk into *buf (grown to
  * loc->size; bytes past what HDF5 stores are zero) and set loc->mask. */
 B2_HIDDEN int b2_h5_read_stored(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc,
                                 uint8_t **buf, size_t *cap);
+/* A chunk's bytes in the element size of r. */
+B2_HIDDEN hsize_t b2_h5_chunk_bytes(const reader *r);
+/* The error for a chunk stored raw (filter mask) in another size than the
+ * chunk's: H5Dread would copy past the stored bytes (HDF5 trusts the size). */
+B2_HIDDEN int b2_h5_raw_size_error(const reader *r, const hsize_t *coff, hsize_t size);
+
+/* ---- h5box.c ---- */
 /* Grow *p to n bytes (contents kept); -1 without memory. */
 B2_HIDDEN int b2_h5_grow(uint8_t **p, size_t *cap, size_t n);
-
+/* The report's reason (fmt with arg), unless it has one already. */
 B2_HIDDEN void b2_h5_note(b2_h5_read_report *rep, const char *fmt, const char *arg);
 /* H5Dread of the part [lo, hi) (dataset coordinates) of the box into its place in buf. */
 B2_HIDDEN int b2_h5_dread_part(reader *r, const hsize_t *lo, const hsize_t *hi);
 /* Copy an nd box of cnt elements between C-order layouts with element strides. */
 B2_HIDDEN void b2_h5_copy_box(int nd, const hsize_t *cnt, size_t ts, uint8_t *dst,
                              const int64_t *dstr, const uint8_t *src, const int64_t *sstr);
+/* C-order element strides of an nd extent. */
 B2_HIDDEN void b2_h5_strides_of(int nd, const hsize_t *ext, int64_t *str);
-/* A chunk's bytes in the element size of r. */
-B2_HIDDEN hsize_t b2_h5_chunk_bytes(const reader *r);
-/* The error for a chunk stored raw (filter mask) in another size than the
- * chunk's: H5Dread would copy past the stored bytes (HDF5 trusts the size). */
-B2_HIDDEN int b2_h5_raw_size_error(const reader *r, const hsize_t *coff, hsize_t size);
 
 /* Step chunk coordinates ci through the grid box [c0, c1] in C order; 0 once
  * past the last chunk. */
@@ -181,6 +194,7 @@ static inline int b2_h5_part_is_run(int rank, const hsize_t *cnt, const hsize_t 
     return 1;
 }
 
+/* ---- h5readpar.c ---- */
 /* The parallel path: 1 when read r qualifies (several threads, several chunks,
  * a large enough box, no user block), 0 when the serial path takes it. */
 B2_HIDDEN int b2_h5_par_wanted(const reader *r, int64_t nchunks, uint64_t nbytes);

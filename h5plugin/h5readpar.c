@@ -247,12 +247,10 @@ static int decode_rows(struct b2_h5_par_worker *w, b2_nd_array *a, int rank, int
     return rc;
 }
 
-/* Decode task t on worker w. Returns 0 or a negative error already recorded in P. */
-static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
+/* Task t's stored bytes into *stored: the calling thread's buffer, or w->sbuf
+ * read from the file at t->addr. 0 or a negative error already recorded in P. */
+static int task_bytes(par *P, struct b2_h5_par_worker *w, const task *t, const uint8_t **stored)
 {
-    reader *r = P->r;
-    const int rank = r->rank;
-    const size_t ts = r->ts;
     int64_t limit = P->rd->mem_limit > 0 ? P->rd->mem_limit : B2_DEFAULT_MEMORY_LIMIT;
     if (t->size > (hsize_t)limit || t->size > (hsize_t)SIZE_MAX) {
         fail(P, t, B2_ERR_LIMIT, "%s", "the stored size is over the memory limit "
@@ -260,104 +258,215 @@ static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
         return B2_ERR_LIMIT;
     }
     size_t size = (size_t)t->size;
-    const uint8_t *stored = t->buf >= 0 ? P->rd->bufs[t->buf].p : w->sbuf;
-    if (t->buf < 0) {
-        if (t->addr > (haddr_t)P->fsize || t->size > (hsize_t)P->fsize - t->addr) {
-            fail(P, t, B2_ERR_CORRUPT, "%s", "the stored bytes pass the end of the file");
-            return B2_ERR_CORRUPT;
-        }
-        if (b2_h5_grow(&w->sbuf, &w->scap, size ? size : 1) < 0) {
-            fail(P, t, B2_ERR_NOMEM, "%s", "no memory for the stored bytes");
-            return B2_ERR_NOMEM;
-        }
-        stored = w->sbuf;
-        for (size_t got = 0; got < size;) {
-            ssize_t n = pread(P->fd, w->sbuf + got, size - got, (off_t)(t->addr + got));
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0) {
-                fail(P, t, B2_ERR_IO, "pread: %s", n < 0 ? strerror(errno) : "end of file");
-                return B2_ERR_IO;
-            }
-            got += (size_t)n;
-        }
+    if (t->buf >= 0) {
+        *stored = P->rd->bufs[t->buf].p;
+        return B2_OK;
     }
-    /* geometry of the part in the chunk and in the caller's box */
-    hsize_t clo[MAXDIM], chi[MAXDIM], cnt[MAXDIM];
-    int64_t ustr[MAXDIM], pstr[MAXDIM], uoff = 0, nitems = 1;
-    int whole = 1, contiguous = 1;
-    size_t n = ts;
-    b2_h5_strides_of(rank, r->count, ustr);
-    for (int d = 0; d < rank; d++) {
-        hsize_t coff = t->lo[d] / r->cdims[d] * r->cdims[d];
-        clo[d] = t->lo[d] - coff;
-        chi[d] = t->hi[d] - coff;
-        cnt[d] = t->hi[d] - t->lo[d];
-        n *= cnt[d];
-        nitems *= (int64_t)r->cdims[d];
-        whole &= cnt[d] == r->cdims[d];
-        /* the part is one run of the caller's buffer when every dimension after
-         * the first one it spans partially is spanned whole by the box */
-        uoff += (int64_t)(t->lo[d] - r->start[d]) * ustr[d];
+    if (t->addr > (haddr_t)P->fsize || t->size > (hsize_t)P->fsize - t->addr) {
+        fail(P, t, B2_ERR_CORRUPT, "%s", "the stored bytes pass the end of the file");
+        return B2_ERR_CORRUPT;
     }
-    contiguous = b2_h5_part_is_run(rank, cnt, r->count);
-    b2_h5_strides_of(rank, cnt, pstr);
-    uint8_t *dst = r->buf + uoff * (int64_t)ts;
+    if (b2_h5_grow(&w->sbuf, &w->scap, size ? size : 1) < 0) {
+        fail(P, t, B2_ERR_NOMEM, "%s", "no memory for the stored bytes");
+        return B2_ERR_NOMEM;
+    }
+    for (size_t got = 0; got < size;) {
+        ssize_t n = pread(P->fd, w->sbuf + got, size - got, (off_t)(t->addr + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            fail(P, t, B2_ERR_IO, "pread: %s", n < 0 ? strerror(errno) : "end of file");
+            return B2_ERR_IO;
+        }
+        got += (size_t)n;
+    }
+    *stored = w->sbuf;
+    return B2_OK;
+}
 
-    b2_schunk *s = NULL;
-    int rc = b2_schunk_open_buffer_limited(stored, size, 0, P->rd->mem_limit, &s);
+/* A task's part in its chunk and in the caller's box. */
+typedef struct part {
+    hsize_t clo[MAXDIM], chi[MAXDIM], cnt[MAXDIM]; /* [clo, chi) in the chunk, its extent */
+    int64_t ustr[MAXDIM], pstr[MAXDIM];            /* strides of the caller's box, of the part */
+    int64_t nitems;                                /* elements of a whole chunk */
+    size_t n;                                      /* the part's bytes */
+    int whole;                                     /* the part is the whole chunk */
+    int contiguous;                                /* the part is one run of the caller's buffer */
+    uint8_t *dst;                                  /* the part's first element there */
+} part;
+
+/* The geometry of task t's part (read r). */
+static void part_of(const reader *r, const task *t, part *p)
+{
+    int64_t uoff = 0;
+    p->nitems = 1;
+    p->whole = 1;
+    p->n = r->ts;
+    b2_h5_strides_of(r->rank, r->count, p->ustr);
+    for (int d = 0; d < r->rank; d++) {
+        hsize_t coff = t->lo[d] / r->cdims[d] * r->cdims[d];
+        p->clo[d] = t->lo[d] - coff;
+        p->chi[d] = t->hi[d] - coff;
+        p->cnt[d] = t->hi[d] - t->lo[d];
+        p->n *= p->cnt[d];
+        p->nitems *= (int64_t)r->cdims[d];
+        p->whole &= p->cnt[d] == r->cdims[d];
+        uoff += (int64_t)(t->lo[d] - r->start[d]) * p->ustr[d];
+    }
+    /* the part is one run of the caller's buffer when every dimension after
+     * the first one it spans partially is spanned whole by the box */
+    p->contiguous = b2_h5_part_is_run(r->rank, p->cnt, r->count);
+    b2_h5_strides_of(r->rank, p->cnt, p->pstr);
+    p->dst = r->buf + uoff * (int64_t)r->ts;
+}
+
+/* Open task t's stored bytes as the filter does: a frame (*s), or a b2nd array
+ * (*a, which owns the frame; *s NULL), of the chunk's cn bytes. 0 or a negative
+ * error already recorded in P (nothing left open). */
+static int open_task_frame(par *P, struct b2_h5_par_worker *w, const task *t,
+                           const uint8_t *stored, int64_t cn, b2_schunk **s, b2_nd_array **a)
+{
+    *s = NULL;
+    *a = NULL;
+    int rc = b2_schunk_open_buffer_limited(stored, (size_t)t->size, 0, P->rd->mem_limit, s);
     if (rc < 0) { /* as the filter opens it: H5Dread would fail too */
         fail(P, t, rc, "the stored bytes are not a Blosc2 frame of that size: %s", b2_err_detail());
         return rc;
     }
     char why[300];
-    if ((rc = b2_h5_frame_verify(s, why, sizeof why)) < 0) { /* frames holding checksums */
-        b2_schunk_free(s);
+    if ((rc = b2_h5_frame_verify(*s, why, sizeof why)) < 0) { /* frames holding checksums */
+        b2_schunk_free(*s);
         fail(P, t, rc, "%s", why);
         return rc;
     }
     b2_dctx_set_memory_limit(w->dctx, P->rd->mem_limit);
     uint8_t *meta = NULL;
     int32_t mlen = 0;
-    int is_nd = b2_schunk_meta_get(s, B2_ND_META_NAME, &meta, &mlen) >= 0 ||
-                b2_schunk_meta_get(s, B2_ND_META_LEGACY_NAME, &meta, &mlen) >= 0;
+    int is_nd = b2_schunk_meta_get(*s, B2_ND_META_NAME, &meta, &mlen) >= 0 ||
+                b2_schunk_meta_get(*s, B2_ND_META_LEGACY_NAME, &meta, &mlen) >= 0;
     free(meta);
     /* The chunk's bytes are what the filter decodes: a b2nd array in C order, or
      * the frame's first chunk. They must be the chunk's size: a frame decoding to
      * fewer bytes would make H5Dread hand back bytes nobody wrote. */
-    const int64_t cn = nitems * (int64_t)ts;
-    int64_t got = -1, blocks = 0;
-    b2_nd_array *a = NULL;
+    int64_t got = -1;
     if (is_nd) {
-        if ((rc = b2_nd_from_schunk(s, &a)) < 0) {
-            b2_schunk_free(s);
+        if ((rc = b2_nd_from_schunk(*s, a)) < 0) {
+            b2_schunk_free(*s);
             fail(P, t, rc, "the frame's b2nd metalayer is invalid: %s", b2_err_detail());
             return rc;
         }
-        s = NULL; /* the array owns it */
-        got = b2_nd_nitems(a) * b2_nd_typesize(a);
-    } else if (b2_schunk_nchunks(s) >= 1) {
-        got = b2_schunk_chunk_nbytes(s, 0);
+        *s = NULL; /* the array owns it */
+        got = b2_nd_nitems(*a) * b2_nd_typesize(*a);
+    } else if (b2_schunk_nchunks(*s) >= 1) {
+        got = b2_schunk_chunk_nbytes(*s, 0);
     }
     if (got != cn) {
-        b2_nd_free(a);
-        b2_schunk_free(s);
+        b2_nd_free(*a);
+        b2_schunk_free(*s);
         char what[96];
         snprintf(what, sizeof what, "%lld bytes, the chunk holds %lld", (long long)got, (long long)cn);
         fail(P, t, B2_ERR_CORRUPT, "the frame decodes to the wrong size (%s)", what);
         return B2_ERR_CORRUPT;
     }
+    return B2_OK;
+}
+
+/* The part p of the b2nd array a (the chunk's shape and item size) through
+ * b2_nd_get_slice_cbuffer, where the rows decoder does not take it: into the
+ * caller's buffer, or through w->tmp when the part is not one run there. */
+static int decode_slice(struct b2_h5_par_worker *w, b2_nd_array *a, int rank, size_t ts,
+                        const part *p, int64_t *blocks)
+{
+    int rc = B2_OK;
+    uint8_t *out = p->dst;
+    if (!p->contiguous && b2_h5_grow(&w->tmp, &w->tcap, p->n) < 0)
+        rc = B2_ERR_NOMEM;
+    else if (!p->contiguous)
+        out = w->tmp;
+    int64_t b0 = b2_nd_blocks_decoded(a);
+    int64_t st[MAXDIM], sp[MAXDIM];
+    for (int d = 0; d < rank; d++) {
+        st[d] = (int64_t)p->clo[d];
+        sp[d] = (int64_t)p->chi[d];
+    }
+    if (rc >= 0)
+        rc = b2_nd_get_slice_cbuffer(a, st, sp, out, p->n);
+    *blocks = b2_nd_blocks_decoded(a) - b0;
+    if (rc >= 0 && out != p->dst)
+        b2_h5_copy_box(rank, p->cnt, ts, p->dst, p->ustr, out, p->pstr);
+    return rc;
+}
+
+/* The part p of a chunk that is no b2nd array of the chunk's shape and item size
+ * (a plain frame, or an array with other items, as for array types): its first
+ * chunk decoded whole, or only the items wanted (rank 1), as the filter would
+ * decode it. *wrong_size: the frame's chunk decoded to another size. */
+static int decode_whole(struct b2_h5_par_worker *w, b2_schunk *s, b2_nd_array *a, const reader *r,
+                        const part *p, int64_t cn, int *wrong_size)
+{
+    const int rank = r->rank;
+    const size_t ts = r->ts, n = p->n;
+    int64_t cstr[MAXDIM], coff = 0;
+    b2_h5_strides_of(rank, r->cdims, cstr);
+    for (int d = 0; d < rank; d++)
+        coff += (int64_t)p->clo[d] * cstr[d];
+    const uint8_t *chunk = NULL;
+    int32_t cbytes = 0;
+    int uninit = 0, rc = B2_OK;
+    if (!a) {
+        b2_dctx_set_geometry(w->dctx, NULL);
+        rc = b2_schunk_chunk_view(s, 0, &chunk, &cbytes);
+        uninit = rc >= 0 && b2_schunk_chunk_special(s, 0) == B2_SPECIAL_UNINIT;
+    }
+    if (rc >= 0 && !a && !uninit && p->whole && p->contiguous) {
+        rc = b2_chunk_decompress(w->dctx, chunk, (size_t)cbytes, p->dst, n);
+        *wrong_size = rc >= 0 && rc != (int)n;
+    } else if (rc >= 0 && !a && !uninit && rank == 1 && b2_schunk_typesize(s) == (int32_t)ts) {
+        rc = b2_chunk_getitem(w->dctx, chunk, (size_t)cbytes, (int64_t)p->clo[0],
+                              (int64_t)p->cnt[0], p->dst, n);
+        *wrong_size = rc >= 0 && rc != (int)n;
+    } else if (rc >= 0) { /* the whole chunk, then its part */
+        if (b2_h5_grow(&w->tmp, &w->tcap, (size_t)cn) < 0) {
+            rc = B2_ERR_NOMEM;
+        } else if (a) {
+            rc = b2_nd_to_cbuffer(a, w->tmp, (size_t)cn);
+        } else if (uninit) {
+            memset(w->tmp, 0, (size_t)cn); /* as the filter does */
+        } else {
+            rc = b2_chunk_decompress(w->dctx, chunk, (size_t)cbytes, w->tmp, (size_t)cn);
+            *wrong_size = rc >= 0 && rc != (int)cn;
+        }
+        if (rc >= 0 && !*wrong_size)
+            b2_h5_copy_box(rank, p->cnt, ts, p->dst, p->ustr, w->tmp + coff * (int64_t)ts, cstr);
+    }
+    return *wrong_size ? B2_ERR_CORRUPT : rc;
+}
+
+/* Decode task t on worker w. Returns 0 or a negative error already recorded in P. */
+static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
+{
+    reader *r = P->r;
+    const int rank = r->rank;
+    const size_t ts = r->ts;
+    const uint8_t *stored;
+    int rc = task_bytes(P, w, t, &stored);
+    if (rc < 0)
+        return rc;
+    part p;
+    part_of(r, t, &p);
+    const int64_t cn = p.nitems * (int64_t)ts;
+    b2_schunk *s;
+    b2_nd_array *a;
+    if ((rc = open_task_frame(P, w, t, stored, cn, &s, &a)) < 0)
+        return rc;
     /* The part's elements go straight into buf when they are contiguous there,
      * else through w->tmp (the part, or the whole chunk). A b2nd array of the
      * chunk's shape and item size decodes only the blocks holding the part; any
      * other frame (an item size other than the element's, as for array types)
      * decodes whole, as the filter would. */
     int wrong_size = 0;
-    int64_t cstr[MAXDIM], coff = 0;
-    b2_h5_strides_of(rank, r->cdims, cstr);
-    for (int d = 0; d < rank; d++)
-        coff += (int64_t)clo[d] * cstr[d];
-    int sliceable = is_nd && b2_nd_ndim(a) == rank && b2_nd_typesize(a) == (int32_t)ts;
+    int64_t blocks = 0;
+    int sliceable = a && b2_nd_ndim(a) == rank && b2_nd_typesize(a) == (int32_t)ts;
     for (int d = 0; sliceable && d < rank; d++)
         sliceable = b2_nd_shape(a)[d] == (int64_t)r->cdims[d];
     if (a) {
@@ -365,58 +474,11 @@ static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
         b2_nd_set_dctx(a, w->dctx);
     }
     if (sliceable)
-        rc = decode_rows(w, a, rank, (int64_t)ts, clo, chi, ustr, dst, &blocks);
-    if (sliceable && rc == B2_ERR_UNSUPPORTED) {
-        rc = B2_OK;
-        uint8_t *out = dst;
-        if (!contiguous && b2_h5_grow(&w->tmp, &w->tcap, n) < 0)
-            rc = B2_ERR_NOMEM;
-        else if (!contiguous)
-            out = w->tmp;
-        int64_t b0 = b2_nd_blocks_decoded(a);
-        int64_t st[MAXDIM], sp[MAXDIM];
-        for (int d = 0; d < rank; d++) {
-            st[d] = (int64_t)clo[d];
-            sp[d] = (int64_t)chi[d];
-        }
-        if (rc >= 0)
-            rc = b2_nd_get_slice_cbuffer(a, st, sp, out, n);
-        blocks = b2_nd_blocks_decoded(a) - b0;
-        if (rc >= 0 && out != dst)
-            b2_h5_copy_box(rank, cnt, ts, dst, ustr, out, pstr);
-    } else if (!sliceable) {
-        const uint8_t *chunk = NULL;
-        int32_t cbytes = 0;
-        int uninit = 0;
-        if (!a) {
-            b2_dctx_set_geometry(w->dctx, NULL);
-            rc = b2_schunk_chunk_view(s, 0, &chunk, &cbytes);
-            uninit = rc >= 0 && b2_schunk_chunk_special(s, 0) == B2_SPECIAL_UNINIT;
-        }
-        if (rc >= 0 && !a && !uninit && whole && contiguous) {
-            rc = b2_chunk_decompress(w->dctx, chunk, (size_t)cbytes, dst, n);
-            wrong_size = rc >= 0 && rc != (int)n;
-        } else if (rc >= 0 && !a && !uninit && rank == 1 && b2_schunk_typesize(s) == (int32_t)ts) {
-            rc = b2_chunk_getitem(w->dctx, chunk, (size_t)cbytes, (int64_t)clo[0], (int64_t)cnt[0],
-                                  dst, n);
-            wrong_size = rc >= 0 && rc != (int)n;
-        } else if (rc >= 0) { /* the whole chunk, then its part */
-            if (b2_h5_grow(&w->tmp, &w->tcap, (size_t)cn) < 0) {
-                rc = B2_ERR_NOMEM;
-            } else if (a) {
-                rc = b2_nd_to_cbuffer(a, w->tmp, (size_t)cn);
-            } else if (uninit) {
-                memset(w->tmp, 0, (size_t)cn); /* as the filter does */
-            } else {
-                rc = b2_chunk_decompress(w->dctx, chunk, (size_t)cbytes, w->tmp, (size_t)cn);
-                wrong_size = rc >= 0 && rc != (int)cn;
-            }
-            if (rc >= 0 && !wrong_size)
-                b2_h5_copy_box(rank, cnt, ts, dst, ustr, w->tmp + coff * (int64_t)ts, cstr);
-        }
-        if (wrong_size)
-            rc = B2_ERR_CORRUPT;
-    }
+        rc = decode_rows(w, a, rank, (int64_t)ts, p.clo, p.chi, p.ustr, p.dst, &blocks);
+    if (sliceable && rc == B2_ERR_UNSUPPORTED)
+        rc = decode_slice(w, a, rank, ts, &p, &blocks);
+    else if (!sliceable)
+        rc = decode_whole(w, s, a, r, &p, cn, &wrong_size);
     b2_nd_free(a);
     b2_schunk_free(s);
     if (rc < 0) {
@@ -425,7 +487,7 @@ static int decode_task(par *P, struct b2_h5_par_worker *w, task *t)
              : *b2_err_detail() ? b2_err_detail() : "the frame's chunk does not decode");
         return rc;
     }
-    int64_t nread = size;
+    int64_t nread = (int64_t)t->size;
     pthread_mutex_lock(&P->mu);
     P->direct++;
     P->bytes += nread;

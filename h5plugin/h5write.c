@@ -26,6 +26,7 @@
 #include "b2_h5filter.h"
 #include "h5api.h"
 #include "h5context.h"
+#include "h5dataset.h"
 #include "h5params.h"
 #include "h5read_int.h"
 #include "b2_helpers_experimental.h"
@@ -334,102 +335,6 @@ static void pool_fn(void *arg, int worker)
         helper_loop(wr, worker);
 }
 
-/* Why the dataset cannot take the direct path ("" when it can); fills in the
- * chunk shape, the parsed cd_values, the filter's flags and the fill value. */
-static const char *dataset_refusal(writer *wr, char *why_buf, size_t cap)
-{
-    const b2_h5_read_api *h = wr->h;
-    const b2_h5_api *base = b2_h5_api_get(NULL);
-    if (!wr->h->Dwrite_chunk)
-        return "HDF5 older than 1.10.3 (no H5Dwrite_chunk)";
-    hid_t ftype = h->Dget_type(wr->dset);
-    if (ftype < 0)
-        return "the dataset has no datatype";
-    const char *why = "";
-    /* HDF5's API reports variable-length strings as H5T_STRING only: strings
-     * inside compound or array types are refused whatever their kind */
-    if (wr->h->Tdetect_class(ftype, H5T_VLEN) != 0 ||
-        wr->h->Tdetect_class(ftype, H5T_REFERENCE) != 0 ||
-        wr->h->Tis_variable_str(ftype) != 0 ||
-        (b2_h5_api_get(NULL)->Tget_class(ftype) != H5T_STRING &&
-         wr->h->Tdetect_class(ftype, H5T_STRING) != 0))
-        why = "the datatype is variable-length (or holds strings) or a reference";
-    else if (wr->mem_type != H5P_DEFAULT && h->Tequal(wr->mem_type, ftype) <= 0)
-        why = "the memory type differs from the file type (conversion)";
-    hid_t dcpl = *why ? -1 : h->Dget_create_plist(wr->dset);
-    if (!*why && dcpl < 0)
-        why = "no creation property list";
-    unsigned flags = 0, cd[B2_H5_MAX_CDVALUES];
-    size_t ncd = B2_H5_MAX_CDVALUES;
-    if (*why) {
-    } else if (h->Pget_layout(dcpl) != H5D_CHUNKED) {
-        why = "the dataset is not chunked";
-    } else if (h->Pget_nfilters(dcpl) < 1) {
-        why = "the dataset has no filter 32026 (Blosc2)";
-    } else if (h->Pget_filter2(dcpl, 0, &flags, &ncd, cd, 0, NULL, NULL) != B2_H5_FILTER_ID) {
-        why = "the dataset has no filter 32026 (Blosc2)";
-        for (int i = 1; i < h->Pget_nfilters(dcpl); i++) {
-            unsigned fl2;
-            size_t n2 = 0;
-            if (h->Pget_filter2(dcpl, (unsigned)i, &fl2, &n2, NULL, 0, NULL, NULL) ==
-                B2_H5_FILTER_ID)
-                why = "the filter pipeline is not Blosc2 alone";
-        }
-    } else if (h->Pget_nfilters(dcpl) != 1) {
-        why = "the filter pipeline is not Blosc2 alone";
-    } else if (base->Pget_chunk(dcpl, wr->rank, wr->cdims) != wr->rank) {
-        why = "unreadable chunk shape";
-    } else {
-        char err[200];
-        if (ncd > B2_H5_MAX_CDVALUES)
-            ncd = B2_H5_MAX_CDVALUES;
-        if (b2_h5_params_parse(ncd, cd, 1, &wr->p, err, sizeof err) < 0) {
-            snprintf(why_buf, cap, "the filter cannot compress with these cd_values: %.70s", err);
-            why = why_buf;
-        }
-    }
-    if (!*why) {
-        wr->p.nthreads = 1; /* threads work on chunks; the bytes do not depend on it */
-        wr->p.mem_limit = b2_h5_memory_limit_from_env();
-        uint64_t n = wr->ts;
-        for (int d = 0; d < wr->rank; d++)
-            n *= wr->cdims[d];
-        wr->nbytes = (size_t)n;
-        if (n == 0 || n > 0xFFFFFFFFu)
-            why = "chunks of 4 GiB or more";
-    }
-    if (!*why) {
-        H5D_fill_time_t ft = H5D_FILL_TIME_IFSET;
-        H5D_fill_value_t fv = H5D_FILL_VALUE_UNDEFINED;
-        if (wr->h->Pget_fill_time(dcpl, &ft) < 0 || wr->h->Pfill_value_defined(dcpl, &fv) < 0)
-            why = "unreadable fill value settings";
-        else if (ft != H5D_FILL_TIME_NEVER && fv != H5D_FILL_VALUE_UNDEFINED) {
-            /* HDF5 fills a new chunk with it (H5D__chunk_lock); else zeros */
-            if (!(wr->fill = calloc(1, wr->ts)) ||
-                wr->h->Pget_fill_value(dcpl, ftype, wr->fill) < 0)
-                why = "unreadable fill value";
-        }
-    }
-    if (dcpl >= 0)
-        h->Pclose(dcpl);
-    base->Tclose(ftype);
-    if (*why)
-        return why;
-    hid_t fid = h->Iget_file_id(wr->dset);
-    if (fid < 0)
-        return "no file";
-    hid_t fapl = h->Fget_access_plist(fid);
-    hid_t drv = fapl < 0 ? -1 : h->Pget_driver(fapl);
-    if (drv >= 0 && drv == b2_h5_driver_mpio(h))
-        why = "the file uses MPI-IO";
-    else if (drv < 0 || drv != b2_h5_driver_sec2(h))
-        why = "the file driver is not sec2 (plain POSIX file)";
-    if (fapl >= 0)
-        h->Pclose(fapl);
-    h->Fclose(fid);
-    return why;
-}
-
 /* The options' filters, use_dict, checksums and block shape into wr->p. */
 static int apply_options(writer *wr, const b2_h5_write_options *o)
 {
@@ -598,7 +503,12 @@ int b2_h5_write_box(hid_t dset, hid_t mem_type, const hsize_t *start, const hsiz
         goto out;
     }
     char why_buf[128];
-    const char *why = dataset_refusal(&wr, why_buf, sizeof why_buf);
+    b2_h5_dset_check c = {.write = 1, .mem_type = mem_type, .rank = wr.rank, .ts = wr.ts};
+    const char *why = b2_h5_dataset_refusal(h, dset, &c, why_buf, sizeof why_buf);
+    memcpy(wr.cdims, c.cdims, sizeof wr.cdims);
+    wr.p = c.p;
+    wr.nbytes = c.nbytes;
+    wr.fill = c.fill;
     wr.strict = opts && opts->set_params;
     if (*why && wr.strict) {
         note(report, "%s", why);

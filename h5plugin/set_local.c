@@ -10,6 +10,26 @@
 #include "h5filter.h"
 #include "h5params.h"
 
+/* The size of the elements Blosc2 shuffles: an array type's base type's (the
+ * chunk size counts whole elements), else full, the type's; 0 after pushing an
+ * error when HDF5 cannot tell. */
+static size_t base_size(const b2_h5_api *api, hid_t type, size_t full)
+{
+    if (api->Tget_class(type) != H5T_ARRAY)
+        return full;
+    hid_t super = api->Tget_super(type);
+    if (super < 0) {
+        B2_H5_ERROR(api, "blosc2 filter: cannot get the base type of an array type");
+        return 0;
+    }
+    size_t base = api->Tget_size(super);
+    api->Tclose(super);
+    if (base == 0)
+        B2_H5_ERROR(api, "blosc2 filter: the array base type has size 0");
+    return base;
+}
+
+/* Complete the dataset's cd_values (the filter's set_local callback). */
 herr_t b2_h5_set_local(hid_t dcpl, hid_t type, hid_t space)
 {
     (void)space;
@@ -59,21 +79,9 @@ herr_t b2_h5_set_local(hid_t dcpl, hid_t type, hid_t space)
         B2_H5_ERROR(api, "blosc2 filter: cannot get the datatype size (or it is 0)");
         return -1;
     }
-    size_t base = full;
-    if (api->Tget_class(type) == H5T_ARRAY) {
-        /* Blosc2 shuffles base elements; the chunk size counts whole elements */
-        hid_t super = api->Tget_super(type);
-        if (super < 0) {
-            B2_H5_ERROR(api, "blosc2 filter: cannot get the base type of an array type");
-            return -1;
-        }
-        base = api->Tget_size(super);
-        api->Tclose(super);
-        if (base == 0) {
-            B2_H5_ERROR(api, "blosc2 filter: the array base type has size 0");
-            return -1;
-        }
-    }
+    size_t base = base_size(api, type, full);
+    if (base == 0)
+        return -1;
     uint64_t bytes = full;
     for (int i = 0; i < rank; i++)
         bytes *= dims[i];

@@ -10,7 +10,6 @@
  * left at some stream is below neblock, the rest of the chunk (from that block)
  * is redone sequentially with the exact single-threaded rule. Output therefore
  * never depends on the thread count. */
-#include <stdio.h>
 #include <stdlib.h>
 #include "chunk_encode.h"
 #include "chunk_internal.h"
@@ -67,71 +66,6 @@ typedef struct job {
     int32_t shuffle_unit;     /* > 1: the pipeline is one byte shuffle of this unit */
     b2_codec_use codec;       /* blocksize set per block */
 } job;
-
-void b2_cparams_init(b2_cparams *p)
-{
-    memset(p, 0, sizeof *p);
-    p->codec = B2_CODEC_BLOSCLZ;
-    p->clevel = 5;
-    p->typesize = 8;
-    p->blocksize = 0;
-    p->splitmode = B2_SPLIT_FORWARD_COMPAT;
-    p->filters[B2_MAX_FILTERS - 1] = B2_FILTER_SHUFFLE;
-    p->nthreads = 1;
-    p->use_dict = 0;
-}
-
-static int32_t header_typesize(int32_t t) { return t > B2_MAX_TYPESIZE ? 1 : t; }
-
-static void make_pipeline(const b2_cparams *p, b2_pipeline *pl)
-{
-    memcpy(pl->filters, p->filters, B2_MAX_FILTERS);
-    memcpy(pl->metas, p->filters_meta, B2_MAX_FILTERS);
-    pl->typesize = header_typesize(p->typesize);
-    pl->version = B2_VERSION_FORMAT;
-    pl->geom = p->geometry.ndim > 0 ? &p->geometry : NULL;
-    pl->reg = p->registry;
-}
-
-int b2_cparams_check(const b2_cparams *p)
-{
-    B2_FAIL_IF(!p, B2_ERR_INVALID_PARAM, "cparams is NULL");
-    if (b2_is_user_id(p->codec) && !b2_user_codec_find(p->registry, p->codec))
-        return B2_USER_MISSING("codec", p->codec, "");
-    B2_FAIL_IF(!b2_is_user_id(p->codec) && !b2_codec_is_known(p->codec), B2_ERR_BAD_CODEC,
-               "cparams codec %d", p->codec);
-    B2_FAIL_IF(p->clevel < 0 || p->clevel > 9, B2_ERR_INVALID_PARAM,
-               "cparams clevel %d is not 0..9", p->clevel);
-    B2_FAIL_IF(p->typesize < 1 || p->typesize > B2_MAX_BLOCKSIZE, B2_ERR_INVALID_PARAM,
-               "cparams typesize %d is not 1..%d", (int)p->typesize, B2_MAX_BLOCKSIZE);
-    B2_FAIL_IF(p->blocksize < 0 || p->blocksize > B2_MAX_BLOCKSIZE, B2_ERR_INVALID_PARAM,
-               "cparams blocksize %d is not 0..%d", (int)p->blocksize, B2_MAX_BLOCKSIZE);
-    B2_FAIL_IF(p->splitmode < B2_SPLIT_ALWAYS || p->splitmode > B2_SPLIT_FORWARD_COMPAT,
-               B2_ERR_INVALID_PARAM, "cparams splitmode %d is not %d..%d", p->splitmode,
-               B2_SPLIT_ALWAYS, B2_SPLIT_FORWARD_COMPAT);
-    B2_FAIL_IF(p->geometry.ndim < 0 || p->geometry.ndim > B2_GEOM_MAX_DIM, B2_ERR_INVALID_PARAM,
-               "cparams geometry ndim %d is not 0..%d", p->geometry.ndim, B2_GEOM_MAX_DIM);
-    for (int i = 0; i < p->geometry.ndim; i++)
-        B2_FAIL_IF(p->geometry.blockshape[i] < 1, B2_ERR_INVALID_PARAM,
-                   "cparams geometry blockshape[%d] = %d", i, (int)p->geometry.blockshape[i]);
-    B2_FAIL_IF(p->use_dict && p->codec != B2_CODEC_LZ4 && p->codec != B2_CODEC_LZ4HC &&
-                   p->codec != B2_CODEC_ZSTD,
-               B2_ERR_INVALID_PARAM, "cparams use_dict with codec %s (only lz4, lz4hc, zstd)",
-               b2_codec_name(p->codec));
-    b2_pipeline pl;
-    make_pipeline(p, &pl);
-    /* an unregistered user id is not a bad parameter: this process lacks it */
-    for (int i = 0; i < B2_MAX_FILTERS; i++) {
-        if (b2_is_user_id(p->filters[i]) && !b2_user_filter_find(p->registry, p->filters[i])) {
-            char where[16];
-            snprintf(where, sizeof where, " in slot %d", i);
-            return B2_USER_MISSING("filter", p->filters[i], where);
-        }
-    }
-    if (b2_pipeline_check(&pl) < 0)
-        return B2_FAIL(B2_ERR_INVALID_PARAM, "cparams filters: %s", b2_err_detail());
-    return B2_OK;
-}
 
 b2_cctx *b2_cctx_new(const b2_cparams *p)
 {
@@ -646,6 +580,55 @@ static void set_dicts(b2_cctx *c, int nw, const uint8_t *dict, int dsize)
         b2_codec_set_dict(&c->w[i].cs, c->p.codec, dict, dsize);
 }
 
+/* The header's 32 bytes but cbytes (and the flags the encoding adds later). */
+static void write_header(const job *jb, const b2_cparams *p, int memcpyed, int has_delta,
+                         uint8_t *h)
+{
+    memset(h, 0, B2_HEADER_LEN);
+    h[0] = B2_VERSION_FORMAT;
+    h[1] = 1;
+    h[2] = 0x05;
+    if (!memcpyed) {
+        h[2] |= (uint8_t)((has_delta ? 0x08 : 0) | (jb->split ? 0 : 0x10) |
+                          b2_codec_format_of(p->codec) << 5);
+    }
+    h[3] = (uint8_t)jb->typesize;
+    b2_store_le32(h + 4, (uint32_t)jb->nbytes);
+    b2_store_le32(h + 8, (uint32_t)jb->blocksize);
+    memcpy(h + 16, p->filters, B2_MAX_FILTERS);
+    h[22] = (uint8_t)p->codec;
+    h[23] = p->codec_meta;
+    memcpy(h + 24, p->filters_meta, B2_MAX_FILTERS);
+}
+
+/* A memcpy chunk's data after its header at out: the source bytes as the
+ * prefilter makes them, as the caller's rows hold them, or as given. */
+static int copy_raw(const job *jb, b2_cctx *c, uint8_t *out)
+{
+    if (c->pre) {
+        int r = reserve_workers(c, 1, (size_t)jb->blocksize, jb->gather != NULL);
+        for (int32_t j = 0; r >= 0 && j < jb->nblocks; j++) {
+            uint8_t *o = out + (size_t)j * (size_t)jb->blocksize;
+            if (j == 0 && jb->pre0)
+                memcpy(o, jb->pre0, (size_t)block_size(jb, 0));
+            else
+                r = prefilter_block(jb, &c->w[0], j, o);
+        }
+        return r < 0 ? r : B2_OK;
+    }
+    if (jb->gather) {
+        for (int32_t j = 0; j < jb->nblocks; j++) {
+            int shuffled;
+            int r = gather_block(jb, j, out + (size_t)j * (size_t)jb->blocksize, NULL, &shuffled);
+            if (r < 0)
+                return r;
+        }
+    } else if (jb->nbytes) {
+        memcpy(out, jb->src, (size_t)jb->nbytes);
+    }
+    return B2_OK;
+}
+
 static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, void *gather_ud,
                          size_t nbytes, void *dstv, size_t dstcap)
 {
@@ -660,13 +643,13 @@ static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, v
 
     job jb = {.c = c, .src = src, .nbytes = (int32_t)nbytes, .gather = gather,
               .gather_ud = gather_ud};
-    jb.typesize = header_typesize(p->typesize);
+    jb.typesize = b2_header_typesize(p->typesize);
     jb.blocksize = b2_tune_blocksize(p, jb.nbytes);
     jb.nblocks = nbytes ? (int32_t)((nbytes + (size_t)jb.blocksize - 1) / (size_t)jb.blocksize) : 0;
     jb.leftover = (int32_t)(nbytes % (size_t)jb.blocksize);
     /* Only blocks holding whole elements may be split (doc/format/chunk.md §4.1). */
     jb.split = b2_tune_split(p, jb.typesize, jb.blocksize) && jb.blocksize % jb.typesize == 0;
-    make_pipeline(p, &jb.pipe);
+    b2_cparams_pipeline(p, &jb.pipe);
     jb.filtering = b2_pipeline_active(&jb.pipe);
     jb.shuffle_unit = b2_pipeline_single_shuffle(&jb.pipe, 1);
     jb.codec = (b2_codec_use){.compcode = p->codec, .fmt = b2_codec_format_of(p->codec),
@@ -681,21 +664,7 @@ static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, v
     int memcpyed = p->clevel == 0 || nbytes < 32 || bstarts_end > destsize;
 
     uint8_t *h = dst;
-    memset(h, 0, B2_HEADER_LEN);
-    h[0] = B2_VERSION_FORMAT;
-    h[1] = 1;
-    h[2] = 0x05;
-    if (!memcpyed) {
-        h[2] |= (uint8_t)((has_delta ? 0x08 : 0) | (jb.split ? 0 : 0x10) |
-                          b2_codec_format_of(p->codec) << 5);
-    }
-    h[3] = (uint8_t)jb.typesize;
-    b2_store_le32(h + 4, (uint32_t)nbytes);
-    b2_store_le32(h + 8, (uint32_t)jb.blocksize);
-    memcpy(h + 16, p->filters, B2_MAX_FILTERS);
-    h[22] = (uint8_t)p->codec;
-    h[23] = p->codec_meta;
-    memcpy(h + 24, p->filters_meta, B2_MAX_FILTERS);
+    write_header(&jb, p, memcpyed, has_delta, h);
 
     int64_t pos = ENC_FAIL, nzero = 0;
     int nt = c->nthreads < jb.nblocks ? c->nthreads : jb.nblocks;
@@ -750,30 +719,8 @@ static int compress_impl(b2_cctx *c, const void *src, b2_block_rows_fn gather, v
     h[2] |= 0x02;
     h[31] &= (uint8_t)~0x01;
     b2_store_le32(h + 12, (uint32_t)(nbytes + B2_HEADER_LEN));
-    if (c->pre) {
-        /* the raw chunk is what the prefilter makes */
-        int r = reserve_workers(c, 1, (size_t)jb.blocksize, gather != NULL);
-        for (int32_t j = 0; r >= 0 && j < jb.nblocks; j++) {
-            uint8_t *out = dst + B2_HEADER_LEN + (size_t)j * (size_t)jb.blocksize;
-            if (j == 0 && jb.pre0)
-                memcpy(out, jb.pre0, (size_t)block_size(&jb, 0));
-            else
-                r = prefilter_block(&jb, &c->w[0], j, out);
-        }
-        if (r < 0)
-            return r;
-    } else if (gather) {
-        for (int32_t j = 0; j < jb.nblocks; j++) {
-            int shuffled;
-            int r = gather_block(&jb, j, dst + B2_HEADER_LEN + (size_t)j * (size_t)jb.blocksize,
-                                 NULL, &shuffled);
-            if (r < 0)
-                return r;
-        }
-    } else if (nbytes) {
-        memcpy(dst + B2_HEADER_LEN, src, nbytes);
-    }
-    return (int)(nbytes + B2_HEADER_LEN);
+    int r = copy_raw(&jb, c, dst + B2_HEADER_LEN);
+    return r < 0 ? r : (int)(nbytes + B2_HEADER_LEN);
 }
 
 int b2_chunk_compress(b2_cctx *c, const void *src, size_t nbytes, void *dst, size_t dstcap)

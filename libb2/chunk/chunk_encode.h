@@ -1,11 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Internal declarations of the chunk encoder (doc/format/chunk.md §13): blocksize tuning,
- * the split rule, dictionary building and special-chunk headers. */
+/* Internal declarations of the chunk encoder (doc/format/chunk.md §13): the
+ * parameters' pipeline, blocksize tuning, the split rule, dictionary building and
+ * special-chunk headers. */
 #ifndef B2_CHUNK_ENCODE_H
 #define B2_CHUNK_ENCODE_H
 
 #include "b2_chunk.h"
 #include "b2_internal.h"
+#include "filters.h"
+
+/* The typesize a header stores: sizes past B2_MAX_TYPESIZE are stored as 1. */
+static inline int32_t b2_header_typesize(int32_t t) { return t > B2_MAX_TYPESIZE ? 1 : t; }
+
+/* The filter pipeline parameters p describe, as the header will store it
+ * (chunk_params.c; p->geometry and p->registry are pointed at, not copied). */
+B2_HIDDEN void b2_cparams_pipeline(const b2_cparams *p, b2_pipeline *pl);
 
 /* Split decision of doc/format/chunk.md §13.3 for a given typesize and block size (the
  * typesize is whatever the caller's step uses: requested T or header t). */
