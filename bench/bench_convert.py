@@ -26,15 +26,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from benchlib import cpu_model  # bench/benchlib.py
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def cpu_model():
-    for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-        if line.startswith("Model name:"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
 
 
 def main():

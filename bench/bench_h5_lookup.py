@@ -30,23 +30,12 @@ import numpy as np
 import b2blosc
 import b2blosc.h5 as b2h5
 from b2blosc import _loader
+from benchlib import cpu_flags, cpu_model  # bench/benchlib.py
 
 
 class Stats(ctypes.Structure):
     _fields_ = [(n, ctypes.c_int64) for n in
                 ("iterations", "iterated", "by_coord", "read_chunk", "chunks", "hdf5_ns")]
-
-
-def cpu():
-    model, flags = "unknown", ""
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name") and model == "unknown":
-                model = line.split(":", 1)[1].strip()
-            if line.startswith("flags") and not flags:
-                fl = line.split(":", 1)[1].split()
-                flags = " ".join(x for x in fl if x.startswith(("avx", "sse4_2")))
-    return model, flags
 
 
 def make(path, nchunks, chunk_kib):
@@ -82,7 +71,7 @@ def main():
     lib = _loader.load()
     lib.b2_h5_reader_lookup_stats.argtypes = [ctypes.c_void_p, ctypes.POINTER(Stats)]
     lib.b2_h5_reader_lookup_stats.restype = ctypes.c_int
-    model, flags = cpu()
+    model, flags = cpu_model(), cpu_flags()
     print("# CPU %s (%d cores; %s); h5py %s, HDF5 %s; load %s" % (
         model, os.cpu_count(), flags, h5py.__version__, h5py.version.hdf5_version,
         " ".join("%.2f" % v for v in os.getloadavg())))

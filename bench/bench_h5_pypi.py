@@ -69,6 +69,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from benchlib import cpu_flags, cpu_model, loadavg  # bench/benchlib.py
 
 COLS = 1024                         # items per row: rows of the make-datasets field
 CODECS = [("lz4", 5, "shuffle"), ("zstd", 1, "shuffle"), ("lz4", 5, "bitshuffle")]
@@ -241,35 +242,6 @@ def child_main(arg):
 
 
 # --------------------------------------------------------------- the driver
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-
-def cpu_flags():
-    """The SIMD flags that decide which kernels run (both sides detect at run time)."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    fl = line.split(":", 1)[1].split()
-                    keep = [x for x in fl if x in ("avx2", "bmi2", "gfni") or x.startswith("avx512")]
-                    return " ".join(keep) or "no avx2"
-    except OSError:
-        pass
-    return "unknown"
-
-
-def loadavg():
-    return " ".join("%.2f" % x for x in os.getloadavg())
-
 
 def make_data(kind, mib, path):
     """Deterministic data, saved once for every child to np.load."""

@@ -26,22 +26,12 @@ import ctypes
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+from benchlib import cpu_model  # bench/benchlib.py
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def cpu_model():
-    try:
-        for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-            if line.startswith("Model name:"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 def main():

@@ -20,10 +20,10 @@ import argparse
 import ctypes
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+from benchlib import cpu_model, loadavg  # bench/benchlib.py
 
 MAXRANK = 32
 
@@ -39,22 +39,6 @@ class WriteReport(ctypes.Structure):
                 ("chunks_direct", ctypes.c_int64), ("chunks_raw", ctypes.c_int64),
                 ("chunks_h5dwrite", ctypes.c_int64), ("bytes_stored", ctypes.c_int64),
                 ("nthreads", ctypes.c_int)]
-
-
-def cpu_model():
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        for line in out.splitlines():
-            if line.startswith("Model name:"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-
-def loadavg():
-    with open("/proc/loadavg") as f:
-        return " ".join(f.read().split()[:3])
 
 
 def main():

@@ -34,36 +34,14 @@ import ctypes
 import math
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+from benchlib import cpu_flags, cpu_model  # bench/benchlib.py
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BLOSC1_DIRS = ["/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins", "/usr/lib/aarch64-linux-gnu/hdf5/serial/plugins"]
 BLOSC1_CODE = {"lz4": 1, "zstd": 5}   # hdf5-blosc's compressor codes
-
-
-def cpu_model():
-    try:
-        for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-            if line.startswith("Model name:"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-
-def cpu_flags():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    fl = line.split(":", 1)[1].split()
-                    return " ".join(x for x in fl if x.startswith(("avx", "sse4_2")))
-    except OSError:
-        pass
-    return "?"
 
 
 def load():

@@ -22,26 +22,12 @@ import argparse
 import math
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+from benchlib import cpu_model, loadavg  # bench/benchlib.py
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def cpu_model():
-    try:
-        for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines():
-            if line.startswith("Model name:"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
-
-
-def load():
-    return " ".join("%.2f" % x for x in os.getloadavg())
 
 
 def alternate(fa, fb, rounds):
@@ -84,7 +70,7 @@ def main():
     chunks = [1024] if a.quick else [1024, 128]
     print("# b2blosc.h5 vs h5py, %d MiB, %d threads (B2_H5_NTHREADS=%d for h5py), median of %d "
           "rounds, alternating; warm page cache" % (a.mib, a.threads, a.threads, a.rounds))
-    print("# CPU: %s, %d cores; load average before: %s" % (cpu_model(), os.cpu_count(), load()))
+    print("# CPU: %s, %d cores; load average before: %s" % (cpu_model(), os.cpu_count(), loadavg()))
     print("%-6s %-6s %6s | %9s %9s %6s | %9s %9s %6s" % (
         "data", "codec", "chunk", "h5py rd", "ours rd", "ratio", "h5py wr", "ours wr", "ratio"))
     rr, rw = [], []
@@ -145,7 +131,7 @@ def main():
     def gmean(v):
         return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
     print("# GB/s; geometric mean of the ratios: read %.2fx, write %.2fx" % (gmean(rr), gmean(rw)))
-    print("# load average after: %s" % load())
+    print("# load average after: %s" % loadavg())
     os.rmdir(empty)
     return 0
 

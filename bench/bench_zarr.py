@@ -31,26 +31,7 @@ import sys
 import time
 
 import numpy as np
-
-SIMD = ("sse2", "ssse3", "sse4_1", "sse4_2", "avx", "avx2", "bmi2", "avx512f", "avx512bw",
-        "avx512vl", "avx512_vbmi2", "neon", "asimd", "sve")
-
-
-def cpu_info():
-    model, flags = platform.processor() or "?", []
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                k, _, v = line.partition(":")
-                k = k.strip()
-                if k in ("model name", "Model") and model in ("?", "", platform.processor()):
-                    model = v.strip()
-                elif k in ("flags", "Features") and not flags:
-                    flags = v.split()
-    except OSError:
-        pass
-    return model, [f for f in SIMD if f in flags], os.cpu_count()
-
+from benchlib import machine_line  # bench/benchlib.py
 
 def make_data(mib):
     n = mib * 2 ** 20 // 4
@@ -203,8 +184,7 @@ def main():
     import numcodecs
     import zarr
     zarr.config.set({"threading.max_workers": 2})
-    model, flags, ncpu = cpu_info()
-    print("CPU: %s (%d logical CPUs), SIMD flags: %s" % (model, ncpu, " ".join(flags) or "none"))
+    print(machine_line())
     import b2blosc
     print("b2blosc %s, zarr %s, numcodecs %s, imagecodecs %s (%s), numpy %s, Python %s" % (
         b2blosc.__version__, zarr.__version__, numcodecs.__version__, imagecodecs.__version__,

@@ -162,6 +162,26 @@ ASAN_EXCLUDE='^(py_test_h5plugin_(tools|h5wasm)|py_test_bench_(frame|h5)|py_test
 # its made seeds (new inputs go to build-fuzz/corpus/<entry>/). Any crash, leak,
 # timeout, sanitizer report or failed check fails; the input is left in
 # build-fuzz/ (keep it in tests/fuzz/regressions/<entry>/ once fixed).
+# two_at_a_time COMMAND ITEM...: COMMAND ITEM for every item, at most two at
+# once (2 cores); fails when any of them failed. COMMAND may carry leading
+# arguments ("fuzz_one_for 15").
+two_at_a_time() {
+    local cmd=$1 item running=0 rc=0
+    shift
+    for item in "$@"; do
+        if [ "$running" -ge 2 ]; then
+            wait -n || rc=1
+            running=$((running - 1))
+        fi
+        $cmd "$item" &
+        running=$((running + 1))
+    done
+    while [ "$running" -gt 0 ]; do
+        wait -n || rc=1
+        running=$((running - 1))
+    done
+    return $rc
+}
 fuzz_entries() {
     local f
     for f in "$ROOT"/tests/fuzz/fuzz_*.c; do f=${f##*/fuzz_}; echo "${f%.c}"; done
@@ -193,24 +213,15 @@ fuzz_one() {
 }
 # The targets run two at a time (each is one process on one core).
 run_fuzzers() {
-    local secs="${FUZZ_SECONDS:-15}" e rc=0 running=0
+    local secs="${FUZZ_SECONDS:-15}" rc=0
     say "fuzz seeds made, seeds and regressions replayed"
     run_ctest build-fuzz -R '^fuzz_(seeds|replay)_' || rc=1
     say "fuzz targets for ${secs}s each, two at a time"
-    for e in $(fuzz_entries); do
-        if [ "$running" -ge 2 ]; then
-            wait -n || rc=1
-            running=$((running - 1))
-        fi
-        fuzz_one "$e" "$secs" &
-        running=$((running + 1))
-    done
-    while [ "$running" -gt 0 ]; do
-        wait -n || rc=1
-        running=$((running - 1))
-    done
+    # shellcheck disable=SC2046  # one word per entry
+    two_at_a_time "fuzz_one_for $secs" $(fuzz_entries) || rc=1
     return $rc
 }
+fuzz_one_for() { fuzz_one "$2" "$1"; } # fuzz_one_for SECONDS ENTRY
 
 # ThreadSanitizer (-DB2_TSAN=ON): the thread tests, where any report fails the
 # program. test_threads: 8 threads with their own contexts, then 8 reading one
@@ -263,23 +274,10 @@ valgrind_one() {
     fi
 }
 run_valgrind() {
-    local t running=0 rc=0
     command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; return 1; }
     mkdir -p "$ROOT/build/valgrind"
     say "valgrind memcheck over ${#VALGRIND_TESTS[@]} C test runs (2 at a time)"
-    for t in "${VALGRIND_TESTS[@]}"; do
-        if [ "$running" -ge 2 ]; then
-            wait -n || rc=1
-            running=$((running - 1))
-        fi
-        valgrind_one "$t" &
-        running=$((running + 1))
-    done
-    while [ "$running" -gt 0 ]; do
-        wait -n || rc=1
-        running=$((running - 1))
-    done
-    return $rc
+    two_at_a_time valgrind_one "${VALGRIND_TESTS[@]}"
 }
 
 # Every build of the test mode uses -Werror (B2_WERROR): gcc and clang build the

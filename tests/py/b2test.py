@@ -137,39 +137,42 @@ def load_manifest(path):
         return json.load(f)
 
 
-def b2_bin():
-    """Path of the b2 program: $B2_BIN, else the usual build directories."""
-    b = os.environ.get("B2_BIN")
-    cands = [b] if b else [os.path.join(REPO, d, "tools", "b2") for d in ("build", "build-asan")]
+def _program(env, subdir, name, what):
+    """Path of a built program: $env, else build/ or build-asan/ SUBDIR/NAME;
+    fails the test (exit 1) naming what was tried when none is there."""
+    b = os.environ.get(env)
+    cands = [b] if b else [os.path.join(REPO, d, subdir, name) for d in ("build", "build-asan")]
     for c in cands:
         if c and os.access(c, os.X_OK):
             return c
-    print("FAIL: b2 program not found (set B2_BIN); tried: " + ", ".join(str(c) for c in cands))
+    print("FAIL: %s not found (set %s); tried: %s" % (what, env, ", ".join(str(c) for c in cands)))
     sys.exit(1)
 
 
-def run_b2(args, data=None, timeout=120):
-    """Run b2 with args (list of str); returns CompletedProcess with bytes output."""
-    return subprocess.run([b2_bin()] + [str(a) for a in args], input=data,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+def b2_bin():
+    """Path of the b2 program: $B2_BIN, else the usual build directories."""
+    return _program("B2_BIN", "tools", "b2", "b2 program")
 
 
 def bench_bin():
     """Path of the b2bench program (bench/, -DB2_BUILD_BENCH=ON): $B2_BENCH_BIN,
     else the usual build directories."""
-    b = os.environ.get("B2_BENCH_BIN")
-    cands = [b] if b else [os.path.join(REPO, d, "bench", "b2bench") for d in ("build", "build-asan")]
-    for c in cands:
-        if c and os.access(c, os.X_OK):
-            return c
-    print("FAIL: b2bench program not found (set B2_BENCH_BIN); tried: " + ", ".join(str(c) for c in cands))
-    sys.exit(1)
+    return _program("B2_BENCH_BIN", "bench", "b2bench", "b2bench program")
+
+
+def _run(program, args, data, timeout):
+    return subprocess.run([program] + [str(a) for a in args], input=data,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+
+
+def run_b2(args, data=None, timeout=120):
+    """Run b2 with args (list of str); returns CompletedProcess with bytes output."""
+    return _run(b2_bin(), args, data, timeout)
 
 
 def run_bench(args, data=None, timeout=120):
     """Run b2bench with args (list of str); returns CompletedProcess with bytes output."""
-    return subprocess.run([bench_bin()] + [str(a) for a in args], input=data,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    return _run(bench_bin(), args, data, timeout)
 
 
 def sha256(data):
