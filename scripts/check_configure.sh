@@ -3,8 +3,9 @@
 # Configure-only checks of the build options (no compiling; each run is a fresh
 # build directory under ${TMPDIR:-/tmp}, removed afterwards).
 #   bash scripts/check_configure.sh all    every combination of B2_BUILD_TESTS,
-#                                        B2_BUILD_TOOLS, B2_BUILD_PLUGIN and
-#                                        B2_SANITIZE (16 configures, a few minutes)
+#                                        B2_BUILD_TOOLS, B2_BUILD_PLUGIN,
+#                                        B2_SANITIZE and B2_BUILD_BENCH (32
+#                                        configures, a few minutes)
 #   bash scripts/check_configure.sh ci     three telling combinations (CI)
 #   bash scripts/check_configure.sh hdf5   the HDF5 choice: with a fake parallel HDF5
 #                                        (its H5public.h includes <mpi.h>) as
@@ -36,14 +37,16 @@ configure() {
     return 1
 }
 
+# check_combo TESTS TOOLS PLUGIN SANITIZE [BENCH]: one configure of those options
 check_combo() {
-    local tests=$1 tools=$2 plugin=$3 san=$4
-    local name="t${tests}-b${tools}-p${plugin}-s${san}"
+    local tests=$1 tools=$2 plugin=$3 san=$4 bench=${5:-OFF}
+    local name="t${tests}-b${tools}-p${plugin}-s${san}-w${bench}"
+    local what="TESTS=$tests TOOLS=$tools PLUGIN=$plugin SANITIZE=$san BENCH=$bench"
     if configure "$name" -DB2_BUILD_TESTS="$tests" -DB2_BUILD_TOOLS="$tools" \
-            -DB2_BUILD_PLUGIN="$plugin" -DB2_SANITIZE="$san"; then
-        echo "ok    TESTS=$tests TOOLS=$tools PLUGIN=$plugin SANITIZE=$san"
+            -DB2_BUILD_PLUGIN="$plugin" -DB2_SANITIZE="$san" -DB2_BUILD_BENCH="$bench"; then
+        echo "ok    $what"
     else
-        echo "FAIL  TESTS=$tests TOOLS=$tools PLUGIN=$plugin SANITIZE=$san"
+        echo "FAIL  $what"
         sed 's/^/      /' "$WORK/$name.log" | grep -v '^      -- ' | tail -20
         FAILED=1
     fi
@@ -160,13 +163,15 @@ EOF
 case "$MODE" in
 all)
     for tests in ON OFF; do for tools in ON OFF; do for plugin in ON OFF; do for san in OFF ON; do
-        check_combo $tests $tools $plugin $san
+        for bench in OFF ON; do
+            check_combo $tests $tools $plugin $san $bench
+        done
     done; done; done; done
     ;;
 ci)
-    check_combo ON OFF ON OFF   # tests without the b2 program
-    check_combo ON ON OFF ON    # tests without the plugin, sanitized
-    check_combo OFF OFF OFF OFF # the library alone
+    check_combo ON OFF ON OFF ON   # tests without the b2 program (so without b2bench)
+    check_combo ON ON OFF ON ON    # tests and b2bench without the plugin, sanitized
+    check_combo OFF OFF OFF OFF    # the library alone
     ;;
 hdf5)
     hdf5_checks
