@@ -30,6 +30,8 @@ NOT_FOR_THE_WHEEL = {
     "test_pypkg_install.py": "builds b2blosc from the source tree (the offline Debian path)",
     "test_install_names.py": "checks `cmake --install`'s file names",
     "test_examples.py": "compiles the C examples against the build tree",
+    "test_doc_examples.py": "runs the docs' code blocks, C ones compiled against the build tree "
+                            "(its Python blocks run here through test_readme_python.py)",
     "test_pypkg_netcdf.py": "needs netCDF4, which the wheel env does not hold (tests/peers' "
                             "netcdf check runs it with the pinned netCDF4)",
 }
