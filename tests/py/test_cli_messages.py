@@ -92,6 +92,11 @@ c.ok(r.returncode == 1 and open(out, "rb").read() == before, "a failed compress 
 c.ok(not [n for n in os.listdir(t) if ".tmp" in n], "no temporary files left: %s" % os.listdir(t))
 r = run(["compress", "--help"])
 c.ok(b"-f, --force" in r.stdout, "compress --help lists --force")
+sp = os.path.join(t, "sp.b2frame")
+compress(["--sparse"], sp)
+r = run(["compress", "--sparse", "--force", src, sp])
+c.ok(r.returncode == 1 and b"does not replace it even with --force: remove it first" in r.stderr
+     and os.path.isfile(os.path.join(sp, "chunks.b2frame")), "sparse --force over a directory: %r" % r.stderr)
 
 # ---- slice to a terminal ----
 arr = compress(["--shape", "3072", "--dtype", "<i4"], os.path.join(t, "a.b2nd"))

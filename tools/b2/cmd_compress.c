@@ -19,9 +19,10 @@ static const char compress_help[] =
     "Compress IN ('-' = standard input) into OUT ('-' = standard output). OUT is\n"
     "written under a temporary name and renamed into place when complete; an\n"
     "existing OUT is replaced only with --force.\n"
-    "IN may be a NumPy .npy file (recognised by its header, versions 1.0 to 3.0, C\n"
-    "order, no object or structured dtypes): its header gives a b2nd array its\n"
-    "shape and dtype, and any output its typesize; the data after it are compressed.\n"
+    "IN may be a NumPy .npy file (a file, not standard input; recognised by its\n"
+    "header, versions 1.0 to 3.0; C order, no object or structured dtypes): its\n"
+    "header gives a b2nd array its shape and dtype, and any output its typesize;\n"
+    "the data after it are compressed.\n"
     "\n"
     "What is written (first rule that applies):\n"
     "  --format KIND       chunk, frame, sframe or b2nd, whatever OUT is called\n"
@@ -375,8 +376,14 @@ int b2cli_cmd_compress(int argc, char **argv)
         rc = B2CLI_EXIT_DATA;
     if (rc == 0)
         rc = choose_kind(&o);
-    if (rc == 0 && strcmp(o.out, "-") && !o.force && access(o.out, F_OK) == 0)
-        rc = (b2cli_data_error(o.out, "exists already (--force replaces it)"), B2CLI_EXIT_DATA);
+    if (rc == 0 && strcmp(o.out, "-") && access(o.out, F_OK) == 0) {
+        /* rename() cannot put a directory over another: say so before the work */
+        if (o.c.sparse)
+            rc = (b2cli_data_error(o.out, "exists already (a sparse frame, a directory, does not "
+                                          "replace it even with --force: remove it first)"), B2CLI_EXIT_DATA);
+        else if (!o.force)
+            rc = (b2cli_data_error(o.out, "exists already (--force replaces it)"), B2CLI_EXIT_DATA);
+    }
     if (rc == 0) {
         b2_cparams check = o.cpo.p;
         b2nd_geometry(&o, &check);
