@@ -162,8 +162,9 @@ def cmd_verify(args):
         if bad:
             status = 1
         if not quiet:
-            print("%s: %s (hdf5, %d Blosc2 datasets, %d chunks%s)" % (
-                path, "BAD" if bad else "ok", ndata, nchunks, ", %d bad" % bad if bad else ""))
+            print("%s: %s (hdf5, %d Blosc2 dataset%s, %d chunk%s%s)" % (
+                path, "BAD" if bad else "ok", ndata, _s(ndata), nchunks, _s(nchunks),
+                ", %d bad" % bad if bad else "; decoded, no checksums to check"))
     return status
 
 
@@ -210,12 +211,17 @@ def parse_box(spec, shape):
                 i = int(p) + (n if int(p) < 0 else 0)
                 key.append(slice(i, i + 1) if 0 <= i < n else _out_of_range(p, n))
         except ValueError:
-            raise UsageError("bad slice bound in %r" % p) from None
+            raise UsageError("cannot parse index %r in %r (integers)" % (p, spec)) from None
     return tuple(key)
 
 
+def _s(n):
+    """The plural ending for n things: "1 chunk", "2 chunks"."""
+    return "" if n == 1 else "s"
+
+
 def _out_of_range(i, n):
-    raise UsageError("index %s is out of range for a dimension of %d" % (i, n))
+    raise UsageError("index %s out of range for a dimension of extent %d" % (i, n))
 
 
 def _select(ds, key, threads, report):
@@ -246,13 +252,16 @@ def _report(spec, r):
 
 
 def cmd_slice(args):
-    opts, ops = _options(args, ("--report",), ("-o", "--threads"))
+    opts, ops = _options(args, ("--report", "-f", "--force"), ("-o", "--threads"))
     if len(ops) != 2:
         raise UsageError("usage: b2 slice FILE.h5:/DATASET SPEC [-o OUT] [--threads N] [--report]")
     path, name = split_dataset(ops[0])
     if name is None:
         raise UsageError("name the dataset: %s:/DATASET" % path)
     threads = _int_option(opts, "--threads", None, 1)
+    if "-o" not in opts and not ("-f" in opts or "--force" in opts) and sys.stdout.isatty():
+        # as the program: binary data on a terminal are garbage
+        raise UsageError("not writing binary data to a terminal (redirect it, use -o OUT, or -f to force)")
     with _h5py().File(path, "r") as f:
         if name not in f:
             raise DataError("%s: no dataset %s" % (path, name))
@@ -325,7 +334,7 @@ def _h5_to_b2nd(src, dst, opts):
     from . import h5 as b2h5
     path, name = split_dataset(src)
     if os.path.exists(dst) and "--force" not in opts:
-        raise DataError("%s exists (--force replaces it)" % dst)
+        raise DataError("%s: exists already (--force replaces it)" % dst)
     with _h5py().File(path, "r") as f:
         if name not in f:
             raise DataError("%s: no dataset %s" % (path, name))
@@ -354,7 +363,7 @@ def _b2nd_to_h5(src, dst, opts):
     with h5py.File(path, "a") as f:
         if name in f:
             if "--force" not in opts:
-                raise DataError("%s: dataset %s exists (--force replaces it)" % (path, name))
+                raise DataError("%s: dataset %s exists already (--force replaces it)" % (path, name))
             del f[name]
         f.create_dataset(name, data=data, chunks=chunks,
                          compression=b2blosc.Blosc2(cname=cname, clevel=clevel, filters=filters))

@@ -153,7 +153,7 @@ def test_roundtrips(t):
                         ("sp.b2nd", ["--sparse", "--chunks", "16,16,4"]),
                         ("z.b2nd", ["--codec", "zstd", "--filter", "bitshuffle", "--chunks", "37,41,6"])]:
         out = os.path.join(t, name)
-        r = run(["compress"] + common + extra + [src, out])
+        r = run(["compress", "--force"] + common + extra + [src, out])
         if not c.ok(r.returncode == 0, "compress %s: %r" % (name, r.stderr)):
             continue
         r = run(["cat", out])
@@ -201,7 +201,7 @@ def test_roundtrips(t):
                                       ("5,0,3", b"", ["--dtype", "<f4"]),
                                       ("3,5", bytes(range(15 * 7 % 256)) [:15] * 7, ["--typesize", "7"])]:
         out = os.path.join(t, "x.b2nd")
-        r = run(["compress", "--shape", shape_arg] + extra + ["-", out], payload)
+        r = run(["compress", "--force", "--shape", shape_arg] + extra + ["-", out], payload)
         if not c.ok(r.returncode == 0, "compress shape %s: %r" % (shape_arg, r.stderr)):
             continue
         r = run(["cat", out])
@@ -250,7 +250,7 @@ def test_concat_rechunk(t):
         raw = os.path.join(t, name + ".raw")
         arr.tofile(raw)
         out = os.path.join(t, name + ".b2nd")
-        r = run(["compress", "--shape", ",".join(map(str, arr.shape)), "--dtype", "<i4", "--chunks", chunks,
+        r = run(["compress", "--force", "--shape", ",".join(map(str, arr.shape)), "--dtype", "<i4", "--chunks", chunks,
                  "--blocks", blocks, "--vlmeta", "note=a568656c6c6f", raw, out])
         c.ok(r.returncode == 0, "compress %s: %r" % (name, r.stderr))
         return out

@@ -115,7 +115,7 @@ def roundtrip(tmp, data, args, what, lossless=True):
     out = os.path.join(tmp, "rt.b2chunk")
     if os.path.exists(out):
         os.unlink(out)
-    r = run(["compress"] + args + ["-", out], data)
+    r = run(["compress", "--force"] + args + ["-", out], data)
     if not c.ok(r.returncode == 0, "%s: compress exit %d: %s" % (what, r.returncode,
                                                                 r.stderr.decode(errors="replace"))):
         return {}
@@ -204,7 +204,7 @@ def test_reencode(d):
         for v in picked:
             p, h = v["params"], v["header"]
             plain = run(["cat", os.path.join(d, v["path"])]).stdout
-            args = ["compress", "--codec", p["codec"], "--clevel", p["clevel"],
+            args = ["compress", "--force", "--codec", p["codec"], "--clevel", p["clevel"],
                     "--typesize", p["typesize"], "--blocksize", p["blocksize"],
                     "--splitmode", p["splitmode"].replace("_", "-"),
                     "--filters", ",".join(str(x) for x in p["filters"]),
@@ -255,7 +255,7 @@ def test_plugin_files(d):
                 src = os.path.join(tmp, "in.raw")
                 c.ok(run(["decompress", ref, src]).returncode == 0, "%s: decompress" % v["id"])
             out = os.path.join(tmp, "out" + os.path.splitext(ref)[1])
-            args = ["compress", "--codec", p["codec"], "--clevel", p["clevel"]] + args
+            args = ["compress", "--force", "--codec", p["codec"], "--clevel", p["clevel"]] + args
             if v["kind"] == "b2nd":
                 a = v["array"]
                 args += ["--dtype", a["dtype"], "--shape", ",".join(map(str, a["shape"])),

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """`b2 compact` and the dead bytes `b2 info` reports: a frame file grown chunk by
 chunk (each commit leaves its old index and trailer behind), a b2nd array (which
-`b2 compress` must already write compact) and every contiguous reference frame
-are compacted; the decoded content must not
+`b2 compress` must already write compact), the b2nd outputs of `b2 convert`
+(written compact too) and every contiguous reference frame are compacted; the decoded content must not
 change, the dead bytes must drop to 0 and the file shrink by exactly that much.
 Sparse frames are left alone; errors give exit 1, usage errors exit 2."""
 import ctypes
@@ -105,6 +105,25 @@ def main():
             check_compact(dst, v["id"])
             n += 1
         c.ok(n >= 30, "reference frames compacted: %d" % n)
+
+        # b2 convert writes its b2nd output compact (no dead bytes), HDF5 chunks
+        # moved as they are and recompressed alike
+        nconv = 0
+        for v in man["vectors"]:
+            if v["kind"] != "hdf5":
+                continue
+            for ds in v["datasets"]:
+                if not any(f["id"] == 32026 for f in ds["filters"]) or len(ds["shape"]) == 0:
+                    continue
+                for extra in ([], ["--recompress"]):
+                    dst = os.path.join(tmp, "conv_%d.b2nd" % nconv)
+                    r = run(["convert", "-q"] + extra + ["%s:%s" % (os.path.join(idir, v["path"]), ds["name"]),
+                                                         dst])
+                    if r.returncode != 0:
+                        continue
+                    check_compact(dst, "convert %s %s %s" % (v["id"], ds["name"], extra), expect_compact=True)
+                    nconv += 1
+        c.ok(nconv >= 4, "convert outputs checked: %d" % nconv)
 
         # sparse frames: nothing to do, content unchanged
         sp = [v for v in man["vectors"] if v["kind"] == "sframe"]

@@ -6,7 +6,8 @@
     ranks 1-3 with edge chunks;
   * `b2 verify --threads N` passes a good file and fails, naming the dataset
     and chunk, on a file with a wiped frame header and on one whose chunk data
-    are overwritten (headers intact: only decoding finds it);
+    are overwritten (headers intact: only decoding finds it); `b2 convert` and
+    `b2 slice` name a damaged chunk by its coordinates;
   * `b2 convert --threads N` recompressing both ways gives the same bytes for
     every thread count: stored HDF5 chunks equal to what the filter stores
     through h5py, and identical b2nd files (but for the thread counts the
@@ -105,6 +106,19 @@ for name, k, how in [("r2", 4, "magic"), ("r1", 5, "data"), ("r3", 3, "data")]:
              and os.path.basename(bad) in lines[0],
              "verify --threads %d: %s chunk %d (%s) named: exit %d %s" % (t, name, k, how, r.returncode, lines))
         c.ok(b"BAD (1 of" in r.stdout, "verify --threads %d: summary says BAD: %r" % (t, r.stdout))
+
+# convert names the damaged HDF5 chunk by its coordinates too, both paths
+bad = damaged("r2", 4, "magic")
+with h5py.File(h5, "r") as f:
+    at = "(%s)" % ",".join(map(str, f["r2"].id.get_chunk_info(4).chunk_offset))
+for extra in ([], ["--recompress"]):
+    out = os.path.join(tmp, "bad_out.b2nd")
+    r = run(["convert"] + extra + [bad + ":/r2", out])
+    c.ok(r.returncode == 1 and ("HDF5 chunk 4 at %s: " % at).encode() in r.stderr and not os.path.exists(out),
+         "convert %s of a damaged chunk names it at %s: %d %r" % (extra, at, r.returncode, r.stderr))
+r = run(["slice", bad + ":/r2", ":", "-o", os.path.join(tmp, "bad.raw")])
+c.ok(r.returncode == 1 and ("chunk at %s" % at.replace(" ", "")).encode() in r.stderr,
+     "slice of a damaged chunk names it at %s: %r" % (at, r.stderr))
 
 # ---- convert --threads: the same bytes for every thread count ----
 a = arrs["r2"]

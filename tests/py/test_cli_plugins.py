@@ -43,7 +43,7 @@ def info_text(path):
 def roundtrip(tmp, src, data, args, what):
     """Compress src with args into a chunk, check `cat` gives data back; returns the chunk path."""
     out = os.path.join(tmp, "rt.b2chunk")
-    r = run(["compress"] + args + [src, out])
+    r = run(["compress", "--force"] + args + [src, out])
     if not c.ok(r.returncode == 0, "%s: compress %s: %s" % (what, args, r.stderr.decode())):
         return None
     r = run(["cat", out])
@@ -77,7 +77,7 @@ def test_codec_options(tmp, src, data):
     # refuse at run time: a lone chunk has no block shape)
     for name in ("ndlz", "zfp-acc", "zfp_acc", "zfp-prec", "zfp_prec", "zfp-rate", "zfp_rate",
                  "32", "35"):
-        r = run(["compress", "--codec", name, "--codec-meta", "4", src, os.path.join(tmp, "o")])
+        r = run(["compress", "--force", "--codec", name, "--codec-meta", "4", src, os.path.join(tmp, "o")])
         err = r.stderr.decode(errors="replace")
         c.ok(r.returncode in (0, 1) and "unknown codec" not in err and "usage" not in err,
              "--codec %s parsed (exit %d: %s)" % (name, r.returncode, err.strip()))
@@ -118,7 +118,7 @@ def test_filter_options(tmp, src, data):
                     "needs a cell side")
         # with one, into an array (the filter works on its block shape): parsed; a
         # build without the filter refuses it by name
-        r = run(["compress", "--shape", "200,300", "--blocks", "20,30", "--dtype", "<f4",
+        r = run(["compress", "--force", "--shape", "200,300", "--blocks", "20,30", "--dtype", "<f4",
                  "--filter", f + ":4", src, arr])
         err = r.stderr.decode(errors="replace")
         c.ok(r.returncode == 0 or ("unknown filter" not in err and "(%s)" % f in err),

@@ -53,9 +53,9 @@ def main():
         low = dict(os.environ, B2_PROGRESS_MIN_BYTES="1M")
         high = dict(os.environ, B2_PROGRESS_MIN_BYTES="1G")
         n = len(data) // 10
-        jobs = [("frame", ["compress", "--chunksize", "256k", src, os.path.join(t, "a.b2frame")], "compress"),
+        jobs = [("frame", ["compress", "--force", "--chunksize", "256k", src, os.path.join(t, "a.b2frame")], "compress"),
                 ("sframe", ["compress", "--sparse", "--chunksize", "256k", src, os.path.join(t, "s")], "compress"),
-                ("b2nd", ["compress", "--shape", "%d,10" % n, "--dtype", "|u1", "--chunks", "20000,10",
+                ("b2nd", ["compress", "--force", "--shape", "%d,10" % n, "--dtype", "|u1", "--chunks", "20000,10",
                           src, os.path.join(t, "a.b2nd")], "compress"),
                 ("verify", ["verify", os.path.join(t, "a.b2frame")], "verify")]
         for name, args, label in jobs:

@@ -81,7 +81,7 @@ def main():
             if r.returncode != 0:
                 errors.append((v["id"], "cat: " + r.stderr.decode(errors="replace").strip()))
                 continue
-            cmd = [b2, "compress", "--codec", str(codec), "--clevel", str(clevel),
+            cmd = [b2, "compress", "--force", "--codec", str(codec), "--clevel", str(clevel),
                    "--filters", ",".join(str(x) for x in filt),
                    "--filters-meta", ",".join(str(x) for x in meta),
                    "--typesize", str(ts), "--blocksize", str(bs),

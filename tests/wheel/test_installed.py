@@ -119,7 +119,7 @@ def test_b2_console_script(tmp_path):
     assert np.array_equal(got, a[10:20, 5:9].ravel())
     got = np.frombuffer(b2("slice", "%s:/g/a" % h5, "[7,3],-2:").stdout, dtype="i4")
     assert np.array_equal(got, a[np.ix_([7, 3], [38, 39])].ravel())
-    assert b"ok (hdf5, 1 Blosc2 datasets, 5 chunks)" in b2("verify", h5).stdout
+    assert b"ok (hdf5, 1 Blosc2 dataset, 5 chunks; decoded, no checksums to check)" in b2("verify", h5).stdout
     b2("convert", "%s:/g/a" % h5, tmp_path / "a.b2nd")
     assert np.array_equal(b2blosc.open(str(tmp_path / "a.b2nd"))[...], a)
     assert b"b2nd array" in b2("info", tmp_path / "a.b2nd").stdout  # the C program

@@ -43,6 +43,8 @@ const char *b2cli_filter_label(int id, char *buf, size_t cap);
  * zfp-acc) or a number 0..255 ("none" is filter 0). Returns the id or -1. */
 int b2cli_codec_id(const char *s);
 int b2cli_filter_id(const char *s);
+/* "s" unless n is 1: "%lld chunk%s" says "1 chunk", "2 chunks". */
+const char *b2cli_plural(int64_t n);
 /* True when arg is "-h" or "--help". */
 int b2cli_is_help(const char *arg);
 

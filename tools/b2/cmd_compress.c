@@ -8,14 +8,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "b2cli.h"
 #include "compress.h"
+#include "npy.h"
 
 static const char compress_help[] =
     "usage: b2 compress [options] IN OUT\n"
     "Compress IN ('-' = standard input) into OUT ('-' = standard output). OUT is\n"
-    "written under a temporary name and renamed into place when complete.\n"
+    "written under a temporary name and renamed into place when complete; an\n"
+    "existing OUT is replaced only with --force.\n"
+    "IN may be a NumPy .npy file (a file, not standard input; recognised by its\n"
+    "header, versions 1.0 to 3.0; C order, no object or structured dtypes): its\n"
+    "header gives a b2nd array its shape and dtype, and any output its typesize;\n"
+    "the data after it are compressed.\n"
     "\n"
     "What is written (first rule that applies):\n"
     "  --format KIND       chunk, frame, sframe or b2nd, whatever OUT is called\n"
@@ -73,6 +80,7 @@ static const char compress_help[] =
     "                      memcpy chunk only when the compressed chunk would not fit\n"
     "                      its output buffer, so reproducing a chunk written with a\n"
     "                      larger buffer needs the same room (chunk.md 13.5).\n"
+    "  -f, --force         replace an existing OUT\n"
     "  -v, --verbose       print sizes, ratio and speed on standard error\n"
     "\n"
     "When compressing at least 100 MB (B2_PROGRESS_MIN_BYTES in the environment\n"
@@ -84,7 +92,9 @@ static const char compress_help[] =
 
 typedef struct opts {
     b2cli_cparam_opts cpo;       /* compression parameters (shared with `b2 convert`) */
-    int verbose;
+    int verbose, force;
+    b2cli_npy npy;               /* IN's header when IN is a .npy file */
+    int is_npy;
     size_t slack;                /* extra output room offered to the encoder */
     const char *in, *out;
     const char *format;          /* --format value or NULL */
@@ -145,6 +155,10 @@ static int parse_opts(opts *o, int argc, char **argv)
         }
         if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             o->verbose = 1;
+            continue;
+        }
+        if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
+            o->force = 1;
             continue;
         }
         if ((rc = b2cli_cparam_opt(CMD, &o->cpo, argc, argv, &i)) >= 0) {
@@ -225,11 +239,36 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
+/* A .npy IN: its typesize for every kind, its shape and dtype for a b2nd
+ * array (options saying otherwise are refused). 0 or an exit code. */
+static int apply_npy(opts *o)
+{
+    const b2cli_npy *h = &o->npy;
+    b2cli_container_opts *c = &o->c;
+    if (o->typesize_given && o->cpo.p.typesize != h->itemsize)
+        return b2cli_usage_error(CMD, "--typesize %d contradicts the .npy dtype '%s'",
+                                 o->cpo.p.typesize, h->dtype);
+    o->cpo.p.typesize = h->itemsize;
+    o->typesize_given = 1;
+    c->in_offset = h->offset;
+    if (c->kind != B2_KIND_B2ND)
+        return 0;
+    if (c->dtype && strcmp(c->dtype, h->dtype))
+        return b2cli_usage_error(CMD, "--dtype '%s' contradicts the .npy dtype '%s'", c->dtype, h->dtype);
+    if (o->shape_given && (c->ndim != h->ndim || memcmp(c->shape, h->shape, sizeof(int64_t) * (size_t)h->ndim)))
+        return b2cli_usage_error(CMD, "--shape contradicts the .npy shape");
+    c->dtype = h->dtype;
+    c->ndim = h->ndim;
+    memcpy(c->shape, h->shape, sizeof c->shape);
+    o->shape_given = 1;
+    return 0;
+}
+
 /* Decide what OUT becomes and check the options fit it. Returns 0 or an exit code. */
 static int choose_kind(opts *o)
 {
     b2cli_container_opts *c = &o->c;
-    int kind;
+    int kind, rc;
     if (o->format) {
         if (!strcmp(o->format, "chunk")) kind = B2_KIND_CHUNK;
         else if (!strcmp(o->format, "frame") || !strcmp(o->format, "cframe")) kind = B2_KIND_FRAME;
@@ -258,6 +297,8 @@ static int choose_kind(opts *o)
                                       " (name OUT *.b2frame or *.b2nd, or use --format)");
     if (kind != B2_KIND_B2ND && (o->shape_given || c->dtype || o->nchunks_dims || o->nblocks_dims))
         return b2cli_usage_error(CMD, "--shape, --dtype, --chunks and --blocks need a b2nd output");
+    if (o->is_npy && (rc = apply_npy(o)) != 0)
+        return rc;
     if (kind == B2_KIND_B2ND) {
         if (!o->shape_given)
             return b2cli_usage_error(CMD, "a b2nd array needs --shape");
@@ -331,8 +372,18 @@ int b2cli_cmd_compress(int argc, char **argv)
             return B2CLI_OK;
         }
     rc = parse_opts(&o, argc, argv);
+    if (rc == 0 && (o.is_npy = b2cli_npy_is(o.in)) && b2cli_npy_read_header(o.in, &o.npy) < 0)
+        rc = B2CLI_EXIT_DATA;
     if (rc == 0)
         rc = choose_kind(&o);
+    if (rc == 0 && strcmp(o.out, "-") && access(o.out, F_OK) == 0) {
+        /* rename() cannot put a directory over another: say so before the work */
+        if (o.c.sparse)
+            rc = (b2cli_data_error(o.out, "exists already (a sparse frame, a directory, does not "
+                                          "replace it even with --force: remove it first)"), B2CLI_EXIT_DATA);
+        else if (!o.force)
+            rc = (b2cli_data_error(o.out, "exists already (--force replaces it)"), B2CLI_EXIT_DATA);
+    }
     if (rc == 0) {
         b2_cparams check = o.cpo.p;
         b2nd_geometry(&o, &check);
@@ -362,6 +413,11 @@ static int run_compress(opts *op)
 
     if (b2cli_read_file(o.in, &src, &nbytes) < 0)
         return B2CLI_EXIT_DATA;
+    if (nbytes < (size_t)o.c.in_offset) { /* the .npy file shrank since its header was read */
+        b2cli_data_error(o.in, "truncated while reading");
+        goto done;
+    }
+    nbytes -= (size_t)o.c.in_offset; /* a .npy header */
     if (nbytes > (size_t)B2_MAX_BUFFERSIZE) {
         b2cli_data_error(o.in, "%zu bytes is more than one chunk can hold (%d)", nbytes,
                          (int)B2_MAX_BUFFERSIZE);
@@ -375,7 +431,7 @@ static int run_compress(opts *op)
         goto done;
     }
     t0 = b2cli_now();
-    rc = b2_chunk_compress(cctx, src, nbytes, dst, cap);
+    rc = b2_chunk_compress(cctx, src + o.c.in_offset, nbytes, dst, cap);
     t1 = b2cli_now();
     if (rc < 0) {
         b2cli_data_error(o.in, "compression failed: %s", b2cli_err(rc));

@@ -220,8 +220,9 @@ int b2cli_cmd_rechunk(int argc, char **argv)
     rc = tmp ? b2_nd_copy_with_progress(o.arr, cs, bs, &st, show_progress, &bar, &r) : B2_ERR_NOMEM;
     b2cli_progress_end(&bar);
     if (rc >= 0 && report)
-        fprintf(stderr, "b2 rechunk: %s: %lld chunks in %.3f s; peak memory %ld KiB (%ld KiB before the copy)\n",
-                in, (long long)b2_schunk_nchunks(b2_nd_schunk(r)), b2cli_now() - t0, peak_kib(), before);
+        fprintf(stderr, "b2 rechunk: %s: %lld chunk%s in %.3f s; peak memory %ld KiB (%ld KiB before the copy)\n",
+                in, (long long)b2_schunk_nchunks(b2_nd_schunk(r)),
+                b2cli_plural(b2_schunk_nchunks(b2_nd_schunk(r))), b2cli_now() - t0, peak_kib(), before);
     if (rc < 0)
         b2cli_data_error(out, "cannot rechunk %s: %s", in, tmp ? b2_last_error_message() : "out of memory");
     b2_nd_free(r);

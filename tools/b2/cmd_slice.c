@@ -7,6 +7,7 @@
  * range in units of the frame's typesize. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "b2cli.h"
 #include "decode.h"
@@ -17,9 +18,11 @@
 #define CMD "slice"
 
 static const char slice_help[] =
-    "usage: b2 slice FILE SPEC [-o OUT] [--threads N] [--report]\n"
-    "       b2 slice FILE.h5:/DATASET SPEC [-o OUT] [--threads N] [--report]\n"
+    "usage: b2 slice FILE SPEC [-o OUT] [--threads N] [--report] [-f]\n"
+    "       b2 slice FILE.h5:/DATASET SPEC [-o OUT] [--threads N] [--report] [-f]\n"
     "Write the bytes of a box of FILE to standard output (or OUT, atomically).\n"
+    "Binary data are not written to a terminal unless -f is given (as zstd and\n"
+    "gzip do): redirect standard output, pipe it, or use -o.\n"
     "  b2nd array: SPEC is START:STOP for each dimension, comma-separated; the\n"
     "              box comes out in C order without padding. Omitted bounds are\n"
     "              the ends (':' is the whole dimension), negative bounds count\n"
@@ -41,6 +44,7 @@ static const char slice_help[] =
     "           b2 slice temps.b2nd '[1,5,9],2:7'\n"
     "           b2 slice run.h5:/grid/t 995:1005,995:1005\n"
     "  -o OUT        write to OUT instead of standard output\n"
+    "  -f, --force   write to standard output even when it is a terminal\n"
     "  --threads N   decompression threads (default 1; HDF5: the reader's threads,\n"
     "                default $B2_H5_NTHREADS, else 1)\n"
     "  --report      say on standard error how the box was read (HDF5: path,\n"
@@ -81,7 +85,7 @@ static int slice_frame(const b2cli_obj *o, const char *spec, FILE *out)
 int b2cli_cmd_slice(int argc, char **argv)
 {
     const char *pos[2] = {NULL, NULL}, *outpath = "-";
-    int npos = 0, nthreads = 1, h5threads = 0, report = 0, rc;
+    int npos = 0, nthreads = 1, h5threads = 0, report = 0, force = 0, rc;
     b2cli_obj o;
     b2cli_outfile out;
     for (int i = 1; i < argc; i++) {
@@ -98,6 +102,8 @@ int b2cli_cmd_slice(int argc, char **argv)
                 return B2CLI_EXIT_USAGE;
         } else if (b2cli_opt_is(a, "--report")) {
             report = 1;
+        } else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
+            force = 1;
         } else if (b2cli_opt_is(a, "--threads") || b2cli_opt_is(a, "-t")) {
             int64_t v;
             const char *s = b2cli_opt_value(CMD, argc, argv, &i, "--threads");
@@ -116,6 +122,10 @@ int b2cli_cmd_slice(int argc, char **argv)
     }
     if (npos < 2)
         return b2cli_usage_error(CMD, "missing %s", npos ? "slice specification" : "input file");
+    /* Bytes on a terminal are garbage and can leave it in a strange state. */
+    if (!strcmp(outpath, "-") && !force && isatty(STDOUT_FILENO))
+        return b2cli_usage_error(CMD, "not writing binary data to a terminal (redirect it, use -o OUT, "
+                                      "or -f to force)");
     if (b2cli_h5_is_hdf5(pos[0])) {
         if (b2cli_out_open(&out, outpath) < 0)
             return B2CLI_EXIT_DATA;

@@ -17,6 +17,7 @@ typedef struct b2cli_container_opts {
     int kind;           /* B2_KIND_FRAME, _SFRAME or _B2ND */
     int sparse;         /* b2nd: write a sparse-frame directory */
     const char *in, *out;
+    int64_t in_offset;  /* where IN's data start (a .npy file's header is skipped) */
     int64_t chunksize;  /* frames: bytes per chunk */
     int nmeta, nvlmeta;
     b2cli_meta_arg meta[B2_FRAME_MAX_METALAYERS], vlmeta[B2_FRAME_MAX_VLMETALAYERS];

@@ -66,6 +66,10 @@ static int fill_frame(b2_schunk *s, const b2cli_container_opts *c, int64_t *nbyt
     *nbytes = 0;
     if (!in)
         return b2cli_data_error(c->in, "cannot open: %s", strerror(errno)), B2_ERR_IO;
+    if (c->in_offset > 0 && fseek(in, (long)c->in_offset, SEEK_SET) != 0) { /* past a .npy header */
+        fclose(in);
+        return b2cli_data_error(c->in, "cannot seek past the .npy header"), B2_ERR_IO;
+    }
     if (!(buf = malloc((size_t)c->chunksize))) {
         if (in != stdin)
             fclose(in);
@@ -191,6 +195,11 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
         return b2cli_usage_error("compress", "bad array shape: %s", b2cli_err(rc));
     if (b2cli_read_file(c->in, &src, &len) < 0)
         return B2_ERR_IO;
+    if (c->in_offset > 0) { /* drop a .npy header: the data follow it */
+        size_t off = (size_t)c->in_offset < len ? (size_t)c->in_offset : len;
+        memmove(src, src + off, len - off);
+        len -= off;
+    }
     *nbytes = (int64_t)len;
     if ((int64_t)len != nitems * c->typesize) {
         b2cli_data_error(c->in, "has %zu bytes; shape and dtype want %lld", len,

@@ -30,6 +30,17 @@ int conv_file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
+const char *conv_coords(int rank, const int64_t *start, char *buf, size_t cap)
+{
+    size_t pos = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < rank && pos + 24 < cap; d++)
+        pos += (size_t)snprintf(buf + pos, cap - pos, "%s%lld", d ? "," : "(", (long long)start[d]);
+    if (pos + 2 <= cap)
+        snprintf(buf + pos, cap - pos, ")");
+    return buf;
+}
+
 int conv_grow(uint8_t **buf, size_t *cap, size_t n)
 {
     if (n <= *cap)

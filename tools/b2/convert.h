@@ -38,6 +38,8 @@ void conv_why(conv *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 /* The one-line summary (unless --quiet). */
 void conv_report(const conv *c);
 int conv_file_exists(const char *path);
+/* "(i,j,..)": a chunk's coordinates (its first element) for messages, in buf. */
+const char *conv_coords(int rank, const int64_t *start, char *buf, size_t cap);
 /* Grow *buf to at least n bytes (contents kept); -1 when out of memory. */
 int conv_grow(uint8_t **buf, size_t *cap, size_t n);
 

@@ -420,6 +420,7 @@ static int copy_chunk(from_h5 *j, int64_t i, const int64_t *nper)
     int rank = j->h.rank;
     int64_t start[B2_ND_MAX_DIM], stop[B2_ND_MAX_DIM];
     hsize_t hs[B2_ND_MAX_DIM], hc[B2_ND_MAX_DIM];
+    char at[B2_ND_MAX_DIM * 24 + 4]; /* the chunk's coordinates, for messages */
     conv_chunk_box(rank, i, nper, j->np.shape, j->np.chunkshape, start, stop);
     size_t n = (size_t)j->h.ts;
     for (int d = 0; d < rank; d++) {
@@ -434,15 +435,18 @@ static int copy_chunk(from_h5 *j, int64_t i, const int64_t *nper)
         if (conv_grow(&j->box, &j->boxcap, n) < 0) {
             rc = B2_ERR_NOMEM;
         } else if ((rc = b2_h5_reader_read(j->rd, 0, hs, hc, j->box, n, NULL)) < 0) {
-            b2cli_data_error(c->src, "reading chunk %lld: %s", (long long)i, b2cli_err(rc));
+            b2cli_data_error(c->src, "reading HDF5 chunk %lld at %s: %s", (long long)i,
+                             conv_coords(rank, start, at, sizeof at), b2cli_err(rc));
         } else if ((rc = append_compressed(j->scratch, j->out, rank, start, stop, j->box,
                                            &j->full, &j->fullcap)) < 0) {
-            b2cli_data_error(c->dst, "writing chunk %lld: %s", (long long)i, b2cli_err(rc));
+            b2cli_data_error(c->dst, "writing chunk %lld (HDF5 chunk at %s): %s", (long long)i,
+                             conv_coords(rank, start, at, sizeof at), b2cli_err(rc));
         } else {
             c->recompressed++;
         }
     } else {
-        b2cli_data_error(c->src, "chunk %lld: %s", (long long)i, b2cli_err(rc));
+        b2cli_data_error(c->src, "HDF5 chunk %lld at %s: %s", (long long)i,
+                         conv_coords(rank, start, at, sizeof at), b2cli_err(rc));
     }
     if (rc >= 0)
         b2cli_progress_add(&j->pr, (int64_t)n);
@@ -477,10 +481,10 @@ static int finish(from_h5 *j)
     int rc;
     if ((rc = b2_schunk_set_defer_commit(j->out, 0)) < 0)
         return b2cli_data_error(c->dst, "cannot commit the array: %s", b2cli_err(rc));
-    /* Only the first commit's index and trailer are left behind; rewrite the
-     * array compact when dead space is more than a little (1/64 of the file). */
+    /* The first commit's index and trailer are left behind: a fresh output is
+     * rewritten compact, so it has no dead bytes (b2 info, b2 compact). */
     int64_t dead = b2_schunk_dead_bytes(j->out);
-    if (dead > 0 && dead > b2_schunk_frame_len(j->out) / 64 && (rc = b2_schunk_compact(j->out)) < 0)
+    if (dead > 0 && (rc = b2_schunk_compact(j->out)) < 0)
         return b2cli_data_error(c->dst, "cannot compact the array: %s", b2cli_err(rc));
     b2_schunk_free(j->out);
     j->out = NULL;

@@ -56,7 +56,8 @@ int b2cli_parse_box(const char *spec, int ndim, const int64_t *shape, int64_t *s
         if (colon) {
             if (parse_bound(p, (size_t)(colon - p), shape[d], 0, &start[d]) < 0 ||
                 parse_bound(colon + 1, (size_t)(end - colon - 1), shape[d], shape[d], &stop[d]) < 0)
-                return b2cli_usage_error(CMD, "bad range '%.*s' in '%s'", (int)(end - p), p, spec);
+                return b2cli_usage_error(CMD, "cannot parse range '%.*s' in '%s' (START:STOP, integers)",
+                                         (int)(end - p), p, spec);
         } else {
             int64_t i;
             char buf[32];
@@ -65,7 +66,9 @@ int b2cli_parse_box(const char *spec, int ndim, const int64_t *shape, int64_t *s
                 return b2cli_usage_error(CMD, "bad index '%.*s' in '%s'", (int)len, p, spec);
             memcpy(buf, p, len);
             buf[len] = '\0';
-            if (b2cli_parse_int(buf, -shape[d], shape[d] - 1, 0, &i) < 0)
+            if (b2cli_parse_int(buf, INT64_MIN / 2, INT64_MAX / 2, 0, &i) < 0)
+                return b2cli_usage_error(CMD, "cannot parse index '%s' in '%s' (an integer)", buf, spec);
+            if (i < -shape[d] || i >= shape[d])
                 return b2cli_usage_error(CMD, "index %s out of range for dimension %d (extent %lld)",
                                          buf, d, (long long)shape[d]);
             if (i < 0)
@@ -110,17 +113,20 @@ static int push(b2cli_selection *s, int d, int64_t *cap, int64_t v)
     return 0;
 }
 
-/* One integer of [-n, n) at *p, ending at one of `stops`; advances *p. */
-static int parse_index(const char **p, const char *stops, int64_t n, int64_t *out)
+/* One integer at *p, ending at one of `stops`; advances *p. 0, -1 when it is
+ * not an integer, -2 when it is outside [-n, n) (the token is left in tok). */
+static int parse_index(const char **p, const char *stops, int64_t n, int64_t *out, char *tok)
 {
-    char buf[32];
     size_t len = strcspn(*p, stops);
-    if (len == 0 || len >= sizeof buf)
+    tok[0] = '\0';
+    if (len == 0 || len >= 32)
         return -1;
-    memcpy(buf, *p, len);
-    buf[len] = '\0';
-    if (b2cli_parse_int(buf, -n, n - 1, 0, out) < 0)
+    memcpy(tok, *p, len);
+    tok[len] = '\0';
+    if (b2cli_parse_int(tok, INT64_MIN / 2, INT64_MAX / 2, 0, out) < 0)
         return -1;
+    if (*out < -n || *out >= n)
+        return -2;
     *p += len;
     return 0;
 }
@@ -141,12 +147,17 @@ int b2cli_parse_selection(const char *spec, int ndim, const int64_t *shape, b2cl
         if (*p == '[') {
             p++;
             while (*p != ']') {
-                if (parse_index(&p, ",]", shape[d], &v) < 0 || push(s, d, &cap, v) < 0 ||
-                    (*p != ',' && *p != ']')) {
+                char tok[32];
+                int prc = parse_index(&p, ",]", shape[d], &v, tok);
+                if (prc == -2) {
                     b2cli_selection_free(s);
-                    return b2cli_usage_error(CMD, "bad index list '%.*s' for dimension %d (extent %lld)",
-                                             (int)strcspn(item, "]") + 1, item, d,
-                                             (long long)shape[d]);
+                    return b2cli_usage_error(CMD, "index %s out of range for dimension %d (extent %lld)",
+                                             tok, d, (long long)shape[d]);
+                }
+                if (prc < 0 || push(s, d, &cap, v) < 0 || (*p != ',' && *p != ']')) {
+                    b2cli_selection_free(s);
+                    return b2cli_usage_error(CMD, "cannot parse index list '%.*s' for dimension %d",
+                                             (int)strcspn(item, "]") + 1, item, d);
                 }
                 if (*p == ',')
                     p++;

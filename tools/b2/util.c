@@ -93,6 +93,11 @@ int b2cli_filter_id(const char *s)
     return id < 0 ? -1 : id;
 }
 
+const char *b2cli_plural(int64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 int b2cli_is_help(const char *arg)
 {
     return !strcmp(arg, "-h") || !strcmp(arg, "--help");
