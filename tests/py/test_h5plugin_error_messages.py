@@ -94,6 +94,31 @@ def test_cli(C, t):
         plain(C, m, args[0], arr)
 
 
+def test_python(C, t):
+    """b2blosc.open: the same words, the file name once (in what failed)."""
+    import pyarray_common
+    os.environ.setdefault("B2_LIBB2", pyarray_common.package_library())
+    import b2blosc
+    blob = open(os.path.join(t, "whole.b2nd"), "rb").read()
+    cases = [(c, "truncated") for c in (1, 50, 100, 300, len(blob) // 2, len(blob) - 1)]
+    for c, want in cases + [(None, "not a Blosc2 file"), ("npy", "not a Blosc2 file")]:
+        p = os.path.join(t, "py_%s.b2nd" % c)
+        if c == "npy":
+            p = os.path.join(t, "x.npy")
+        elif c is None:
+            p = os.path.join(t, "random.bin")
+        else:
+            with open(p, "wb") as f:
+                f.write(blob[:c])
+        try:
+            b2blosc.open(p)
+            C.ok(False, "b2blosc.open(%s) opened" % p)
+        except ValueError as e:
+            m = str(e)
+            C.ok(want in m and m.count(p) == 1, "b2blosc.open(%s): %r" % (p, m))
+            plain(C, m, "b2blosc.open(%s)" % p)
+
+
 def make_file(path):
     with h5py.File(path, "w") as f:
         f.create_dataset("plain", data=np.arange(40 * 30, dtype="<i4").reshape(40, 30),
@@ -151,6 +176,7 @@ def main():
     C = hc.Counter("error messages")
     t = b2test.scratch_dir("b2errmsg_")
     test_cli(C, t)
+    test_python(C, t)
     test_h5(C, t)
     C.finish()
 
