@@ -167,6 +167,10 @@ typedef struct b2_h5_lookup_stats {
 B2_H5_API int b2_h5_reader_lookup_stats(const b2_h5_reader *rd, b2_h5_lookup_stats *out);
 /* Threads of rd's later reads (b2_h5_reader_set_nthreads). */
 B2_H5_API int b2_h5_reader_nthreads(const b2_h5_reader *rd);
+/* The calling thread's message about the last failing b2_h5_* call ("" if
+ * none): what failed and where, a chunk by its HDF5 chunk coordinates. Valid
+ * until the thread's next failing call. */
+B2_H5_API const char *b2_h5_last_error_message(void);
 /* Free a reader (NULL is fine); dset stays open. */
 B2_H5_API void b2_h5_reader_free(b2_h5_reader *rd);
 

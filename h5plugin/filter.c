@@ -126,7 +126,8 @@ static size_t decompress(const b2_h5_api *api, const b2_h5_params *p, size_t nby
     int rc = b2_h5_payload_decode(p, ctx ? ctx->dctx : NULL, src, nbytes, &al, &out, &outsize,
                                  &outlen, err, sizeof err);
     if (rc < 0) {
-        B2_H5_ERROR(api, "blosc2 filter: decompression failed: %s", err);
+        /* HDF5 does not tell a filter which chunk (nor which dataset) it decodes */
+        B2_H5_ERROR(api, "blosc2 filter: decompression failed: a chunk of the dataset: %s", err);
         if (!*buf && (*buf = api->allocate_memory(1, 0)) != NULL)
             *buf_size = 1; /* HDF5 frees whatever buffer it is handed back */
         return 0;

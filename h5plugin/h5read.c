@@ -177,6 +177,22 @@ static int open_frame(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc, uint
     return rc < 0 ? B2_ERR_UNSUPPORTED : B2_OK;
 }
 
+/* rc, with the thread's message naming the chunk at coff (its HDF5 chunk
+ * coordinates, as H5Dread_chunk takes them) unless it already does. */
+static int chunk_error(const reader *r, const hsize_t *coff, int rc)
+{
+    char at[160];
+    size_t k = 0;
+    for (int d = 0; d < r->rank && k + 24 < sizeof at; d++)
+        k += (size_t)snprintf(at + k, sizeof at - k, "%s%llu", d ? "," : "(",
+                              (unsigned long long)coff[d]);
+    snprintf(at + k, sizeof at - k, ")");
+    const char *detail = b2_last_error_code() == rc ? b2_error_detail() : b2_strerror(rc);
+    if (strstr(detail, at))
+        return rc;
+    return B2_FAIL(rc, "chunk at %s: %s", at, detail);
+}
+
 /* Chunk at chunk-grid index ci: its part of the box straight from its frame, or
  * through H5Dread when that cannot be done exactly. */
 static int read_chunk(reader *r, const hsize_t *ci, uint8_t **tmp, size_t *tmpcap, uint8_t **sbuf,
@@ -225,10 +241,11 @@ static int read_chunk(reader *r, const hsize_t *ci, uint8_t **tmp, size_t *tmpca
     if (rc == B2_ERR_UNSUPPORTED) {
         if (r->rep)
             r->rep->chunks_h5dread++;
-        return b2_h5_dread_part(r, lo, hi);
+        rc = b2_h5_dread_part(r, lo, hi);
+        return rc < 0 ? chunk_error(r, coff, rc) : rc;
     }
     if (rc < 0)
-        return rc;
+        return chunk_error(r, coff, rc);
     if (r->rep)
         r->rep->chunks_direct++;
     int64_t ustr[MAXDIM], pstr[MAXDIM];
@@ -487,6 +504,8 @@ void b2_h5_reader_set_chunk_hook(b2_h5_reader *rd, b2_h5_chunk_hook fn, void *ud
     rd->hook = fn;
     rd->hook_ud = ud;
 }
+
+const char *b2_h5_last_error_message(void) { return b2_last_error_message(); }
 
 int b2_h5_read_box(hid_t dset, hid_t mem_type, const hsize_t *start, const hsize_t *count,
                    void *buf, size_t bufsize, b2_h5_read_report *report)

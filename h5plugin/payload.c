@@ -283,7 +283,9 @@ int b2_h5_frame_verify(b2_schunk *s, char *err, size_t errcap)
                 "checksum mismatch: ";
             if (!strncmp(m, pre, strlen(pre)))
                 m += strlen(pre); /* the library's own prefix, said once */
-            snprintf(err, errcap, "checksum mismatch: the stored frame is damaged (frame %s)", m);
+            if (!strncmp(m, "chunk ", 6) && strstr(m, ": "))
+                m = strstr(m, ": ") + 2; /* the frame's own chunk number means nothing in HDF5 */
+            snprintf(err, errcap, "checksum mismatch: the stored frame is damaged (%s)", m);
             return rc;
         }
     }

@@ -12,7 +12,9 @@
 
 /* ---- errors with detail (errors.c) ----
  * Every failure originates in B2_FAIL / B2_FAIL_CODE / B2_FAIL_IF: they record
- * "<strerror>: <detail> (<function>)" for the calling thread and yield the code.
+ * "<strerror>: <detail>" for the calling thread (" (<function>)" appended in a
+ * B2_ERROR_FUNCS build) and yield the code. Details speak to the user: the
+ * offending value and where, no function names.
  * Formatting happens only on failure; success paths pay nothing. Do not use
  * them for codes that are internal signals a caller recovers from (e.g. "no lazy
  * path here, read the whole chunk"): those stay plain returns. */
@@ -63,6 +65,9 @@ static inline int64_t b2_err_keep_if64(b2_errinfo *e, int64_t rc, const char *fu
  * for code (made plain first if the record is about another code). Returns code. */
 B2_HIDDEN int b2_err_prefix(int code, const char *func, const char *what) __attribute__((cold));
 #define B2_PREFIX(code, what) b2_err_prefix((code), __func__, (what))
+/* "; it looks like <kind>" for the first n bytes at p of a file that is no
+ * Blosc2 one (an .npy array, HDF5, zip, gzip), "" when they say nothing known. */
+B2_HIDDEN const char *b2_looks_like(const uint8_t *p, size_t n);
 /* The detail part of the thread's last record ("" if none), so a caller can add
  * its own context: B2_FAIL(rc, "block %d: %s", j, b2_err_detail()). */
 B2_HIDDEN const char *b2_err_detail(void);

@@ -52,23 +52,55 @@ static _Thread_local unsigned tls_count;
 static _Thread_local char tls_detail[B2_ERRMSG_LEN]; /* the detail part alone */
 static _Thread_local const char *tls_func;           /* and the function */
 
+/* Copy src into dst (cap bytes); text too long ends at a word boundary with
+ * "..." instead of mid-word (a hash or a path is never cut in two). */
+static void fit_text(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n < cap) {
+        memmove(dst, src, n + 1);
+        return;
+    }
+    size_t cut = cap - 4; /* room for "..." and the NUL */
+    while (cut > cap / 2 && src[cut] != ' ')
+        cut--;
+    while (cut > 0 && (src[cut - 1] == ' ' || src[cut - 1] == ':' || src[cut - 1] == ','))
+        cut--;
+    memmove(dst, src, cut);
+    memcpy(dst + cut, "...", 4);
+}
+
+/* Record code with detail: "<strerror>: <detail>", or the detail alone when it
+ * already says the code's text (a caller wrapping an inner message). Function
+ * names are added only in a B2_ERROR_FUNCS build (doc/library.md, errors). */
 static int set_msg(int code, const char *func, const char *detail)
 {
+    char full[2 * B2_ERRMSG_LEN];
+    const char *what = b2_strerror(code);
     tls_func = func;
     if (detail != tls_detail)
-        snprintf(tls_detail, sizeof tls_detail, "%s", detail);
+        fit_text(tls_detail, sizeof tls_detail, detail);
     tls_err.code = code;
-    if (detail[0])
-        snprintf(tls_err.msg, sizeof tls_err.msg, "%s: %s (%s)", b2_strerror(code), detail, func);
+    if (!detail[0])
+        snprintf(full, sizeof full, "%s", what);
+    else if (strstr(detail, what))
+        snprintf(full, sizeof full, "%s", detail);
     else
-        snprintf(tls_err.msg, sizeof tls_err.msg, "%s (%s)", b2_strerror(code), func);
+        snprintf(full, sizeof full, "%s: %s", what, detail);
+#ifdef B2_ERROR_FUNCS
+    size_t n = strlen(full);
+    snprintf(full + n, sizeof full - n, " (%s)", func);
+#else
+    (void)func;
+#endif
+    fit_text(tls_err.msg, sizeof tls_err.msg, full);
     tls_count++;
     return code;
 }
 
 int b2_err_record(int code, const char *func, const char *fmt, ...)
 {
-    char detail[B2_ERRMSG_LEN]; /* the arguments may point into tls_detail */
+    char detail[2 * B2_ERRMSG_LEN]; /* the arguments may point into tls_detail */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
@@ -80,7 +112,7 @@ int b2_err_record_code(int code, const char *func) { return set_msg(code, func, 
 
 int b2_error_record(int code, const char *func, const char *fmt, ...)
 {
-    char detail[B2_ERRMSG_LEN] = "";
+    char detail[2 * B2_ERRMSG_LEN] = "";
     if (fmt) {
         va_list ap;
         va_start(ap, fmt);
@@ -118,7 +150,7 @@ int b2_err_prefix(int code, const char *func, const char *what)
     size_t n = strlen(what);
     if (!strncmp(tls_detail, what, n) && tls_detail[n] == ':')
         return code; /* already says so */
-    char detail[B2_ERRMSG_LEN];
+    char detail[2 * B2_ERRMSG_LEN];
     snprintf(detail, sizeof detail, tls_detail[0] ? "%s: %s" : "%s", what, tls_detail);
     return set_msg(code, tls_func, detail);
 }
@@ -137,6 +169,25 @@ void b2_err_set_thread(const b2_errinfo *e)
 
 const char *b2_last_error_message(void) { return tls_err.code ? tls_err.msg : ""; }
 int b2_last_error_code(void) { return tls_err.code; }
+
+const char *b2_looks_like(const uint8_t *p, size_t n)
+{
+    static const struct {
+        const char *magic, *kind;
+    } kinds[] = {
+        {"\x93NUMPY", "; it looks like an .npy array"},
+        {"\x89HDF\r\n\x1a\n", "; it looks like an HDF5 file"},
+        {"PK\x03\x04", "; it looks like a zip archive (a .b2z or .npz?)"},
+        {"\x1f\x8b", "; it looks like gzip data"},
+        {"\x89PNG", "; it looks like a PNG image"},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        size_t m = strlen(kinds[i].magic);
+        if (n >= m && !memcmp(p, kinds[i].magic, m))
+            return kinds[i].kind;
+    }
+    return "";
+}
 
 int b2_mem_check(int64_t limit, int64_t need, const char *what, const char *setter)
 {

@@ -24,9 +24,10 @@ int b2_frame_parse_fixed(const uint8_t *p, int sparse, frame_hdr *h)
 
 int b2_frame_check_len(const frame_hdr *h, int64_t avail, int exact)
 {
-    B2_FAIL_IF(exact ? h->frame_len != avail : h->frame_len > avail, B2_ERR_INVALID_HEADER,
-               "frame_len %lld but %lld bytes available", (long long)h->frame_len,
-               (long long)avail);
+    B2_FAIL_IF(h->frame_len > avail, B2_ERR_TRUNCATED, "%lld of the frame's %lld bytes",
+               (long long)avail, (long long)h->frame_len);
+    B2_FAIL_IF(exact && h->frame_len != avail, B2_ERR_INVALID_HEADER,
+               "frame_len %lld but %lld bytes given", (long long)h->frame_len, (long long)avail);
     B2_FAIL_IF(h->frame_len < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN, B2_ERR_INVALID_HEADER,
                "frame_len %lld is below the minimum %d", (long long)h->frame_len,
                FRAME_HEADER_FIXED + FRAME_TRAILER_MIN);
@@ -147,7 +148,7 @@ static int parse_steps(const uint8_t *buf, int64_t len, int sparse, int exact, b
                        int64_t mem_limit, frame_layout *L)
 {
     B2_FAIL_IF(len < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN, B2_ERR_TRUNCATED,
-               "%lld bytes, a frame needs at least %d", (long long)len,
+               "%lld bytes, the smallest frame has %d", (long long)len,
                FRAME_HEADER_FIXED + FRAME_TRAILER_MIN);
     int rc = b2_frame_parse_fixed(buf, sparse, &L->h);
     if (rc >= 0)

@@ -16,6 +16,8 @@ static const uint8_t hdr_markers[][2] = {
 
 int b2_frame_header_parse_fixed(const uint8_t *p, frame_hdr *h)
 {
+    B2_FAIL_IF(p[0] != 0x9e || p[1] != 0xa8 || memcmp(p + 2, FRAME_MAGIC, 8) != 0, B2_ERR_FORMAT,
+               "not a Blosc2 file (no frame magic%s)", b2_looks_like(p, 10));
     for (size_t i = 0; i < sizeof hdr_markers / sizeof hdr_markers[0]; i++)
         B2_FAIL_IF(p[hdr_markers[i][0]] != hdr_markers[i][1], B2_ERR_FORMAT,
                    "frame header byte %d is 0x%02x, not 0x%02x", hdr_markers[i][0],

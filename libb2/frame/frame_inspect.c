@@ -59,7 +59,10 @@ static int has_hdf5_signature_past_0(const insp_src *s)
  * (doc/format/frame.md §2): ten bytes no chunk header starts with. */
 static int has_frame_magic(const uint8_t *p, size_t n)
 {
-    return n >= 10 && (p[0] & 0xf0) == 0x90 && p[1] == 0xa8 && !memcmp(p + 2, FRAME_MAGIC, 8);
+    if (n < 10) /* cut inside the magic: still a frame (a truncated one) */
+        return n >= 1 && (p[0] & 0xf0) == 0x90 && (n < 2 || p[1] == 0xa8) &&
+               (n < 3 || !memcmp(p + 2, FRAME_MAGIC, n - 2));
+    return (p[0] & 0xf0) == 0x90 && p[1] == 0xa8 && !memcmp(p + 2, FRAME_MAGIC, 8);
 }
 
 /* Kind of a frame whose first bytes carry the magic: parse its header (fixed
@@ -69,15 +72,15 @@ static int frame_kind(const insp_src *s, int *sparse)
     uint8_t fixed[FRAME_HEADER_FIXED];
     frame_hdr h;
     B2_FAIL_IF(s->len < FRAME_HEADER_FIXED, B2_ERR_TRUNCATED,
-               "%s: %lld bytes start like a frame, whose header needs %d", s->name,
+               "%s: %lld bytes start like a frame, whose header alone has %d", s->name,
                (long long)s->len, FRAME_HEADER_FIXED);
     int rc = src_read(s, 0, fixed, sizeof fixed);
     if (rc >= 0 && (rc = b2_frame_header_parse_fixed(fixed, &h)) < 0)
         rc = B2_PREFIX(rc, s->name);
     if (rc < 0)
         return rc;
-    B2_FAIL_IF(h.header_len > s->len, B2_ERR_TRUNCATED, "%s: header_len %d but %lld bytes",
-               s->name, (int)h.header_len, (long long)s->len);
+    B2_FAIL_IF(h.header_len > s->len, B2_ERR_TRUNCATED, "%s: %lld of the frame's %lld bytes",
+               s->name, (long long)s->len, (long long)h.frame_len);
     if ((rc = b2_mem_check(0, h.header_len, "the frame's header", "b2_schunk_open_limited")) < 0)
         return rc;
     uint8_t *hdr = malloc((size_t)h.header_len);

@@ -54,7 +54,7 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
     frame_hdr *h = &L.h;
     int sparse = s->storage == B2_STORAGE_SPARSE;
     B2_FAIL_IF(avail < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN, B2_ERR_TRUNCATED,
-               "%lld bytes, a frame needs at least %d", (long long)avail,
+               "%lld bytes, the smallest frame has %d", (long long)avail,
                FRAME_HEADER_FIXED + FRAME_TRAILER_MIN);
     int rc = b2_fio_read(s, 0, fixed, sizeof fixed);
     if (rc >= 0)

@@ -44,7 +44,11 @@ class Blosc2Error(ValueError):
         self.name = ERROR_NAMES.get(code, "B2_ERR_%d" % code)
         self.message = message
         self.what = what
-        text = "%s: %s [%s %d]" % (what, message, self.name, code) if what else \
+        shown = message
+        for word in what.split():  # a file name both say: once
+            if len(word) > 2 and word + ": " in shown:
+                shown = shown.replace(word + ": ", "", 1)
+        text = "%s: %s [%s %d]" % (what, shown, self.name, code) if what else \
             "%s [%s %d]" % (message, self.name, code)
         super().__init__(text)
 

@@ -910,13 +910,13 @@ def _refuse(path, kind):
     """The error for a python-blosc2 object, an HDF5 file or a zip: names it and
     says what reads it."""
     if kind == "an HDF5 file":
-        text = ("an HDF5 file, not a Blosc2 frame: read its datasets with h5py (importing "
+        text = ("an HDF5 file, not a Blosc2 file: read its datasets with h5py (importing "
                 "b2blosc registers the Blosc2 filter with it) or b2blosc.h5.read")
         code = -15  # B2_ERR_FORMAT
     elif kind.startswith("a zip file"):
         text, code = kind + "; b2blosc.open reads Blosc2 frames and b2nd arrays", -15
     elif kind in _OTHER_READERS:
-        text = ("%s, not a Blosc2 frame: b2blosc.open reads Blosc2 frames and b2nd arrays; "
+        text = ("%s, not a Blosc2 file: b2blosc.open reads Blosc2 frames and b2nd arrays; "
                 "%s" % (kind, _OTHER_READERS[kind]))
         code = -15  # B2_ERR_FORMAT
     else:

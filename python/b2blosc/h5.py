@@ -84,6 +84,17 @@ _ERRORS = {-1: "INVALID_PARAM: an argument is out of range", -2: "TRUNCATED: sto
 
 
 def _error(rc, what):
+    """OSError for code rc of a b2_h5_* call: what failed, the code and the
+    plugin's own message (which names a failing chunk by its HDF5 chunk
+    coordinates), when the plugin has one."""
+    detail = ""
+    last = getattr(_lib, "b2_h5_last_error_message", None) if _lib is not None else None
+    if last is not None:
+        last.argtypes, last.restype = [], ctypes.c_char_p
+        detail = (last() or b"").decode("utf-8", "replace")
+    if detail:  # the code's name only: the detail says the rest
+        return OSError("%s failed: %s [B2_ERR_%s %d]"
+                       % (what, detail, _ERRORS.get(rc, "?").split(":")[0], rc))
     return OSError("%s failed: B2_ERR_%s (%d)" % (what, _ERRORS.get(rc, "?"), rc))
 
 

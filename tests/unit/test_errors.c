@@ -79,8 +79,13 @@ static void test_truncated_chunk(void)
     /* No context: the thread's message says it. */
     b2_chunk_info info;
     CHECK(b2_chunk_get_info(chunk, 5, &info) == B2_ERR_TRUNCATED, "5-byte header");
+#ifdef B2_ERROR_FUNCS /* the debug build names the function that failed */
     CHECK(has(b2_last_error_message(), "chunk of 5 bytes, a header needs 16") &&
               has(b2_last_error_message(), "(b2_chunk_get_info)"),
+#else
+    CHECK(has(b2_last_error_message(), "chunk of 5 bytes, a header needs 16") &&
+              !has(b2_last_error_message(), "(b2_"),
+#endif
           "get_info message: %s", b2_last_error_message());
     b2_dctx_free(d);
 }
@@ -251,10 +256,9 @@ static void test_read_only(void)
     fd = open(path, O_WRONLY | O_TRUNC);
     CHECK(fd >= 0 && write(fd, frame, len / 2) == (ssize_t)(len / 2), "truncate");
     close(fd);
-    CHECK(b2_schunk_open(path, B2_OPEN_READONLY, &s) == B2_ERR_INVALID_HEADER,
-          "half a frame");
+    CHECK(b2_schunk_open(path, B2_OPEN_READONLY, &s) == B2_ERR_TRUNCATED, "half a frame");
     char want[300];
-    snprintf(want, sizeof want, "%s: frame_len %zu but %zu bytes available", path, len, len / 2);
+    snprintf(want, sizeof want, "truncated: %s: %zu of the frame's %zu bytes", path, len / 2, len);
     CHECK(has(b2_last_error_message(), want), "open message: %s", b2_last_error_message());
     unlink(path);
     CHECK(b2_schunk_open(path, B2_OPEN_READONLY, &s) == B2_ERR_NOT_FOUND &&

@@ -48,6 +48,16 @@ static int is_frame_kind(int kind)
     return kind == B2_KIND_FRAME || kind == B2_KIND_SFRAME || kind == B2_KIND_B2ND;
 }
 
+/* "; it looks like <kind>" for a few well-known non-Blosc2 files, else "". */
+static const char *looks_like(const uint8_t *p, size_t n)
+{
+    if (n >= 6 && !memcmp(p, "\x93NUMPY", 6))
+        return "; it looks like an .npy array";
+    if (n >= 4 && !memcmp(p, "PK\x03\x04", 4))
+        return "; it looks like a zip archive";
+    return n >= 2 && p[0] == 0x1f && p[1] == 0x8b ? "; it looks like gzip data" : "";
+}
+
 static int obj_open(b2cli_obj *o, const char *path, int allow_py)
 {
     struct stat st;
@@ -103,10 +113,16 @@ static int obj_open(b2cli_obj *o, const char *path, int allow_py)
     {
         b2_chunk_info info;
         int e = b2_chunk_get_info(o->data, o->size, &info);
-        if (e < 0)
-            b2cli_data_error(path, "not a Blosc2 object (chunk header: %s)", b2cli_err(e));
+        if (e == B2_ERR_TRUNCATED && o->data[0] >= 1 && o->data[0] <= B2_VERSION_FORMAT_VL)
+            b2cli_data_error(path, "truncated: %zu bytes, a chunk's header alone has %d", o->size,
+                             o->size > 2 && (o->data[2] & 0x05) == 0x05 ? B2_HEADER_LEN : B2_MIN_HEADER_LEN);
+        else if (e < 0)
+            b2cli_data_error(path, "not a Blosc2 file (neither a frame nor a chunk%s)",
+                             looks_like(o->data, o->size));
+        else if ((size_t)info.cbytes > o->size)
+            b2cli_data_error(path, "truncated chunk (%zu of %ld bytes)", o->size, (long)info.cbytes);
         else
-            b2cli_data_error(path, "not a Blosc2 object (chunk header says %ld bytes, file has %zu)",
+            b2cli_data_error(path, "not a Blosc2 file (a chunk header says %ld bytes, the file has %zu)",
                              (long)info.cbytes, o->size);
     }
     return B2_ERR_FORMAT;

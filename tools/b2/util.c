@@ -23,14 +23,34 @@ int b2cli_usage_error(const char *cmd, const char *fmt, ...)
     return B2CLI_EXIT_USAGE;
 }
 
+/* Remove from msg the first later copy of what ("name: "), if any. */
+static void drop_copy(char *msg, const char *what, size_t from)
+{
+    size_t n = strlen(what);
+    char *dup = strlen(msg) > from ? strstr(msg + from, what) : NULL;
+    if (n && dup)
+        memmove(dup, dup + n, strlen(dup + n) + 1);
+}
+
+/* b2: FILE: message, each part once (the library's message may name the
+ * file, or the chunk the caller names, again). */
 int b2cli_data_error(const char *file, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "b2: %s: ", strcmp(file, "-") ? file : "(stdin)");
+    char msg[2048], named[1024];
+    const char *name = strcmp(file, "-") ? file : "(stdin)";
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    snprintf(named, sizeof named, "%s: ", name);
+    drop_copy(msg, named, 0);
+    const char *colon = strstr(msg, ": "); /* "chunk 3: ...: chunk 3: ..." */
+    if (colon && colon - msg < 64) {
+        char lead[80];
+        snprintf(lead, sizeof lead, "%.*s", (int)(colon - msg + 2), msg);
+        drop_copy(msg, lead, strlen(lead));
+    }
+    fprintf(stderr, "b2: %s%s\n", named, msg);
     return B2CLI_EXIT_DATA;
 }
 

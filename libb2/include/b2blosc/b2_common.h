@@ -4,7 +4,7 @@
  *
  * Every libb2 function that can fail returns a negative B2_ERR_* code;
  * b2_strerror() turns it into a short English sentence. The failure also leaves
- * a detailed message (what failed, the offending value, the function) on the
+ * a detailed message (what failed, the offending value) on the
  * calling thread, and calls on a context keep it in the context too:
  * b2_last_error_message() and b2_{cctx,dctx,schunk,nd}_last_error().
  *
@@ -69,12 +69,14 @@ enum b2_error {
  * one of them may allocate because its input says so (1 GiB). */
 #define B2_DEFAULT_MEMORY_LIMIT ((int64_t)1 << 30)
 
-/* Longest detailed error message, terminating NUL included. */
-#define B2_ERRMSG_LEN 200
+/* Longest detailed error message, terminating NUL included; a longer one ends
+ * at a word boundary with "..." (never inside a number, hash or name). */
+#define B2_ERRMSG_LEN 512
 
 /* Detailed message of the last error recorded on the calling thread, as
- * "<b2_strerror text>: <detail> (<function>)"; "" if none. Per thread, like errno:
- * valid until the thread's next failing libb2 call. */
+ * "<b2_strerror text>: <detail>" (the detail alone when it already says the
+ * code's text; a B2_ERROR_FUNCS build adds " (<function>)"); "" if none. Per
+ * thread, like errno: valid until the thread's next failing libb2 call. */
 B2_API const char *b2_last_error_message(void);
 /* Code matching b2_last_error_message() (B2_OK if none). */
 B2_API int b2_last_error_code(void);

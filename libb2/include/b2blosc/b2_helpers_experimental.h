@@ -30,7 +30,8 @@ B2_API int b2_pool_nthreads(const b2_pool *p);
 B2_API int b2_pool_run(b2_pool *p, int n, void (*fn)(void *arg, int worker), void *arg);
 
 /* Record a failure on the calling thread: b2_last_error_message() then reads
- * "<b2_strerror(code)>: <detail> (<func>)". Returns code. */
+ * "<b2_strerror(code)>: <detail>" (func only in a B2_ERROR_FUNCS build, for
+ * debugging; may be NULL). Returns code. */
 B2_API int b2_error_record(int code, const char *func, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
