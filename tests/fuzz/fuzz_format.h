@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The frame format module (libb2/frame/frame_format.h, internal) called directly
+/* The frame format module (libb2/frame/format/frame_format.h, internal) called directly
  * by the frame harnesses on their input bytes, before they open the frame
  * through the public API: the parser meets every input first-hand, not only
  * the ones a store and a handle pass on, and the harness checks that the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The frame format module on its own (libb2/frame/frame_format.h): no handle,
+/* The frame format module on its own (libb2/frame/format/frame_format.h): no handle,
  * no store, bytes in and bytes out.
  *
  * Every contiguous and sparse frame of the interop set (test_data/manifest.json,

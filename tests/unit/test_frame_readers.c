@@ -54,6 +54,7 @@ static void stale_size(const char *path)
     CHECK(b2_schunk_append_buffer(w, d, sizeof d) == 2, "append");
     r = b2_schunk_alloc(NULL);
     r->storage = B2_STORAGE_FILE;
+    r->place = b2_frame_place_for(B2_STORAGE_FILE); /* as b2_schunk_open_with sets it */
     r->path = strdup(path);
     int rc = b2_store_file(path, 0, 0, 0, &r->store);
     if (rc >= 0)

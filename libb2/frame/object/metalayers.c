@@ -55,9 +55,7 @@ int b2_schunk_meta_get(const b2_schunk *s, const char *name, uint8_t **content, 
 static int rebuild_empty(b2_schunk *s)
 {
     s->h.cbytes = 0;
-    if (s->storage == B2_STORAGE_SPARSE)
-        return b2_sframe_commit(s, 0);
-    return b2_frame_replace_without_chunks(s, 0);
+    return s->place->rewrite_empty(s);
 }
 
 int b2_schunk_meta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
@@ -108,15 +106,7 @@ int b2_schunk_meta_update_body(b2_schunk *s, const char *name, const void *conte
         pos += 5 + s->meta[j].len;
     pos += 5;
     memcpy(s->meta[i].content, content, (size_t)len);
-    int rc;
-    if (s->storage == B2_STORAGE_SPARSE) {
-        rc = b2_sframe_commit(s, 0);
-    } else {
-        /* One write of the new bytes (same size) is atomic enough: old or new prefix. */
-        rc = b2_fio_write(s, pos, content, (size_t)len);
-        if (rc >= 0)
-            rc = b2_fio_sync(s);
-    }
+    int rc = s->place->write_meta(s, pos, content, len);
     if (rc >= 0)
         rc = b2_schunk_adopt_geometry(s);
     return rc < 0 ? rc : i;

@@ -77,7 +77,7 @@ static int rewrite(b2_schunk *s, frame_store *k)
 int b2_schunk_compact_body(b2_schunk *s)
 {
     B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
-    if (s->storage == B2_STORAGE_SPARSE)
+    if (s->place->chunk_files)
         return B2_OK;
     frame_hdr oh = s->h;
     if (b2_frame_index_materialize(s) < 0)
@@ -120,7 +120,7 @@ int64_t b2_schunk_dead_bytes(b2_schunk *s)
 {
     if (!s)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    if (s->storage == B2_STORAGE_SPARSE)
+    if (s->place->chunk_files)
         return 0; /* chunk files are removed when no longer referenced */
     int64_t live = 0;
     for (int64_t i = 0; i < s->nchunks; i++) {

@@ -29,6 +29,7 @@ b2_schunk *b2_schunk_alloc(const b2_cparams *cp)
     if (!s)
         return NULL;
     s->cparams = *cp;
+    s->place = b2_frame_place_for(s->storage);
     s->nthreads = cp->nthreads > 0 ? cp->nthreads : 1;
     if (pthread_mutex_init(&s->rd_mu, NULL) != 0) {
         free(s);
@@ -135,7 +136,8 @@ static int create_store(b2_schunk *s, const b2_open_options *o)
     }
     if (rc < 0)
         return rc;
-    return s->storage == B2_STORAGE_SPARSE ? b2_sframe_commit(s, 0) : b2_frame_commit(s, 0);
+    s->place = b2_frame_place_for(s->storage);
+    return b2_frame_commit(s, 0);
 }
 
 static int open_with(const b2_open_options *o, b2_schunk **out)
@@ -166,6 +168,7 @@ static int open_with(const b2_open_options *o, b2_schunk **out)
     } else if (rc >= 0) {
         int64_t len = 0;
         rc = open_store(s, o);
+        s->place = b2_frame_place_for(s->storage);
         if (rc >= 0)
             rc = b2_fio_length(s, &len);
         if (rc >= 0)

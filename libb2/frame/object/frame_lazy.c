@@ -92,7 +92,7 @@ static int chunk_src_open(b2_schunk *s, int64_t i, chunk_src *c)
         c->room = s->h.cbytes - e;
         return B2_OK;
     }
-    if (s->storage != B2_STORAGE_SPARSE)
+    if (!s->place->chunk_files)
         return B2_ERR_UNSUPPORTED;
     return b2_sframe_open_chunk(s, e, &c->chunk, &c->room);
 }

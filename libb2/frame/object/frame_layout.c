@@ -69,7 +69,7 @@ int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, 
         return rc;
     layout_view(s, &L);
     rc = b2_frame_layout_parts(&L, &s->cparams, runlength_index,
-                                   s->storage == B2_STORAGE_SPARSE, idx, idx_len, trl, trl_len);
+                                   s->place->chunk_files, idx, idx_len, trl, trl_len);
     if (rc >= 0)
         s->h = L.h;
     return rc;
@@ -84,7 +84,7 @@ int b2_frame_replace_without_chunks(b2_schunk *s, int runlength_index)
     if (rc < 0)
         return rc;
     layout_view(s, &L);
-    rc = b2_frame_serialize(&L, &s->cparams, runlength_index, s->storage == B2_STORAGE_SPARSE,
+    rc = b2_frame_serialize(&L, &s->cparams, runlength_index, s->place->chunk_files,
                                 NULL, 0, &buf, &len);
     s->h = L.h; /* as the layout left them, also after a failure */
     s->trailer_len = L.trailer_len;

@@ -158,7 +158,7 @@ int b2_schunk_chunk_bytes(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **
     int64_t e = frame_entry(s, i);
     b2_chunk_info info;
     int rc;
-    if (s->storage == B2_STORAGE_SPARSE) {
+    if (s->place->chunk_files) {
         int32_t size;
         rc = b2_sframe_read_chunk(s, r, e, &size);
         if (rc < 0)
@@ -221,7 +221,7 @@ int b2_schunk_chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *sp
             rc = b2_fio_read(s, pos, hdr, sizeof hdr);
         return rc < 0 ? rc : check_chunk(hdr, room, info);
     }
-    if (s->storage == B2_STORAGE_SPARSE) { /* the header, not the whole chunk file */
+    if (s->place->chunk_files) { /* the header, not the whole chunk file */
         uint8_t hdr[B2_HEADER_LEN];
         int32_t size;
         int rc = b2_sframe_read_header(s, frame_entry(s, i), hdr, &size);

@@ -253,7 +253,7 @@ static int frame_entry_body(b2_schunk *s, int64_t i, b2_frame_entry *e)
         e->nbytes = nb;
         return B2_OK;
     }
-    e->kind = s->storage == B2_STORAGE_SPARSE ? B2_ENTRY_FILE : B2_ENTRY_OFFSET;
+    e->kind = s->place->chunk_files ? B2_ENTRY_FILE : B2_ENTRY_OFFSET;
     e->offset = e->raw;
     e->special = ci.special;
     e->stored_bytes = e->cbytes = ci.cbytes;

@@ -18,6 +18,7 @@
 #include "frame_store.h"
 #include "frame_api.h"
 #include "frame_format.h"
+#include "frame_place.h"
 
 typedef struct frame_sums frame_sums;
 
@@ -41,6 +42,7 @@ struct frame_rd {
 struct b2_schunk {
     b2_errinfo err; /* last failure of a call on this handle */
     int storage;  /* enum b2_frame_storage */
+    const frame_place *place; /* where its chunks go (frame_place.h), for storage */
     int writable;
     int nosync;   /* skip fsync (b2_schunk_set_sync) */
     int defer_commit;   /* file frames: appends commit later (b2_schunk_set_defer_commit) */
@@ -90,7 +92,7 @@ struct b2_schunk {
  * (schunk_write.c). Memory frames follow the reference's in-place layout. */
 static inline int frame_crash_safe(const b2_schunk *s)
 {
-    return s->storage == B2_STORAGE_FILE || s->storage == B2_STORAGE_USER;
+    return s->place->crash_safe;
 }
 
 /* The bodies of the public functions frame_api.c generates. */
@@ -151,6 +153,13 @@ B2_HIDDEN b2_schunk *b2_schunk_alloc(const b2_cparams *cp);
 /* ---- schunk_write.c ---- */
 /* Rewrite index + trailer (+ header) after an index change; see the file for the layout. */
 B2_HIDDEN int b2_frame_commit(b2_schunk *s, int runlength_index);
+/* The contiguous placements' commit, and their put: chunk bytes in the chunks
+ * section (frame_place.h). */
+B2_HIDDEN int b2_frame_commit_section(b2_schunk *s, int runlength_index);
+B2_HIDDEN int b2_frame_put_section(b2_schunk *s, const void *chunk, int32_t cbytes,
+                                   int64_t *entry);
+/* Stored size of regular chunk i (contiguous: its header cbytes; sparse: file size). */
+B2_HIDDEN int b2_frame_stored_cbytes(b2_schunk *s, int64_t i);
 
 /* Replace chunk pos with a ready chunk as b2_schunk_update_chunk does, without
  * committing: the caller commits once for several (b2_schunk_set_items), then

@@ -100,12 +100,13 @@ int b2_schunk_refresh_body(b2_schunk *s)
 {
     B2_FAIL_IF(!s, B2_ERR_INVALID_PARAM, "schunk is NULL");
     /* a memory frame has no other writer; a writable handle is the one writer */
-    if (s->storage == B2_STORAGE_MEMORY || s->writable)
+    if (s->place->in_place || s->writable)
         return 0;
     b2_schunk *t = b2_schunk_alloc(NULL);
     if (!t)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     t->storage = s->storage;
+    t->place = s->place;
     t->path = s->path; /* borrowed, for messages */
     t->mem_limit = s->mem_limit;
     t->nthreads = s->nthreads;

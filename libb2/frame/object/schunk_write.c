@@ -29,18 +29,15 @@ static int64_t frame_tail(const b2_schunk *s)
     return end;
 }
 
-static int frame_commit_impl(b2_schunk *s, int runlength_index);
-
 int b2_frame_commit(b2_schunk *s, int runlength_index)
 {
-    int rc = s->storage == B2_STORAGE_SPARSE ? b2_sframe_commit(s, runlength_index)
-                                            : frame_commit_impl(s, runlength_index);
+    int rc = s->place->commit(s, runlength_index);
     if (rc < 0)
         s->writable = 0; /* the handle's state is ahead of its storage */
     return rc;
 }
 
-static int frame_commit_impl(b2_schunk *s, int runlength_index)
+int b2_frame_commit_section(b2_schunk *s, int runlength_index)
 {
     s->commit_pending = 0;
     uint8_t *idx, *trl, *hdr = NULL;
@@ -115,20 +112,15 @@ static int accept_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, b2_chun
     return B2_OK;
 }
 
-/* Store chunk bytes for a new index entry (regular chunks only). */
+/* Store chunk bytes for a new index entry (regular chunks only): s's placement. */
 static int store_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, int64_t *entry)
 {
-    if (s->storage == B2_STORAGE_SPARSE) {
-        int64_t id;
-        int rc = b2_sframe_new_id(s, &id);
-        if (rc >= 0)
-            rc = b2_sframe_write_chunk(s, id, chunk, cbytes);
-        if (rc < 0)
-            return rc;
-        *entry = id;
-        s->h.cbytes += cbytes;
-        return B2_OK;
-    }
+    return s->place->put(s, chunk, cbytes, entry);
+}
+
+/* Contiguous frames: at the frame's tail (frame_place.h). */
+int b2_frame_put_section(b2_schunk *s, const void *chunk, int32_t cbytes, int64_t *entry)
+{
     int64_t pos = frame_tail(s);
     int rc = b2_fio_write(s, pos, chunk, (size_t)cbytes);
     if (rc < 0)
@@ -146,8 +138,7 @@ static int is_index_special(int special)
            special == B2_SPECIAL_UNINIT;
 }
 
-/* Stored size of regular chunk i (contiguous: its header cbytes; sparse: file size). */
-static int stored_cbytes(b2_schunk *s, int64_t i)
+int b2_frame_stored_cbytes(b2_schunk *s, int64_t i)
 {
     const uint8_t *p;
     int32_t cb;
@@ -329,10 +320,10 @@ int b2_frame_update_stage(b2_schunk *s, int64_t pos, const void *chunk, int32_t 
         return rc;
     int64_t old = s->index[pos], entry;
     int new_special = is_index_special(info.special) && cs > 0;
-    int oldc = old >= 0 ? stored_cbytes(s, pos) : 0;
+    int oldc = old >= 0 ? b2_frame_stored_cbytes(s, pos) : 0;
     if (oldc < 0)
         return oldc;
-    if (s->storage == B2_STORAGE_MEMORY && old >= 0) {
+    if (s->place->in_place && old >= 0) {
         /* compaction: the new chunk takes the old one's place, or its bytes vanish */
         int64_t delta = (new_special ? 0 : cbytes) - (int64_t)oldc;
         rc = shift_section(s, old, oldc, delta);
@@ -349,12 +340,10 @@ int b2_frame_update_stage(b2_schunk *s, int64_t pos, const void *chunk, int32_t 
     s->index[pos] = entry;
     if ((rc = b2_frame_sums_put(s, pos, 0, entry < 0 ? NULL : chunk, cbytes)) < 0)
         return rc; /* cannot happen: no new entry */
-    if (frame_crash_safe(s))
-        s->dead_bytes += oldc;
+    if (old >= 0 && (rc = s->place->drop(s, pos, oldc)) < 0)
+        return rc; /* cannot happen: oldc is known */
     s->h.nbytes += nb - old_nb;
     s->h.chunksize = cs;
-    if (s->storage == B2_STORAGE_SPARSE && old >= 0)
-        s->h.cbytes -= oldc;
     *old_entry = old;
     return B2_OK;
 }
@@ -366,8 +355,8 @@ int64_t b2_schunk_update_chunk_body(b2_schunk *s, int64_t pos, const void *chunk
     if (rc < 0)
         return rc;
     rc = b2_frame_commit(s, 0);
-    if (rc >= 0 && s->storage == B2_STORAGE_SPARSE && old >= 0)
-        rc = b2_sframe_remove_chunk(s, old); /* only after the new index is committed */
+    if (rc >= 0 && old >= 0)
+        rc = s->place->after_commit(s, old); /* only after the new index is committed */
     return rc < 0 ? rc : s->nchunks;
 }
 
@@ -386,22 +375,15 @@ int64_t b2_schunk_delete_chunk_body(b2_schunk *s, int64_t pos)
     if (tc < 0)
         return tc;
     int64_t old = s->index[pos];
-    if (s->storage != B2_STORAGE_MEMORY && old >= 0) {
-        int c = stored_cbytes(s, pos);
-        if (c < 0)
-            return c;
-        if (s->storage == B2_STORAGE_SPARSE)
-            s->h.cbytes -= c;
-        else
-            s->dead_bytes += c;
-    }
+    if (old >= 0 && (tc = s->place->drop(s, pos, -1)) < 0)
+        return tc;
     memmove(s->index + pos, s->index + pos + 1, (size_t)(s->nchunks - pos - 1) * sizeof *s->index);
     s->nchunks--;
     b2_frame_sums_delete(s, pos);
     s->h.nbytes -= nb;
     int rc = b2_frame_commit(s, 0);
-    if (rc >= 0 && s->storage == B2_STORAGE_SPARSE && old >= 0)
-        rc = b2_sframe_remove_chunk(s, old);
+    if (rc >= 0 && old >= 0)
+        rc = s->place->after_commit(s, old);
     return rc < 0 ? rc : s->nchunks;
 }
 
@@ -488,7 +470,7 @@ static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
             continue;
         }
         tmp.index[i] = total;
-        rc = stored_cbytes(s, i);
+        rc = b2_frame_stored_cbytes(s, i);
         total += rc;
     }
     uint8_t *idx = NULL, *trl = NULL, *buf = NULL;
@@ -539,7 +521,7 @@ int b2_schunk_to_buffer_body(b2_schunk *s, uint8_t **out, size_t *len)
     int rc0 = s->commit_pending ? b2_frame_commit(s, 0) : B2_OK;
     if (rc0 < 0)
         return rc0;
-    if (s->storage == B2_STORAGE_SPARSE)
+    if (s->place->chunk_files)
         return sparse_to_buffer(s, out, len);
     uint8_t *buf = malloc((size_t)s->h.frame_len);
     if (!buf)

@@ -163,8 +163,7 @@ static int stage_range(b2_schunk *s, frame_rd *r, int64_t first, int64_t want,
             rc = b2_frame_update_stage(s, i, s->cbuf, rc, &old_entry);
         if (rc >= 0) {
             ++*staged;
-            if (s->storage == B2_STORAGE_SPARSE)
-                rc = remember(old, old_entry);
+            rc = remember(old, old_entry); /* for the placement's after_commit */
         }
         if (rc < 0) {
             char what[40];
@@ -210,14 +209,14 @@ int64_t b2_schunk_set_items_body(b2_schunk *s, int64_t start, int64_t n, const v
     int staged = 0;
     int rc = stage_range(s, r, start * ts, n * ts, src, &old, &staged);
     b2_frame_rd_put(s, r);
-    if (rc < 0 && staged && s->storage != B2_STORAGE_MEMORY)
+    if (rc < 0 && staged && !s->place->in_place)
         s->writable = 0; /* the handle is ahead of its storage, which holds the old contents */
     if (rc >= 0 && s->defer_commit && frame_crash_safe(s))
         s->commit_pending = 1; /* committed with the deferred appends */
     else if (rc >= 0)
         rc = b2_frame_commit(s, 0);
     for (int64_t k = 0; rc >= 0 && k < old.n; k++)
-        rc = b2_sframe_remove_chunk(s, old.id[k]); /* only once the new index is committed */
+        rc = s->place->after_commit(s, old.id[k]); /* only once the new index is committed */
     free(old.id);
     return rc < 0 ? rc : n * ts;
 }

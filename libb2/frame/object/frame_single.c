@@ -16,7 +16,7 @@ int64_t b2_schunk_header_len(const b2_schunk *s)
 int64_t b2_schunk_frame_around_chunk(const b2_schunk *s, void *dstv, size_t cap, int32_t cbytes)
 {
     uint8_t *dst = dstv;
-    if (!s || !dst || s->nchunks != 0 || s->storage != B2_STORAGE_MEMORY)
+    if (!s || !dst || s->nchunks != 0 || !s->place->in_place)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int64_t hl = b2_frame_header_size(s->meta, s->nmeta);
     if (hl < 0)
