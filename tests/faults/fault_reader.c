@@ -122,6 +122,7 @@ static void explain(const wl_profile *p, uint64_t seed, const wl_state *got, int
         wl_apply(&m, &op);
     }
     wl_print(stdout, "  read", got);
+    wl_free(&m);
     wl_init(&m); /* replay to the closest state */
     for (int64_t k = 0; k < best; k++) {
         wl_op op;

@@ -406,8 +406,19 @@ int64_t b2_schunk_reorder_body(b2_schunk *s, const int64_t *order)
             idx[i] = s->index[order[i]];
         }
     }
+    /* A short last chunk moved elsewhere makes the chunk size variable, and
+     * special index entries then need real chunks (as an insert does). */
+    int32_t cs = s->h.chunksize;
+    if (rc >= 0 && cs > 0 && n > 0 && order[n - 1] != n - 1 &&
+        s->h.nbytes - (n - 1) * (int64_t)cs < cs) {
+        cs = 0;
+        if ((rc = materialize_specials(s)) >= 0)
+            for (int64_t i = 0; i < n; i++)
+                idx[i] = s->index[order[i]]; /* the entries materialize_specials wrote */
+    }
     if (rc >= 0 && (rc = b2_frame_sums_reorder(s, order)) >= 0) {
         memcpy(s->index, idx, (size_t)n * sizeof *idx);
+        s->h.chunksize = cs;
         rc = b2_frame_commit(s, 0);
     }
     free(idx);
