@@ -158,65 +158,60 @@ static int compress_frame(const b2cli_container_opts *c, const b2_cparams *p, in
     return rc;
 }
 
-static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int64_t *nbytes,
-                         int64_t *cbytes)
+/* The array parameters of the options (um: room for their metalayers). */
+static void nd_params_of(const b2cli_container_opts *c, const b2_cparams *p, b2_nd_params *np,
+                         b2_nd_user_meta *um)
 {
-    b2_nd_params np;
-    b2_nd_user_meta um[B2_FRAME_MAX_METALAYERS];
-    b2_nd_storage mem = {B2_STORAGE_MEMORY, NULL}, st;
-    b2_nd_array *a = NULL;
-    uint8_t *src = NULL;
-    size_t len = 0;
-    int64_t nitems = 1, rowbytes;
-    int to_stdout = !strcmp(c->out, "-");
-    char *tmp = NULL;
-    int rc;
-    b2cli_progress pr;
-
-    memset(&np, 0, sizeof np);
-    np.ndim = c->ndim;
+    memset(np, 0, sizeof *np);
+    np->ndim = c->ndim;
     for (int d = 0; d < c->ndim; d++) {
-        np.shape[d] = c->shape[d];
-        np.chunkshape[d] = c->chunks[d];
-        np.blockshape[d] = c->blocks[d];
-        nitems *= c->shape[d];
+        np->shape[d] = c->shape[d];
+        np->chunkshape[d] = c->chunks[d];
+        np->blockshape[d] = c->blocks[d];
     }
-    np.typesize = c->typesize;
-    np.dtype = c->dtype;
-    np.cparams = p;
+    np->typesize = c->typesize;
+    np->dtype = c->dtype;
+    np->cparams = p;
     for (int i = 0; i < c->nmeta; i++) {
         um[i].name = c->meta[i].name;
         um[i].content = c->meta[i].content;
         um[i].len = c->meta[i].len;
     }
-    np.nmetalayers = c->nmeta;
-    np.metalayers = um;
-    if ((rc = b2_nd_default_shapes(&np)) < 0)
-        return b2cli_usage_error("compress", "bad array shape: %s", b2cli_err(rc));
-    if (b2cli_read_file(c->in, &src, &len) < 0)
+    np->nmetalayers = c->nmeta;
+    np->metalayers = um;
+}
+
+/* The input's bytes (a .npy header dropped), checked against shape and dtype. */
+static int read_array_input(const b2cli_container_opts *c, int64_t nitems, uint8_t **src,
+                            size_t *len)
+{
+    if (b2cli_read_file(c->in, src, len) < 0)
         return B2_ERR_IO;
     if (c->in_offset > 0) { /* drop a .npy header: the data follow it */
-        size_t off = (size_t)c->in_offset < len ? (size_t)c->in_offset : len;
-        memmove(src, src + off, len - off);
-        len -= off;
+        size_t off = (size_t)c->in_offset < *len ? (size_t)c->in_offset : *len;
+        memmove(*src, *src + off, *len - off);
+        *len -= off;
     }
-    *nbytes = (int64_t)len;
-    if ((int64_t)len != nitems * c->typesize) {
-        b2cli_data_error(c->in, "has %zu bytes; shape and dtype want %lld", len,
+    if ((int64_t)*len != nitems * c->typesize) {
+        b2cli_data_error(c->in, "has %zu bytes; shape and dtype want %lld", *len,
                          (long long)(nitems * c->typesize));
-        free(src);
+        free(*src);
+        *src = NULL;
         return B2_ERR_INVALID_PARAM;
     }
-    if ((rc = b2_nd_create(&np, &mem, B2_ND_FILL_ZEROS, NULL, &a)) < 0) {
-        b2cli_data_error(c->out, "cannot create array: %s", b2cli_err(rc));
-        free(src);
-        return rc;
-    }
-    b2_nd_set_nthreads(a, p->nthreads);
-    /* One chunk row at a time: the progress bar moves and every chunk is written once. */
-    rowbytes = c->typesize;
+    return B2_OK;
+}
+
+/* Fill the array from src one chunk row at a time: the progress bar moves and
+ * every chunk is written once. */
+static int fill_rows(b2_nd_array *a, const b2cli_container_opts *c, int64_t nitems,
+                     const uint8_t *src, size_t len)
+{
+    int rc = B2_OK;
+    int64_t rowbytes = c->typesize;
     for (int d = 1; d < c->ndim; d++)
         rowbytes *= c->shape[d];
+    b2cli_progress pr;
     b2cli_progress_start(&pr, "compress", (int64_t)len);
     if (c->ndim == 0 || nitems == 0) {
         int64_t none[1] = {0};
@@ -237,6 +232,66 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
         }
     }
     b2cli_progress_end(&pr);
+    return rc;
+}
+
+/* Write the finished array to stdout, or to c->out through a temporary file. */
+static int write_array(b2_nd_array *a, const b2cli_container_opts *c)
+{
+    int rc;
+    if (!strcmp(c->out, "-")) {
+        uint8_t *buf;
+        size_t blen;
+        if ((rc = b2_nd_to_frame_buffer(a, &buf, &blen)) < 0) {
+            b2cli_data_error(c->out, "cannot serialize array: %s", b2cli_err(rc));
+            return rc;
+        }
+        if ((rc = b2cli_write_all(stdout, buf, blen)) < 0 || fflush(stdout) != 0)
+            b2cli_data_error(c->out, "write error on stdout"), rc = B2_ERR_IO;
+        free(buf);
+        return rc;
+    }
+    char *tmp = b2cli_temp_name(c->out);
+    if (!tmp)
+        return B2_ERR_NOMEM;
+    b2_nd_storage st = {c->sparse ? B2_STORAGE_SPARSE : B2_STORAGE_FILE, tmp};
+    if ((rc = b2_nd_save(a, &st)) < 0) {
+        b2cli_data_error(c->out, "cannot write array: %s", b2cli_err(rc));
+        b2cli_temp_remove(tmp);
+    } else {
+        rc = b2cli_temp_commit(tmp, c->out);
+    }
+    free(tmp);
+    return rc;
+}
+
+static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int64_t *nbytes,
+                         int64_t *cbytes)
+{
+    b2_nd_params np;
+    b2_nd_user_meta um[B2_FRAME_MAX_METALAYERS];
+    b2_nd_storage mem = {B2_STORAGE_MEMORY, NULL};
+    b2_nd_array *a = NULL;
+    uint8_t *src = NULL;
+    size_t len = 0;
+    int64_t nitems = 1;
+    int rc;
+
+    nd_params_of(c, p, &np, um);
+    for (int d = 0; d < c->ndim; d++)
+        nitems *= c->shape[d];
+    if ((rc = b2_nd_default_shapes(&np)) < 0)
+        return b2cli_usage_error("compress", "bad array shape: %s", b2cli_err(rc));
+    if ((rc = read_array_input(c, nitems, &src, &len)) < 0)
+        return rc;
+    *nbytes = (int64_t)len;
+    if ((rc = b2_nd_create(&np, &mem, B2_ND_FILL_ZEROS, NULL, &a)) < 0) {
+        b2cli_data_error(c->out, "cannot create array: %s", b2cli_err(rc));
+        free(src);
+        return rc;
+    }
+    b2_nd_set_nthreads(a, p->nthreads);
+    rc = fill_rows(a, c, nitems, src, len);
     free(src);
     if (rc < 0) {
         b2cli_data_error(c->out, "cannot fill array: %s", b2cli_err(rc));
@@ -252,32 +307,8 @@ static int compress_b2nd(const b2cli_container_opts *c, const b2_cparams *p, int
         goto done;
     }
     *cbytes = b2_schunk_cbytes(b2_nd_schunk(a));
-    if (to_stdout) {
-        uint8_t *buf;
-        size_t blen;
-        if ((rc = b2_nd_to_frame_buffer(a, &buf, &blen)) < 0) {
-            b2cli_data_error(c->out, "cannot serialize array: %s", b2cli_err(rc));
-        } else {
-            if ((rc = b2cli_write_all(stdout, buf, blen)) < 0 || fflush(stdout) != 0)
-                b2cli_data_error(c->out, "write error on stdout"), rc = B2_ERR_IO;
-            free(buf);
-        }
-        goto done;
-    }
-    if (!(tmp = b2cli_temp_name(c->out))) {
-        rc = B2_ERR_NOMEM;
-        goto done;
-    }
-    st.kind = c->sparse ? B2_STORAGE_SPARSE : B2_STORAGE_FILE;
-    st.path = tmp;
-    if ((rc = b2_nd_save(a, &st)) < 0) {
-        b2cli_data_error(c->out, "cannot write array: %s", b2cli_err(rc));
-        b2cli_temp_remove(tmp);
-    } else {
-        rc = b2cli_temp_commit(tmp, c->out);
-    }
+    rc = write_array(a, c);
 done:
-    free(tmp);
     b2_nd_free(a);
     return rc;
 }
