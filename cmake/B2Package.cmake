@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Packaging: `cpack -G DEB` in a build tree makes one Debian package, libb2blosc,
-# holding everything `cmake --install` installs: libb2blosc.so.0 (+ .so, .a), the
+# holding everything `cmake --install` installs: libb2blosc.so.1 (+ .so, .a), the
 # headers in /usr/include/b2blosc/, b2blosc.pc and b2blosc_h5filter.pc, the CMake
 # package b2blosc, libb2blosc_h5filter.a, the HDF5 plugin libH5Zb2.so in Debian's
 # default HDF5 plugin directory (hdf5/serial/plugins, with a symlink in the Open
@@ -16,7 +16,7 @@
 # dynamic loader's multiarch path nor HDF5's plugin search looks).
 #
 # Depends: dpkg-shlibdeps (package dpkg-dev) computes the run-time libraries of
-# libb2blosc.so.0, libH5Zb2.so and b2 (liblz4, libzstd, libdeflate0, msgpack,
+# libb2blosc.so.1, libH5Zb2.so and b2 (liblz4, libzstd, libdeflate0, msgpack,
 # libzfp unless B2_WITH_ZFP=OFF, libxxhash, libc, and libhdf5 for b2; zlib only
 # when built with B2_ZLIB_ENCODER=zlib). The development files need more:
 # b2blosc.pc names liblz4, libzstd, libdeflate, libxxhash (and zlib with that
@@ -121,7 +121,7 @@ endif()
 if(B2_ZLIB_ENCODER STREQUAL "zlib")
   string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", zlib1g-dev")
 endif()
-# a shlibs file for libb2blosc.so.0 and the ldconfig trigger
+# a shlibs file for libb2blosc.so.1 and the ldconfig trigger
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 # ldconfig runs through dpkg's trigger. Newer CPack (CMake 4's, from pip) writes that

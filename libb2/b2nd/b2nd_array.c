@@ -123,7 +123,11 @@ int b2_nd_open(const char *path, int flags, b2_nd_array **out)
     if (!path || !out)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_schunk *s;
-    int rc = b2_schunk_open(path, flags, &s);
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.path = path;
+    o.flags = flags & B2_OPEN_WRITE;
+    int rc = b2_schunk_open_with(&o, &s);
     if (rc < 0)
         return rc;
     if ((rc = wrap(s, out)) < 0) {
@@ -138,7 +142,13 @@ int b2_nd_open_buffer(const void *buf, size_t len, int copy, b2_nd_array **out)
     if (!buf || !out)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     b2_schunk *s;
-    int rc = b2_schunk_open_buffer(buf, len, copy, &s);
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.buffer = buf;
+    o.buffer_len = len;
+    o.copy_buffer = copy;
+    o.flags = copy ? B2_OPEN_WRITE : B2_OPEN_READONLY;
+    int rc = b2_schunk_open_with(&o, &s);
     if (rc < 0)
         return rc;
     if ((rc = wrap(s, out)) < 0)
@@ -226,14 +236,19 @@ int64_t b2_nd_blocks_decoded(const b2_nd_array *a)
 static int new_schunk(const b2_nd_storage *st, const b2_cparams *cp, b2_schunk **out)
 {
     int kind = st ? st->kind : B2_STORAGE_MEMORY;
-    if (kind == B2_STORAGE_MEMORY)
-        return (*out = b2_schunk_new(cp)) ? B2_OK : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    B2_FAIL_IF(!st->path, B2_ERR_INVALID_PARAM, "storage kind %d without a path", kind);
-    if (kind == B2_STORAGE_FILE)
-        return b2_schunk_create_file(st->path, cp, out);
-    if (kind == B2_STORAGE_SPARSE)
-        return b2_schunk_create_sframe(st->path, cp, out);
-    return B2_FAIL(B2_ERR_INVALID_PARAM, "storage kind %d", kind);
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.flags = B2_OPEN_CREATE;
+    o.cparams = cp;
+    if (kind != B2_STORAGE_MEMORY) {
+        B2_FAIL_IF(!st->path || !*st->path, B2_ERR_INVALID_PARAM, "storage kind %d without a path",
+                   kind);
+        B2_FAIL_IF(kind != B2_STORAGE_FILE && kind != B2_STORAGE_SPARSE, B2_ERR_INVALID_PARAM,
+                   "storage kind %d", kind);
+        o.path = st->path;
+        o.sparse = kind == B2_STORAGE_SPARSE;
+    }
+    return b2_schunk_open_with(&o, out);
 }
 
 /* Validate p, fill in defaults, and create an array holding no chunks yet. */

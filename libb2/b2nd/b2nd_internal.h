@@ -4,7 +4,8 @@
 #define B2_ND_INTERNAL_H
 
 #include "b2_internal.h"
-#include "b2_nd.h"
+#include "b2_frame_experimental.h"
+#include "b2_nd_experimental.h"
 #include "b2_chunk_experimental.h"
 #include "b2nd_api.h"
 

@@ -3,7 +3,7 @@
 #ifndef B2_CHUNK_INTERNAL_H
 #define B2_CHUNK_INTERNAL_H
 
-#include "b2_chunk.h"
+#include "b2_chunk_experimental.h"
 #include "b2_internal.h"
 #include "codecs.h"
 #include "filters.h"

@@ -5,7 +5,7 @@
 #ifndef B2_REGISTRY_H
 #define B2_REGISTRY_H
 
-#include "b2_chunk.h"
+#include "b2_chunk_experimental.h"
 #include "b2_internal.h"
 
 /* Whether id is in the user range 160..255. */

@@ -7,7 +7,7 @@ The library is found once, on first use (get()), never at import:
      there is no fallback, so a wrong setting is reported, not bypassed);
   2. otherwise <this package>/lib/libb2blosc.so, where the package's build step puts it;
   3. otherwise, in a copy that `cmake --install` (or the .deb) put beside the C
-     library, that library (libb2blosc.so.0 in the install's libdir).
+     library, that library (libb2blosc.so.1 in the install's libdir).
 Failure raises LibraryNotFoundError (an OSError) naming the paths tried and why.
 
 Every call that can fail goes through check(): a negative B2_ERR_* code becomes a

@@ -204,8 +204,8 @@ def main():
         renv = env_clean(LD_LIBRARY_PATH=libdir)
         if ok:
             needed = subprocess.run(["readelf", "-d", exe], stdout=subprocess.PIPE).stdout.decode()
-            check("libb2.so.1" in needed and "libb2blosc.so.0" in needed,
-                  "the program needs both libb2.so.1 and libb2blosc.so.0")
+            check("libb2.so.1" in needed and "libb2blosc.so.1" in needed,
+                  "the program needs both libb2.so.1 and libb2blosc.so.1")
             ok, out = run([exe], renv)
             check(ok and "both: OK" in out, "BLAKE2 and libb2blosc in one program: %s" % out.strip())
             print(out.strip())

@@ -18,7 +18,7 @@ sources with -DCMAKE_INSTALL_PREFIX=/usr (Release, no tests), build it, run
   * `apt-get install -s ./FILE.deb` (a simulation): apt resolves it, removing
     nothing;
   * `dpkg -x` into a scratch root: the extracted b2 --version and a round trip,
-    the extracted libb2blosc.so.0 through ctypes, a program compiled with the
+    the extracted libb2blosc.so.1 through ctypes, a program compiled with the
     extracted b2blosc.pc (linked to the shared and to the static library), and
     h5py writing and reading a dataset with filter 32026 with HDF5_PLUGIN_PATH
     set to the extracted plugin directory (the scratch root cannot be HDF5's
@@ -302,7 +302,7 @@ def main():
         headers = [os.path.basename(h) for h in glob.glob(os.path.join(bt.REPO, "libb2", "include", "b2blosc", "*.h"))]
         headers.append("b2_h5filter.h")
         want = ["usr/bin/b2", "usr/share/man/man1/b2.1.gz",
-                libdir + "/libb2blosc.so", libdir + "/libb2blosc.so.0", libdir + "/libb2blosc.so.%s" % version,
+                libdir + "/libb2blosc.so", libdir + "/libb2blosc.so.1", libdir + "/libb2blosc.so.%s" % version,
                 libdir + "/libb2blosc.a", libdir + "/libb2blosc_h5filter.a",
                 libdir + "/pkgconfig/b2blosc.pc", libdir + "/pkgconfig/b2blosc_h5filter.pc",
                 libdir + "/cmake/b2blosc/b2bloscConfig.cmake",
@@ -375,7 +375,7 @@ def main():
         libb2_py = os.path.join(root, "usr", "lib", "python3", "dist-packages", "b2blosc", "_libb2.py")
         m = re.search(r'^_INSTALLED_LIB = "([^"]*)"', open(libb2_py).read(), re.M) \
             if os.path.isfile(libb2_py) else None
-        check(m is not None and m.group(1) == "/%s/libb2blosc.so.0" % libdir,
+        check(m is not None and m.group(1) == "/%s/libb2blosc.so.1" % libdir,
               "b2blosc._libb2 names the packaged library (%s)" % (m.group(1) if m else "no _INSTALLED_LIB"))
 
         # Debian's machine-readable copyright file (DEP-5) with the licence's full text
@@ -427,9 +427,9 @@ def main():
             check(open(back, "rb").read() == open(raw, "rb").read(), "extracted b2 compress/decompress round trip")
             check(os.path.getsize(fr) < os.path.getsize(raw) // 4, "the frame is compressed")
 
-        lib = ctypes.CDLL(os.path.join(rlib, "libb2blosc.so.0"))
+        lib = ctypes.CDLL(os.path.join(rlib, "libb2blosc.so.1"))
         lib.b2_version.restype = ctypes.c_char_p
-        check(lib.b2_version().decode() == version, "extracted libb2blosc.so.0: b2_version() == %s" % version)
+        check(lib.b2_version().decode() == version, "extracted libb2blosc.so.1: b2_version() == %s" % version)
 
         cc = shutil.which("cc") or shutil.which("gcc")
         if check(cc is not None and shutil.which("pkg-config"), "cc and pkg-config found"):
@@ -495,7 +495,7 @@ print("h5py OK")
 '''
         pydir = os.path.join(root, "usr", "lib", "python3", "dist-packages")
         h5 = os.path.join(tmp, "pkg.h5")
-        extracted_lib = os.path.join(root, libdir, "libb2blosc.so.0")
+        extracted_lib = os.path.join(root, libdir, "libb2blosc.so.1")
         ok, out = run([PY, "-c", code, h5, pdir, pydir, extracted_lib], env=clean_env(HDF5_PLUGIN_PATH=pdir),
                       what="h5py with the extracted plugin")
         print(out.strip())

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "b2_chunk.h"
-#include "b2_frame.h"
+#include "b2_frame_experimental.h"
 #include "b2_internal.h"
 
 typedef struct frame_rd frame_rd; /* defined in frame_internal.h */

@@ -94,7 +94,7 @@ static int check_sparse_ids(const frame_layout *L, int64_t mem_limit)
         return B2_OK;
     }
     int rc = b2_mem_check(mem_limit, L->nchunks * (int64_t)sizeof(int64_t), "the chunk ids",
-                          "b2_schunk_set_memory_limit");
+                          "b2_open_options.memory_limit");
     if (rc < 0)
         return rc;
     int64_t *ids = malloc((size_t)L->nchunks * sizeof *ids + 1), n = 0;

@@ -71,7 +71,7 @@ int b2_frame_index_decode(b2_dctx *dctx, int64_t mem_limit, const uint8_t *p, in
      * chunk) together, so neither is allocated when both cannot be. */
     int64_t scratch = info.memcpyed ? 0 : 5 * (int64_t)info.eff_blocksize;
     if ((rc = b2_mem_check(mem_limit, n * 8 + scratch, "the chunk index",
-                           "b2_schunk_open_limited")) < 0)
+                           "b2_open_options.memory_limit")) < 0)
         return rc;
     uint8_t *raw = malloc(n ? (size_t)n * 8 : 1);
     if (!raw)

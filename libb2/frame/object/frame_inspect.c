@@ -81,7 +81,7 @@ static int frame_kind(const insp_src *s, int *sparse)
         return rc;
     B2_FAIL_IF(h.header_len > s->len, B2_ERR_TRUNCATED, "%s: %lld of the frame's %lld bytes",
                s->name, (long long)s->len, (long long)h.frame_len);
-    if ((rc = b2_mem_check(0, h.header_len, "the frame's header", "b2_schunk_open_limited")) < 0)
+    if ((rc = b2_mem_check(0, h.header_len, "the frame's header", "b2_open_options.memory_limit")) < 0)
         return rc;
     uint8_t *hdr = malloc((size_t)h.header_len);
     if (!hdr)

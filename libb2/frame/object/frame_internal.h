@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "b2_frame.h"
+#include "b2_frame_experimental.h"
 #include "b2_internal.h"
 #include "frame_reader.h"
 #include "b2_frame_experimental.h"
@@ -100,7 +100,7 @@ B2_FRAME_HANDLE_API(B2_HANDLE_BODY)
 
 /* b2_mem_check against the handle's limit. */
 #define FRAME_MEM_CHECK(s, need, what) \
-    b2_mem_check((s)->mem_limit, (need), (what), "b2_schunk_set_memory_limit")
+    b2_mem_check((s)->mem_limit, (need), (what), "b2_open_options.memory_limit")
 
 /* Take the block geometry (cparams and readers) from the "b2nd" metalayer, if any
  * (frame_geometry.c); called whenever the metalayers change. */

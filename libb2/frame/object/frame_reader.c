@@ -69,7 +69,7 @@ int b2_frame_rd_scratch(frame_rd *r, size_t n)
 {
     if (n <= r->scratch_cap)
         return B2_OK;
-    int rc = b2_mem_check(r->mem_limit, (int64_t)n, "reading the chunk", "b2_schunk_set_memory_limit");
+    int rc = b2_mem_check(r->mem_limit, (int64_t)n, "reading the chunk", "b2_open_options.memory_limit");
     if (rc < 0)
         return rc;
     uint8_t *p = realloc(r->scratch, n);

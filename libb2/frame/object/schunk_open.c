@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The life of a super-chunk handle: allocating, opening and creating (one call
- * takes every option, b2_schunk_open_with, and picks the store; the older names
- * are shorthands), and freeing. */
+ * takes every option, b2_schunk_open_with, and picks the store), and freeing. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -203,91 +202,4 @@ int b2_schunk_open_with(const b2_open_options *o, b2_schunk **out)
     b2_open_options_init(&all);
     memcpy(&all, o, o->size);
     return open_with(&all, out);
-}
-
-/* ---- the shorthands ---- */
-
-int b2_schunk_open_buffer_limited(const void *buf, size_t len, int copy, int64_t memory_limit,
-                                  b2_schunk **out)
-{
-    b2_open_options o;
-    b2_open_options_init(&o);
-    o.buffer = buf;
-    o.buffer_len = len;
-    o.copy_buffer = copy;
-    o.memory_limit = memory_limit;
-    o.flags = copy ? B2_OPEN_WRITE : B2_OPEN_READONLY;
-    if (!buf && len) {
-        *out = NULL;
-        return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    }
-    if (!buf) /* an empty buffer still names the memory source */
-        o.buffer = "";
-    return b2_schunk_open_with(&o, out);
-}
-
-int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out)
-{
-    return b2_schunk_open_buffer_limited(buf, len, copy, 0, out);
-}
-
-int b2_schunk_open_limited(const char *path, int64_t offset, int flags, int64_t memory_limit,
-                           b2_schunk **out)
-{
-    b2_open_options o;
-    b2_open_options_init(&o);
-    o.path = path;
-    o.offset = offset;
-    o.flags = flags & B2_OPEN_WRITE;
-    o.memory_limit = memory_limit;
-    if (!path) {
-        *out = NULL;
-        return B2_FAIL(B2_ERR_INVALID_PARAM, "path is NULL");
-    }
-    return b2_schunk_open_with(&o, out);
-}
-
-int b2_schunk_open(const char *path, int flags, b2_schunk **out)
-{
-    return b2_schunk_open_limited(path, 0, flags, 0, out);
-}
-
-int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk **out)
-{
-    return b2_schunk_open_limited(path, offset, flags, 0, out);
-}
-
-static int create(const char *path, int sparse, const b2_cparams *cparams, b2_schunk **out)
-{
-    b2_open_options o;
-    b2_open_options_init(&o);
-    o.flags = B2_OPEN_CREATE;
-    o.path = path;
-    o.sparse = sparse;
-    o.cparams = cparams;
-    return b2_schunk_open_with(&o, out);
-}
-
-b2_schunk *b2_schunk_new(const b2_cparams *cparams)
-{
-    b2_schunk *s;
-    return create(NULL, 0, cparams, &s) < 0 ? NULL : s;
-}
-
-int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk **out)
-{
-    if (!path) {
-        *out = NULL;
-        return B2_FAIL(B2_ERR_INVALID_PARAM, "path is NULL");
-    }
-    return create(path, 0, cparams, out);
-}
-
-int b2_schunk_create_sframe(const char *dir, const b2_cparams *cparams, b2_schunk **out)
-{
-    if (!dir || !*dir) {
-        *out = NULL;
-        return B2_FAIL(B2_ERR_INVALID_PARAM, "no directory name");
-    }
-    return create(dir, 1, cparams, out);
 }

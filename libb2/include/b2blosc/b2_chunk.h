@@ -122,14 +122,6 @@ B2_API int b2_dctx_set_nthreads(b2_dctx *dctx, int nthreads);
 B2_API int b2_dctx_nthreads(const b2_dctx *dctx);
 /* Message of the last failing call on this context ("" if none; see b2_common.h). */
 B2_API const char *b2_dctx_last_error(const b2_dctx *dctx);
-/* Block geometry for later calls (copied; NULL or ndim 0 clears it). A chunk
- * decoded on its own needs it when it uses ndcell, ndmean, ndlz or zfp; the
- * frame and b2nd layers set it from the b2nd metalayer themselves. */
-B2_API int b2_dctx_set_geometry(b2_dctx *dctx, const b2_block_geometry *geometry);
-/* User filters and codecs for later calls: registry is searched before the
- * process table (b2_plugin.h; NULL: the process table alone). Not copied: it
- * must outlive its use by the context. */
-B2_API int b2_dctx_set_registry(b2_dctx *dctx, const b2_registry *registry);
 /* Most working memory (block scratch of every thread) the context may take for
  * one chunk, whatever the chunk declares: a chunk needing more fails with
  * B2_ERR_LIMIT before anything is allocated. bytes <= 0: B2_DEFAULT_MEMORY_LIMIT. */
@@ -144,10 +136,6 @@ B2_API int b2_chunk_decompress(b2_dctx *dctx, const void *src, size_t srcsize,
  * decoding only the blocks that hold them. Returns nitems*typesize or an error. */
 B2_API int b2_chunk_getitem(b2_dctx *dctx, const void *src, size_t srcsize,
                             int64_t start, int64_t nitems, void *dst, size_t dstcap);
-
-/* Decode one block of a VL-block chunk into dst. Returns its size or an error. */
-B2_API int b2_chunk_vl_get_block(b2_dctx *dctx, const void *src, size_t srcsize,
-                                 int32_t nblock, void *dst, size_t dstcap);
 
 /* ---- decoding blocks straight into strided places ---- */
 
@@ -194,10 +182,6 @@ B2_API size_t b2_chunk_compress_bound(size_t nbytes);
  * (cbytes) or an error (B2_ERR_DST_TOO_SMALL when even a memcpy chunk does not fit). */
 B2_API int b2_chunk_compress(b2_cctx *cctx, const void *src, size_t nbytes,
                              void *dst, size_t dstcap);
-
-
-/* Blocksize the encoder uses for nbytes with parameters p (automatic rule or p->blocksize). */
-B2_API int32_t b2_chunk_blocksize_for(const b2_cparams *p, int32_t nbytes);
 
 /* Write a special-value chunk (zeros, NaN, uninit, or value repeated; value has
  * typesize bytes and is only read for B2_SPECIAL_VALUE). Returns cbytes or an error. */

@@ -51,7 +51,6 @@ B2_API int b2_chunk_decompress_rows(b2_dctx *dctx, const void *src, size_t srcsi
 B2_API int b2_chunk_compress_rows(b2_cctx *cctx, size_t nbytes, b2_block_rows_fn fn, void *ud,
                                   void *dst, size_t dstcap);
 
-
 /* ---- prefilters and postfilters (c-blosc2's blosc2_prefilter_fn / _postfilter_fn) ----
  * User callbacks run per block on the context's worker threads (tid 0 is the
  * calling thread), so with nthreads > 1 they run concurrently and must be
@@ -135,6 +134,31 @@ typedef struct b2_codec_library_info {
  * returns B2_OK; B2_ERR_RANGE past the last, B2_ERR_INVALID_PARAM for a NULL
  * info. Any thread may call it. */
 B2_API int b2_codec_library(int index, b2_codec_library_info *info);
+
+/* ---- decoding settings and VL blocks ---- */
+
+/* Block geometry for later calls (copied; NULL or ndim 0 clears it). A chunk
+ * decoded on its own needs it when it uses ndcell, ndmean, ndlz or zfp; the
+ * frame and b2nd layers set it from the b2nd metalayer themselves. */
+B2_API int b2_dctx_set_geometry(b2_dctx *dctx, const b2_block_geometry *geometry);
+/* User filters and codecs for later calls: registry is searched before the
+ * process table (b2_plugin.h; NULL: the process table alone). Not copied: it
+ * must outlive its use by the context. */
+B2_API int b2_dctx_set_registry(b2_dctx *dctx, const b2_registry *registry);
+/* Decode one block of a VL-block chunk into dst. Returns its size or an error. */
+B2_API int b2_chunk_vl_get_block(b2_dctx *dctx, const void *src, size_t srcsize,
+                                 int32_t nblock, void *dst, size_t dstcap);
+
+/* ---- block size rule ---- */
+
+/* Blocksize the encoder uses for nbytes with parameters p (automatic rule or p->blocksize). */
+B2_API int32_t b2_chunk_blocksize_for(const b2_cparams *p, int32_t nbytes);
+
+/* ---- SIMD kernels ---- */
+
+/* Name of the SIMD kernels this process runs: "generic", "sse2", "avx2",
+ * "avx512", "avx512gfni" or "neon" (detected once, capped by B2_SIMD). */
+B2_API const char *b2_simd_name(void);
 
 #ifdef __cplusplus
 }

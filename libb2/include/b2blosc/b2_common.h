@@ -34,9 +34,9 @@ extern "C" {
 #endif
 
 #define B2_VERSION_MAJOR 0
-#define B2_VERSION_MINOR 1
+#define B2_VERSION_MINOR 2
 #define B2_VERSION_PATCH 0
-#define B2_VERSION_STRING "0.1.0"
+#define B2_VERSION_STRING "0.2.0"
 
 /* Error codes. 0 is success; every error is negative. */
 enum b2_error {
@@ -65,7 +65,7 @@ enum b2_error {
 };
 
 /* Memory limit of decompression contexts, frame handles and arrays unless set
- * otherwise (b2_dctx_set_memory_limit, b2_schunk_set_memory_limit, ...): what
+ * otherwise (b2_dctx_set_memory_limit, b2_open_options.memory_limit, ...): what
  * one of them may allocate because its input says so (1 GiB). */
 #define B2_DEFAULT_MEMORY_LIMIT ((int64_t)1 << 30)
 
@@ -117,12 +117,8 @@ enum b2_filter {
 /* Short description of an error code (never NULL; unknown codes get a generic text). */
 B2_API const char *b2_strerror(int code);
 
-/* Library version string, e.g. "0.1.0". */
+/* Library version string, e.g. "0.2.0". */
 B2_API const char *b2_version(void);
-
-/* Name of the SIMD kernels this process runs: "generic", "sse2", "avx2",
- * "avx512", "avx512gfni" or "neon" (detected once, capped by B2_SIMD). */
-B2_API const char *b2_simd_name(void);
 
 #ifdef __cplusplus
 }

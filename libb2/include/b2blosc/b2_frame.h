@@ -79,9 +79,9 @@ typedef struct b2_open_options {
     const b2_io *io;       /* or a frame behind user callbacks, given io_user */
     void *io_user;
     int64_t offset;        /* files: where the frame starts; > 0 opens read-only */
-    int64_t memory_limit;  /* as b2_schunk_set_memory_limit (<= 0: the default) */
+    int64_t memory_limit;  /* see b2_schunk_open_with (<= 0: the default) */
     int nthreads;          /* as b2_schunk_set_nthreads (<= 0: 1) */
-    const b2_registry *registry; /* as b2_schunk_set_registry */
+    const b2_registry *registry; /* user filters and codecs (b2_plugin.h) */
     int mmap;              /* files, read-only: map the file and read chunks in place.
                             * The file must not shrink while mapped (SIGBUS). */
     int sparse;            /* B2_OPEN_CREATE with a path: a sparse-frame directory */
@@ -125,37 +125,18 @@ B2_API int b2_schunk_checksum_state(b2_schunk *s, int64_t i);
 
 /* ---- creating and opening ---- */
 
-/* New empty in-memory super-chunk whose chunks default to cparams (NULL: defaults).
- * Returns NULL on bad parameters or no memory. */
-B2_API b2_schunk *b2_schunk_new(const b2_cparams *cparams);
-/* Create a contiguous frame file at path (truncating any existing file). */
-B2_API int b2_schunk_create_file(const char *path, const b2_cparams *cparams, b2_schunk **out);
-/* Create a sparse frame in directory dir, which must not exist yet. */
-B2_API int b2_schunk_create_sframe(const char *dir, const b2_cparams *cparams, b2_schunk **out);
-/* Defaults for b2_schunk_open_with: read-only, no source, default memory limit. */
+/* Defaults for b2_schunk_open_with: read-only, no source, the default memory
+ * limit (B2_DEFAULT_MEMORY_LIMIT), one thread, checksums kept. */
 B2_API void b2_open_options_init(b2_open_options *o);
-/* Open or create a super-chunk as o says (o->size must be set, by
- * b2_open_options_init). The functions below are shorthands for it. */
+/* The one way to get a handle: open or create a super-chunk as o says (o->size
+ * set by b2_open_options_init). Creating (B2_OPEN_CREATE): no source makes a
+ * frame in memory, a path a frame file (truncating one) or, with o->sparse, a
+ * sparse-frame directory that must not exist yet. Opening: a path (file or
+ * directory, told apart by what it is; o->offset for a frame inside a file,
+ * then read-only), a buffer (exactly buffer_len bytes; copy_buffer makes it
+ * writable) or user I/O. No allocation sized from what the frame declares may
+ * exceed o->memory_limit: a frame asking for more fails with B2_ERR_LIMIT. */
 B2_API int b2_schunk_open_with(const b2_open_options *o, b2_schunk **out);
-/* Open a frame file or sparse-frame directory (chosen by what path is);
- * flags B2_OPEN_READONLY or B2_OPEN_WRITE. */
-B2_API int b2_schunk_open(const char *path, int flags, b2_schunk **out);
-/* Open a contiguous frame starting at byte offset of a file (bytes after the frame
- * are allowed). A frame inside a larger file (offset > 0) opens read-only. */
-B2_API int b2_schunk_open_offset(const char *path, int64_t offset, int flags, b2_schunk **out);
-/* Open a frame held in memory; its length must be exactly len. copy != 0 copies
- * the bytes (the super-chunk may then be modified); copy == 0 keeps a read-only
- * reference, and buf must outlive the super-chunk. */
-B2_API int b2_schunk_open_buffer(const void *buf, size_t len, int copy, b2_schunk **out);
-/* The opens above use B2_DEFAULT_MEMORY_LIMIT: no allocation sized from what the
- * frame declares (its index, a chunk or vlmetalayer to decode, block scratch)
- * may exceed it, and a frame asking for more fails with B2_ERR_LIMIT before
- * allocating. These take the limit (<= 0: the default); offset as for
- * b2_schunk_open_offset, 0 for a sparse frame. */
-B2_API int b2_schunk_open_limited(const char *path, int64_t offset, int flags,
-                                  int64_t memory_limit, b2_schunk **out);
-B2_API int b2_schunk_open_buffer_limited(const void *buf, size_t len, int copy,
-                                         int64_t memory_limit, b2_schunk **out);
 /* A read-only handle takes what a writer committed since (header, metalayers, index) in
  * place; returns 1 if that changed anything, else 0. Not while other threads read s. */
 B2_API int b2_schunk_refresh(b2_schunk *s);
@@ -175,17 +156,6 @@ B2_API int b2_schunk_compact(b2_schunk *s);
 B2_API int64_t b2_schunk_dead_bytes(b2_schunk *s);
 /* Serialize as one contiguous frame into a malloc'ed buffer (*out, *len); free() it. */
 B2_API int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len);
-
-/* Bytes before the first chunk of s's frame (its header with the current metalayers). */
-B2_API int64_t b2_schunk_header_len(const b2_schunk *s);
-/* Build a one-chunk frame in dst (capacity cap) around the chunk of cbytes bytes
- * the caller already wrote at dst + b2_schunk_header_len(s): the header of s
- * (an in-memory super-chunk holding no chunk; it is not modified) goes before it,
- * the index and trailer after it. The bytes equal appending the chunk to s and
- * calling b2_schunk_to_buffer. Returns the frame length or an error
- * (B2_ERR_DST_TOO_SMALL: cap is short). */
-B2_API int64_t b2_schunk_frame_around_chunk(const b2_schunk *s, void *dst, size_t cap,
-                                            int32_t cbytes);
 
 /* ---- properties ---- */
 
@@ -217,15 +187,6 @@ B2_API int b2_schunk_set_sync(b2_schunk *s, int sync);
 /* Threads used for (de)compression by later calls (<= 0 means 1; at most 256);
  * with several threads reading s at once, each read uses this many. */
 B2_API int b2_schunk_set_nthreads(b2_schunk *s, int nthreads);
-/* Memory limit for later calls (see b2_schunk_open_limited; <= 0: the default),
- * also given to the super-chunk's decompression context. */
-B2_API int b2_schunk_set_memory_limit(b2_schunk *s, int64_t bytes);
-/* User filters and codecs (b2_plugin.h) for later reads and appends, searched
- * before the process table; NULL: the process table alone. Not copied: it must
- * outlive s. A super-chunk made from cparams starts with cparams->registry; one
- * opened from storage with none, so call this before reading chunks that use a
- * registry's ids. */
-B2_API int b2_schunk_set_registry(b2_schunk *s, const b2_registry *registry);
 
 /* ---- reading chunks ---- */
 
@@ -239,22 +200,9 @@ B2_API int b2_schunk_chunk_special(b2_schunk *s, int64_t i);
 /* Copy of chunk i as a complete chunk (special index entries are rebuilt) in a
  * malloc'ed buffer; *cbytes receives its size. */
 B2_API int b2_schunk_get_chunk(b2_schunk *s, int64_t i, uint8_t **chunk, int32_t *cbytes);
-/* Chunk i's stored bytes without a copy (memory frames: in place; files and sparse
- * frames: an internal buffer; special index entries: a rebuilt 32-byte chunk),
- * valid until the next call on s. Not for a handle other threads read at the
- * same time (b2_schunk_get_chunk is). */
-B2_API int b2_schunk_chunk_view(b2_schunk *s, int64_t i, const uint8_t **chunk, int32_t *cbytes);
 /* Decompress chunk i into dst (capacity cap). Returns its nbytes. Uninit chunks
  * leave dst untouched. */
 B2_API int b2_schunk_decompress_chunk(b2_schunk *s, int64_t i, void *dst, size_t cap);
-/* For frames on disk (file or sparse storage): read chunk i's header, block
- * index and dictionary and the n listed blocks (block 0 too under a delta
- * filter), only those bytes, into a new chunk-sized buffer (*chunk, cbytes
- * long; free() it) on which b2_chunk_decompress_rows / b2_chunk_getitem may
- * decode exactly those blocks. B2_ERR_UNSUPPORTED: storage in memory, or a
- * special, VL-block or lazy chunk (read it whole instead). */
-B2_API int b2_schunk_read_blocks(b2_schunk *s, int64_t i, const int32_t *blocks, int32_t n,
-                                 uint8_t **chunk, int32_t *cbytes);
 /* Copy items [start, start+n) (units of the frame typesize) across chunks into dst.
  * Returns n * typesize. */
 B2_API int64_t b2_schunk_get_items(b2_schunk *s, int64_t start, int64_t n, void *dst, size_t cap);
@@ -317,85 +265,6 @@ B2_API int b2_schunk_vlmeta_get(b2_schunk *s, const char *name, uint8_t **conten
 B2_API int b2_schunk_vlmeta_update(b2_schunk *s, const char *name, const void *content, int32_t len);
 /* Remove a vlmetalayer. Returns the number left. */
 B2_API int b2_schunk_vlmeta_delete(b2_schunk *s, const char *name);
-
-/* ---- inspecting: what bytes hold, and a frame's header and index as parsed ---- */
-
-/* What a buffer or path holds (b2_inspect_buffer, b2_inspect_path). */
-enum b2_kind {
-    B2_KIND_UNKNOWN = 0, /* none of the kinds below */
-    B2_KIND_CHUNK = 1,   /* one Blosc2 (or Blosc1) chunk, filling it exactly */
-    B2_KIND_FRAME = 2,   /* a contiguous frame */
-    B2_KIND_SFRAME = 3,  /* a sparse-frame directory (chunks.b2frame inside) */
-    B2_KIND_B2ND = 4,    /* a frame, contiguous or sparse, with a "b2nd" (or "caterva") metalayer */
-    B2_KIND_HDF5 = 5,    /* an HDF5 file: its signature at byte 0, 512, 1024, 2048, ... */
-};
-
-/* Kind of the len bytes at buf (enum b2_kind), from signatures and the frame
- * header only: opening validates the rest. B2_ERR_TRUNCATED: empty, or a frame
- * header cut short; a frame whose header does not parse gives that error. */
-B2_API int b2_inspect_buffer(const void *buf, size_t len);
-/* The same for a file or a directory (a sparse frame); reads only the headers.
- * B2_ERR_NOT_FOUND / B2_ERR_IO: path cannot be read; B2_ERR_FORMAT: a sparse
- * frame's chunks.b2frame given alone (inspect its directory). */
-B2_API int b2_inspect_path(const char *path);
-/* Short name of a kind: "unknown", "chunk", "cframe", "sframe", "b2nd", "hdf5" (NULL if none). */
-B2_API const char *b2_kind_name(int kind);
-
-/* A frame's fixed header fields as the handle holds them (loaded, or as last
- * committed), decoded (doc/format/frame.md §2), plus what the index says. */
-typedef struct b2_frame_info {
-    int storage;            /* enum b2_frame_storage */
-    int32_t header_len;     /* header bytes, metalayers included */
-    int64_t frame_len;      /* frame bytes (sparse: of chunks.b2frame) */
-    int version;            /* frame format version (general_flags & 0x0f) */
-    int sparse;             /* frame type (frame_type & 0x0f): 0 contiguous, 1 sparse */
-    /* header bytes 25, 26, 27, 28 and 85 as stored */
-    uint8_t general_flags, frame_type, codec_flags, other_flags, other_flags2;
-    /* defaults recorded for new chunks (each chunk has its own in its header) */
-    int codec;              /* codec id (byte 77 when codec_flags' low nibble is 6) */
-    int codec_meta;         /* byte 78 */
-    int clevel;             /* codec_flags >> 4 */
-    int splitmode;          /* enum b2_splitmode: (other_flags & 3) + 1 */
-    int use_dict;           /* other_flags2 & 1 */
-    uint8_t filters[B2_MAX_FILTERS], filters_meta[B2_MAX_FILTERS];
-    int32_t blocksize;      /* 0: automatic */
-    int32_t typesize;
-    int32_t chunksize;      /* 0: sizes vary; -1: no chunk ever added */
-    int tcomp, tdecomp;     /* threads the writer recorded */
-    int has_vlmeta;         /* byte 68: the trailer holds vlmetalayers */
-    int64_t nbytes, cbytes; /* uncompressed total; chunks section (dead space included) */
-    int64_t nchunks;
-    int nmetalayers, nvlmetalayers;
-    int64_t trailer_len;
-    int64_t dead_bytes;     /* as b2_schunk_dead_bytes (reads each chunk's header), or
-                             * its negative error when a chunk header is unreadable */
-} b2_frame_info;
-
-/* Fill *info for s. Fails only on NULL arguments. */
-B2_API int b2_schunk_frame_info(b2_schunk *s, b2_frame_info *info);
-
-/* What an index entry names (b2_frame_entry.kind). */
-enum b2_entry_kind {
-    B2_ENTRY_OFFSET = 0,  /* a chunk in the chunks section of a contiguous frame */
-    B2_ENTRY_FILE = 1,    /* a sparse frame's chunk file (named %08X.chunk after its id) */
-    B2_ENTRY_SPECIAL = 2, /* no stored bytes: a chunk of zeros, NaNs or uninitialised items */
-};
-
-/* Entry i of a frame's chunk table. */
-typedef struct b2_frame_entry {
-    int64_t raw;          /* the index entry as stored */
-    int kind;             /* enum b2_entry_kind */
-    int64_t offset;       /* B2_ENTRY_OFFSET: from the chunks section's start (frame
-                           * byte header_len + offset); B2_ENTRY_FILE: the file id; else -1 */
-    int special;          /* enum b2_special from the index or the chunk's header */
-    int32_t stored_bytes; /* bytes the chunk takes in the frame or its file (0: special entry) */
-    int32_t cbytes;       /* as b2_schunk_chunk_cbytes (a special entry: the 32-byte chunk it stands for) */
-    int32_t nbytes;       /* uncompressed size */
-} b2_frame_entry;
-
-/* Fill *e for chunk i (reads the chunk's header, not its body). B2_ERR_RANGE:
- * i outside [0, nchunks); B2_ERR_CORRUPT and the like: an unreadable entry. */
-B2_API int b2_schunk_frame_entry(b2_schunk *s, int64_t i, b2_frame_entry *e);
 
 #ifdef __cplusplus
 }

@@ -52,6 +52,65 @@ enum { B2_ND_ENCODE_CHECKSUMS = 1 /* the frame holds its chunk's checksum (b2.ch
 B2_API int64_t b2_nd_encode_frame_with(const b2_nd_params *p, b2_cctx *cctx, int flags,
                                        const void *src, size_t len, void *dst, size_t cap);
 
+/* ---- settings: registry and a lent context ---- */
+
+/* Decode later reads with a caller-owned context (its threads and scratch are
+ * reused across arrays); NULL returns to the array's own. The caller keeps it
+ * alive while the array uses it and frees it, and uses it nowhere else while
+ * the array may (a context is one thread's at a time). */
+B2_API int b2_nd_set_dctx(b2_nd_array *a, b2_dctx *dctx);
+/* User filters and codecs (b2_plugin.h) for later reads and writes, searched
+ * before the process table (NULL: the process table alone); also set on the
+ * super-chunk and on a context lent with b2_nd_set_dctx. Not copied: it must
+ * outlive a. Arrays made from cparams start with cparams->registry; opened ones
+ * with none. */
+B2_API int b2_nd_set_registry(b2_nd_array *a, const b2_registry *registry);
+
+/* ---- default shapes ---- */
+
+/* Complete p's zero chunk/block shape entries with the default rule: fill from
+ * the last dimension backwards up to a target size (chunk 4 MiB, block 256 KiB),
+ * preferring divisors of the shape. Returns B2_OK or an error for a bad shape. */
+B2_API int b2_nd_default_shapes(b2_nd_params *p);
+
+/* ---- the "b2nd" metalayer ---- */
+
+/* Decoded metalayer. dtype is malloc'ed and NUL-terminated (dtype_len bytes before
+ * the NUL), or NULL for the legacy layouts without dtype (dtype_format is then -1). */
+typedef struct b2_nd_meta {
+    int version;
+    int ndim;
+    int64_t shape[B2_ND_MAX_DIM];
+    int32_t chunkshape[B2_ND_MAX_DIM];
+    int32_t blockshape[B2_ND_MAX_DIM];
+    int dtype_format;
+    char *dtype;
+    int32_t dtype_len;
+} b2_nd_meta;
+
+/* Decode and validate metalayer bytes (the 7-element b2nd form, the same without
+ * dtype, or the 5-element caterva form). Validates markers, ndim <= 16, no negative
+ * sizes, chunk/block > 0 where shape > 0, no product overflow. On success the caller
+ * owns m->dtype (b2_nd_meta_clear). */
+B2_API int b2_nd_meta_decode(const void *buf, size_t len, b2_nd_meta *m);
+/* Encode m in the exact fixed-width layout c-blosc2 writes (int64 shape, int32
+ * chunk/block shapes, str32 dtype; "|u1" when m->dtype is NULL). *out is malloc'ed. */
+B2_API int b2_nd_meta_encode(const b2_nd_meta *m, uint8_t **out, int32_t *len);
+/* Length of the encoded metalayer: 12 + 19*ndim + dtype_len. */
+B2_API int32_t b2_nd_meta_encoded_len(int ndim, size_t dtype_len);
+/* Free m->dtype and reset it to NULL (m may be reused). */
+B2_API void b2_nd_meta_clear(b2_nd_meta *m);
+
+/* ---- NumPy dtype strings ---- */
+
+/* Item size implied by a NumPy typestr ("<i4" -> 4, "|S7" -> 7, "<U3" -> 12, "|V5" -> 5,
+ * big-endian ">f8" -> 8); 0 when it cannot be known from the string (structured or
+ * other opaque descriptions, kept as labels); B2_ERR_INVALID_PARAM if malformed. */
+B2_API int32_t b2_nd_dtype_itemsize(const char *dtype);
+/* Write the default dtype c-blosc2 uses for typesize ("|S<typesize>") into buf
+ * (capacity cap). Returns its length. */
+B2_API int b2_nd_dtype_default(int32_t typesize, char *buf, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,8 +13,10 @@
  *    is thread-safe and may run while other threads compress and decompress.
  *  - a b2_registry the caller makes and attaches where it is needed:
  *    b2_cparams.registry (compression, frames and arrays created from those
- *    cparams), b2_dctx_set_registry, b2_schunk_set_registry (frames opened from
- *    storage), b2_nd_set_registry (arrays opened from storage).
+ *    cparams) and b2_open_options.registry (frames opened from storage); the
+ *    registry calls and the set_registry setters of contexts, frames and arrays
+ *    are experimental (b2_plugin_experimental.h and the *_experimental.h of
+ *    each layer).
  * A lookup tries the attached registry first, then the process table.
  *
  * The HDF5 filter only sees the process table: a program linking libb2 and the
@@ -96,27 +98,9 @@ B2_API int b2_register_filter(const b2_user_filter *f);
 /* Register a codec for the whole process (same rules as b2_register_filter). */
 B2_API int b2_register_codec(const b2_user_codec *c);
 
-/* ---- registries attached to contexts ---- */
-
+/* A set of user filters and codecs that contexts search before the process
+ * table (b2_plugin_experimental.h makes and fills one). */
 typedef struct b2_registry b2_registry;
-
-/* New empty registry (NULL when out of memory). Fill it before the contexts
- * using it start work; from then on it is only read, by any number of threads. */
-B2_API b2_registry *b2_registry_new(void);
-/* Free a registry (NULL is fine). Contexts it is attached to must not be used
- * afterwards (they keep a pointer, not a copy). */
-B2_API void b2_registry_free(b2_registry *r);
-/* Add a filter to r (same rules as b2_register_filter, within r). */
-B2_API int b2_registry_add_filter(b2_registry *r, const b2_user_filter *f);
-/* Add a codec to r (same rules as b2_register_codec, within r). */
-B2_API int b2_registry_add_codec(b2_registry *r, const b2_user_codec *c);
-
-/* Name of filter id as a context with registry r (may be NULL) sees it: a
- * built-in or plugin name, then r's entry, then the process table's; NULL when
- * unknown. b2_filter_name(id) is the same with r = NULL. */
-B2_API const char *b2_registry_filter_name(const b2_registry *r, int id);
-/* Name of codec id, as b2_registry_filter_name does for filters. */
-B2_API const char *b2_registry_codec_name(const b2_registry *r, int id);
 
 #ifdef __cplusplus
 }
