@@ -220,12 +220,12 @@ static int op_run(op *o)
     int rc = 0;
     switch (o->kind) {
     case OP_OPEN:
-        rc = b2_schunk_open(o->path, B2_OPEN_READONLY, &s);
+        rc = b2cli_frame_open(o->path, 0, B2_OPEN_READONLY, &s);
         b2_schunk_free(s);
         return rc;
     case OP_OPEN_READ:
         o->last = (int64_t)(splitmix(&b->rng) % (uint64_t)b->nchunks);
-        if ((rc = b2_schunk_open(o->path, B2_OPEN_READONLY, &s)) >= 0)
+        if ((rc = b2cli_frame_open(o->path, 0, B2_OPEN_READONLY, &s)) >= 0)
             rc = b2_schunk_decompress_chunk(s, o->last, b->out, CHUNK);
         b2_schunk_free(s);
         return rc < 0 ? rc : rc == CHUNK ? 0 : B2_ERR_CORRUPT;
@@ -242,7 +242,7 @@ static int op_run(op *o)
         }
         return 0;
     case OP_FROM_BUFFER:
-        rc = b2_schunk_open_buffer(o->buf, o->len, 0, &s);
+        rc = b2cli_frame_open_buffer(o->buf, o->len, &s);
         b2_schunk_free(s);
         return rc;
     case OP_MEMCPY:
@@ -381,12 +381,7 @@ static int append_once(bench *b, int where, int precomp, int sync, double *secs)
     if (where != W_MEM)
         remove_path(path);
     double t0 = b2cli_now(), t1;
-    if (where == W_MEM)
-        rc = (s = b2_schunk_new(&b->cp)) ? B2_OK : B2_ERR_NOMEM;
-    else if (where == W_SFRAME)
-        rc = b2_schunk_create_sframe(path, &b->cp, &s);
-    else
-        rc = b2_schunk_create_file(path, &b->cp, &s);
+    rc = b2cli_frame_create(where == W_MEM ? NULL : path, where == W_SFRAME, &b->cp, &s);
     if (rc >= 0 && !sync)
         rc = b2_schunk_set_sync(s, 0);
     for (int i = 0; i < b->nchunks && rc >= 0; i++) {
@@ -413,7 +408,7 @@ static int append_once(bench *b, int where, int precomp, int sync, double *secs)
         }
         t1 = b2cli_now();
         s = NULL;
-        if (rc >= 0 && (rc = b2_schunk_open(path, B2_OPEN_READONLY, &s)) >= 0)
+        if (rc >= 0 && (rc = b2cli_frame_open(path, 0, B2_OPEN_READONLY, &s)) >= 0)
             rc = check_schunk(b, s);
         b2_schunk_free(s);
     }
@@ -538,7 +533,7 @@ static int run_frames(bench *b)
     b2_schunk *s = NULL;
     uint8_t *buf = NULL;
     size_t len = 0;
-    if ((rc = b2_schunk_open(b->frame_path, B2_OPEN_READONLY, &s)) < 0)
+    if ((rc = b2cli_frame_open(b->frame_path, 0, B2_OPEN_READONLY, &s)) < 0)
         return fail("open file cframe", rc);
     o.kind = OP_READ;
     o.s = s;
@@ -558,7 +553,7 @@ static int run_frames(bench *b)
     o.len = len;
     rc = time_op(b, &o, "schunk_from_buffer(copy=false) of cframe + free", 0, NULL);
     s = NULL;
-    if (rc == B2CLI_OK && (r2 = b2_schunk_open_buffer(buf, len, 0, &s)) < 0)
+    if (rc == B2CLI_OK && (r2 = b2cli_frame_open_buffer(buf, len, &s)) < 0)
         rc = fail("open_buffer", r2);
     if (rc == B2CLI_OK) {
         o.kind = OP_READ;

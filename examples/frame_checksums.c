@@ -9,6 +9,7 @@
  *
  * Run: ./frame_checksums [path]   (default example_checksums.b2frame, overwritten). */
 #include <b2_frame.h>
+#include <b2_frame_experimental.h> /* b2_schunk_frame_info, _entry: where chunk 2 lies */
 
 #include <stdio.h>
 #include <stdlib.h>

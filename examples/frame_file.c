@@ -44,8 +44,13 @@ int main(int argc, char **argv)
     cp.typesize = sizeof(double);
     cp.codec = B2_CODEC_LZ4;
     cp.filters[B2_MAX_FILTERS - 1] = B2_FILTER_SHUFFLE;
+    b2_open_options o; /* every open and create goes through these options */
+    b2_open_options_init(&o);
+    o.flags = B2_OPEN_CREATE;
+    o.path = path;
+    o.cparams = &cp;
     b2_schunk *s;
-    int rc = b2_schunk_create_file(path, &cp, &s);
+    int rc = b2_schunk_open_with(&o, &s);
     if (rc < 0)
         return fail("create", rc);
     b2_schunk_set_sync(s, 0); /* no fsync: faster, still crash-consistent */
@@ -61,7 +66,10 @@ int main(int argc, char **argv)
     b2_schunk_free(s); /* nothing to flush: every append was already committed */
 
     /* 2. Reopen for writing and append two more chunks. */
-    rc = b2_schunk_open(path, B2_OPEN_WRITE, &s);
+    b2_open_options_init(&o);
+    o.path = path;
+    o.flags = B2_OPEN_WRITE;
+    rc = b2_schunk_open_with(&o, &s);
     if (rc < 0)
         return fail("open for write", rc);
     b2_schunk_set_sync(s, 0);
@@ -76,7 +84,8 @@ int main(int argc, char **argv)
     b2_schunk_free(s);
 
     /* 3. Reopen read-only and decompress chunk 3 only. */
-    rc = b2_schunk_open(path, B2_OPEN_READONLY, &s);
+    o.flags = B2_OPEN_READONLY;
+    rc = b2_schunk_open_with(&o, &s);
     if (rc < 0)
         return fail("open", rc);
     if (b2_schunk_nchunks(s) != 5 || b2_schunk_typesize(s) != (int32_t)sizeof(double)) {

@@ -29,8 +29,13 @@ int main(int argc, char **argv)
     b2_cparams cp;
     b2_cparams_init(&cp);
     cp.typesize = sizeof(float);
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.flags = B2_OPEN_CREATE;
+    o.path = path;
+    o.cparams = &cp;
     b2_schunk *s;
-    int rc = b2_schunk_create_file(path, &cp, &s);
+    int rc = b2_schunk_open_with(&o, &s);
     if (rc < 0)
         return fail("create", rc);
     b2_schunk_set_sync(s, 0);
@@ -45,7 +50,6 @@ int main(int argc, char **argv)
     b2_schunk_free(s);
 
     b2_schunk *plain, *mapped;
-    b2_open_options o;
     b2_open_options_init(&o);
     o.path = path;
     if ((rc = b2_schunk_open_with(&o, &plain)) < 0)

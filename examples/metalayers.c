@@ -39,8 +39,12 @@ static int expect(b2_schunk *s, int vl, const char *name, const char *want)
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "example_meta.b2frame";
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.flags = B2_OPEN_CREATE; /* o.cparams NULL: the default chunk parameters */
+    o.path = path;
     b2_schunk *s;
-    int rc = b2_schunk_create_file(path, NULL, &s); /* NULL: default cparams */
+    int rc = b2_schunk_open_with(&o, &s);
     if (rc < 0)
         return fail("create", rc);
     b2_schunk_set_sync(s, 0);
@@ -81,7 +85,8 @@ int main(int argc, char **argv)
     b2_schunk_free(s);
 
     /* Reopen and list everything. */
-    rc = b2_schunk_open(path, B2_OPEN_READONLY, &s);
+    o.flags = B2_OPEN_READONLY;
+    rc = b2_schunk_open_with(&o, &s);
     if (rc < 0)
         return fail("open", rc);
     printf("%s: %d metalayer(s), %d vlmetalayer(s)\n", path, b2_schunk_meta_count(s),

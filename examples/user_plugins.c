@@ -12,6 +12,7 @@
  *
  * Run: ./user_plugins [path]   (default example_plugins.b2frame, overwritten). */
 #include <b2_frame.h>
+#include <b2_plugin_experimental.h> /* b2_registry_new and friends */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,8 +129,13 @@ int main(int argc, char **argv)
     cp.filters[5] = B2_FILTER_SHUFFLE;
     cp.registry = reg;
 
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.flags = B2_OPEN_CREATE;
+    o.path = path;
+    o.cparams = &cp;
     b2_schunk *s = NULL;
-    if ((rc = b2_schunk_create_file(path, &cp, &s)) < 0)
+    if ((rc = b2_schunk_open_with(&o, &s)) < 0)
         return fail("create", rc);
     for (int i = 0; i < 4; i++)
         if (b2_schunk_append_buffer(s, data, ITEMS * 4) < 0)
@@ -140,15 +146,20 @@ int main(int argc, char **argv)
     b2_schunk_free(s);
 
     /* 4. A reader without the registry is told which id it lacks. */
-    if ((rc = b2_schunk_open(path, B2_OPEN_READONLY, &s)) < 0)
+    o.flags = B2_OPEN_READONLY;
+    o.cparams = NULL;
+    if ((rc = b2_schunk_open_with(&o, &s)) < 0)
         return fail("open", rc);
     rc = b2_schunk_decompress_chunk(s, 0, back, ITEMS * 4);
     printf("without the registry: %s\n", rc < 0 ? b2_schunk_last_error(s) : "decoded?!");
     if (rc >= 0)
         return 1;
 
-    /* 5. With it, everything reads. */
-    b2_schunk_set_registry(s, reg);
+    /* 5. Opened with it, everything reads. */
+    b2_schunk_free(s);
+    o.registry = reg;
+    if ((rc = b2_schunk_open_with(&o, &s)) < 0)
+        return fail("open with the registry", rc);
     for (int i = 0; i < 4; i++) {
         rc = b2_schunk_decompress_chunk(s, i, back, ITEMS * 4);
         if (rc != ITEMS * 4 || memcmp(back, data, ITEMS * 4) != 0)

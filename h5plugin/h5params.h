@@ -130,6 +130,10 @@ B2_HIDDEN int b2_h5_payload_decode(const b2_h5_params *p, b2_dctx *dctx, const v
                                   const b2_h5_alloc *al, void **out, size_t *outsize,
                                   size_t *outlen, char *err, size_t errcap);
 
+/* Open the stored frame of one HDF5 chunk (exactly len bytes at src, borrowed
+ * read-only) under memory limit mem_limit (<= 0: the library's default). */
+B2_HIDDEN int b2_h5_frame_open(const void *src, size_t len, int64_t mem_limit, b2_schunk **s);
+
 /* Check the frame s (an HDF5 chunk's) against the checksums it holds, if any:
  * 0 (no checksums, or they match, or they are stale: a writer without
  * checksums changed the frame), or B2_ERR_CHECKSUM with "checksum mismatch"

@@ -2,7 +2,7 @@
 /* b2_h5_read_box: read a box of a Blosc2 (32026) dataset by decoding, for every
  * chunk it meets, only the blocks of the stored frame that hold the box. When
  * the chunk's place in the file comes from H5Dget_chunk_info_by_coord, the frame
- * is opened in place (b2_schunk_open_offset), which reads its header, trailer
+ * is opened in place (b2_schunk_open_with at an offset), which reads its header, trailer
  * and index, and the b2nd or item slice reads the needed blocks' bytes only
  * (doc/format/hdf5-filter.md §11; the way b2h5py does it from Python). In datasets of many
  * small chunks, where that look-up costs more than the chunk's bytes, they are
@@ -156,10 +156,15 @@ static int open_frame(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc, uint
     if (!loc->via_hdf5) {
         k = strlen(where);
         snprintf(where + k, wcap - k, " at file offset %llu", (unsigned long long)loc->addr);
-        int rc = b2_schunk_open_offset(r->path, (int64_t)loc->addr, B2_OPEN_READONLY, s);
-        if (rc < 0 && r->userblock) /* addresses may be relative to the user block */
-            rc = b2_schunk_open_offset(r->path, (int64_t)(loc->addr + r->userblock),
-                                       B2_OPEN_READONLY, s);
+        b2_open_options o;
+        b2_open_options_init(&o);
+        o.path = r->path;
+        o.offset = (int64_t)loc->addr;
+        int rc = b2_schunk_open_with(&o, s);
+        if (rc < 0 && r->userblock) { /* addresses may be relative to the user block */
+            o.offset = (int64_t)(loc->addr + r->userblock);
+            rc = b2_schunk_open_with(&o, s);
+        }
         return rc < 0 ? B2_ERR_UNSUPPORTED : B2_OK;
     }
     int rc = b2_h5_read_stored(r, coff, loc, sbuf, scap);
@@ -173,7 +178,7 @@ static int open_frame(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc, uint
         b2_h5_note(r->rep, "%s", "a chunk is stored unfiltered (filter mask set)");
         return B2_ERR_UNSUPPORTED;
     }
-    rc = b2_schunk_open_buffer_limited(*sbuf, (size_t)loc->size, 0, r->ds->mem_limit, s);
+    rc = b2_h5_frame_open(*sbuf, (size_t)loc->size, r->ds->mem_limit, s);
     return rc < 0 ? B2_ERR_UNSUPPORTED : B2_OK;
 }
 

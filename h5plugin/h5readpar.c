@@ -39,6 +39,7 @@
 #include "h5read_int.h"
 #include "b2_helpers_experimental.h"
 #include "b2_chunk_experimental.h"
+#include "b2_frame_experimental.h"
 #include "b2_nd_experimental.h"
 
 struct b2_h5_par_worker {
@@ -328,7 +329,7 @@ static int open_task_frame(par *P, struct b2_h5_par_worker *w, const task *t,
 {
     *s = NULL;
     *a = NULL;
-    int rc = b2_schunk_open_buffer_limited(stored, (size_t)t->size, 0, P->rd->mem_limit, s);
+    int rc = b2_h5_frame_open(stored, (size_t)t->size, P->rd->mem_limit, s);
     if (rc < 0) { /* as the filter opens it: H5Dread would fail too */
         fail(P, t, rc, "the stored bytes are not a Blosc2 frame of that size: %s", b2_err_detail());
         return rc;

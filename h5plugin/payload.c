@@ -11,6 +11,7 @@
 #include "b2_nd.h"
 #include "h5context.h"
 #include "h5params.h"
+#include "b2_frame_experimental.h"
 #include "b2_nd_experimental.h"
 
 /* Write "what (why)" into err. lib: code comes from a failing libb2 call, whose
@@ -405,6 +406,16 @@ static int decode_plain(const b2_h5_params *p, b2_schunk *s, b2_dctx *dctx, cons
     return 0;
 }
 
+int b2_h5_frame_open(const void *src, size_t len, int64_t mem_limit, b2_schunk **s)
+{
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.buffer = len ? src : ""; /* an empty buffer still names the source */
+    o.buffer_len = len;
+    o.memory_limit = mem_limit;
+    return b2_schunk_open_with(&o, s);
+}
+
 int b2_h5_payload_decode(const b2_h5_params *p, b2_dctx *dctx, const void *src, size_t len,
                         const b2_h5_alloc *al,
                         void **out, size_t *outsize, size_t *outlen, char *err, size_t errcap)
@@ -412,7 +423,7 @@ int b2_h5_payload_decode(const b2_h5_params *p, b2_dctx *dctx, const void *src, 
     *out = NULL;
     *outsize = *outlen = 0;
     b2_schunk *s = NULL;
-    int rc = b2_schunk_open_buffer_limited(src, len, 0, p->mem_limit, &s);
+    int rc = b2_h5_frame_open(src, len, p->mem_limit, &s);
     if (rc < 0)
         return lib_fail(rc, err, errcap, "the %zu stored bytes are not a Blosc2 frame", len);
     if ((rc = b2_h5_frame_verify(s, err, errcap)) < 0) {

@@ -5,7 +5,7 @@
 #ifndef B2_CHUNK_ENCODE_H
 #define B2_CHUNK_ENCODE_H
 
-#include "b2_chunk.h"
+#include "b2_chunk_experimental.h"
 #include "b2_internal.h"
 #include "filters.h"
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "b2_helpers_experimental.h" /* b2_simd_name */
 #include "b2_internal.h"
 
 #if defined(B2_HAVE_X86_SIMD) && (defined(__x86_64__) || defined(__i386__))

@@ -6,6 +6,7 @@
 #define B2_REGISTRY_H
 
 #include "b2_chunk_experimental.h"
+#include "b2_plugin_experimental.h"
 #include "b2_internal.h"
 
 /* Whether id is in the user range 160..255. */

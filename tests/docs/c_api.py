@@ -13,10 +13,14 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HEADERS = ([os.path.join("libb2", "include", "b2blosc", n)
-            for n in sorted(os.listdir(os.path.join(ROOT, "libb2", "include", "b2blosc")))
-            if n.endswith(".h")]
-           + [os.path.join("h5plugin", "b2_h5filter.h")])
+_LIB = sorted(n for n in os.listdir(os.path.join(ROOT, "libb2", "include", "b2blosc"))
+              if n.endswith(".h"))
+# the stable tier first (the library's, then the HDF5 filter's), then the experimental one
+HEADERS = ([os.path.join("libb2", "include", "b2blosc", n) for n in _LIB
+            if not n.endswith("_experimental.h")]
+           + [os.path.join("h5plugin", "b2_h5filter.h")]
+           + [os.path.join("libb2", "include", "b2blosc", n) for n in _LIB
+              if n.endswith("_experimental.h")])
 DECL = re.compile(r"^\s*(B2_API|B2_H5_API)\s")
 NAME = re.compile(r"\b(b2_\w+)\s*\(")
 
@@ -69,9 +73,9 @@ def parse(path):
         # the comment directly above (a one-line typedef may stand between), or
         # one on the declaration's last line; a declaration right after another
         # (no line between) without its own comment shares that one's, as in
-        #   /* Open with a memory limit. */
-        #   B2_API int b2_schunk_open_limited(...);
-        #   B2_API int b2_schunk_open_buffer_limited(...);
+        #   /* Name of a codec / filter id. */
+        #   B2_API const char *b2_codec_name(int id);
+        #   B2_API const char *b2_filter_name(int id);
         doc = ""
         j = start - 1
         if j >= 0 and re.match(r"^\s*typedef\b[^{]*;\s*$", lines[j]):
@@ -110,18 +114,26 @@ def main():
             "headers may still change or go. Errors are negative `B2_ERR_*` codes "
             "(`b2_common.h`); the [library guide](library.md) explains the calls in context.",
             ""]
-    total, errors = 0, []
+    total, errors, sections = 0, [], []
+    tiers = {"stable": 0, "experimental": 0}
+    n_h5 = 0
     for h in HEADERS:
         intro, funcs, missing = parse(h)
         errors += missing
         if not funcs:
             continue
-        page += ["## %s" % os.path.basename(h), ""]
+        tier = "experimental" if h.endswith("_experimental.h") else "stable"
+        tiers[tier] += len(funcs)
+        n_h5 += len(funcs) if h.endswith("b2_h5filter.h") else 0
+        sections += ["## %s (%s)" % (os.path.basename(h), tier), ""]
         if intro:
-            page += [intro, ""]
+            sections += [intro, ""]
         for name, proto, doc in funcs:
             total += 1
-            page += ["### `%s`" % name, "", "```c", proto, "```", "", doc or "(no comment)", ""]
+            sections += ["### `%s`" % name, "", "```c", proto, "```", "", doc or "(no comment)", ""]
+    page += ["The stable tier has %d functions (%d of them the HDF5 filter's, in `b2_h5filter.h`), "
+             "the experimental tier %d." % (tiers["stable"], n_h5, tiers["experimental"]), ""]
+    page += sections
     for e in errors:
         print("FAIL:", e)
     if total < 150:

@@ -5,7 +5,10 @@ a temporary prefix next to Debian's libb2-dev (BLAKE2, in /usr) and check that
   - no installed file has a path BLAKE2's packages (libb2-dev, libb2-1) or
     c-blosc2 (libblosc2, blosc2.h, b2nd.h, blosc2.pc, Blosc2 CMake files) use;
   - every exported symbol of our shared and static libraries and of the plugin's
-    non-HDF5 entry points starts with b2_ (so none starts with blosc or b2nd_);
+    non-HDF5 entry points starts with b2_ (so none starts with blosc or b2nd_),
+    and the shared library exports exactly the B2_API functions of the installed
+    headers, stable and experimental (a function moved between headers without
+    its definition seeing the new header would lose its export);
   - one program links and runs both BLAKE2's libb2 and ours (pkg-config libb2
     b2blosc), each doing real work;
   - the shared library binds its own symbols: with a library that defines
@@ -64,6 +67,16 @@ def exported(path, dynamic):
         if len(f) == 3 and f[1] not in ("U", "w", "v") and not f[2].startswith("__"):
             syms.append(f[2])
     return syms
+
+
+def installed_api(prefix):
+    """Names of the B2_API functions the installed library headers declare."""
+    names = set()
+    for h in glob.glob(os.path.join(prefix, "include", "b2blosc", "b2_*.h")):
+        text = open(h).read()
+        for m in re.finditer(r"^\s*B2_API\b[^;(]*?\b(b2_\w+)\s*\(", text, re.M):
+            names.add(m.group(1))
+    return names
 
 
 BOTH_C = r"""
@@ -180,6 +193,12 @@ def main():
             bad = [s for s in syms if not s.startswith("b2_")]
             check(len(syms) > 50 or "h5filter" in lib, "%s exports its API (%d symbols)" % (lib, len(syms)))
             check(not bad, "%s exports names without the b2_ prefix: %s" % (lib, bad[:20]))
+            if lib == "libb2blosc.so":
+                declared = installed_api(prefix)
+                check(set(syms) == declared,
+                      "libb2blosc.so exports exactly the installed headers' B2_API functions "
+                      "(exported, not declared: %s; declared, not exported: %s)"
+                      % (sorted(set(syms) - declared)[:20], sorted(declared - set(syms))[:20]))
             print("%s: %d exported symbols, all b2_*" % (lib, len(syms)))
         for plugin in glob.glob(os.path.join(prefix, "**", "libH5Zb2.so"), recursive=True):
             syms = exported(plugin, True)

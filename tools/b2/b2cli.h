@@ -12,9 +12,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "b2_chunk.h"
-#include "b2_frame.h"
-#include "b2_nd.h"
+/* b2 reads what the stable headers do not offer (inspection, zero-copy chunk
+ * views, the b2nd metalayer codec): it ships with the library it links. */
+#include "b2_chunk_experimental.h"
+#include "b2_frame_experimental.h"
+#include "b2_helpers_experimental.h"
+#include "b2_nd_experimental.h"
 
 /* Exit codes, documented in doc/cli.md and `b2 --help`. */
 #define B2CLI_OK 0
@@ -89,6 +92,17 @@ typedef struct b2cli_outfile {
 int b2cli_out_open(b2cli_outfile *o, const char *path);
 int b2cli_out_commit(b2cli_outfile *o);
 void b2cli_out_abort(b2cli_outfile *o);
+
+/* ---- frames (util.c): b2_schunk_open_with for the three ways b2 uses it ---- */
+
+/* Open the frame file or sparse-frame directory at path; flags B2_OPEN_READONLY
+ * or B2_OPEN_WRITE; offset > 0: a frame inside a larger file (read-only). */
+int b2cli_frame_open(const char *path, int64_t offset, int flags, b2_schunk **out);
+/* Open the len bytes of a frame at buf read-only, borrowing them (buf outlives *out). */
+int b2cli_frame_open_buffer(const void *buf, size_t len, b2_schunk **out);
+/* Create an empty frame with chunk defaults cp: in memory (path NULL), a frame
+ * file at path, or (sparse) a sparse-frame directory at path. */
+int b2cli_frame_create(const char *path, int sparse, const b2_cparams *cp, b2_schunk **out);
 
 /* Outputs written under a temporary name next to OUT and renamed into place
  * when complete, so an interruption never leaves a partial OUT (containers,

@@ -23,7 +23,7 @@ static const char compact_help[] =
 static int compact_one(const char *path, int quiet)
 {
     b2_schunk *s = NULL;
-    int rc = b2_schunk_open(path, B2_OPEN_WRITE, &s);
+    int rc = b2cli_frame_open(path, 0, B2_OPEN_WRITE, &s);
     if (rc < 0) {
         b2cli_data_error(path, "cannot open for writing: %s", b2cli_err(rc));
         return -1;

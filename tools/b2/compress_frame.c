@@ -112,14 +112,10 @@ static int compress_frame(const b2cli_container_opts *c, const b2_cparams *p, in
     b2_schunk *s = NULL;
     int rc;
 
-    if (to_stdout)
-        rc = (s = b2_schunk_new(p)) ? B2_OK : B2_ERR_NOMEM;
-    else if (!tmp)
+    if (!to_stdout && !tmp)
         rc = B2_ERR_NOMEM;
-    else if (c->kind == B2_KIND_SFRAME)
-        rc = b2_schunk_create_sframe(tmp, p, &s);
     else
-        rc = b2_schunk_create_file(tmp, p, &s);
+        rc = b2cli_frame_create(to_stdout ? NULL : tmp, c->kind == B2_KIND_SFRAME, p, &s);
     if (rc < 0) {
         b2cli_data_error(c->out, "cannot create output: %s", b2cli_err(rc));
         free(tmp);

@@ -73,10 +73,7 @@ int conv_bare_schunk(b2_nd_array *tmpl, const int64_t *shape, const char *path, 
     rc = b2_nd_meta_encode(&meta, &m, &mlen);
     b2_nd_meta_clear(&meta);
     if (rc >= 0) {
-        if (path)
-            rc = b2_schunk_create_file(path, &cp, &s);
-        else if (!(s = b2_schunk_new(&cp)))
-            rc = B2_ERR_INVALID_PARAM;
+        rc = b2cli_frame_create(path, 0, &cp, &s);
     }
     if (rc >= 0)
         rc = b2_schunk_meta_add(s, B2_ND_META_NAME, m, mlen);

@@ -71,8 +71,9 @@ static int wrapper_init(wrapper *w, int rank, const int32_t *cdims, const int32_
         if (rc < 0)
             return rc;
     } else {
-        if (!(w->s = b2_schunk_new(cp)))
-            return B2_ERR_INVALID_PARAM;
+        int rc = b2cli_frame_create(NULL, 0, cp, &w->s);
+        if (rc < 0)
+            return rc;
         w->plain = 1;
     }
     w->hl = b2_schunk_header_len(w->s);

@@ -60,7 +60,7 @@ static int h5_chunk_frame(conv *c, h5src *h, const hsize_t *off, b2_schunk **s)
     uint32_t m2 = 0;
     if (H5Dread_chunk(h->d, H5P_DEFAULT, off, &m2, h->buf) < 0)
         return B2_ERR_IO;
-    if (b2_schunk_open_buffer(h->buf, (size_t)size, 0, s) < 0 || b2_schunk_nchunks(*s) != 1) {
+    if (b2cli_frame_open_buffer(h->buf, (size_t)size, s) < 0 || b2_schunk_nchunks(*s) != 1) {
         b2_schunk_free(*s);
         *s = NULL;
         conv_why(c, "stored chunks that are not one-chunk Blosc2 frames");

@@ -131,7 +131,7 @@ static void inspect_payload(const uint8_t *p, size_t n, int verify, chunk_sum *c
     uint8_t *m = NULL, *buf = NULL;
     int32_t mlen;
     size_t cap = 0;
-    int rc = b2_schunk_open_buffer(p, n, 0, &s);
+    int rc = b2cli_frame_open_buffer(p, n, &s);
     if (rc < 0) {
         snprintf(cs->err, sizeof cs->err, "not a Blosc2 frame: %s", b2cli_err(rc));
         return;
@@ -155,7 +155,7 @@ static void inspect_payload(const uint8_t *p, size_t n, int verify, chunk_sum *c
             memcpy(cs->nd_chunk, b2_nd_chunkshape(a), (size_t)cs->nd_ndim * sizeof(int32_t));
             memcpy(cs->nd_block, b2_nd_blockshape(a), (size_t)cs->nd_ndim * sizeof(int32_t));
             b2_nd_free(a);
-            rc = b2_schunk_open_buffer(p, n, 0, &s);
+            rc = b2cli_frame_open_buffer(p, n, &s);
         }
     }
     for (int64_t i = 0; verify && cs->ok && s && i < cs->nchunks; i++) {

@@ -33,7 +33,7 @@ static int attach_b2nd(b2cli_obj *o, int allow_py)
 
 static int open_frame_path(b2cli_obj *o, const char *fpath, int allow_py)
 {
-    int rc = b2_schunk_open(fpath, B2_OPEN_READONLY, &o->schunk);
+    int rc = b2cli_frame_open(fpath, 0, B2_OPEN_READONLY, &o->schunk);
     if (rc < 0) {
         b2cli_data_error(o->path, "cannot open %s: %s",
                          o->kind == B2_KIND_SFRAME ? "sparse frame" : "frame", b2cli_err(rc));
@@ -101,7 +101,7 @@ static int obj_open(b2cli_obj *o, const char *path, int allow_py)
         o->kind = kind < 0 ? B2_KIND_UNKNOWN : kind;
     }
     if (o->kind == B2_KIND_FRAME || o->kind == B2_KIND_B2ND) {
-        rc = b2_schunk_open_buffer(o->data, o->size, 0, &o->schunk);
+        rc = b2cli_frame_open_buffer(o->data, o->size, &o->schunk);
         if (rc < 0) {
             o->schunk = NULL;
             return b2cli_data_error(path, "cannot open frame: %s", b2cli_err(rc)), rc;

@@ -112,7 +112,7 @@ static int frame_kind_at(const char *path, int64_t offset, char *buf, size_t cap
 {
     b2_schunk *s = NULL;
     int found;
-    if (b2_schunk_open_offset(path, offset, B2_OPEN_READONLY, &s) < 0)
+    if (b2cli_frame_open(path, offset, B2_OPEN_READONLY, &s) < 0)
         return 0;
     found = b2cli_py_frame_kind(s, buf, cap);
     b2_schunk_free(s);

@@ -437,3 +437,35 @@ int b2cli_temp_commit(const char *tmp, const char *out)
     }
     return B2_OK;
 }
+
+/* ---- frames ---- */
+
+int b2cli_frame_open(const char *path, int64_t offset, int flags, b2_schunk **out)
+{
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.path = path;
+    o.offset = offset;
+    o.flags = flags;
+    return b2_schunk_open_with(&o, out);
+}
+
+int b2cli_frame_open_buffer(const void *buf, size_t len, b2_schunk **out)
+{
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.buffer = len ? buf : ""; /* an empty buffer still names the source */
+    o.buffer_len = len;
+    return b2_schunk_open_with(&o, out);
+}
+
+int b2cli_frame_create(const char *path, int sparse, const b2_cparams *cp, b2_schunk **out)
+{
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.flags = B2_OPEN_CREATE;
+    o.path = path;
+    o.sparse = sparse;
+    o.cparams = cp;
+    return b2_schunk_open_with(&o, out);
+}

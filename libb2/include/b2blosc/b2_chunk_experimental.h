@@ -154,12 +154,6 @@ B2_API int b2_chunk_vl_get_block(b2_dctx *dctx, const void *src, size_t srcsize,
 /* Blocksize the encoder uses for nbytes with parameters p (automatic rule or p->blocksize). */
 B2_API int32_t b2_chunk_blocksize_for(const b2_cparams *p, int32_t nbytes);
 
-/* ---- SIMD kernels ---- */
-
-/* Name of the SIMD kernels this process runs: "generic", "sse2", "avx2",
- * "avx512", "avx512gfni" or "neon" (detected once, capped by B2_SIMD). */
-B2_API const char *b2_simd_name(void);
-
 #ifdef __cplusplus
 }
 #endif

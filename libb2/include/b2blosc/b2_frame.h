@@ -160,7 +160,7 @@ B2_API int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len);
 /* ---- properties ---- */
 
 /* Message of the last failing call on this handle ("" if none; see b2_common.h).
- * Calls that fail before a handle exists (b2_schunk_open...) leave theirs in
+ * Calls that fail before a handle exists (b2_schunk_open_with) leave theirs in
  * b2_last_error_message(). */
 B2_API const char *b2_schunk_last_error(const b2_schunk *s);
 /* Where the super-chunk lives (enum b2_frame_storage). */

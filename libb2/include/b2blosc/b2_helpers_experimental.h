@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Helpers for programs built on libb2 (its HDF5 filter and the b2 program use
- * them): a worker pool, and recording failures in libb2's per-thread error
- * record so that b2_last_error_message() tells the caller what went wrong.
+ * them): a worker pool, recording failures in libb2's per-thread error
+ * record so that b2_last_error_message() tells the caller what went wrong,
+ * and which SIMD kernels run.
  * Experimental: they may change or go in any release. */
 #ifndef B2_HELPERS_EXPERIMENTAL_H
 #define B2_HELPERS_EXPERIMENTAL_H
@@ -40,6 +41,10 @@ B2_API int b2_error_record(int code, const char *func, const char *fmt, ...)
 /* The detail part of the calling thread's last record ("" if none), to build on:
  * b2_error_record(rc, __func__, "chunk %d: %s", i, b2_error_detail()). */
 B2_API const char *b2_error_detail(void);
+
+/* Name of the SIMD kernels this process runs: "generic", "sse2", "avx2",
+ * "avx512", "avx512gfni" or "neon" (detected once, capped by B2_SIMD). */
+B2_API const char *b2_simd_name(void);
 
 #ifdef __cplusplus
 }
