@@ -8,10 +8,10 @@
 
 #define COMPACT_MIN_DEAD (64 << 10)
 
-/* Write the compacted frame to k; on success s->index/h describe it. */
+/* Write the compacted frame to k; on success s->ix.entries/h describe it. */
 static int rewrite(b2_schunk *s, frame_store *k)
 {
-    int64_t n = s->nchunks, pos = 0;
+    int64_t n = s->ix.nchunks, pos = 0;
     int rc0 = b2_frame_index_materialize(s);
     if (rc0 < 0)
         return rc0;
@@ -21,15 +21,15 @@ static int rewrite(b2_schunk *s, frame_store *k)
     frame_rd *r = b2_frame_rd_get(s); /* file frames read each chunk into its scratch */
     int rc = r ? B2_OK : B2_ERR_NOMEM;
     for (int64_t i = 0; i < n && rc >= 0; i++) {
-        if (s->index[i] < 0) {
-            ni[i] = s->index[i];
+        if (s->ix.entries[i] < 0) {
+            ni[i] = s->ix.entries[i];
             continue;
         }
         const uint8_t *p;
         int32_t cb;
         rc = b2_schunk_chunk_ptr(s, r, i, &p, &cb);
         if (rc >= 0)
-            rc = k->ops->write(k, s->h.header_len + pos, p, (size_t)cb);
+            rc = k->ops->write(k, s->head.h.header_len + pos, p, (size_t)cb);
         ni[i] = pos;
         pos += cb;
     }
@@ -39,54 +39,54 @@ static int rewrite(b2_schunk *s, frame_store *k)
         return rc;
     }
     /* Swap in the new index to serialize it; undo on failure. */
-    int64_t *old = s->index;
-    frame_hdr oh = s->h;
-    s->index = ni;
-    s->h.cbytes = pos;
+    int64_t *old = s->ix.entries;
+    frame_hdr oh = s->head.h;
+    s->ix.entries = ni;
+    s->head.h.cbytes = pos;
     uint8_t *idx = NULL, *trl = NULL, *hdr = NULL;
     int32_t idx_len = 0;
     int64_t trl_len = 0;
     rc = b2_frame_build_meta_parts(s, 0, &idx, &idx_len, &trl, &trl_len);
     if (rc >= 0) {
-        int64_t ipos = s->h.header_len + pos;
-        s->h.frame_len = ipos + idx_len + trl_len;
-        hdr = malloc((size_t)s->h.header_len);
-        rc = hdr ? b2_frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_FAIL_CODE(B2_ERR_NOMEM);
+        int64_t ipos = s->head.h.header_len + pos;
+        s->head.h.frame_len = ipos + idx_len + trl_len;
+        hdr = malloc((size_t)s->head.h.header_len);
+        rc = hdr ? b2_frame_header_write(&s->head.h, s->head.meta, s->head.nmeta, hdr) : B2_FAIL_CODE(B2_ERR_NOMEM);
         if (rc >= 0 && idx_len)
             rc = k->ops->write(k, ipos, idx, (size_t)idx_len);
         if (rc >= 0)
             rc = k->ops->write(k, ipos + idx_len, trl, (size_t)trl_len);
         if (rc >= 0)
-            rc = k->ops->write(k, 0, hdr, (size_t)s->h.header_len);
-        s->trailer_len = rc >= 0 ? trl_len : s->trailer_len;
+            rc = k->ops->write(k, 0, hdr, (size_t)s->head.h.header_len);
+        s->head.trailer_len = rc >= 0 ? trl_len : s->head.trailer_len;
     }
     free(idx);
     free(trl);
     free(hdr);
     if (rc < 0) {
-        s->index = old;
-        s->h = oh;
+        s->ix.entries = old;
+        s->head.h = oh;
         free(ni);
         return rc;
     }
     free(old);
-    s->index_cap = n;
+    s->ix.cap = n;
     return B2_OK;
 }
 
 int b2_schunk_compact_body(b2_schunk *s)
 {
-    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
-    if (s->place->chunk_files)
+    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    if (s->io.place->chunk_files)
         return B2_OK;
-    frame_hdr oh = s->h;
+    frame_hdr oh = s->head.h;
     if (b2_frame_index_materialize(s) < 0)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
-    int64_t *oidx = malloc((size_t)(s->nchunks ? s->nchunks : 1) * sizeof *oidx);
+    int64_t *oidx = malloc((size_t)(s->ix.nchunks ? s->ix.nchunks : 1) * sizeof *oidx);
     if (!oidx)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
-    if (s->nchunks) /* an empty frame has no index array at all */
-        memcpy(oidx, s->index, (size_t)s->nchunks * sizeof *oidx);
+    if (s->ix.nchunks) /* an empty frame has no index array at all */
+        memcpy(oidx, s->ix.entries, (size_t)s->ix.nchunks * sizeof *oidx);
     /* a new frame beside the old one (memory: a new buffer; file: a temporary
      * file), put in its place at once, so that a crash leaves one or the other */
     frame_store *k = NULL;
@@ -94,15 +94,15 @@ int b2_schunk_compact_body(b2_schunk *s)
     if (rc >= 0)
         rewritten = (rc = rewrite(s, k)) >= 0;
     if (rc >= 0) /* a failure leaves the old frame, which the handle describes again */
-        rc = s->store->ops->finish_replace(s->store, k, !s->nosync);
+        rc = s->io.store->ops->finish_replace(s->io.store, k, !s->io.nosync);
     else if (k)
         b2_fio_abort_replace(s, k);
     if (rc >= 0) {
-        s->dead_bytes = 0;
-        s->commit_pending = 0; /* the new frame holds the deferred appends too */
+        s->count.dead_bytes = 0;
+        s->io.commit_pending = 0; /* the new frame holds the deferred appends too */
     } else if (rewritten) { /* the old frame is still there: restore its description */
-        s->h = oh;
-        memcpy(s->index, oidx, (size_t)s->nchunks * sizeof *oidx);
+        s->head.h = oh;
+        memcpy(s->ix.entries, oidx, (size_t)s->ix.nchunks * sizeof *oidx);
     }
     free(oidx);
     return rc;
@@ -110,8 +110,8 @@ int b2_schunk_compact_body(b2_schunk *s)
 
 int b2_frame_maybe_compact(b2_schunk *s)
 {
-    if (s->storage != B2_STORAGE_FILE || !s->writable || s->dead_bytes < COMPACT_MIN_DEAD ||
-        s->dead_bytes < s->h.frame_len / 2)
+    if (s->io.storage != B2_STORAGE_FILE || !s->io.writable || s->count.dead_bytes < COMPACT_MIN_DEAD ||
+        s->count.dead_bytes < s->head.h.frame_len / 2)
         return B2_OK;
     return b2_schunk_compact_body(s);
 }
@@ -120,10 +120,10 @@ int64_t b2_schunk_dead_bytes(b2_schunk *s)
 {
     if (!s)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
-    if (s->place->chunk_files)
+    if (s->io.place->chunk_files)
         return 0; /* chunk files are removed when no longer referenced */
     int64_t live = 0;
-    for (int64_t i = 0; i < s->nchunks; i++) {
+    for (int64_t i = 0; i < s->ix.nchunks; i++) {
         if (frame_entry(s, i) < 0)
             continue; /* special index entries store no bytes */
         int cb = b2_schunk_chunk_cbytes_body(s, i);
@@ -131,5 +131,5 @@ int64_t b2_schunk_dead_bytes(b2_schunk *s)
             return cb;
         live += cb;
     }
-    return s->h.cbytes > live ? s->h.cbytes - live : 0;
+    return s->head.h.cbytes > live ? s->head.h.cbytes - live : 0;
 }

@@ -35,15 +35,15 @@ int b2_schunk_adopt_geometry(b2_schunk *s)
 {
     b2_block_geometry g;
     memset(&g, 0, sizeof g);
-    for (int i = 0; i < s->nmeta; i++)
-        if (!strcmp(s->meta[i].name, "b2nd"))
-            geometry_of(s->meta[i].content, s->meta[i].len, &g);
-    if (!memcmp(&g, &s->cparams.geometry, sizeof g))
+    for (int i = 0; i < s->head.nmeta; i++)
+        if (!strcmp(s->head.meta[i].name, "b2nd"))
+            geometry_of(s->head.meta[i].content, s->head.meta[i].len, &g);
+    if (!memcmp(&g, &s->codec.cparams.geometry, sizeof g))
         return B2_OK;
-    s->cparams.geometry = g;
+    s->codec.cparams.geometry = g;
     /* the append encoder was made with the old parameters */
-    b2_cctx_free(s->cctx);
-    s->cctx = NULL;
+    b2_cctx_free(s->codec.cctx);
+    s->codec.cctx = NULL;
     b2_frame_rd_drop(s); /* readers are made again with it */
     return B2_OK;
 }

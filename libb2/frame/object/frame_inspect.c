@@ -195,9 +195,9 @@ const char *b2_kind_name(int kind)
 int b2_schunk_frame_info(b2_schunk *s, b2_frame_info *info)
 {
     B2_FAIL_IF(!s || !info, B2_ERR_INVALID_PARAM, "NULL %s", s ? "info" : "super-chunk");
-    const frame_hdr *h = &s->h;
+    const frame_hdr *h = &s->head.h;
     memset(info, 0, sizeof *info);
-    info->storage = s->storage;
+    info->storage = s->io.storage;
     info->header_len = h->header_len;
     info->frame_len = h->frame_len;
     info->version = h->general_flags & 0x0f;
@@ -223,10 +223,10 @@ int b2_schunk_frame_info(b2_schunk *s, b2_frame_info *info)
     info->has_vlmeta = h->has_vlmeta;
     info->nbytes = h->nbytes;
     info->cbytes = h->cbytes;
-    info->nchunks = s->nchunks;
-    info->nmetalayers = s->nmeta;
-    info->nvlmetalayers = s->nvlmeta;
-    info->trailer_len = s->trailer_len;
+    info->nchunks = s->ix.nchunks;
+    info->nmetalayers = s->head.nmeta;
+    info->nvlmetalayers = s->head.nvlmeta;
+    info->trailer_len = s->head.trailer_len;
     /* an unreadable chunk header leaves the rest of the answer useful */
     info->dead_bytes = b2_schunk_dead_bytes(s);
     return B2_OK;
@@ -253,7 +253,7 @@ static int frame_entry_body(b2_schunk *s, int64_t i, b2_frame_entry *e)
         e->nbytes = nb;
         return B2_OK;
     }
-    e->kind = s->place->chunk_files ? B2_ENTRY_FILE : B2_ENTRY_OFFSET;
+    e->kind = s->io.place->chunk_files ? B2_ENTRY_FILE : B2_ENTRY_OFFSET;
     e->offset = e->raw;
     e->special = ci.special;
     e->stored_bytes = e->cbytes = ci.cbytes;

@@ -39,52 +39,72 @@ struct frame_rd {
     uint8_t special[B2_HEADER_LEN]; /* a special index entry rebuilt as a chunk */
 };
 
+/* A super-chunk handle, grouped by concern. */
 struct b2_schunk {
-    b2_errinfo err; /* last failure of a call on this handle */
-    int storage;  /* enum b2_frame_storage */
-    const frame_place *place; /* where its chunks go (frame_place.h), for storage */
-    int writable;
-    int nosync;   /* skip fsync (b2_schunk_set_sync) */
-    int defer_commit;   /* file frames: appends commit later (b2_schunk_set_defer_commit) */
-    int commit_pending; /* chunks appended since the last commit */
-    frame_hdr h;
-    int nmeta;
-    frame_meta meta[B2_FRAME_MAX_METALAYERS];
-    int nvlmeta;
-    frame_meta *vlmeta; /* nvlmeta entries (capacity vlmeta_cap) */
-    int vlmeta_cap;
-    int64_t nchunks;
-    int64_t *index; /* decoded index entries (capacity index_cap); NULL while uniform */
-    int64_t index_uniform; /* every entry, when index is NULL and nchunks > 0 */
-    int64_t index_cap;
-    int64_t trailer_len;
-    b2_cparams cparams;
-    int nthreads;
-    /* idle readers (frame_rd); the mutex guards the stack only. Shallow copies
+    b2_errinfo err;   /* last failure of a call on this handle */
+    int64_t mem_limit; /* largest allocation the frame's contents may ask for (0: default) */
+    /* The frame as loaded or last committed: fixed header, metalayers, trailer. */
+    struct {
+        frame_hdr h;
+        int nmeta;
+        frame_meta meta[B2_FRAME_MAX_METALAYERS];
+        int nvlmeta;
+        frame_meta *vlmeta; /* nvlmeta entries (capacity vlmeta_cap) */
+        int vlmeta_cap;
+        int64_t trailer_len;
+    } head;
+    /* The chunk index, decoded. */
+    struct {
+        int64_t nchunks;
+        int64_t *entries; /* capacity cap; NULL while uniform */
+        int64_t uniform;  /* every entry, when entries is NULL and nchunks > 0 */
+        int64_t cap;
+    } ix;
+    /* Compressing appended buffers and decoding chunks. */
+    struct {
+        b2_cparams cparams;
+        int nthreads;
+        /* append_buffer's encoder and chunk buffer, kept between calls (NULL until used) */
+        b2_cctx *cctx;
+        uint8_t *cbuf;
+        size_t cbuf_cap;
+        b2_prefilter_fn pre;   /* b2_schunk_set_prefilter: given to cctx */
+        void *pre_user;
+        b2_postfilter_fn post; /* b2_schunk_set_postfilter: given to a reader's dctx for chunk reads */
+        void *post_user;
+    } codec;
+    /* Per-chunk checksums (frame_sums.c). */
+    struct {
+        frame_sums *table; /* NULL: the frame has none */
+        int policy;        /* the b2_checksums policy last applied */
+        int verify;        /* check chunk bytes against their checksums on reads */
+    } check;
+    /* Where the bytes live and how they are written. */
+    struct {
+        int storage;               /* enum b2_frame_storage */
+        const frame_place *place;  /* where its chunks go (frame_place.h), for storage */
+        frame_store *store;        /* where the frame's bytes live (frame_store.h) */
+        char *path;                /* frame file or sparse directory, for messages; NULL in memory */
+        int64_t offset;            /* where a file frame starts (b2_schunk_refresh opens it again) */
+        int mmap;                  /* the file is mapped (b2_open_options.mmap) */
+        int writable;
+        int nosync;                /* skip fsync (b2_schunk_set_sync) */
+        int defer_commit;          /* file frames: appends commit later (b2_schunk_set_defer_commit) */
+        int commit_pending;        /* chunks appended since the last commit */
+        /* sparse frames (sframe.c): the next chunk file id (0: not looked up yet)
+         * and the unreferenced file kept to carry the highest id (-1: none) */
+        int64_t sparse_next_id, sparse_marker_id;
+    } io;
+    /* Idle readers (frame_rd); the mutex guards the stack only. Shallow copies
      * of a b2_schunk (serializing) never touch either. */
-    pthread_mutex_t rd_mu;
-    frame_rd *rd_idle;
-    /* append_buffer's encoder and chunk buffer, kept between calls (NULL until used) */
-    b2_cctx *cctx;
-    uint8_t *cbuf;
-    size_t cbuf_cap;
-    frame_store *store; /* where the frame's bytes live (frame_store.h) */
-    char *path;         /* frame file or sparse directory, for messages; NULL in memory */
-    int64_t open_offset; /* where a file frame starts (b2_schunk_refresh opens it again) */
-    int open_mmap;       /* the file is mapped (b2_open_options.mmap) */
-    int64_t io_bytes_read;  /* bytes read from file storage (b2_schunk_bytes_read); atomic */
-    int64_t dead_bytes;     /* unreferenced bytes this handle left in a file frame */
-    int64_t mem_limit;      /* largest allocation the frame's contents may ask for (0: default) */
-    /* sparse frames (sframe.c): the next chunk file id (0: not looked up yet)
-     * and the unreferenced file kept to carry the highest id (-1: none) */
-    int64_t sparse_next_id, sparse_marker_id;
-    frame_sums *sums; /* per-chunk checksums (frame_checksum.c); NULL: the frame has none */
-    int sum_policy;   /* the b2_checksums policy last applied */
-    int verify;       /* check chunk bytes against their checksums on reads */
-    b2_prefilter_fn pre;   /* b2_schunk_set_prefilter: given to cctx */
-    void *pre_user;
-    b2_postfilter_fn post; /* b2_schunk_set_postfilter: given to a reader's dctx for chunk reads */
-    void *post_user;
+    struct {
+        pthread_mutex_t mu;
+        frame_rd *idle;
+    } readers;
+    struct {
+        int64_t bytes_read; /* read from file storage (b2_schunk_bytes_read); atomic */
+        int64_t dead_bytes; /* unreferenced bytes this handle left in a file frame */
+    } count;
 };
 
 /* Contiguous frames on durable storage (files, user I/O) never overwrite live
@@ -92,7 +112,7 @@ struct b2_schunk {
  * (schunk_write.c). Memory frames follow the reference's in-place layout. */
 static inline int frame_crash_safe(const b2_schunk *s)
 {
-    return s->place->crash_safe;
+    return s->io.place->crash_safe;
 }
 
 /* The bodies of the public functions frame_api.c generates. */
@@ -109,7 +129,7 @@ B2_HIDDEN int b2_schunk_adopt_geometry(b2_schunk *s);
 /* Entry i of the index (uniform indexes, as fill_special writes, are not expanded). */
 static inline int64_t frame_entry(const b2_schunk *s, int64_t i)
 {
-    return s->index ? s->index[i] : s->index_uniform;
+    return s->ix.entries ? s->ix.entries[i] : s->ix.uniform;
 }
 
 /* ---- frame_io.c: the handle's I/O through its store ---- */
@@ -132,7 +152,7 @@ B2_HIDDEN int b2_fio_length(b2_schunk *s, int64_t *len);
 /* Count n bytes read from storage (threads may read at once). */
 static inline void b2_fio_count(b2_schunk *s, int64_t n)
 {
-    __atomic_fetch_add(&s->io_bytes_read, n, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&s->count.bytes_read, n, __ATOMIC_RELAXED);
 }
 
 /* ---- frame_reader.c (b2_frame_rd_get, _put, _dctx: frame_reader.h) ---- */
@@ -192,9 +212,9 @@ B2_HIDDEN int b2_sframe_commit(b2_schunk *s, int runlength_index);
 B2_HIDDEN int b2_sframe_load(b2_schunk *s);
 /* frame_layout.c: s takes what a parsed layout owns (L is left empty). */
 B2_HIDDEN void b2_frame_take_layout(b2_schunk *s, frame_layout *L);
-/* frame_layout.c: expand a uniform index into s->index before it is modified. */
+/* frame_layout.c: expand a uniform index into s->ix.entries before it is modified. */
 B2_HIDDEN int b2_frame_index_materialize(b2_schunk *s);
-/* frame_layout.c: serialize header + index + trailer of s (frame_type as in s->h)
+/* frame_layout.c: serialize header + index + trailer of s (frame_type as in s->head.h)
  * with the chunks section [0, cbytes_section) supplied by the caller; used by
  * commits, sframe and to_buffer. */
 B2_HIDDEN int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx,

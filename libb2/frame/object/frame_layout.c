@@ -12,18 +12,18 @@
 
 int b2_frame_index_materialize(b2_schunk *s)
 {
-    if (s->index || s->nchunks == 0)
+    if (s->ix.entries || s->ix.nchunks == 0)
         return B2_OK;
-    int rc = FRAME_MEM_CHECK(s, s->nchunks * 8, "the chunk index");
+    int rc = FRAME_MEM_CHECK(s, s->ix.nchunks * 8, "the chunk index");
     if (rc < 0)
         return rc;
-    int64_t *p = malloc((size_t)s->nchunks * sizeof *p);
+    int64_t *p = malloc((size_t)s->ix.nchunks * sizeof *p);
     if (!p)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
-    for (int64_t i = 0; i < s->nchunks; i++)
-        p[i] = s->index_uniform;
-    s->index = p;
-    s->index_cap = s->nchunks;
+    for (int64_t i = 0; i < s->ix.nchunks; i++)
+        p[i] = s->ix.uniform;
+    s->ix.entries = p;
+    s->ix.cap = s->ix.nchunks;
     return B2_OK;
 }
 
@@ -34,29 +34,29 @@ int b2_frame_index_materialize(b2_schunk *s)
 static void layout_view(const b2_schunk *s, frame_layout *L)
 {
     memset(L, 0, sizeof *L);
-    L->h = s->h;
-    L->nmeta = s->nmeta;
-    memcpy(L->meta, s->meta, sizeof L->meta);
-    L->nvlmeta = s->nvlmeta;
-    L->vlmeta = s->vlmeta;
-    L->nchunks = s->nchunks;
-    L->index = s->index;
-    L->index_uniform = s->index_uniform;
-    L->trailer_len = s->trailer_len;
+    L->h = s->head.h;
+    L->nmeta = s->head.nmeta;
+    memcpy(L->meta, s->head.meta, sizeof L->meta);
+    L->nvlmeta = s->head.nvlmeta;
+    L->vlmeta = s->head.vlmeta;
+    L->nchunks = s->ix.nchunks;
+    L->index = s->ix.entries;
+    L->index_uniform = s->ix.uniform;
+    L->trailer_len = s->head.trailer_len;
 }
 
 void b2_frame_take_layout(b2_schunk *s, frame_layout *L)
 {
-    s->h = L->h;
-    memcpy(s->meta, L->meta, sizeof s->meta);
-    s->nmeta = L->nmeta;
-    s->vlmeta = L->vlmeta;
-    s->nvlmeta = s->vlmeta_cap = L->nvlmeta;
-    s->index = L->index;
-    s->nchunks = L->nchunks;
-    s->index_uniform = L->index_uniform;
-    s->index_cap = L->nchunks;
-    s->trailer_len = L->trailer_len;
+    s->head.h = L->h;
+    memcpy(s->head.meta, L->meta, sizeof s->head.meta);
+    s->head.nmeta = L->nmeta;
+    s->head.vlmeta = L->vlmeta;
+    s->head.nvlmeta = s->head.vlmeta_cap = L->nvlmeta;
+    s->ix.entries = L->index;
+    s->ix.nchunks = L->nchunks;
+    s->ix.uniform = L->index_uniform;
+    s->ix.cap = L->nchunks;
+    s->head.trailer_len = L->trailer_len;
     memset(L, 0, sizeof *L);
 }
 
@@ -68,10 +68,10 @@ int b2_frame_build_meta_parts(b2_schunk *s, int runlength_index, uint8_t **idx, 
     if (rc < 0)
         return rc;
     layout_view(s, &L);
-    rc = b2_frame_layout_parts(&L, &s->cparams, runlength_index,
-                                   s->place->chunk_files, idx, idx_len, trl, trl_len);
+    rc = b2_frame_layout_parts(&L, &s->codec.cparams, runlength_index,
+                                   s->io.place->chunk_files, idx, idx_len, trl, trl_len);
     if (rc >= 0)
-        s->h = L.h;
+        s->head.h = L.h;
     return rc;
 }
 
@@ -84,10 +84,10 @@ int b2_frame_replace_without_chunks(b2_schunk *s, int runlength_index)
     if (rc < 0)
         return rc;
     layout_view(s, &L);
-    rc = b2_frame_serialize(&L, &s->cparams, runlength_index, s->place->chunk_files,
+    rc = b2_frame_serialize(&L, &s->codec.cparams, runlength_index, s->io.place->chunk_files,
                                 NULL, 0, &buf, &len);
-    s->h = L.h; /* as the layout left them, also after a failure */
-    s->trailer_len = L.trailer_len;
+    s->head.h = L.h; /* as the layout left them, also after a failure */
+    s->head.trailer_len = L.trailer_len;
     if (rc >= 0)
         rc = b2_fio_replace(s, buf, (size_t)len);
     free(buf);

@@ -86,13 +86,13 @@ static int chunk_src_open(b2_schunk *s, int64_t i, chunk_src *c)
     *c = (chunk_src){s, NULL, 0, 0};
     int64_t e = frame_entry(s, i);
     if (frame_crash_safe(s)) {
-        if (e < 0 || e > s->h.cbytes - B2_HEADER_LEN)
+        if (e < 0 || e > s->head.h.cbytes - B2_HEADER_LEN)
             return B2_FAIL_CODE(B2_ERR_CORRUPT);
-        c->base = s->h.header_len + e;
-        c->room = s->h.cbytes - e;
+        c->base = s->head.h.header_len + e;
+        c->room = s->head.h.cbytes - e;
         return B2_OK;
     }
-    if (!s->place->chunk_files)
+    if (!s->io.place->chunk_files)
         return B2_ERR_UNSUPPORTED;
     return b2_sframe_open_chunk(s, e, &c->chunk, &c->room);
 }
@@ -122,7 +122,7 @@ static int read_blocks(b2_schunk *s, int64_t i, const block_set *w, uint8_t **ch
     chunk_src c;
     uint8_t hdr[B2_HEADER_LEN], *buf = NULL;
     int32_t *bst = NULL;
-    if (s->verify && s->sums)
+    if (s->check.verify && s->check.table)
         return B2_ERR_UNSUPPORTED; /* a checksum covers the whole chunk: read it whole */
     int rc = chunk_src_open(s, i, &c);
     if (rc >= 0)
@@ -227,8 +227,8 @@ int b2_schunk_read_blocks_body(b2_schunk *s, int64_t i, const int32_t *blocks, i
 {
     B2_FAIL_IF(!s || !blocks || n < 1 || !chunk || !cbytes, B2_ERR_INVALID_PARAM,
                "read_blocks: %s", !s ? "no super-chunk" : n < 1 ? "no block listed" : "NULL argument");
-    B2_FAIL_IF(i < 0 || i >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
-               (long long)s->nchunks);
+    B2_FAIL_IF(i < 0 || i >= s->ix.nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
+               (long long)s->ix.nchunks);
     int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp != 0)
         return sp < 0 ? sp : B2_ERR_UNSUPPORTED;

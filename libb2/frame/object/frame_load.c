@@ -20,12 +20,12 @@ static int file_avail(b2_schunk *s, int64_t *avail)
  * storage's length (refreshed for a file that grew since avail was taken). */
 static int load_fixed(b2_schunk *s, const uint8_t *p, frame_hdr *h, int64_t *avail)
 {
-    int rc = b2_frame_parse_fixed(p, s->place->chunk_files, h);
+    int rc = b2_frame_parse_fixed(p, s->io.place->chunk_files, h);
     if (rc < 0)
         return rc;
     if (frame_crash_safe(s) && h->frame_len > *avail && (rc = file_avail(s, avail)) < 0)
         return rc;
-    return b2_frame_check_len(h, *avail, s->place->in_place);
+    return b2_frame_check_len(h, *avail, s->io.place->in_place);
 }
 
 /* Read the len bytes at pos into a malloc'ed *buf (what names the allocation). */
@@ -52,7 +52,7 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
     frame_layout L;
     memset(&L, 0, sizeof L);
     frame_hdr *h = &L.h;
-    int sparse = s->place->chunk_files;
+    int sparse = s->io.place->chunk_files;
     B2_FAIL_IF(avail < FRAME_HEADER_FIXED + FRAME_TRAILER_MIN, B2_ERR_TRUNCATED,
                "%lld bytes, the smallest frame has %d", (long long)avail,
                FRAME_HEADER_FIXED + FRAME_TRAILER_MIN);
@@ -102,7 +102,7 @@ int b2_frame_load(b2_schunk *s, int64_t avail)
         return rc;
     }
     b2_frame_take_layout(s, &L);
-    b2_frame_header_cparams(&s->h, &s->cparams);
-    s->cparams.nthreads = s->nthreads;
+    b2_frame_header_cparams(&s->head.h, &s->codec.cparams);
+    s->codec.cparams.nthreads = s->codec.nthreads;
     return b2_schunk_adopt_geometry(s);
 }

@@ -17,7 +17,7 @@ static int drop_dead(b2_schunk *s, int64_t pos, int32_t c)
 {
     if (c < 0 && (c = b2_frame_stored_cbytes(s, pos)) < 0)
         return c;
-    s->dead_bytes += c;
+    s->count.dead_bytes += c;
     return B2_OK;
 }
 
@@ -50,7 +50,7 @@ static int put_file(b2_schunk *s, const void *chunk, int32_t cbytes, int64_t *en
     if (rc < 0)
         return rc;
     *entry = id;
-    s->h.cbytes += cbytes;
+    s->head.h.cbytes += cbytes;
     return B2_OK;
 }
 
@@ -59,7 +59,7 @@ static int drop_file(b2_schunk *s, int64_t pos, int32_t c)
 {
     if (c < 0 && (c = b2_frame_stored_cbytes(s, pos)) < 0)
         return c;
-    s->h.cbytes -= c;
+    s->head.h.cbytes -= c;
     return B2_OK;
 }
 

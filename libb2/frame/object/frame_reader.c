@@ -19,11 +19,11 @@ static void rd_free(frame_rd *r)
 
 frame_rd *b2_frame_rd_get(b2_schunk *s)
 {
-    pthread_mutex_lock(&s->rd_mu);
-    frame_rd *r = s->rd_idle;
+    pthread_mutex_lock(&s->readers.mu);
+    frame_rd *r = s->readers.idle;
     if (r)
-        s->rd_idle = r->next;
-    pthread_mutex_unlock(&s->rd_mu);
+        s->readers.idle = r->next;
+    pthread_mutex_unlock(&s->readers.mu);
     if (r)
         return r;
     /* The settings are only changed while no read runs (b2_frame.h), so they
@@ -31,10 +31,10 @@ frame_rd *b2_frame_rd_get(b2_schunk *s)
     r = calloc(1, sizeof *r);
     if (r)
         r->mem_limit = s->mem_limit;
-    if (r && (r->dctx = b2_dctx_new(s->nthreads)) != NULL &&
+    if (r && (r->dctx = b2_dctx_new(s->codec.nthreads)) != NULL &&
         b2_dctx_set_memory_limit(r->dctx, s->mem_limit) >= 0 &&
-        b2_dctx_set_registry(r->dctx, s->cparams.registry) >= 0 &&
-        b2_dctx_set_geometry(r->dctx, &s->cparams.geometry) >= 0)
+        b2_dctx_set_registry(r->dctx, s->codec.cparams.registry) >= 0 &&
+        b2_dctx_set_geometry(r->dctx, &s->codec.cparams.geometry) >= 0)
         return r;
     if (r)
         rd_free(r);
@@ -46,18 +46,18 @@ void b2_frame_rd_put(b2_schunk *s, frame_rd *r)
 {
     if (!r)
         return;
-    pthread_mutex_lock(&s->rd_mu);
-    r->next = s->rd_idle;
-    s->rd_idle = r;
-    pthread_mutex_unlock(&s->rd_mu);
+    pthread_mutex_lock(&s->readers.mu);
+    r->next = s->readers.idle;
+    s->readers.idle = r;
+    pthread_mutex_unlock(&s->readers.mu);
 }
 
 void b2_frame_rd_drop(b2_schunk *s)
 {
-    pthread_mutex_lock(&s->rd_mu);
-    frame_rd *r = s->rd_idle;
-    s->rd_idle = NULL;
-    pthread_mutex_unlock(&s->rd_mu);
+    pthread_mutex_lock(&s->readers.mu);
+    frame_rd *r = s->readers.idle;
+    s->readers.idle = NULL;
+    pthread_mutex_unlock(&s->readers.mu);
     while (r) {
         frame_rd *next = r->next;
         rd_free(r);

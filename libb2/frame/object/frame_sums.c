@@ -59,7 +59,7 @@ void b2_frame_sums_free(frame_sums *t)
 
 static int sums_reserve(b2_schunk *s, int64_t n)
 {
-    frame_sums *t = s->sums;
+    frame_sums *t = s->check.table;
     B2_FAIL_IF(n > SUMS_MAX_ENTRIES, B2_ERR_DOES_NOT_FIT,
                "checksums of %lld chunks exceed one vlmetalayer (at most %d)", (long long)n,
                (int)SUMS_MAX_ENTRIES);
@@ -82,7 +82,7 @@ static int sums_reserve(b2_schunk *s, int64_t n)
 
 int b2_frame_sums_put(b2_schunk *s, int64_t pos, int insert, const uint8_t *chunk, int32_t cbytes)
 {
-    frame_sums *t = s->sums;
+    frame_sums *t = s->check.table;
     if (!t)
         return B2_OK;
     if (insert) {
@@ -104,7 +104,7 @@ int b2_frame_sums_put(b2_schunk *s, int64_t pos, int insert, const uint8_t *chun
 
 void b2_frame_sums_delete(b2_schunk *s, int64_t pos)
 {
-    frame_sums *t = s->sums;
+    frame_sums *t = s->check.table;
     if (t && pos < t->n) {
         memmove(t->e + pos, t->e + pos + 1, (size_t)(t->n - pos - 1) * sizeof *t->e);
         t->n--;
@@ -113,7 +113,7 @@ void b2_frame_sums_delete(b2_schunk *s, int64_t pos)
 
 int b2_frame_sums_reorder(b2_schunk *s, const int64_t *order)
 {
-    frame_sums *t = s->sums;
+    frame_sums *t = s->check.table;
     if (!t || t->n == 0)
         return B2_OK;
     sum_entry *e = malloc((size_t)t->n * sizeof *e);
@@ -129,13 +129,13 @@ int b2_frame_sums_reorder(b2_schunk *s, const int64_t *order)
 
 int b2_frame_sums_reset(b2_schunk *s)
 {
-    frame_sums *t = s->sums;
+    frame_sums *t = s->check.table;
     if (!t)
         return B2_OK;
-    int rc = sums_reserve(s, s->nchunks);
+    int rc = sums_reserve(s, s->ix.nchunks);
     if (rc < 0)
         return rc;
-    t->n = s->nchunks;
+    t->n = s->ix.nchunks;
     for (int64_t i = 0; i < t->n; i++) {
         int64_t cur = frame_entry(s, i);
         t->e[i] = (sum_entry){cur, 0, t->maintain ? SUMS_COVERED : 0, t->maintain ? hash_entry(cur) : 0};
@@ -148,7 +148,7 @@ int b2_frame_sums_reset(b2_schunk *s)
 /* Serialise the table into the vlmetalayer before a commit builds the trailer. */
 int b2_frame_sums_store(b2_schunk *s)
 {
-    frame_sums *t = s->sums;
+    frame_sums *t = s->check.table;
     if (!t || !t->maintain)
         return B2_OK;
     /* msgpack bin 32 around the table, so that msgpack readers of vlmetalayers
@@ -202,7 +202,7 @@ static int cmp_entry(const void *a, const void *b)
  * the same index entry, where another writer moved chunks. */
 static void match_entries(b2_schunk *s, const sum_entry *tab, int64_t m, sum_entry *sorted)
 {
-    frame_sums *t = s->sums;
+    frame_sums *t = s->check.table;
     for (int64_t i = 0; i < t->n; i++) {
         int64_t cur = frame_entry(s, i);
         sum_entry *e = &t->e[i];
@@ -220,7 +220,7 @@ static void match_entries(b2_schunk *s, const sum_entry *tab, int64_t m, sum_ent
 
 static int parse_table(b2_schunk *s, const uint8_t *c, int32_t len)
 {
-    frame_sums *t = s->sums;
+    frame_sums *t = s->check.table;
     uint32_t body = len >= 5 && c[0] == 0xC6 ? b2_load_be32(c + 1) : 0;
     if (len < 5 + SUMS_HEADER || c[0] != 0xC6 || body != (uint32_t)len - 5)
         return table_bad(t, "its vlmetalayer is not a msgpack bin 32 of the table");
@@ -231,7 +231,7 @@ static int parse_table(b2_schunk *s, const uint8_t *c, int32_t len)
     uint64_t m = b2_load_le64(p + 16);
     if (m != (body - SUMS_HEADER) / SUMS_ENTRY || (body - SUMS_HEADER) % SUMS_ENTRY)
         return table_bad(t, "its entry count disagrees with its size");
-    int rc = sums_reserve(s, s->nchunks);
+    int rc = sums_reserve(s, s->ix.nchunks);
     sum_entry *tab = rc < 0 ? NULL : malloc((size_t)(2 * m + 1) * sizeof *tab);
     if (rc < 0 || !tab)
         return rc < 0 ? rc : B2_FAIL_CODE(B2_ERR_NOMEM);
@@ -241,7 +241,7 @@ static int parse_table(b2_schunk *s, const uint8_t *c, int32_t len)
                              flg[i], b2_load_le64(hsh + 8 * i)};
     memcpy(tab + m, tab, (size_t)m * sizeof *tab);
     qsort(tab + m, (size_t)m, sizeof *tab, cmp_entry);
-    t->n = s->nchunks;
+    t->n = s->ix.nchunks;
     match_entries(s, tab, (int64_t)m, m ? tab + m : NULL);
     free(tab);
     return B2_OK;
@@ -250,23 +250,23 @@ static int parse_table(b2_schunk *s, const uint8_t *c, int32_t len)
 /* New bookkeeping: every chunk uncovered (special entries are covered when stored). */
 int b2_frame_sums_new(b2_schunk *s)
 {
-    s->sums = calloc(1, sizeof *s->sums);
-    if (!s->sums)
+    s->check.table = calloc(1, sizeof *s->check.table);
+    if (!s->check.table)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
-    int rc = sums_reserve(s, s->nchunks);
+    int rc = sums_reserve(s, s->ix.nchunks);
     if (rc < 0)
         return rc;
-    s->sums->n = s->nchunks;
-    for (int64_t i = 0; i < s->nchunks; i++)
-        s->sums->e[i] = (sum_entry){frame_entry(s, i), 0, 0, 0};
+    s->check.table->n = s->ix.nchunks;
+    for (int64_t i = 0; i < s->ix.nchunks; i++)
+        s->check.table->e[i] = (sum_entry){frame_entry(s, i), 0, 0, 0};
     return B2_OK;
 }
 
 int b2_frame_sums_load(b2_schunk *s, int policy)
 {
-    b2_frame_sums_free(s->sums);
-    s->sums = NULL;
-    s->sum_policy = policy;
+    b2_frame_sums_free(s->check.table);
+    s->check.table = NULL;
+    s->check.policy = policy;
     int i = b2_frame_vlmeta_find(s, B2_FRAME_SUMS_NAME);
     if (i < 0)
         return B2_OK;
@@ -276,8 +276,8 @@ int b2_frame_sums_load(b2_schunk *s, int policy)
     if (rc < 0 && rc != B2_ERR_NOMEM && rc != B2_ERR_LIMIT)
         rc = B2_OK; /* an undecodable table: reads go on, checks say it is damaged */
     if (rc >= 0 && (rc = b2_frame_sums_new(s)) >= 0) {
-        s->sums->maintain = s->writable && (policy == B2_CHECKSUMS_KEEP || policy == B2_CHECKSUMS_ON);
-        rc = c ? parse_table(s, c, len) : table_bad(s->sums, "its vlmetalayer does not decode");
+        s->check.table->maintain = s->io.writable && (policy == B2_CHECKSUMS_KEEP || policy == B2_CHECKSUMS_ON);
+        rc = c ? parse_table(s, c, len) : table_bad(s->check.table, "its vlmetalayer does not decode");
     }
     free(c);
     return rc;
@@ -287,7 +287,7 @@ int b2_frame_sums_load(b2_schunk *s, int policy)
 
 int b2_frame_sums_check(b2_schunk *s, int64_t i, const uint8_t *chunk, int32_t cbytes)
 {
-    frame_sums *t = s->sums;
+    frame_sums *t = s->check.table;
     if (!t)
         return B2_CHECKSUM_NONE;
     B2_FAIL_IF(t->bad, B2_ERR_CHECKSUM, "chunk %lld: the checksum table is damaged (%s)",
@@ -310,22 +310,22 @@ int b2_frame_sums_check(b2_schunk *s, int64_t i, const uint8_t *chunk, int32_t c
 
 int b2_frame_sums_apply(b2_schunk *s, int policy)
 {
-    s->sum_policy = policy;
+    s->check.policy = policy;
     if (policy == B2_CHECKSUMS_OFF) {
-        int had = s->sums != NULL;
-        b2_frame_sums_free(s->sums);
-        s->sums = NULL;
+        int had = s->check.table != NULL;
+        b2_frame_sums_free(s->check.table);
+        s->check.table = NULL;
         int rc = b2_frame_vlmeta_find(s, B2_FRAME_SUMS_NAME);
         if (rc >= 0)
             rc = b2_frame_vlmeta_put(s, B2_FRAME_SUMS_NAME, NULL, 0, 0);
         return rc >= 0 || had ? SUMS_COMMIT : B2_OK;
     }
-    if (policy != B2_CHECKSUMS_ON && !s->sums)
+    if (policy != B2_CHECKSUMS_ON && !s->check.table)
         return B2_OK; /* KEEP or IGNORE of nothing */
-    int rc = s->sums ? B2_OK : b2_frame_sums_new(s);
+    int rc = s->check.table ? B2_OK : b2_frame_sums_new(s);
     if (rc < 0)
         return rc;
-    frame_sums *t = s->sums;
+    frame_sums *t = s->check.table;
     if (t->bad && policy == B2_CHECKSUMS_ON) { /* start over from the bytes there now */
         t->bad = 0;
         for (int64_t i = 0; i < t->n; i++)
@@ -339,7 +339,7 @@ int b2_frame_sums_apply(b2_schunk *s, int policy)
 
 int b2_frame_sums_covered(const b2_schunk *s, int64_t i)
 {
-    return s->sums && i < s->sums->n && (s->sums->e[i].flags & SUMS_COVERED);
+    return s->check.table && i < s->check.table->n && (s->check.table->e[i].flags & SUMS_COVERED);
 }
 
 /* A shallow copy t of a handle (frame_single.c) holding one chunk gets a table
@@ -347,22 +347,22 @@ int b2_frame_sums_covered(const b2_schunk *s, int64_t i)
  * handle it copies changes. */
 int b2_frame_sums_single(b2_schunk *t, const uint8_t *chunk, int32_t cbytes)
 {
-    int n = t->nvlmeta, self = b2_frame_vlmeta_find(t, B2_FRAME_SUMS_NAME);
+    int n = t->head.nvlmeta, self = b2_frame_vlmeta_find(t, B2_FRAME_SUMS_NAME);
     frame_meta *vl = malloc((size_t)(n + 1) * sizeof *vl);
     frame_sums *one = calloc(1, sizeof *one);
     sum_entry *e = malloc(sizeof *e);
     if (!vl || !one || !e) {
         free(vl), free(one), free(e);
-        t->sums = NULL;
+        t->check.table = NULL;
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     }
-    memcpy(vl, t->vlmeta, (size_t)n * sizeof *vl);
+    memcpy(vl, t->head.vlmeta, (size_t)n * sizeof *vl);
     if (self >= 0)
         vl[self].content = NULL; /* the handle's: not freed when replaced */
     *one = (frame_sums){.maintain = 1, .n = 1, .cap = 1, .e = e};
-    t->vlmeta = vl;
-    t->vlmeta_cap = n + 1;
-    t->sums = one;
+    t->head.vlmeta = vl;
+    t->head.vlmeta_cap = n + 1;
+    t->check.table = one;
     return b2_frame_sums_put(t, 0, 0, chunk, cbytes);
 }
 
@@ -370,7 +370,7 @@ void b2_frame_sums_single_free(b2_schunk *t)
 {
     int self = b2_frame_vlmeta_find(t, B2_FRAME_SUMS_NAME);
     if (self >= 0)
-        free(t->vlmeta[self].content);
-    free(t->vlmeta);
-    b2_frame_sums_free(t->sums);
+        free(t->head.vlmeta[self].content);
+    free(t->head.vlmeta);
+    b2_frame_sums_free(t->check.table);
 }

@@ -42,29 +42,29 @@ static int vl_compress(const void *content, int32_t len, int fast, uint8_t **out
 
 int b2_frame_vlmeta_find(const b2_schunk *s, const char *name)
 {
-    return find(s->vlmeta, s->nvlmeta, name);
+    return find(s->head.vlmeta, s->head.nvlmeta, name);
 }
 
 int b2_frame_vlmeta_put(b2_schunk *s, const char *name, const void *content, int32_t len, int fast)
 {
-    int i = find(s->vlmeta, s->nvlmeta, name);
+    int i = find(s->head.vlmeta, s->head.nvlmeta, name);
     if (!content) { /* delete */
         if (i < 0)
             return B2_FAIL(i, "vlmetalayer \"%s\"", name);
-        free(s->vlmeta[i].content);
-        memmove(s->vlmeta + i, s->vlmeta + i + 1, (size_t)(s->nvlmeta - i - 1) * sizeof *s->vlmeta);
-        s->nvlmeta--;
+        free(s->head.vlmeta[i].content);
+        memmove(s->head.vlmeta + i, s->head.vlmeta + i + 1, (size_t)(s->head.nvlmeta - i - 1) * sizeof *s->head.vlmeta);
+        s->head.nvlmeta--;
         return B2_OK;
     }
-    if (i < 0 && s->nvlmeta >= B2_FRAME_MAX_VLMETALAYERS)
-        return B2_FAIL(B2_ERR_DOES_NOT_FIT, "the frame holds %d vlmetalayers already", s->nvlmeta);
-    if (i < 0 && s->nvlmeta >= s->vlmeta_cap) {
-        int cap = s->vlmeta_cap ? s->vlmeta_cap * 2 : 4;
-        frame_meta *p = realloc(s->vlmeta, (size_t)cap * sizeof *p);
+    if (i < 0 && s->head.nvlmeta >= B2_FRAME_MAX_VLMETALAYERS)
+        return B2_FAIL(B2_ERR_DOES_NOT_FIT, "the frame holds %d vlmetalayers already", s->head.nvlmeta);
+    if (i < 0 && s->head.nvlmeta >= s->head.vlmeta_cap) {
+        int cap = s->head.vlmeta_cap ? s->head.vlmeta_cap * 2 : 4;
+        frame_meta *p = realloc(s->head.vlmeta, (size_t)cap * sizeof *p);
         if (!p)
             return B2_FAIL_CODE(B2_ERR_NOMEM);
-        s->vlmeta = p;
-        s->vlmeta_cap = cap;
+        s->head.vlmeta = p;
+        s->head.vlmeta_cap = cap;
     }
     uint8_t *c;
     int32_t clen;
@@ -72,14 +72,14 @@ int b2_frame_vlmeta_put(b2_schunk *s, const char *name, const void *content, int
     if (rc < 0)
         return rc;
     if (i < 0) {
-        i = s->nvlmeta++;
-        memset(s->vlmeta[i].name, 0, sizeof s->vlmeta[i].name);
-        strcpy(s->vlmeta[i].name, name);
+        i = s->head.nvlmeta++;
+        memset(s->head.vlmeta[i].name, 0, sizeof s->head.vlmeta[i].name);
+        strcpy(s->head.vlmeta[i].name, name);
     } else {
-        free(s->vlmeta[i].content);
+        free(s->head.vlmeta[i].content);
     }
-    s->vlmeta[i].content = c;
-    s->vlmeta[i].len = clen;
+    s->head.vlmeta[i].content = c;
+    s->head.vlmeta[i].len = clen;
     return i;
 }
 
@@ -88,7 +88,7 @@ int b2_frame_vlmeta_decode(b2_schunk *s, int i, uint8_t **content, int32_t *len)
 {
     *content = NULL;
     b2_chunk_info info;
-    int rc = b2_chunk_get_info(s->vlmeta[i].content, (size_t)s->vlmeta[i].len, &info);
+    int rc = b2_chunk_get_info(s->head.vlmeta[i].content, (size_t)s->head.vlmeta[i].len, &info);
     if (rc >= 0)
         rc = FRAME_MEM_CHECK(s, info.nbytes, "the vlmetalayer's content");
     if (rc < 0)
@@ -99,7 +99,7 @@ int b2_frame_vlmeta_decode(b2_schunk *s, int i, uint8_t **content, int32_t *len)
     if (info.special == B2_SPECIAL_UNINIT)
         memset(d, 0, (size_t)info.nbytes); /* it decodes to nothing */
     frame_rd *r = b2_frame_rd_get(s);
-    rc = r ? b2_chunk_decompress(r->dctx, s->vlmeta[i].content, (size_t)s->vlmeta[i].len, d,
+    rc = r ? b2_chunk_decompress(r->dctx, s->head.vlmeta[i].content, (size_t)s->head.vlmeta[i].len, d,
                                  (size_t)info.nbytes)
            : B2_ERR_NOMEM;
     b2_frame_rd_put(s, r);

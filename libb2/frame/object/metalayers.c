@@ -31,22 +31,22 @@ static uint8_t *dup_bytes(const void *p, int32_t len)
     return d;
 }
 
-int b2_schunk_meta_count(const b2_schunk *s) { return s->nmeta; }
+int b2_schunk_meta_count(const b2_schunk *s) { return s->head.nmeta; }
 const char *b2_schunk_meta_name(const b2_schunk *s, int i)
 {
-    return i >= 0 && i < s->nmeta ? s->meta[i].name : NULL;
+    return i >= 0 && i < s->head.nmeta ? s->head.meta[i].name : NULL;
 }
 
 int b2_schunk_meta_get(const b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
 {
     *content = NULL;
-    int i = name ? find(s->meta, s->nmeta, name) : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    int i = name ? find(s->head.meta, s->head.nmeta, name) : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (i < 0)
         return B2_FAIL(i, "metalayer \"%s\"", name ? name : "NULL");
-    *content = dup_bytes(s->meta[i].content, s->meta[i].len);
+    *content = dup_bytes(s->head.meta[i].content, s->head.meta[i].len);
     if (!*content)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
-    *len = s->meta[i].len;
+    *len = s->head.meta[i].len;
     return i;
 }
 
@@ -54,59 +54,59 @@ int b2_schunk_meta_get(const b2_schunk *s, const char *name, uint8_t **content, 
  * holds no chunk. Files are rewritten whole and renamed into place. */
 static int rebuild_empty(b2_schunk *s)
 {
-    s->h.cbytes = 0;
-    return s->place->rewrite_empty(s);
+    s->head.h.cbytes = 0;
+    return s->io.place->rewrite_empty(s);
 }
 
 int b2_schunk_meta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
-    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     int rc = check_name(name);
     if (rc < 0)
         return rc;
     B2_FAIL_IF(len < 0 || (!content && len), B2_ERR_INVALID_PARAM, "content %p of %d bytes",
                content, (int)len);
-    B2_FAIL_IF(find(s->meta, s->nmeta, name) >= 0, B2_ERR_EXISTS, "metalayer \"%s\"", name);
-    if (s->nmeta >= B2_FRAME_MAX_METALAYERS)
+    B2_FAIL_IF(find(s->head.meta, s->head.nmeta, name) >= 0, B2_ERR_EXISTS, "metalayer \"%s\"", name);
+    if (s->head.nmeta >= B2_FRAME_MAX_METALAYERS)
         return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     /* would shift every chunk (the reference refuses too) */
-    B2_FAIL_IF(s->nchunks > 0 || s->h.nbytes > 0, B2_ERR_INVALID_PARAM,
-               "metalayer \"%s\" added after %lld chunks", name, (long long)s->nchunks);
-    frame_meta *m = &s->meta[s->nmeta];
+    B2_FAIL_IF(s->ix.nchunks > 0 || s->head.h.nbytes > 0, B2_ERR_INVALID_PARAM,
+               "metalayer \"%s\" added after %lld chunks", name, (long long)s->ix.nchunks);
+    frame_meta *m = &s->head.meta[s->head.nmeta];
     memset(m->name, 0, sizeof m->name);
     strcpy(m->name, name);
     m->content = dup_bytes(content, len);
     if (!m->content)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     m->len = len;
-    s->nmeta++;
-    s->h.header_len = (int32_t)b2_frame_header_size(s->meta, s->nmeta);
+    s->head.nmeta++;
+    s->head.h.header_len = (int32_t)b2_frame_header_size(s->head.meta, s->head.nmeta);
     rc = rebuild_empty(s);
     if (rc >= 0)
         rc = b2_schunk_adopt_geometry(s);
-    return rc < 0 ? rc : s->nmeta - 1;
+    return rc < 0 ? rc : s->head.nmeta - 1;
 }
 
 int b2_schunk_meta_update_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
-    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     B2_FAIL_IF(!name || len < 0 || (!content && len), B2_ERR_INVALID_PARAM,
                "name %s, content %p of %d bytes", name ? name : "NULL", content, (int)len);
-    int i = find(s->meta, s->nmeta, name);
+    int i = find(s->head.meta, s->head.nmeta, name);
     if (i < 0)
         return B2_FAIL(i, "metalayer \"%s\"", name ? name : "NULL");
-    if (len > s->meta[i].len)
+    if (len > s->head.meta[i].len)
         return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     /* Position of the content inside the header (doc/format/frame.md §3). */
     int64_t pos = FRAME_HEADER_FIXED + 7;
-    for (int j = 0; j < s->nmeta; j++)
-        pos += 1 + (int64_t)strlen(s->meta[j].name) + 5;
+    for (int j = 0; j < s->head.nmeta; j++)
+        pos += 1 + (int64_t)strlen(s->head.meta[j].name) + 5;
     pos += 3;
     for (int j = 0; j < i; j++)
-        pos += 5 + s->meta[j].len;
+        pos += 5 + s->head.meta[j].len;
     pos += 5;
-    memcpy(s->meta[i].content, content, (size_t)len);
-    int rc = s->place->write_meta(s, pos, content, len);
+    memcpy(s->head.meta[i].content, content, (size_t)len);
+    int rc = s->io.place->write_meta(s, pos, content, len);
     if (rc >= 0)
         rc = b2_schunk_adopt_geometry(s);
     return rc < 0 ? rc : i;
@@ -114,16 +114,16 @@ int b2_schunk_meta_update_body(b2_schunk *s, const char *name, const void *conte
 
 /* ---- vlmetalayers ---- */
 
-int b2_schunk_vlmeta_count(const b2_schunk *s) { return s->nvlmeta; }
+int b2_schunk_vlmeta_count(const b2_schunk *s) { return s->head.nvlmeta; }
 const char *b2_schunk_vlmeta_name(const b2_schunk *s, int i)
 {
-    return i >= 0 && i < s->nvlmeta ? s->vlmeta[i].name : NULL;
+    return i >= 0 && i < s->head.nvlmeta ? s->head.vlmeta[i].name : NULL;
 }
 
 int b2_schunk_vlmeta_get_body(b2_schunk *s, const char *name, uint8_t **content, int32_t *len)
 {
     *content = NULL;
-    int i = name ? find(s->vlmeta, s->nvlmeta, name) : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
+    int i = name ? find(s->head.vlmeta, s->head.nvlmeta, name) : B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     if (i < 0)
         return B2_FAIL(i, "vlmetalayer \"%s\"", name ? name : "NULL");
     int rc = b2_frame_vlmeta_decode(s, i, content, len);
@@ -132,13 +132,13 @@ int b2_schunk_vlmeta_get_body(b2_schunk *s, const char *name, uint8_t **content,
 
 int b2_schunk_vlmeta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
-    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     int rc = check_name(name);
     if (rc < 0)
         return rc;
     B2_FAIL_IF(len < 0 || (!content && len), B2_ERR_INVALID_PARAM, "content %p of %d bytes",
                content, (int)len);
-    B2_FAIL_IF(find(s->vlmeta, s->nvlmeta, name) >= 0, B2_ERR_EXISTS, "vlmetalayer \"%s\"", name);
+    B2_FAIL_IF(find(s->head.vlmeta, s->head.nvlmeta, name) >= 0, B2_ERR_EXISTS, "vlmetalayer \"%s\"", name);
     int i = b2_frame_vlmeta_put(s, name, content ? content : "", len, 0);
     if (i < 0)
         return i;
@@ -148,10 +148,10 @@ int b2_schunk_vlmeta_add_body(b2_schunk *s, const char *name, const void *conten
 
 int b2_schunk_vlmeta_update_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
-    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     B2_FAIL_IF(!name || len < 0 || (!content && len), B2_ERR_INVALID_PARAM,
                "name %s, content %p of %d bytes", name ? name : "NULL", content, (int)len);
-    int i = find(s->vlmeta, s->nvlmeta, name);
+    int i = find(s->head.vlmeta, s->head.nvlmeta, name);
     if (i < 0)
         return B2_FAIL(i, "vlmetalayer \"%s\"", name);
     i = b2_frame_vlmeta_put(s, name, content ? content : "", len, 0);
@@ -163,7 +163,7 @@ int b2_schunk_vlmeta_update_body(b2_schunk *s, const char *name, const void *con
 
 int b2_schunk_vlmeta_delete_body(b2_schunk *s, const char *name)
 {
-    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     B2_FAIL_IF(!name, B2_ERR_INVALID_PARAM, "name is NULL");
     int rc = b2_frame_vlmeta_put(s, name, NULL, 0, 0);
     if (rc < 0)
@@ -171,5 +171,5 @@ int b2_schunk_vlmeta_delete_body(b2_schunk *s, const char *name)
     if (!strcmp(name, B2_FRAME_SUMS_NAME)) /* as b2_schunk_set_checksums(OFF) */
         (void)b2_frame_sums_apply(s, B2_CHECKSUMS_OFF);
     rc = b2_frame_commit(s, 0);
-    return rc < 0 ? rc : s->nvlmeta;
+    return rc < 0 ? rc : s->head.nvlmeta;
 }

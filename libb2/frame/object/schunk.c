@@ -22,23 +22,23 @@ int b2_schunk_set_memory_limit(b2_schunk *s, int64_t bytes)
 
 /* ---- properties ---- */
 
-int b2_schunk_storage(const b2_schunk *s) { return s->storage; }
+int b2_schunk_storage(const b2_schunk *s) { return s->io.storage; }
 const char *b2_schunk_last_error(const b2_schunk *s) { return s ? b2_err_text(&s->err) : ""; }
-int64_t b2_schunk_nchunks(const b2_schunk *s) { return s->nchunks; }
-int64_t b2_schunk_nbytes(const b2_schunk *s) { return s->h.nbytes; }
-int64_t b2_schunk_cbytes(const b2_schunk *s) { return s->h.cbytes; }
-int64_t b2_schunk_frame_len(const b2_schunk *s) { return s->h.frame_len; }
+int64_t b2_schunk_nchunks(const b2_schunk *s) { return s->ix.nchunks; }
+int64_t b2_schunk_nbytes(const b2_schunk *s) { return s->head.h.nbytes; }
+int64_t b2_schunk_cbytes(const b2_schunk *s) { return s->head.h.cbytes; }
+int64_t b2_schunk_frame_len(const b2_schunk *s) { return s->head.h.frame_len; }
 int64_t b2_schunk_bytes_read(const b2_schunk *s)
 {
-    return s ? __atomic_load_n(&s->io_bytes_read, __ATOMIC_RELAXED) : 0;
+    return s ? __atomic_load_n(&s->count.bytes_read, __ATOMIC_RELAXED) : 0;
 }
-int32_t b2_schunk_typesize(const b2_schunk *s) { return s->h.typesize; }
-int32_t b2_schunk_chunksize(const b2_schunk *s) { return s->h.chunksize; }
-const b2_cparams *b2_schunk_cparams(const b2_schunk *s) { return &s->cparams; }
+int32_t b2_schunk_typesize(const b2_schunk *s) { return s->head.h.typesize; }
+int32_t b2_schunk_chunksize(const b2_schunk *s) { return s->head.h.chunksize; }
+const b2_cparams *b2_schunk_cparams(const b2_schunk *s) { return &s->codec.cparams; }
 
 int b2_schunk_set_sync(b2_schunk *s, int sync)
 {
-    s->nosync = !sync;
+    s->io.nosync = !sync;
     return B2_OK;
 }
 
@@ -46,10 +46,10 @@ int b2_schunk_set_nthreads_body(b2_schunk *s, int nthreads)
 {
     B2_FAIL_IF(!s || nthreads > 256, B2_ERR_INVALID_PARAM, "%s",
                s ? "more than 256 threads" : "schunk is NULL");
-    s->nthreads = nthreads > 0 ? nthreads : 1;
-    s->cparams.nthreads = s->nthreads;
-    b2_cctx_free(s->cctx); /* made again with the new count on the next append */
-    s->cctx = NULL;
+    s->codec.nthreads = nthreads > 0 ? nthreads : 1;
+    s->codec.cparams.nthreads = s->codec.nthreads;
+    b2_cctx_free(s->codec.cctx); /* made again with the new count on the next append */
+    s->codec.cctx = NULL;
     b2_frame_rd_drop(s); /* and the readers on the next read */
     return B2_OK;
 }
@@ -58,9 +58,9 @@ int b2_schunk_set_registry(b2_schunk *s, const b2_registry *registry)
 {
     if (!s)
         return B2_FAIL(B2_ERR_INVALID_PARAM, "schunk is NULL");
-    s->cparams.registry = registry;
-    b2_cctx_free(s->cctx); /* made again with the registry on the next append */
-    s->cctx = NULL;
+    s->codec.cparams.registry = registry;
+    b2_cctx_free(s->codec.cctx); /* made again with the registry on the next append */
+    s->codec.cctx = NULL;
     b2_frame_rd_drop(s); /* and the readers on the next read */
     return B2_OK;
 }
@@ -69,17 +69,17 @@ int b2_schunk_set_prefilter(b2_schunk *s, b2_prefilter_fn fn, void *user)
 {
     if (!s)
         return B2_FAIL(B2_ERR_INVALID_PARAM, "schunk is NULL");
-    s->pre = fn;
-    s->pre_user = fn ? user : NULL;
-    return s->cctx ? b2_cctx_set_prefilter(s->cctx, fn, user) : B2_OK;
+    s->codec.pre = fn;
+    s->codec.pre_user = fn ? user : NULL;
+    return s->codec.cctx ? b2_cctx_set_prefilter(s->codec.cctx, fn, user) : B2_OK;
 }
 
 int b2_schunk_set_postfilter(b2_schunk *s, b2_postfilter_fn fn, void *user)
 {
     if (!s)
         return B2_FAIL(B2_ERR_INVALID_PARAM, "schunk is NULL");
-    s->post = fn;
-    s->post_user = fn ? user : NULL;
+    s->codec.post = fn;
+    s->codec.post_user = fn ? user : NULL;
     return B2_OK;
 }
 
@@ -90,8 +90,8 @@ int b2_schunk_set_postfilter(b2_schunk *s, b2_postfilter_fn fn, void *user)
  * same context decodes, never see it. */
 static b2_dctx *post_on(b2_schunk *s, frame_rd *r, int64_t i)
 {
-    if (s->post) {
-        b2_dctx_set_postfilter(r->dctx, s->post, s->post_user);
+    if (s->codec.post) {
+        b2_dctx_set_postfilter(r->dctx, s->codec.post, s->codec.post_user);
         b2_dctx_set_nchunk(r->dctx, i);
     }
     return r->dctx;
@@ -99,7 +99,7 @@ static b2_dctx *post_on(b2_schunk *s, frame_rd *r, int64_t i)
 
 static void post_off(b2_schunk *s, frame_rd *r)
 {
-    if (s->post) {
+    if (s->codec.post) {
         b2_dctx_set_postfilter(r->dctx, NULL, NULL);
         b2_dctx_set_nchunk(r->dctx, -1);
     }
@@ -115,22 +115,22 @@ __attribute__((cold)) static int chunk_fail(int rc, int64_t i)
 
 int32_t b2_schunk_special_nbytes(const b2_schunk *s, int64_t i)
 {
-    int32_t cs = s->h.chunksize;
+    int32_t cs = s->head.h.chunksize;
     B2_FAIL_IF(cs <= 0, B2_ERR_CORRUPT, "special chunk %lld in a frame of chunksize %d",
                (long long)i, (int)cs);
-    if (i == s->nchunks - 1 && s->h.nbytes % cs)
-        return (int32_t)(s->h.nbytes % cs);
+    if (i == s->ix.nchunks - 1 && s->head.h.nbytes % cs)
+        return (int32_t)(s->head.h.nbytes % cs);
     return cs;
 }
 
 /* Offset and size limit of regular chunk e in a contiguous frame. */
 static int chunk_bounds(const b2_schunk *s, int64_t e, int64_t *pos, int64_t *room)
 {
-    B2_FAIL_IF(e < 0 || e > s->h.cbytes - B2_HEADER_LEN, B2_ERR_CORRUPT,
+    B2_FAIL_IF(e < 0 || e > s->head.h.cbytes - B2_HEADER_LEN, B2_ERR_CORRUPT,
                "index offset %lld outside the chunks section of %lld bytes", (long long)e,
-               (long long)s->h.cbytes);
-    *pos = s->h.header_len + e;
-    *room = s->h.cbytes - e;
+               (long long)s->head.h.cbytes);
+    *pos = s->head.h.header_len + e;
+    *room = s->head.h.cbytes - e;
     return B2_OK;
 }
 
@@ -148,7 +148,7 @@ static int check_chunk(const uint8_t *p, int64_t room, b2_chunk_info *info)
 int b2_schunk_chunk_ptr(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **p, int32_t *cbytes)
 {
     int rc = b2_schunk_chunk_bytes(s, r, i, p, cbytes);
-    if (rc >= 0 && s->verify && s->sums && (rc = b2_frame_sums_check(s, i, *p, *cbytes)) > 0)
+    if (rc >= 0 && s->check.verify && s->check.table && (rc = b2_frame_sums_check(s, i, *p, *cbytes)) > 0)
         rc = B2_OK; /* stale entries or none: nothing to check against */
     return rc;
 }
@@ -158,7 +158,7 @@ int b2_schunk_chunk_bytes(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **
     int64_t e = frame_entry(s, i);
     b2_chunk_info info;
     int rc;
-    if (s->place->chunk_files) {
+    if (s->io.place->chunk_files) {
         int32_t size;
         rc = b2_sframe_read_chunk(s, r, e, &size);
         if (rc < 0)
@@ -205,8 +205,8 @@ int b2_schunk_chunk_bytes(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t **
 /* Header of chunk i without reading its body (frame_internal.h). */
 int b2_schunk_chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *special)
 {
-    B2_FAIL_IF(i < 0 || i >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
-               (long long)s->nchunks);
+    B2_FAIL_IF(i < 0 || i >= s->ix.nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
+               (long long)s->ix.nchunks);
     int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
@@ -221,7 +221,7 @@ int b2_schunk_chunk_header(b2_schunk *s, int64_t i, b2_chunk_info *info, int *sp
             rc = b2_fio_read(s, pos, hdr, sizeof hdr);
         return rc < 0 ? rc : check_chunk(hdr, room, info);
     }
-    if (s->place->chunk_files) { /* the header, not the whole chunk file */
+    if (s->io.place->chunk_files) { /* the header, not the whole chunk file */
         uint8_t hdr[B2_HEADER_LEN];
         int32_t size;
         int rc = b2_sframe_read_header(s, frame_entry(s, i), hdr, &size);
@@ -267,8 +267,8 @@ int b2_schunk_chunk_view_rd(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t 
                             int32_t *cbytes)
 {
     *chunk = NULL;
-    B2_FAIL_IF(i < 0 || i >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
-               (long long)s->nchunks);
+    B2_FAIL_IF(i < 0 || i >= s->ix.nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
+               (long long)s->ix.nchunks);
     int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
@@ -276,7 +276,7 @@ int b2_schunk_chunk_view_rd(b2_schunk *s, frame_rd *r, int64_t i, const uint8_t 
         int32_t nb = b2_schunk_special_nbytes(s, i);
         if (nb < 0)
             return nb;
-        int32_t ts = s->h.typesize > B2_MAX_TYPESIZE ? 1 : s->h.typesize;
+        int32_t ts = s->head.h.typesize > B2_MAX_TYPESIZE ? 1 : s->head.h.typesize;
         int rc = b2_chunk_make_special(sp, ts, nb, NULL, r->special, B2_HEADER_LEN);
         if (rc < 0)
             return rc;
@@ -324,7 +324,7 @@ static int fill_special(const b2_schunk *s, int sp, void *dst, size_t nb)
         memset(dst, 0, nb);
     } else if (sp == B2_SPECIAL_NAN) {
         uint8_t pat[8];
-        int32_t ts = s->h.typesize;
+        int32_t ts = s->head.h.typesize;
         if ((ts != 4 && ts != 8) || nb % (size_t)ts)
             return B2_FAIL(B2_ERR_CORRUPT, "NaN chunk of %zu bytes with typesize %d", nb, (int)ts);
         b2_nan_bytes(ts, pat);
@@ -338,12 +338,12 @@ static int fill_special(const b2_schunk *s, int sp, void *dst, size_t nb)
 /* Decompress chunk i into dst with reader r. */
 static int decompress_chunk_rd(b2_schunk *s, frame_rd *r, int64_t i, void *dst, size_t cap)
 {
-    B2_FAIL_IF(i < 0 || i >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
-               (long long)s->nchunks);
+    B2_FAIL_IF(i < 0 || i >= s->ix.nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)i,
+               (long long)s->ix.nchunks);
     int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
-    if (sp && !s->post) {
+    if (sp && !s->codec.post) {
         int32_t nb = b2_schunk_special_nbytes(s, i);
         if (nb < 0)
             return nb;
@@ -379,7 +379,7 @@ static int chunk_range(b2_schunk *s, frame_rd *r, int64_t i, int32_t nb, int64_t
     int sp = b2_frame_index_special(frame_entry(s, i));
     if (sp < 0)
         return sp;
-    if (sp && !s->post)
+    if (sp && !s->codec.post)
         return fill_special(s, sp, dst, (size_t)len);
     if (off == 0 && len == nb) {
         int rc = decompress_chunk_rd(s, r, i, dst, (size_t)len);
@@ -425,23 +425,23 @@ static int chunk_range(b2_schunk *s, frame_rd *r, int64_t i, int32_t nb, int64_t
 static int64_t get_items_rd(b2_schunk *s, frame_rd *r, int64_t start, int64_t n, void *dst,
                             size_t cap)
 {
-    int64_t ts = s->h.typesize;
-    B2_FAIL_IF(start < 0 || n < 0 || start > s->h.nbytes / ts || n > s->h.nbytes / ts - start,
+    int64_t ts = s->head.h.typesize;
+    B2_FAIL_IF(start < 0 || n < 0 || start > s->head.h.nbytes / ts || n > s->head.h.nbytes / ts - start,
                B2_ERR_RANGE, "items %lld..+%lld of %lld", (long long)start, (long long)n,
-               (long long)(s->h.nbytes / ts));
+               (long long)(s->head.h.nbytes / ts));
     int64_t first = start * ts, want = n * ts;
     B2_FAIL_IF((uint64_t)want > cap, B2_ERR_DST_TOO_SMALL, "%lld bytes wanted, dst has %zu",
                (long long)want, cap);
     uint8_t *d = dst;
     int64_t chunk_start = 0;
-    for (int64_t i = 0; i < s->nchunks && want > 0; i++) {
+    for (int64_t i = 0; i < s->ix.nchunks && want > 0; i++) {
         int64_t nb;
-        if (s->h.chunksize > 0) {
+        if (s->head.h.chunksize > 0) {
             /* fixed chunk size: jump straight to the first chunk needed */
-            if (chunk_start + s->h.chunksize <= first) {
-                i = first / s->h.chunksize;
-                chunk_start = i * s->h.chunksize;
-                if (i >= s->nchunks)
+            if (chunk_start + s->head.h.chunksize <= first) {
+                i = first / s->head.h.chunksize;
+                chunk_start = i * s->head.h.chunksize;
+                if (i >= s->ix.nchunks)
                     break;
             }
         }
@@ -461,7 +461,7 @@ static int64_t get_items_rd(b2_schunk *s, frame_rd *r, int64_t start, int64_t n,
         chunk_start += nb;
     }
     B2_FAIL_IF(want > 0, B2_ERR_CORRUPT, "chunks hold %lld bytes less than nbytes %lld says",
-               (long long)want, (long long)s->h.nbytes);
+               (long long)want, (long long)s->head.h.nbytes);
     return n * ts;
 }
 

@@ -77,18 +77,18 @@ static int decode_rest(b2_schunk *s, frame_rd *r, int64_t i, int32_t nb, int64_t
     return rc < 0 ? rc : B2_OK;
 }
 
-/* Compress nb bytes at src into s->cbuf. */
+/* Compress nb bytes at src into s->codec.cbuf. */
 static int compress_into_cbuf(b2_schunk *s, const uint8_t *src, int32_t nb)
 {
     size_t cap = b2_chunk_compress_bound((size_t)nb);
-    if (cap > s->cbuf_cap) {
-        uint8_t *c = realloc(s->cbuf, cap);
+    if (cap > s->codec.cbuf_cap) {
+        uint8_t *c = realloc(s->codec.cbuf, cap);
         if (!c)
             return B2_FAIL_CODE(B2_ERR_NOMEM);
-        s->cbuf = c;
-        s->cbuf_cap = cap;
+        s->codec.cbuf = c;
+        s->codec.cbuf_cap = cap;
     }
-    return b2_chunk_compress(s->cctx, src, (size_t)nb, s->cbuf, cap);
+    return b2_chunk_compress(s->codec.cctx, src, (size_t)nb, s->codec.cbuf, cap);
 }
 
 /* What a call collects: sparse chunk files to remove once committed. */
@@ -121,11 +121,11 @@ static int stage_range(b2_schunk *s, frame_rd *r, int64_t first, int64_t want,
     size_t buf_cap = 0;
     int rc = B2_OK;
     int64_t chunk_start = 0;
-    for (int64_t i = 0; i < s->nchunks && want > 0 && rc >= 0; i++) {
-        if (s->h.chunksize > 0 && chunk_start + s->h.chunksize <= first) {
-            i = first / s->h.chunksize; /* fixed chunk size: jump to the first chunk */
-            chunk_start = i * s->h.chunksize;
-            if (i >= s->nchunks)
+    for (int64_t i = 0; i < s->ix.nchunks && want > 0 && rc >= 0; i++) {
+        if (s->head.h.chunksize > 0 && chunk_start + s->head.h.chunksize <= first) {
+            i = first / s->head.h.chunksize; /* fixed chunk size: jump to the first chunk */
+            chunk_start = i * s->head.h.chunksize;
+            if (i >= s->ix.nchunks)
                 break;
         }
         int nb = b2_schunk_chunk_nbytes_body(s, i);
@@ -160,7 +160,7 @@ static int stage_range(b2_schunk *s, frame_rd *r, int64_t first, int64_t want,
         }
         int64_t old_entry = -1;
         if (rc >= 0)
-            rc = b2_frame_update_stage(s, i, s->cbuf, rc, &old_entry);
+            rc = b2_frame_update_stage(s, i, s->codec.cbuf, rc, &old_entry);
         if (rc >= 0) {
             ++*staged;
             rc = remember(old, old_entry); /* for the placement's after_commit */
@@ -178,7 +178,7 @@ static int stage_range(b2_schunk *s, frame_rd *r, int64_t first, int64_t want,
     free(buf);
     if (rc >= 0 && want > 0)
         rc = B2_FAIL(B2_ERR_CORRUPT, "chunks hold %lld bytes less than nbytes %lld says",
-                     (long long)want, (long long)s->h.nbytes);
+                     (long long)want, (long long)s->head.h.nbytes);
     return rc;
 }
 
@@ -186,8 +186,8 @@ int64_t b2_schunk_set_items_body(b2_schunk *s, int64_t start, int64_t n, const v
                                  size_t len)
 {
     B2_FAIL_IF(!s, B2_ERR_INVALID_PARAM, "schunk is NULL");
-    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
-    int64_t ts = s->h.typesize, total = s->h.nbytes / ts;
+    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    int64_t ts = s->head.h.typesize, total = s->head.h.nbytes / ts;
     B2_FAIL_IF(start < 0 || n < 0 || start > total || n > total - start, B2_ERR_RANGE,
                "items %lld..+%lld of %lld (set_items does not append)", (long long)start,
                (long long)n, (long long)total);
@@ -196,10 +196,10 @@ int64_t b2_schunk_set_items_body(b2_schunk *s, int64_t start, int64_t n, const v
                src ? len : 0);
     if (n == 0)
         return 0;
-    B2_FAIL_IF(s->h.general_flags & 0x80, B2_ERR_UNSUPPORTED,
+    B2_FAIL_IF(s->head.h.general_flags & 0x80, B2_ERR_UNSUPPORTED,
                "a frame of VL-block chunks: update its chunks whole");
-    if (!s->cctx && !(s->cctx = b2_cctx_new(&s->cparams))) {
-        int rc = b2_cparams_check(&s->cparams);
+    if (!s->codec.cctx && !(s->codec.cctx = b2_cctx_new(&s->codec.cparams))) {
+        int rc = b2_cparams_check(&s->codec.cparams);
         return rc < 0 ? rc : B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     frame_rd *r = b2_frame_rd_get(s);
@@ -209,14 +209,14 @@ int64_t b2_schunk_set_items_body(b2_schunk *s, int64_t start, int64_t n, const v
     int staged = 0;
     int rc = stage_range(s, r, start * ts, n * ts, src, &old, &staged);
     b2_frame_rd_put(s, r);
-    if (rc < 0 && staged && !s->place->in_place)
-        s->writable = 0; /* the handle is ahead of its storage, which holds the old contents */
-    if (rc >= 0 && s->defer_commit && frame_crash_safe(s))
-        s->commit_pending = 1; /* committed with the deferred appends */
+    if (rc < 0 && staged && !s->io.place->in_place)
+        s->io.writable = 0; /* the handle is ahead of its storage, which holds the old contents */
+    if (rc >= 0 && s->io.defer_commit && frame_crash_safe(s))
+        s->io.commit_pending = 1; /* committed with the deferred appends */
     else if (rc >= 0)
         rc = b2_frame_commit(s, 0);
     for (int64_t k = 0; rc >= 0 && k < old.n; k++)
-        rc = s->place->after_commit(s, old.id[k]); /* only once the new index is committed */
+        rc = s->io.place->after_commit(s, old.id[k]); /* only once the new index is committed */
     free(old.id);
     return rc < 0 ? rc : n * ts;
 }

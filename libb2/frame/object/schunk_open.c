@@ -27,15 +27,15 @@ b2_schunk *b2_schunk_alloc(const b2_cparams *cp)
     b2_schunk *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->cparams = *cp;
-    s->place = b2_frame_place_for(s->storage);
-    s->nthreads = cp->nthreads > 0 ? cp->nthreads : 1;
-    if (pthread_mutex_init(&s->rd_mu, NULL) != 0) {
+    s->codec.cparams = *cp;
+    s->io.place = b2_frame_place_for(s->io.storage);
+    s->codec.nthreads = cp->nthreads > 0 ? cp->nthreads : 1;
+    if (pthread_mutex_init(&s->readers.mu, NULL) != 0) {
         free(s);
         return NULL;
     }
-    b2_frame_header_init(&s->h, cp, 0);
-    s->h.header_len = (int32_t)b2_frame_header_size(NULL, 0);
+    b2_frame_header_init(&s->head.h, cp, 0);
+    s->head.h.header_len = (int32_t)b2_frame_header_size(NULL, 0);
     return s;
 }
 
@@ -43,19 +43,19 @@ void b2_schunk_free(b2_schunk *s)
 {
     if (!s)
         return;
-    if (s->commit_pending) /* deferred appends are committed, best effort */
+    if (s->io.commit_pending) /* deferred appends are committed, best effort */
         (void)b2_frame_commit(s, 0);
-    b2_frame_meta_free_all(s->meta, s->nmeta);
-    b2_frame_meta_free_all(s->vlmeta, s->nvlmeta);
-    free(s->vlmeta);
-    b2_frame_sums_free(s->sums);
-    free(s->index);
-    b2_store_free(s->store);
-    free(s->path);
+    b2_frame_meta_free_all(s->head.meta, s->head.nmeta);
+    b2_frame_meta_free_all(s->head.vlmeta, s->head.nvlmeta);
+    free(s->head.vlmeta);
+    b2_frame_sums_free(s->check.table);
+    free(s->ix.entries);
+    b2_store_free(s->io.store);
+    free(s->io.path);
     b2_frame_rd_drop(s);
-    pthread_mutex_destroy(&s->rd_mu);
-    b2_cctx_free(s->cctx);
-    free(s->cbuf);
+    pthread_mutex_destroy(&s->readers.mu);
+    b2_cctx_free(s->codec.cctx);
+    free(s->codec.cbuf);
     free(s);
 }
 
@@ -88,14 +88,14 @@ static int check_options(const b2_open_options *o, int create, int write)
 static int open_store(b2_schunk *s, const b2_open_options *o)
 {
     if (o->io) {
-        s->storage = B2_STORAGE_USER;
-        s->writable = s->writable && o->io->write;
-        return b2_store_user(o->io, o->io_user, &s->store);
+        s->io.storage = B2_STORAGE_USER;
+        s->io.writable = s->io.writable && o->io->write;
+        return b2_store_user(o->io, o->io_user, &s->io.store);
     }
     if (!o->path) {
-        s->storage = B2_STORAGE_MEMORY;
-        s->writable = s->writable && o->copy_buffer;
-        return b2_store_memory(o->buffer, o->buffer_len, o->copy_buffer, &s->store);
+        s->io.storage = B2_STORAGE_MEMORY;
+        s->io.writable = s->io.writable && o->copy_buffer;
+        return b2_store_memory(o->buffer, o->buffer_len, o->copy_buffer, &s->io.store);
     }
     struct stat st;
     if (stat(o->path, &st) != 0)
@@ -103,16 +103,16 @@ static int open_store(b2_schunk *s, const b2_open_options *o)
     if (S_ISDIR(st.st_mode)) {
         B2_FAIL_IF(o->offset != 0 || o->mmap, B2_ERR_INVALID_PARAM,
                    "a sparse frame: no offset, no mmap");
-        s->storage = B2_STORAGE_SPARSE;
-        return b2_store_sparse(o->path, 0, &s->store);
+        s->io.storage = B2_STORAGE_SPARSE;
+        return b2_store_sparse(o->path, 0, &s->io.store);
     }
-    s->storage = B2_STORAGE_FILE;
+    s->io.storage = B2_STORAGE_FILE;
     B2_FAIL_IF(!S_ISREG(st.st_mode) || st.st_size < o->offset, B2_ERR_FORMAT,
                "not a regular file of at least %lld bytes", (long long)o->offset);
     /* Writes go past the frame's end, which would clobber what follows it. */
-    s->writable = s->writable && o->offset == 0;
-    return o->mmap ? b2_store_mmap(o->path, o->offset, &s->store)
-                   : b2_store_file(o->path, o->offset, s->writable, 0, &s->store);
+    s->io.writable = s->io.writable && o->offset == 0;
+    return o->mmap ? b2_store_mmap(o->path, o->offset, &s->io.store)
+                   : b2_store_file(o->path, o->offset, s->io.writable, 0, &s->io.store);
 }
 
 /* A new store for B2_OPEN_CREATE, and the empty frame written to it. */
@@ -120,22 +120,22 @@ static int create_store(b2_schunk *s, const b2_open_options *o)
 {
     int rc;
     if (o->io) {
-        s->storage = B2_STORAGE_USER;
-        rc = b2_store_user(o->io, o->io_user, &s->store);
+        s->io.storage = B2_STORAGE_USER;
+        rc = b2_store_user(o->io, o->io_user, &s->io.store);
     } else if (!o->path) {
-        s->storage = B2_STORAGE_MEMORY;
-        rc = b2_store_memory(NULL, 0, 1, &s->store);
+        s->io.storage = B2_STORAGE_MEMORY;
+        rc = b2_store_memory(NULL, 0, 1, &s->io.store);
     } else if (o->sparse) {
-        s->storage = B2_STORAGE_SPARSE;
-        s->h.frame_type = FRAME_TYPE_SPARSE;
-        rc = b2_store_sparse(o->path, 1, &s->store);
+        s->io.storage = B2_STORAGE_SPARSE;
+        s->head.h.frame_type = FRAME_TYPE_SPARSE;
+        rc = b2_store_sparse(o->path, 1, &s->io.store);
     } else {
-        s->storage = B2_STORAGE_FILE;
-        rc = b2_store_file(o->path, 0, 1, 1, &s->store);
+        s->io.storage = B2_STORAGE_FILE;
+        rc = b2_store_file(o->path, 0, 1, 1, &s->io.store);
     }
     if (rc < 0)
         return rc;
-    s->place = b2_frame_place_for(s->storage);
+    s->io.place = b2_frame_place_for(s->io.storage);
     return b2_frame_commit(s, 0);
 }
 
@@ -151,15 +151,15 @@ static int open_with(const b2_open_options *o, b2_schunk **out)
     if (!s)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     s->mem_limit = o->memory_limit > 0 ? o->memory_limit : 0;
-    s->writable = create || (o->flags & B2_OPEN_WRITE);
-    s->open_offset = o->offset;
-    s->open_mmap = o->mmap;
+    s->io.writable = create || (o->flags & B2_OPEN_WRITE);
+    s->io.offset = o->offset;
+    s->io.mmap = o->mmap;
     if (o->path) {
         size_t l = strlen(o->path);
-        s->path = strdup(o->path);
-        if (s->path && l > 1 && s->path[l - 1] == '/') /* a directory named with its slash */
-            s->path[l - 1] = 0;
-        if (!s->path)
+        s->io.path = strdup(o->path);
+        if (s->io.path && l > 1 && s->io.path[l - 1] == '/') /* a directory named with its slash */
+            s->io.path[l - 1] = 0;
+        if (!s->io.path)
             rc = B2_FAIL(B2_ERR_NOMEM, "copying the path %s", o->path);
     }
     if (rc >= 0 && create) {
@@ -167,7 +167,7 @@ static int open_with(const b2_open_options *o, b2_schunk **out)
     } else if (rc >= 0) {
         int64_t len = 0;
         rc = open_store(s, o);
-        s->place = b2_frame_place_for(s->storage);
+        s->io.place = b2_frame_place_for(s->io.storage);
         if (rc >= 0)
             rc = b2_fio_length(s, &len);
         if (rc >= 0)
@@ -175,9 +175,9 @@ static int open_with(const b2_open_options *o, b2_schunk **out)
     }
     if (rc >= 0)
         rc = b2_frame_sums_load(s, o->checksums);
-    if (rc >= 0 && s->writable && (o->checksums == B2_CHECKSUMS_ON || o->checksums == B2_CHECKSUMS_OFF))
+    if (rc >= 0 && s->io.writable && (o->checksums == B2_CHECKSUMS_ON || o->checksums == B2_CHECKSUMS_OFF))
         rc = b2_schunk_set_checksums_body(s, o->checksums);
-    s->verify = o->verify != 0;
+    s->check.verify = o->verify != 0;
     if (rc >= 0 && o->nthreads > 1)
         rc = b2_schunk_set_nthreads_body(s, o->nthreads);
     if (rc >= 0 && o->registry)

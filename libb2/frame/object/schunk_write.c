@@ -23,23 +23,23 @@
 /* Where new bytes may go without touching the live frame. */
 static int64_t frame_tail(const b2_schunk *s)
 {
-    int64_t end = s->h.header_len + s->h.cbytes;
-    if (frame_crash_safe(s) && s->h.frame_len > end)
-        end = s->h.frame_len;
+    int64_t end = s->head.h.header_len + s->head.h.cbytes;
+    if (frame_crash_safe(s) && s->head.h.frame_len > end)
+        end = s->head.h.frame_len;
     return end;
 }
 
 int b2_frame_commit(b2_schunk *s, int runlength_index)
 {
-    int rc = s->place->commit(s, runlength_index);
+    int rc = s->io.place->commit(s, runlength_index);
     if (rc < 0)
-        s->writable = 0; /* the handle's state is ahead of its storage */
+        s->io.writable = 0; /* the handle's state is ahead of its storage */
     return rc;
 }
 
 int b2_frame_commit_section(b2_schunk *s, int runlength_index)
 {
-    s->commit_pending = 0;
+    s->io.commit_pending = 0;
     uint8_t *idx, *trl, *hdr = NULL;
     int32_t idx_len;
     int64_t trl_len;
@@ -48,12 +48,12 @@ int b2_frame_commit_section(b2_schunk *s, int runlength_index)
         return rc;
     int64_t tail = frame_tail(s);
     if (frame_crash_safe(s)) /* the old index and trailer become dead space */
-        s->dead_bytes += tail - (s->h.header_len + s->h.cbytes);
-    s->h.cbytes = tail - s->h.header_len;
-    int64_t ipos = s->h.header_len + s->h.cbytes;
-    s->h.frame_len = ipos + idx_len + trl_len;
-    hdr = malloc((size_t)s->h.header_len);
-    rc = hdr ? b2_frame_header_write(&s->h, s->meta, s->nmeta, hdr) : B2_FAIL_CODE(B2_ERR_NOMEM);
+        s->count.dead_bytes += tail - (s->head.h.header_len + s->head.h.cbytes);
+    s->head.h.cbytes = tail - s->head.h.header_len;
+    int64_t ipos = s->head.h.header_len + s->head.h.cbytes;
+    s->head.h.frame_len = ipos + idx_len + trl_len;
+    hdr = malloc((size_t)s->head.h.header_len);
+    rc = hdr ? b2_frame_header_write(&s->head.h, s->head.meta, s->head.nmeta, hdr) : B2_FAIL_CODE(B2_ERR_NOMEM);
     if (rc >= 0 && idx_len)
         rc = b2_fio_write(s, ipos, idx, (size_t)idx_len);
     if (rc >= 0)
@@ -61,11 +61,11 @@ int b2_frame_commit_section(b2_schunk *s, int runlength_index)
     if (rc >= 0)
         rc = b2_fio_sync(s);
     if (rc >= 0) /* the commit point */
-        rc = b2_fio_write(s, 0, hdr, (size_t)s->h.header_len);
+        rc = b2_fio_write(s, 0, hdr, (size_t)s->head.h.header_len);
     if (rc >= 0)
         rc = b2_fio_sync(s);
     if (rc >= 0)
-        rc = b2_fio_truncate(s, s->h.frame_len);
+        rc = b2_fio_truncate(s, s->head.h.frame_len);
     free(idx);
     free(trl);
     free(hdr);
@@ -80,23 +80,23 @@ static int index_reserve(b2_schunk *s, int64_t n)
 {
     if (n > FRAME_MAX_NCHUNKS)
         return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
-    if (n <= s->index_cap)
+    if (n <= s->ix.cap)
         return B2_OK;
-    int64_t cap = s->index_cap ? s->index_cap * 2 : 16;
+    int64_t cap = s->ix.cap ? s->ix.cap * 2 : 16;
     if (cap < n)
         cap = n;
-    int64_t *p = realloc(s->index, (size_t)cap * sizeof *p);
+    int64_t *p = realloc(s->ix.entries, (size_t)cap * sizeof *p);
     if (!p)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
-    s->index = p;
-    s->index_cap = cap;
+    s->ix.entries = p;
+    s->ix.cap = cap;
     return B2_OK;
 }
 
 /* Check a caller's chunk and learn its header. */
 static int accept_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, b2_chunk_info *info)
 {
-    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     B2_FAIL_IF(!chunk || cbytes < B2_MIN_HEADER_LEN, B2_ERR_INVALID_PARAM,
                "chunk %p of %d bytes", chunk, (int)cbytes);
     int rc = b2_chunk_get_info(chunk, (size_t)cbytes, info);
@@ -106,7 +106,7 @@ static int accept_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, b2_chun
                "chunk of %d bytes says cbytes %d, nbytes %d%s", (int)cbytes, (int)info->cbytes,
                (int)info->nbytes, info->lazy ? ", lazy" : "");
     /* a frame may not mix VL-block and regular chunks */
-    B2_FAIL_IF(s->nchunks > 0 && info->vlblocks != ((s->h.general_flags & 0x80) != 0),
+    B2_FAIL_IF(s->ix.nchunks > 0 && info->vlblocks != ((s->head.h.general_flags & 0x80) != 0),
                B2_ERR_INVALID_PARAM, "%s chunk into a frame of %s chunks",
                info->vlblocks ? "VL-block" : "regular", info->vlblocks ? "regular" : "VL-block");
     return B2_OK;
@@ -115,7 +115,7 @@ static int accept_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, b2_chun
 /* Store chunk bytes for a new index entry (regular chunks only): s's placement. */
 static int store_chunk(b2_schunk *s, const void *chunk, int32_t cbytes, int64_t *entry)
 {
-    return s->place->put(s, chunk, cbytes, entry);
+    return s->io.place->put(s, chunk, cbytes, entry);
 }
 
 /* Contiguous frames: at the frame's tail (frame_place.h). */
@@ -126,9 +126,9 @@ int b2_frame_put_section(b2_schunk *s, const void *chunk, int32_t cbytes, int64_
     if (rc < 0)
         return rc;
     if (frame_crash_safe(s))
-        s->dead_bytes += pos - (s->h.header_len + s->h.cbytes);
-    *entry = pos - s->h.header_len;
-    s->h.cbytes = *entry + cbytes;
+        s->count.dead_bytes += pos - (s->head.h.header_len + s->head.h.cbytes);
+    *entry = pos - s->head.h.header_len;
+    s->head.h.cbytes = *entry + cbytes;
     return B2_OK;
 }
 
@@ -169,17 +169,17 @@ static int check_totals(int64_t nchunks, int64_t nbytes, int32_t cs)
  * The reference leaves them as entries, producing frames it cannot read. */
 static int materialize_specials(b2_schunk *s)
 {
-    for (int64_t i = 0; i < s->nchunks; i++) {
-        int sp = b2_frame_index_special(s->index[i]);
+    for (int64_t i = 0; i < s->ix.nchunks; i++) {
+        int sp = b2_frame_index_special(s->ix.entries[i]);
         if (sp <= 0)
             continue;
         uint8_t c[B2_HEADER_LEN];
         int32_t nb = b2_schunk_special_nbytes(s, i);
-        int32_t ts = s->h.typesize > B2_MAX_TYPESIZE ? 1 : s->h.typesize;
+        int32_t ts = s->head.h.typesize > B2_MAX_TYPESIZE ? 1 : s->head.h.typesize;
         int rc = nb < 0 ? nb : b2_chunk_make_special(sp, ts, nb, NULL, c, sizeof c);
         int32_t len = rc;
         if (rc >= 0)
-            rc = store_chunk(s, c, len, &s->index[i]);
+            rc = store_chunk(s, c, len, &s->ix.entries[i]);
         if (rc >= 0)
             rc = b2_frame_sums_put(s, i, 0, c, len);
         if (rc < 0)
@@ -194,80 +194,80 @@ int64_t b2_schunk_insert_chunk_body(b2_schunk *s, int64_t pos, const void *chunk
     int rc = accept_chunk(s, chunk, cbytes, &info);
     if (rc < 0)
         return rc;
-    if (pos < 0 || pos > s->nchunks)
+    if (pos < 0 || pos > s->ix.nchunks)
         return B2_FAIL_CODE(B2_ERR_RANGE);
     if ((rc = b2_frame_index_materialize(s)) < 0)
         return rc;
-    rc = index_reserve(s, s->nchunks + 1);
+    rc = index_reserve(s, s->ix.nchunks + 1);
     if (rc < 0)
         return rc;
     /* chunksize rules of the reference (doc/format/frame.md §2.1) */
-    int32_t cs = s->h.chunksize, nb = info.nbytes;
-    if (s->nchunks == 0) {
+    int32_t cs = s->head.h.chunksize, nb = info.nbytes;
+    if (s->ix.nchunks == 0) {
         cs = nb;
     } else if (cs > 0) {
-        int64_t last = s->h.nbytes - (s->nchunks - 1) * (int64_t)cs;
-        if (last < cs || nb > cs || (pos != s->nchunks && nb != cs))
+        int64_t last = s->head.h.nbytes - (s->ix.nchunks - 1) * (int64_t)cs;
+        if (last < cs || nb > cs || (pos != s->ix.nchunks && nb != cs))
             cs = 0;
     }
-    if ((rc = check_totals(s->nchunks + 1, s->h.nbytes + nb, cs)) < 0)
+    if ((rc = check_totals(s->ix.nchunks + 1, s->head.h.nbytes + nb, cs)) < 0)
         return rc;
-    if (cs == 0 && s->h.chunksize > 0 && (rc = materialize_specials(s)) < 0)
+    if (cs == 0 && s->head.h.chunksize > 0 && (rc = materialize_specials(s)) < 0)
         return rc;
     int64_t entry;
     if (is_index_special(info.special) && cs > 0)
         entry = FRAME_IDX_SPECIAL(info.special);
     else if ((rc = store_chunk(s, chunk, cbytes, &entry)) < 0)
         return rc;
-    memmove(s->index + pos + 1, s->index + pos, (size_t)(s->nchunks - pos) * sizeof *s->index);
-    s->index[pos] = entry;
-    s->nchunks++;
+    memmove(s->ix.entries + pos + 1, s->ix.entries + pos, (size_t)(s->ix.nchunks - pos) * sizeof *s->ix.entries);
+    s->ix.entries[pos] = entry;
+    s->ix.nchunks++;
     if ((rc = b2_frame_sums_put(s, pos, 1, entry < 0 ? NULL : chunk, cbytes)) < 0) {
         /* the handle's state is ahead of its storage, as after a failed commit */
-        s->writable = 0;
+        s->io.writable = 0;
         return rc;
     }
-    s->h.nbytes += nb;
-    s->h.chunksize = cs;
+    s->head.h.nbytes += nb;
+    s->head.h.chunksize = cs;
     if (info.vlblocks)
-        s->h.general_flags |= 0x80;
-    if (s->defer_commit && frame_crash_safe(s)) {
+        s->head.h.general_flags |= 0x80;
+    if (s->io.defer_commit && frame_crash_safe(s)) {
         /* the chunk went past the committed frame's end, which stays as it was */
-        s->commit_pending = 1;
-        return s->nchunks;
+        s->io.commit_pending = 1;
+        return s->ix.nchunks;
     }
     rc = b2_frame_commit(s, 0);
-    return rc < 0 ? rc : s->nchunks;
+    return rc < 0 ? rc : s->ix.nchunks;
 }
 
 int64_t b2_schunk_append_chunk_body(b2_schunk *s, const void *chunk, int32_t cbytes)
 {
-    return b2_schunk_insert_chunk_body(s, s->nchunks, chunk, cbytes);
+    return b2_schunk_insert_chunk_body(s, s->ix.nchunks, chunk, cbytes);
 }
 
 int64_t b2_schunk_append_buffer_body(b2_schunk *s, const void *src, int32_t nbytes)
 {
-    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     /* with a prefilter, src is only its input and may be absent */
-    B2_FAIL_IF(nbytes <= 0 || (!src && !s->pre), B2_ERR_INVALID_PARAM, "buffer %p of %d bytes",
+    B2_FAIL_IF(nbytes <= 0 || (!src && !s->codec.pre), B2_ERR_INVALID_PARAM, "buffer %p of %d bytes",
                src, (int)nbytes);
-    if (!s->cctx && !(s->cctx = b2_cctx_new(&s->cparams))) {
-        int rc = b2_cparams_check(&s->cparams);
+    if (!s->codec.cctx && !(s->codec.cctx = b2_cctx_new(&s->codec.cparams))) {
+        int rc = b2_cparams_check(&s->codec.cparams);
         return rc < 0 ? rc : B2_FAIL_CODE(B2_ERR_NOMEM);
     }
-    b2_cctx_set_prefilter(s->cctx, s->pre, s->pre_user);
-    b2_cctx_set_nchunk(s->cctx, s->nchunks);
+    b2_cctx_set_prefilter(s->codec.cctx, s->codec.pre, s->codec.pre_user);
+    b2_cctx_set_nchunk(s->codec.cctx, s->ix.nchunks);
     size_t cap = b2_chunk_compress_bound((size_t)nbytes);
-    if (cap > s->cbuf_cap) {
-        uint8_t *nb = realloc(s->cbuf, cap);
+    if (cap > s->codec.cbuf_cap) {
+        uint8_t *nb = realloc(s->codec.cbuf, cap);
         if (!nb)
             return B2_FAIL_CODE(B2_ERR_NOMEM);
-        s->cbuf = nb;
-        s->cbuf_cap = cap;
+        s->codec.cbuf = nb;
+        s->codec.cbuf_cap = cap;
     }
-    int64_t rc = b2_chunk_compress(s->cctx, src, (size_t)nbytes, s->cbuf, cap);
+    int64_t rc = b2_chunk_compress(s->codec.cctx, src, (size_t)nbytes, s->codec.cbuf, cap);
     if (rc >= 0)
-        rc = b2_schunk_append_chunk_body(s, s->cbuf, (int32_t)rc);
+        rc = b2_schunk_append_chunk_body(s, s->codec.cbuf, (int32_t)rc);
     return rc;
 }
 
@@ -275,7 +275,7 @@ int64_t b2_schunk_append_buffer_body(b2_schunk *s, const void *src, int32_t nbyt
  * delta and fix every index entry behind it (the reference's compaction). */
 static int shift_section(b2_schunk *s, int64_t e, int32_t oldc, int64_t delta)
 {
-    int64_t from = s->h.header_len + e + oldc, n = s->h.cbytes - e - oldc;
+    int64_t from = s->head.h.header_len + e + oldc, n = s->head.h.cbytes - e - oldc;
     if (delta > 0) {
         uint8_t z = 0; /* grow the buffer first */
         int rc = b2_fio_write(s, from + delta + n - 1, &z, 1);
@@ -290,10 +290,10 @@ static int shift_section(b2_schunk *s, int64_t e, int32_t oldc, int64_t delta)
     int rc = b2_fio_write(s, from + delta, base + from, (size_t)n);
     if (rc < 0)
         return rc;
-    for (int64_t i = 0; i < s->nchunks; i++)
-        if (s->index[i] > e)
-            s->index[i] += delta;
-    s->h.cbytes += delta;
+    for (int64_t i = 0; i < s->ix.nchunks; i++)
+        if (s->ix.entries[i] > e)
+            s->ix.entries[i] += delta;
+    s->head.h.cbytes += delta;
     return B2_OK;
 }
 
@@ -304,31 +304,31 @@ int b2_frame_update_stage(b2_schunk *s, int64_t pos, const void *chunk, int32_t 
     int rc = accept_chunk(s, chunk, cbytes, &info);
     if (rc < 0)
         return rc;
-    if (pos < 0 || pos >= s->nchunks)
+    if (pos < 0 || pos >= s->ix.nchunks)
         return B2_FAIL_CODE(B2_ERR_RANGE);
     if ((rc = b2_frame_index_materialize(s)) < 0)
         return rc;
     int old_nb = b2_schunk_chunk_nbytes_body(s, pos);
     if (old_nb < 0)
         return old_nb;
-    int32_t cs = s->h.chunksize, nb = info.nbytes;
-    if (cs > 0 && (nb > cs || (pos != s->nchunks - 1 && nb != cs)))
+    int32_t cs = s->head.h.chunksize, nb = info.nbytes;
+    if (cs > 0 && (nb > cs || (pos != s->ix.nchunks - 1 && nb != cs)))
         cs = 0;
-    if ((rc = check_totals(s->nchunks, s->h.nbytes - old_nb + nb, cs)) < 0)
+    if ((rc = check_totals(s->ix.nchunks, s->head.h.nbytes - old_nb + nb, cs)) < 0)
         return rc;
-    if (cs == 0 && s->h.chunksize > 0 && (rc = materialize_specials(s)) < 0)
+    if (cs == 0 && s->head.h.chunksize > 0 && (rc = materialize_specials(s)) < 0)
         return rc;
-    int64_t old = s->index[pos], entry;
+    int64_t old = s->ix.entries[pos], entry;
     int new_special = is_index_special(info.special) && cs > 0;
     int oldc = old >= 0 ? b2_frame_stored_cbytes(s, pos) : 0;
     if (oldc < 0)
         return oldc;
-    if (s->place->in_place && old >= 0) {
+    if (s->io.place->in_place && old >= 0) {
         /* compaction: the new chunk takes the old one's place, or its bytes vanish */
         int64_t delta = (new_special ? 0 : cbytes) - (int64_t)oldc;
         rc = shift_section(s, old, oldc, delta);
         if (rc >= 0 && !new_special)
-            rc = b2_fio_write(s, s->h.header_len + old, chunk, (size_t)cbytes);
+            rc = b2_fio_write(s, s->head.h.header_len + old, chunk, (size_t)cbytes);
         if (rc < 0)
             return rc;
         entry = new_special ? FRAME_IDX_SPECIAL(info.special) : old;
@@ -337,13 +337,13 @@ int b2_frame_update_stage(b2_schunk *s, int64_t pos, const void *chunk, int32_t 
     } else if ((rc = store_chunk(s, chunk, cbytes, &entry)) < 0) {
         return rc;
     }
-    s->index[pos] = entry;
+    s->ix.entries[pos] = entry;
     if ((rc = b2_frame_sums_put(s, pos, 0, entry < 0 ? NULL : chunk, cbytes)) < 0)
         return rc; /* cannot happen: no new entry */
-    if (old >= 0 && (rc = s->place->drop(s, pos, oldc)) < 0)
+    if (old >= 0 && (rc = s->io.place->drop(s, pos, oldc)) < 0)
         return rc; /* cannot happen: oldc is known */
-    s->h.nbytes += nb - old_nb;
-    s->h.chunksize = cs;
+    s->head.h.nbytes += nb - old_nb;
+    s->head.h.chunksize = cs;
     *old_entry = old;
     return B2_OK;
 }
@@ -356,42 +356,42 @@ int64_t b2_schunk_update_chunk_body(b2_schunk *s, int64_t pos, const void *chunk
         return rc;
     rc = b2_frame_commit(s, 0);
     if (rc >= 0 && old >= 0)
-        rc = s->place->after_commit(s, old); /* only after the new index is committed */
-    return rc < 0 ? rc : s->nchunks;
+        rc = s->io.place->after_commit(s, old); /* only after the new index is committed */
+    return rc < 0 ? rc : s->ix.nchunks;
 }
 
 int64_t b2_schunk_delete_chunk_body(b2_schunk *s, int64_t pos)
 {
-    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
-    B2_FAIL_IF(pos < 0 || pos >= s->nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)pos,
-               (long long)s->nchunks);
+    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(pos < 0 || pos >= s->ix.nchunks, B2_ERR_RANGE, "chunk %lld of %lld", (long long)pos,
+               (long long)s->ix.nchunks);
     int nb = b2_frame_index_materialize(s);
     if (nb < 0)
         return nb;
     nb = b2_schunk_chunk_nbytes_body(s, pos);
     if (nb < 0)
         return nb;
-    int tc = check_totals(s->nchunks - 1, s->h.nbytes - nb, s->h.chunksize);
+    int tc = check_totals(s->ix.nchunks - 1, s->head.h.nbytes - nb, s->head.h.chunksize);
     if (tc < 0)
         return tc;
-    int64_t old = s->index[pos];
-    if (old >= 0 && (tc = s->place->drop(s, pos, -1)) < 0)
+    int64_t old = s->ix.entries[pos];
+    if (old >= 0 && (tc = s->io.place->drop(s, pos, -1)) < 0)
         return tc;
-    memmove(s->index + pos, s->index + pos + 1, (size_t)(s->nchunks - pos - 1) * sizeof *s->index);
-    s->nchunks--;
+    memmove(s->ix.entries + pos, s->ix.entries + pos + 1, (size_t)(s->ix.nchunks - pos - 1) * sizeof *s->ix.entries);
+    s->ix.nchunks--;
     b2_frame_sums_delete(s, pos);
-    s->h.nbytes -= nb;
+    s->head.h.nbytes -= nb;
     int rc = b2_frame_commit(s, 0);
     if (rc >= 0 && old >= 0)
-        rc = s->place->after_commit(s, old);
-    return rc < 0 ? rc : s->nchunks;
+        rc = s->io.place->after_commit(s, old);
+    return rc < 0 ? rc : s->ix.nchunks;
 }
 
 int64_t b2_schunk_reorder_body(b2_schunk *s, const int64_t *order)
 {
-    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
-    B2_FAIL_IF(!order && s->nchunks, B2_ERR_INVALID_PARAM, "order is NULL");
-    int64_t n = s->nchunks;
+    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!order && s->ix.nchunks, B2_ERR_INVALID_PARAM, "order is NULL");
+    int64_t n = s->ix.nchunks;
     if (b2_frame_index_materialize(s) < 0)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
@@ -403,22 +403,22 @@ int64_t b2_schunk_reorder_body(b2_schunk *s, const int64_t *order)
                          (long long)i, (long long)order[i], (long long)n);
         else {
             seen[order[i]] = 1;
-            idx[i] = s->index[order[i]];
+            idx[i] = s->ix.entries[order[i]];
         }
     }
     /* A short last chunk moved elsewhere makes the chunk size variable, and
      * special index entries then need real chunks (as an insert does). */
-    int32_t cs = s->h.chunksize;
+    int32_t cs = s->head.h.chunksize;
     if (rc >= 0 && cs > 0 && n > 0 && order[n - 1] != n - 1 &&
-        s->h.nbytes - (n - 1) * (int64_t)cs < cs) {
+        s->head.h.nbytes - (n - 1) * (int64_t)cs < cs) {
         cs = 0;
         if ((rc = materialize_specials(s)) >= 0)
             for (int64_t i = 0; i < n; i++)
-                idx[i] = s->index[order[i]]; /* the entries materialize_specials wrote */
+                idx[i] = s->ix.entries[order[i]]; /* the entries materialize_specials wrote */
     }
     if (rc >= 0 && (rc = b2_frame_sums_reorder(s, order)) >= 0) {
-        memcpy(s->index, idx, (size_t)n * sizeof *idx);
-        s->h.chunksize = cs;
+        memcpy(s->ix.entries, idx, (size_t)n * sizeof *idx);
+        s->head.h.chunksize = cs;
         rc = b2_frame_commit(s, 0);
     }
     free(idx);
@@ -428,13 +428,13 @@ int64_t b2_schunk_reorder_body(b2_schunk *s, const int64_t *order)
 
 int64_t b2_schunk_fill_special_body(b2_schunk *s, int64_t nitems, int special, int32_t chunksize)
 {
-    B2_FAIL_IF(!s->writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
     B2_FAIL_IF(!is_index_special(special) || nitems < 0 || chunksize <= 0, B2_ERR_INVALID_PARAM,
                "special %d, nitems %lld, chunksize %d", special, (long long)nitems, (int)chunksize);
     /* only on an empty super-chunk, like the reference */
-    B2_FAIL_IF(s->nchunks || s->h.nbytes, B2_ERR_INVALID_PARAM,
-               "super-chunk already holds %lld chunks", (long long)s->nchunks);
-    int64_t ts = s->h.typesize;
+    B2_FAIL_IF(s->ix.nchunks || s->head.h.nbytes, B2_ERR_INVALID_PARAM,
+               "super-chunk already holds %lld chunks", (long long)s->ix.nchunks);
+    int64_t ts = s->head.h.typesize;
     B2_FAIL_IF(nitems > INT64_MAX / ts || chunksize % ts, B2_ERR_INVALID_PARAM,
                "chunksize %d for typesize %d (nitems %lld)", (int)chunksize, (int)ts,
                (long long)nitems);
@@ -444,17 +444,17 @@ int64_t b2_schunk_fill_special_body(b2_schunk *s, int64_t nitems, int special, i
     if (n > FRAME_MAX_NCHUNKS)
         return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     /* a uniform index: nothing to expand until a chunk changes */
-    free(s->index);
-    s->index = NULL;
-    s->index_cap = 0;
-    s->index_uniform = FRAME_IDX_SPECIAL(special);
-    s->nchunks = n;
-    s->h.nbytes = nbytes;
-    s->h.chunksize = chunksize;
+    free(s->ix.entries);
+    s->ix.entries = NULL;
+    s->ix.cap = 0;
+    s->ix.uniform = FRAME_IDX_SPECIAL(special);
+    s->ix.nchunks = n;
+    s->head.h.nbytes = nbytes;
+    s->head.h.chunksize = chunksize;
     /* The reference records the block size its context picked for one chunk. */
-    int32_t bs = b2_chunk_blocksize_for(&s->cparams, chunksize);
+    int32_t bs = b2_chunk_blocksize_for(&s->codec.cparams, chunksize);
     if (bs > 0)
-        s->h.blocksize = bs;
+        s->head.h.blocksize = bs;
     int rc = b2_frame_sums_reset(s);
     if (rc >= 0)
         rc = b2_frame_commit(s, 1);
@@ -470,17 +470,17 @@ static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
     if (rc0 < 0)
         return rc0;
     b2_schunk tmp = *s; /* shallow: same metalayers, new index and header */
-    tmp.index = malloc((size_t)(s->nchunks ? s->nchunks : 1) * sizeof *tmp.index);
-    if (!tmp.index)
+    tmp.ix.entries = malloc((size_t)(s->ix.nchunks ? s->ix.nchunks : 1) * sizeof *tmp.ix.entries);
+    if (!tmp.ix.entries)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
     int64_t total = 0;
     int rc = B2_OK;
-    for (int64_t i = 0; i < s->nchunks && rc >= 0; i++) {
-        if (s->index[i] < 0) {
-            tmp.index[i] = s->index[i];
+    for (int64_t i = 0; i < s->ix.nchunks && rc >= 0; i++) {
+        if (s->ix.entries[i] < 0) {
+            tmp.ix.entries[i] = s->ix.entries[i];
             continue;
         }
-        tmp.index[i] = total;
+        tmp.ix.entries[i] = total;
         rc = b2_frame_stored_cbytes(s, i);
         total += rc;
     }
@@ -490,37 +490,37 @@ static int sparse_to_buffer(b2_schunk *s, uint8_t **out, size_t *len)
     if (rc >= 0)
         rc = b2_frame_build_meta_parts(&tmp, 0, &idx, &idx_len, &trl, &trl_len);
     if (rc >= 0) {
-        tmp.h.frame_type = FRAME_TYPE_CONTIGUOUS;
-        tmp.h.cbytes = total;
-        tmp.h.frame_len = tmp.h.header_len + total + idx_len + trl_len;
-        buf = malloc((size_t)tmp.h.frame_len);
-        rc = buf ? b2_frame_header_write(&tmp.h, s->meta, s->nmeta, buf) : B2_FAIL_CODE(B2_ERR_NOMEM);
+        tmp.head.h.frame_type = FRAME_TYPE_CONTIGUOUS;
+        tmp.head.h.cbytes = total;
+        tmp.head.h.frame_len = tmp.head.h.header_len + total + idx_len + trl_len;
+        buf = malloc((size_t)tmp.head.h.frame_len);
+        rc = buf ? b2_frame_header_write(&tmp.head.h, s->head.meta, s->head.nmeta, buf) : B2_FAIL_CODE(B2_ERR_NOMEM);
     }
     frame_rd *r = rc >= 0 ? b2_frame_rd_get(s) : NULL;
     if (rc >= 0 && !r)
         rc = B2_ERR_NOMEM;
-    for (int64_t i = 0; i < s->nchunks && rc >= 0; i++) {
+    for (int64_t i = 0; i < s->ix.nchunks && rc >= 0; i++) {
         const uint8_t *p;
         int32_t cb;
-        if (s->index[i] < 0)
+        if (s->ix.entries[i] < 0)
             continue;
         rc = b2_schunk_chunk_ptr(s, r, i, &p, &cb);
         if (rc >= 0)
-            memcpy(buf + tmp.h.header_len + tmp.index[i], p, (size_t)cb);
+            memcpy(buf + tmp.head.h.header_len + tmp.ix.entries[i], p, (size_t)cb);
     }
     b2_frame_rd_put(s, r);
     if (rc >= 0) {
         if (idx_len)
-            memcpy(buf + tmp.h.header_len + total, idx, (size_t)idx_len);
-        memcpy(buf + tmp.h.header_len + total + idx_len, trl, (size_t)trl_len);
+            memcpy(buf + tmp.head.h.header_len + total, idx, (size_t)idx_len);
+        memcpy(buf + tmp.head.h.header_len + total + idx_len, trl, (size_t)trl_len);
         *out = buf;
-        *len = (size_t)tmp.h.frame_len;
+        *len = (size_t)tmp.head.h.frame_len;
         buf = NULL;
     }
     free(buf);
     free(idx);
     free(trl);
-    free(tmp.index);
+    free(tmp.ix.entries);
     return rc < 0 ? rc : B2_OK;
 }
 
@@ -529,21 +529,21 @@ int b2_schunk_to_buffer_body(b2_schunk *s, uint8_t **out, size_t *len)
     *out = NULL;
     *len = 0;
     /* deferred appends belong to the frame this handle shows: commit them first */
-    int rc0 = s->commit_pending ? b2_frame_commit(s, 0) : B2_OK;
+    int rc0 = s->io.commit_pending ? b2_frame_commit(s, 0) : B2_OK;
     if (rc0 < 0)
         return rc0;
-    if (s->place->chunk_files)
+    if (s->io.place->chunk_files)
         return sparse_to_buffer(s, out, len);
-    uint8_t *buf = malloc((size_t)s->h.frame_len);
+    uint8_t *buf = malloc((size_t)s->head.h.frame_len);
     if (!buf)
         return B2_FAIL_CODE(B2_ERR_NOMEM);
-    int rc = b2_fio_read(s, 0, buf, (size_t)s->h.frame_len);
+    int rc = b2_fio_read(s, 0, buf, (size_t)s->head.h.frame_len);
     if (rc < 0) {
         free(buf);
         return rc;
     }
     *out = buf;
-    *len = (size_t)s->h.frame_len;
+    *len = (size_t)s->head.h.frame_len;
     return B2_OK;
 }
 
@@ -551,8 +551,8 @@ int b2_schunk_set_defer_commit(b2_schunk *s, int defer)
 {
     if (!s)
         return B2_FAIL(B2_ERR_INVALID_PARAM, "schunk is NULL");
-    s->defer_commit = defer != 0;
-    if (!defer && s->commit_pending)
+    s->io.defer_commit = defer != 0;
+    if (!defer && s->io.commit_pending)
         return b2_frame_commit(s, 0);
     return B2_OK;
 }

@@ -20,7 +20,7 @@
 /* A read-only store of chunk file id, checked to hold a chunk's worth of bytes. */
 static int open_chunk(b2_schunk *s, int64_t id, frame_store **chunk, int64_t *size)
 {
-    int rc = s->store->chunks->chunk_open(s->store, id, chunk);
+    int rc = s->io.store->chunks->chunk_open(s->io.store, id, chunk);
     if (rc < 0)
         return rc;
     rc = (*chunk)->ops->length(*chunk, size);
@@ -77,9 +77,9 @@ int b2_sframe_open_chunk(b2_schunk *s, int64_t id, frame_store **chunk, int64_t 
 
 int b2_sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_t len)
 {
-    int rc = s->store->chunks->chunk_write(s->store, id, chunk, (size_t)len, !s->nosync);
+    int rc = s->io.store->chunks->chunk_write(s->io.store, id, chunk, (size_t)len, !s->io.nosync);
     if (rc < 0)
-        s->writable = 0;
+        s->io.writable = 0;
     return rc;
 }
 
@@ -87,20 +87,20 @@ int b2_sframe_write_chunk(b2_schunk *s, int64_t id, const uint8_t *chunk, int32_
  * kept file, or one a crashed writer left). Once per handle. */
 static int scan_ids(b2_schunk *s)
 {
-    if (s->sparse_next_id > 0)
+    if (s->io.sparse_next_id > 0)
         return B2_OK;
     int64_t top = -1, top_index, top_file;
-    for (int64_t i = 0; i < s->nchunks; i++)
+    for (int64_t i = 0; i < s->ix.nchunks; i++)
         if (frame_entry(s, i) > top)
             top = frame_entry(s, i);
     top_index = top;
-    int rc = s->store->chunks->chunk_top_id(s->store, &top_file);
+    int rc = s->io.store->chunks->chunk_top_id(s->io.store, &top_file);
     if (rc < 0)
         return rc;
     if (top_file > top)
         top = top_file;
-    s->sparse_next_id = top + 1;
-    s->sparse_marker_id = top > top_index ? top : -1;
+    s->io.sparse_next_id = top + 1;
+    s->io.sparse_marker_id = top > top_index ? top : -1;
     return B2_OK;
 }
 
@@ -109,9 +109,9 @@ int b2_sframe_new_id(b2_schunk *s, int64_t *id)
     int rc = scan_ids(s);
     if (rc < 0)
         return rc;
-    B2_FAIL_IF(s->sparse_next_id > (int64_t)UINT32_MAX, B2_ERR_DOES_NOT_FIT,
-               "chunk file ids of %s are used up", s->path);
-    *id = s->sparse_next_id++;
+    B2_FAIL_IF(s->io.sparse_next_id > (int64_t)UINT32_MAX, B2_ERR_DOES_NOT_FIT,
+               "chunk file ids of %s are used up", s->io.path);
+    *id = s->io.sparse_next_id++;
     return B2_OK;
 }
 
@@ -119,28 +119,28 @@ int b2_sframe_new_id(b2_schunk *s, int64_t *id)
  * garbage now). */
 static void drop_marker(b2_schunk *s)
 {
-    if (s->sparse_next_id > 0 && s->sparse_marker_id >= 0 &&
-        s->sparse_marker_id < s->sparse_next_id - 1) {
-        (void)s->store->chunks->chunk_remove(s->store, s->sparse_marker_id);
-        s->sparse_marker_id = -1;
+    if (s->io.sparse_next_id > 0 && s->io.sparse_marker_id >= 0 &&
+        s->io.sparse_marker_id < s->io.sparse_next_id - 1) {
+        (void)s->io.store->chunks->chunk_remove(s->io.store, s->io.sparse_marker_id);
+        s->io.sparse_marker_id = -1;
     }
 }
 
 int b2_sframe_remove_chunk(b2_schunk *s, int64_t id)
 {
     int rc = scan_ids(s);
-    if (rc >= 0 && id == s->sparse_next_id - 1)
-        s->sparse_marker_id = id; /* the highest id: keep the file */
+    if (rc >= 0 && id == s->io.sparse_next_id - 1)
+        s->io.sparse_marker_id = id; /* the highest id: keep the file */
     else if (rc >= 0)
-        rc = s->store->chunks->chunk_remove(s->store, id);
+        rc = s->io.store->chunks->chunk_remove(s->io.store, id);
     if (rc < 0)
-        s->writable = 0;
+        s->io.writable = 0;
     return rc;
 }
 
 int b2_sframe_commit(b2_schunk *s, int runlength_index)
 {
-    s->h.frame_type = FRAME_TYPE_SPARSE;
+    s->head.h.frame_type = FRAME_TYPE_SPARSE;
     int rc = b2_frame_replace_without_chunks(s, runlength_index);
     if (rc >= 0)
         drop_marker(s);
@@ -150,7 +150,7 @@ int b2_sframe_commit(b2_schunk *s, int runlength_index)
 int b2_sframe_load(b2_schunk *s)
 {
     int64_t len;
-    int rc = b2_store_sparse(s->path, 0, &s->store);
+    int rc = b2_store_sparse(s->io.path, 0, &s->io.store);
     if (rc >= 0)
         rc = b2_fio_length(s, &len);
     return rc < 0 ? rc : b2_frame_load(s, len);
