@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """ctypes binding of libb2's public chunk, frame and b2nd C API (libb2/include/b2blosc/
-b2_common.h, b2_chunk.h, b2_frame.h, b2_nd.h), for b2blosc.array and b2blosc.codecs.
+b2_common.h, b2_chunk.h, b2_frame.h, b2_nd.h, and a few calls of the *_experimental.h
+headers: b2_inspect_path, b2_nd_meta_*, b2_nd_dtype_itemsize, b2_nd_blocks_decoded),
+for b2blosc.array and b2blosc.codecs. Frame handles come from one call,
+b2_schunk_open_with (Lib.open_schunk), whose b2_open_options struct (OpenOptions) is
+checked against the library's size when it loads.
 
 The library is found once, on first use (get()), never at import:
   1. $B2_LIBB2, the path of a libb2blosc.so file, when set (it must then load:
@@ -20,7 +24,7 @@ __all__ = ["Blosc2Error", "LibraryNotFoundError", "get", "library_path"]
 
 MAX_DIM = 16            # B2_ND_MAX_DIM / B2_GEOM_MAX_DIM
 MAX_FILTERS = 6         # B2_MAX_FILTERS
-OPEN_READONLY, OPEN_WRITE = 0, 1
+OPEN_READONLY, OPEN_WRITE, OPEN_CREATE = 0, 1, 2   # B2_OPEN_* (b2_frame.h)
 STORAGE_MEMORY, STORAGE_FILE, STORAGE_SPARSE = 0, 1, 2
 ERR_NOT_FOUND = -12
 
@@ -94,6 +98,19 @@ class NDMeta(ctypes.Structure):                 # b2_nd_meta (b2_nd.h)
                 ("dtype", ctypes.c_void_p), ("dtype_len", ctypes.c_int32)]
 
 
+class OpenOptions(ctypes.Structure):            # b2_open_options (b2_frame.h)
+    """What b2_schunk_open_with is told; Lib checks at load that its size is the
+    one b2_open_options_init writes (a libb2 with another layout is refused)."""
+    _fields_ = [("size", ctypes.c_size_t), ("flags", ctypes.c_int), ("path", ctypes.c_char_p),
+                ("buffer", ctypes.c_void_p), ("buffer_len", ctypes.c_size_t),
+                ("copy_buffer", ctypes.c_int), ("io", ctypes.c_void_p),
+                ("io_user", ctypes.c_void_p), ("offset", ctypes.c_int64),
+                ("memory_limit", ctypes.c_int64), ("nthreads", ctypes.c_int),
+                ("registry", ctypes.c_void_p), ("mmap", ctypes.c_int), ("sparse", ctypes.c_int),
+                ("cparams", ctypes.POINTER(CParams)), ("checksums", ctypes.c_int),
+                ("verify", ctypes.c_int)]
+
+
 class UserMeta(ctypes.Structure):               # b2_nd_user_meta (b2_nd.h)
     _fields_ = [("name", ctypes.c_char_p), ("content", ctypes.c_void_p), ("len", ctypes.c_int32)]
 
@@ -142,9 +159,8 @@ SIGNATURES = {
     "b2_dctx_last_error": (_cp, [_vp]),
     "b2_chunk_decompress": (_int, [_vp, _vp, _sz, _vp, _sz]),
     # b2_frame.h
-    "b2_schunk_new": (_vp, [ctypes.POINTER(CParams)]),
-    "b2_schunk_open": (_int, [_cp, _int, ctypes.POINTER(_vp)]),
-    "b2_schunk_open_offset": (_int, [_cp, _i64, _int, ctypes.POINTER(_vp)]),
+    "b2_open_options_init": (None, [_vp]),   # a b2_open_options, or a larger buffer
+    "b2_schunk_open_with": (_int, [ctypes.POINTER(OpenOptions), ctypes.POINTER(_vp)]),
     "b2_schunk_append_chunk": (_i64, [_vp, _cp, _i32]),
     "b2_schunk_meta_add": (_int, [_vp, _cp, _cp, _i32]),
     "b2_schunk_free": (None, [_vp]),
@@ -171,7 +187,7 @@ SIGNATURES = {
     "b2_schunk_vlmeta_get": (_int, [_vp, _cp, _ppu8, _pi32]),
     "b2_schunk_vlmeta_add": (_int, [_vp, _cp, _cp, _i32]),
     "b2_schunk_to_buffer": (_int, [_vp, _ppu8, ctypes.POINTER(_sz)]),
-    "b2_inspect_path": (_int, [_cp]),
+    "b2_inspect_path": (_int, [_cp]),             # b2_frame_experimental.h
     # b2_nd.h
     "b2_nd_meta_decode": (_int, [_cp, _sz, ctypes.POINTER(NDMeta)]),
     "b2_nd_meta_clear": (None, [ctypes.POINTER(NDMeta)]),
@@ -258,6 +274,75 @@ class Lib:
         self._free = ctypes.CDLL(None).free
         self._free.argtypes, self._free.restype = [ctypes.c_void_p], None
         self.version = dll.b2_version().decode()
+        # b2_open_options as this library lays it out: init writes its own sizeof
+        # into .size (the first field); into a generous buffer, so that a larger
+        # struct cannot overrun ours
+        probe = ctypes.create_string_buffer(4096)
+        dll.b2_open_options_init(probe)
+        size = ctypes.c_size_t.from_buffer(probe).value
+        if size != ctypes.sizeof(OpenOptions):
+            raise LibraryNotFoundError(
+                "%s is not a usable libb2: its b2_open_options is %d bytes, this binding's "
+                "(b2blosc/_libb2.py, OpenOptions) %d: the struct changed"
+                % (path, size, ctypes.sizeof(OpenOptions)))
+
+    def open_options(self, path=None, buffer=None, flags=OPEN_READONLY, copy_buffer=False,
+                     offset=0, memory_limit=0, nthreads=0, mmap=False, sparse=False,
+                     cparams=None, checksums=0, verify=False):
+        """(b2_open_options, keep): the library's defaults (b2_open_options_init)
+        with the given fields set. path: str, bytes or os.PathLike; buffer: a frame
+        in memory (bytes-like; an empty one still names the memory source);
+        cparams: a CParams (B2_OPEN_CREATE). keep holds what the struct points
+        to: keep it as long as the struct (and a borrowed buffer as long as the
+        handle)."""
+        o = OpenOptions()
+        self.dll.b2_open_options_init(ctypes.byref(o))
+        keep = []
+        o.flags = flags
+        if path is not None:
+            o.path = os.fsencode(path)
+            keep.append(o.path)
+        if buffer is not None:
+            if isinstance(buffer, bytes):
+                ref = ctypes.c_char_p(buffer)   # never NULL, not even for b""
+                n = len(buffer)
+            else:
+                view = memoryview(buffer).cast("B")
+                n = view.nbytes
+                if view.readonly:
+                    data = view.tobytes()
+                    ref = ctypes.c_char_p(data)
+                    keep.append(data)
+                else:
+                    ref = (ctypes.c_char * max(1, n)).from_buffer(view) if n else \
+                        ctypes.c_char_p(b"")
+                    keep.append(view)
+            keep.append(ref)
+            o.buffer = ctypes.cast(ref, ctypes.c_void_p)
+            o.buffer_len = n
+            o.copy_buffer = int(bool(copy_buffer))
+        o.offset, o.memory_limit, o.nthreads = offset, memory_limit, nthreads
+        o.mmap, o.sparse = int(bool(mmap)), int(bool(sparse))
+        if cparams is not None:
+            o.cparams = ctypes.pointer(cparams)
+            keep.append(cparams)
+        o.checksums, o.verify = checksums, int(bool(verify))
+        return o, keep
+
+    def open_schunk(self, **options):
+        """b2_schunk_open_with with open_options(**options): (rc, handle), handle a
+        c_void_p (NULL when rc < 0). The one way this package gets a frame handle:
+        flags=OPEN_CREATE (cparams=..., path=... and sparse=True for a file or a
+        sparse-frame directory, none for memory), or path= (offset=) or buffer=
+        (copy_buffer=) with OPEN_READONLY / OPEN_WRITE. The caller frees the handle
+        (b2_schunk_free); a borrowed buffer (copy_buffer False) must outlive it:
+        the handle object holds a reference to it (handle._keep)."""
+        o, keep = self.open_options(**options)
+        s = ctypes.c_void_p()
+        rc = self.dll.b2_schunk_open_with(ctypes.byref(o), ctypes.byref(s))
+        if rc >= 0 and _borrowed(options):
+            s._keep = keep
+        return rc, s
 
     def error(self, rc, what, handle_msg=None):
         """Blosc2Error for code rc: the calling thread's detailed message when it
@@ -287,6 +372,11 @@ class Lib:
     def free(self, ptr):
         if ptr:
             self._free(ptr)
+
+
+def _borrowed(options):
+    """Whether open options name a buffer the handle reads in place."""
+    return options.get("buffer") is not None and not options.get("copy_buffer")
 
 
 _lib = None

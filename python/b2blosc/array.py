@@ -546,9 +546,9 @@ class B2ndArray(_ArrayBase):
         cp = _libb2.CParams()
         ctypes.memmove(ctypes.byref(cp), d.b2_schunk_cparams(s), ctypes.sizeof(cp))
         cp.registry = None
-        one = d.b2_schunk_new(ctypes.byref(cp))
-        if not one:
-            raise lib.error(d.b2_last_error_code() or -6, "making a one-chunk frame")
+        rc, one = lib.open_schunk(flags=_libb2.OPEN_CREATE, cparams=cp)
+        if rc < 0:
+            raise lib.error(rc, "making a one-chunk frame")
         try:
             lib.check(d.b2_schunk_meta_add(one, b"b2nd", meta, len(meta)), "adding the b2nd metalayer")
             lib.check(d.b2_schunk_append_chunk(one, chunk, len(chunk)), "appending chunk %d" % i)
@@ -818,9 +818,10 @@ def _python_kind(d, s):
 
 def _frame_kind(path, offset=0):
     """_python_kind of the frame at offset in path; None when it does not open."""
-    d = _lib().dll
-    s = ctypes.c_void_p()
-    if d.b2_schunk_open_offset(os.fsencode(path), offset, _libb2.OPEN_READONLY, ctypes.byref(s)) < 0:
+    lib = _lib()
+    d = lib.dll
+    rc, s = lib.open_schunk(path=path, offset=offset, flags=_libb2.OPEN_READONLY)
+    if rc < 0:
         return None
     try:
         return _python_kind(d, s)
@@ -952,8 +953,7 @@ def open(path, mode="r"):  # noqa: A001  (b2blosc.open, like numpy.load / h5py.F
         raise _refuse(path, kind)
     lib = _lib()
     d = lib.dll
-    s = ctypes.c_void_p()
-    rc = d.b2_schunk_open(os.fsencode(path), flags, ctypes.byref(s))
+    rc, s = lib.open_schunk(path=path, flags=flags)
     if rc < 0:
         err = lib.error(rc, "opening %s" % path)
         # a lone chunk (blosc2.compress2's output) fails as a frame: name it
@@ -1189,8 +1189,8 @@ def save(array, path, chunks=None, blocks=None, cname="lz4", clevel=5, filters=S
     if not contiguous:   # a new directory: nothing old to keep intact
         _write_array(lib, p, arr, vl, _libb2.STORAGE_SPARSE, path, path)
         return open(path)
-    # libb2's file create truncates the target and then writes in place
-    # (b2_schunk_create_file's documented behaviour), so a crash would lose the
+    # libb2's file create (b2_schunk_open_with, B2_OPEN_CREATE with a path)
+    # truncates the target and then writes in place, so a crash would lose the
     # old file. The frame is written whole under a temporary name in the same
     # directory, synced, and renamed over path: the commit point.
     tmp = _temp_path(path)

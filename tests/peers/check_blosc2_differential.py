@@ -109,9 +109,8 @@ class Ours:
     def frame(self, p, data, chunksize):
         """A contiguous frame of data cut into chunks of chunksize bytes."""
         c = self.cparams(p)
-        s = self.dll.b2_schunk_new(ctypes.byref(c))
-        if not s:
-            raise RuntimeError("b2_schunk_new failed")
+        rc, s = self.lib.open_schunk(flags=_libb2.OPEN_CREATE, cparams=c)
+        self.lib.check(rc, "creating a frame in memory")
         try:
             for off in range(0, len(data), chunksize):
                 piece = data[off:off + chunksize]

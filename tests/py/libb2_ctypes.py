@@ -19,6 +19,7 @@ FILTERS = {"none": 0, "shuffle": 1, "bitshuffle": 2, "delta": 3}
 SPECIAL_ZEROS, SPECIAL_NAN = 1, 2
 FILL_ZEROS, FILL_NANS = 0, 2
 STORAGE_MEMORY = 0
+OPEN_READONLY, OPEN_WRITE, OPEN_CREATE = 0, 1, 2   # B2_OPEN_* (b2_frame.h)
 
 
 class BlockGeometry(ctypes.Structure):
@@ -32,6 +33,17 @@ class CParams(ctypes.Structure):
                 ("nthreads", ctypes.c_int), ("use_dict", ctypes.c_int),
                 ("codec_meta", ctypes.c_uint8), ("geometry", BlockGeometry),
                 ("registry", ctypes.c_void_p)]
+
+
+class OpenOptions(ctypes.Structure):   # b2_open_options (b2_frame.h), size checked at load
+    _fields_ = [("size", ctypes.c_size_t), ("flags", ctypes.c_int), ("path", ctypes.c_char_p),
+                ("buffer", ctypes.c_void_p), ("buffer_len", ctypes.c_size_t),
+                ("copy_buffer", ctypes.c_int), ("io", ctypes.c_void_p),
+                ("io_user", ctypes.c_void_p), ("offset", ctypes.c_int64),
+                ("memory_limit", ctypes.c_int64), ("nthreads", ctypes.c_int),
+                ("registry", ctypes.c_void_p), ("mmap", ctypes.c_int), ("sparse", ctypes.c_int),
+                ("cparams", ctypes.POINTER(CParams)), ("checksums", ctypes.c_int),
+                ("verify", ctypes.c_int)]
 
 
 class UserMeta(ctypes.Structure):
@@ -64,7 +76,8 @@ class Lib:
         sigs = {
             "b2_cparams_init": (None, [ctypes.POINTER(CParams)]),
             "b2_strerror": (ctypes.c_char_p, [ctypes.c_int]),
-            "b2_schunk_new": (vp, [ctypes.POINTER(CParams)]),
+            "b2_open_options_init": (None, [vp]),
+            "b2_schunk_open_with": (ctypes.c_int, [ctypes.POINTER(OpenOptions), ctypes.POINTER(vp)]),
             "b2_schunk_free": (None, [vp]),
             "b2_schunk_append_buffer": (i64, [vp, ctypes.c_char_p, i32]),
             "b2_schunk_fill_special": (i64, [vp, i64, ctypes.c_int, i32]),
@@ -100,6 +113,41 @@ class Lib:
         # free() of the process: the sanitizer's when preloaded, like the library's malloc
         self.free = ctypes.CDLL(None).free
         self.free.argtypes, self.free.restype = [ctypes.c_void_p], None
+        # the library's b2_open_options must be OpenOptions: init writes its sizeof
+        # into .size (into a generous buffer, so a larger struct cannot overrun)
+        probe = ctypes.create_string_buffer(4096)
+        dll.b2_open_options_init(probe)
+        size = ctypes.c_size_t.from_buffer(probe).value
+        if size != ctypes.sizeof(OpenOptions):
+            raise B2Error("%s: b2_open_options is %d bytes, libb2_ctypes.OpenOptions %d: "
+                          "update the struct" % (path, size, ctypes.sizeof(OpenOptions)))
+
+    def open_schunk(self, path=None, buffer=None, flags=OPEN_READONLY, copy_buffer=False,
+                    offset=0, memory_limit=0, cparams=None, sparse=False, checksums=0,
+                    verify=False):
+        """b2_schunk_open_with on the defaults (b2_open_options_init) with these
+        fields set: (rc, handle). flags=OPEN_CREATE with cparams (and path, sparse)
+        creates; path or buffer (bytes; copy_buffer=True copies it, writable)
+        opens. A borrowed buffer must outlive the handle (handle._keep holds it)."""
+        o = OpenOptions()
+        self.dll.b2_open_options_init(ctypes.byref(o))
+        o.flags = flags
+        if path is not None:
+            o.path = os.fsencode(path)
+        ref = None
+        if buffer is not None:
+            ref = ctypes.c_char_p(bytes(buffer))   # never NULL, not even for b""
+            o.buffer, o.buffer_len = ctypes.cast(ref, ctypes.c_void_p), len(buffer)
+            o.copy_buffer = int(bool(copy_buffer))
+        o.offset, o.memory_limit, o.sparse = offset, memory_limit, int(bool(sparse))
+        if cparams is not None:
+            o.cparams = ctypes.pointer(cparams)
+        o.checksums, o.verify = checksums, int(bool(verify))
+        s = ctypes.c_void_p()
+        rc = self.dll.b2_schunk_open_with(ctypes.byref(o), ctypes.byref(s))
+        if rc >= 0 and ref is not None and not copy_buffer:
+            s._keep = ref
+        return rc, s
 
     def check(self, rc, what):
         if rc < 0:
@@ -126,9 +174,8 @@ class Lib:
         """Contiguous frame of a new super-chunk: metalayers first (name, bytes),
         then special (kind, nitems, chunksize) if given, then the chunks (bytes)
         compressed with cparams, then the vlmetalayers."""
-        s = self.dll.b2_schunk_new(ctypes.byref(cparams))
-        if not s:
-            raise B2Error("b2_schunk_new failed")
+        rc, s = self.open_schunk(flags=OPEN_CREATE, cparams=cparams)
+        self.check(rc, "b2_schunk_open_with (create)")
         try:
             for name, content in meta:
                 self.check(self.dll.b2_schunk_meta_add(s, name.encode(), content, len(content)), "meta_add")

@@ -64,16 +64,13 @@ def check_compact(path, tag, expect_dead=None, expect_compact=False):
 def main():
     lib = libb2_ctypes.load()
     d = lib.dll
-    d.b2_schunk_create_file.restype = ctypes.c_int
-    d.b2_schunk_create_file.argtypes = [ctypes.c_char_p, ctypes.POINTER(libb2_ctypes.CParams),
-                                        ctypes.POINTER(ctypes.c_void_p)]
     tmp = tempfile.mkdtemp(prefix="b2compact_")
     try:
         # a frame file grown by appends: every commit leaves index + trailer behind
         path = os.path.join(tmp, "grown.b2frame")
-        s = ctypes.c_void_p()
         p = lib.cparams(codec="lz4", typesize=4)
-        lib.check(d.b2_schunk_create_file(path.encode(), ctypes.byref(p), ctypes.byref(s)), "create")
+        rc, s = lib.open_schunk(flags=libb2_ctypes.OPEN_CREATE, path=path, cparams=p)
+        lib.check(rc, "create")
         for k in range(6):
             buf = bytes((i * 7 + k) & 0xFF for i in range(4096 * (k + 1)))
             lib.check(d.b2_schunk_append_buffer(s, buf, len(buf)), "append")

@@ -50,7 +50,6 @@ for path, line in want.items():
 # a writer that ignores checksums replaces chunk 1: its entry is stale, the others match
 lib = libb2_ctypes.load()
 d = lib.dll
-d.b2_schunk_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p)]
 d.b2_schunk_set_checksums.argtypes = [ctypes.c_void_p, ctypes.c_int]
 d.b2_schunk_update_chunk.restype = ctypes.c_int64
 d.b2_schunk_update_chunk.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p, ctypes.c_int32]
@@ -60,8 +59,8 @@ with open(part, "wb") as f:
 newchunk = os.path.join(t, "new.b2chunk")
 r = run(["compress", "--codec", "zstd", "--typesize", "4", part, newchunk])
 blob = open(newchunk, "rb").read()
-s = ctypes.c_void_p()
-lib.check(d.b2_schunk_open(ck.encode(), 1, ctypes.byref(s)), "open")
+rc, s = lib.open_schunk(path=ck, flags=libb2_ctypes.OPEN_WRITE)
+lib.check(rc, "open")
 lib.check(d.b2_schunk_set_checksums(s, 3), "checksums IGNORE")
 c.ok(d.b2_schunk_update_chunk(s, 1, blob, len(blob)) >= 0, "update chunk 1")
 d.b2_schunk_free(s)

@@ -39,9 +39,6 @@ B2_ERR_CHECKSUM, B2_CHECKSUM_OK = -20, 0
 
 LIB = libb2_ctypes.load()
 _d = LIB.dll
-_d.b2_schunk_open_buffer.restype = ctypes.c_int
-_d.b2_schunk_open_buffer.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int,
-                                     ctypes.POINTER(ctypes.c_void_p)]
 _d.b2_schunk_checksum_state.restype = ctypes.c_int
 _d.b2_schunk_checksum_state.argtypes = [ctypes.c_void_p, ctypes.c_int64]
 _d.b2_schunk_has_checksums.restype = ctypes.c_int
@@ -53,8 +50,8 @@ _d.b2_schunk_decompress_chunk.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctype
 
 def frame_call(frame, fn):
     """fn(handle) on the frame opened read-only (no verification), or None."""
-    s = ctypes.c_void_p()
-    if _d.b2_schunk_open_buffer(frame, len(frame), 1, ctypes.byref(s)) < 0:
+    rc, s = LIB.open_schunk(buffer=frame, copy_buffer=True, flags=libb2_ctypes.OPEN_WRITE)
+    if rc < 0:
         return None
     try:
         return fn(s)

@@ -24,6 +24,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import b2test  # noqa: E402
 import h5plugin_common as hc  # noqa: E402
+import libb2_ctypes  # noqa: E402
 
 SEED = 20261124
 THREADS = (1, 2)
@@ -262,8 +263,6 @@ class Plain:
         self.lib = lib
         d = lib.dll
         vp, sz = ctypes.c_void_p, ctypes.c_size_t
-        d.b2_schunk_open_buffer.argtypes = [ctypes.c_char_p, sz, ctypes.c_int, ctypes.POINTER(vp)]
-        d.b2_schunk_open_buffer.restype = ctypes.c_int
         d.b2_schunk_nchunks.argtypes, d.b2_schunk_nchunks.restype = [vp], ctypes.c_int64
         d.b2_schunk_chunk_nbytes.argtypes = [vp, ctypes.c_int64]
         d.b2_schunk_chunk_nbytes.restype = ctypes.c_int
@@ -273,8 +272,8 @@ class Plain:
     def chunk0(self, frame):
         """Decoded bytes of the frame's only chunk."""
         d = self.lib.dll
-        s = ctypes.c_void_p()
-        self.lib.check(d.b2_schunk_open_buffer(frame, len(frame), 1, ctypes.byref(s)), "open")
+        rc, s = self.lib.open_schunk(buffer=frame, copy_buffer=True, flags=libb2_ctypes.OPEN_WRITE)
+        self.lib.check(rc, "open")
         try:
             if d.b2_schunk_nchunks(s) != 1:
                 raise ValueError("frame holds %d chunks" % d.b2_schunk_nchunks(s))
@@ -306,7 +305,6 @@ def load_plain():
     path = os.path.join(bd, "libb2", "libb2blosc.so")
     if not os.path.isfile(path):
         return None, "%s not built" % path
-    import libb2_ctypes
     if libb2_ctypes.sanitized(bd) and "libasan" not in os.environ.get("LD_PRELOAD", ""):
         return None, "sanitizer build without the runtimes preloaded"
     try:

@@ -131,7 +131,11 @@ int main(void)
     static double x[10000];
     for (int i = 0; i < 10000; i++) x[i] = i * 0.5;
     size_t mine = b2_chunk_compress_bound(sizeof x); /* the interposer's 0 */
-    b2_schunk *s = b2_schunk_new(NULL);
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.flags = B2_OPEN_CREATE; /* no source: a new frame in memory, default cparams */
+    b2_schunk *s = NULL;
+    if (b2_schunk_open_with(&o, &s) < 0) s = NULL;
     int64_t r = s ? b2_schunk_append_buffer(s, x, (int32_t)sizeof x) : -1;
     int64_t n = s ? b2_schunk_nchunks(s) : -1;
     b2_schunk_free(s);

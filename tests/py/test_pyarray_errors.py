@@ -10,7 +10,11 @@
     IndexError / TypeError naming what was wrong;
   * the library: importing b2blosc.array loads neither numpy nor libb2, and a
     missing or unloadable library raises LibraryNotFoundError (an OSError)
-    naming the paths tried."""
+    naming the paths tried, as does one whose b2_open_options differs from the
+    binding's OpenOptions;
+  * _libb2's one way to a frame handle (Lib.open_schunk over b2_schunk_open_with):
+    a path, an offset, a borrowed or copied buffer, a new frame, and the errors
+    of an empty buffer and of no source."""
 import os
 import subprocess
 import sys
@@ -187,6 +191,11 @@ import os, sys, types, json
 pkg = types.ModuleType("b2blosc"); pkg.__path__ = [sys.argv[1]]; sys.modules["b2blosc"] = pkg
 import b2blosc.array as ba
 out = {"numpy_at_import": "numpy" in sys.modules, "lib_at_import": ba._libb2._lib is not None}
+if sys.argv[3:] == ["other_options"]:  # a binding whose b2_open_options has one field more
+    import ctypes
+    L = ba._libb2
+    L.OpenOptions = type("OpenOptions", (ctypes.Structure,),
+                         {"_fields_": L.OpenOptions._fields_ + [("later", ctypes.c_int64)]})
 try:
     ba.open(sys.argv[2])
     out["error"] = None
@@ -199,11 +208,11 @@ print(json.dumps(out))
 
 
 def library_loading(tmp, vector):
-    def child(env_lib):
+    def child(env_lib, *extra):
         env = b2test.clean_env(drop=("B2_LIBB2",))
         if env_lib is not None:
             env["B2_LIBB2"] = env_lib
-        p = subprocess.run([sys.executable, "-c", CHILD, pc.PKG_DIR, vector], env=env,
+        p = subprocess.run([sys.executable, "-c", CHILD, pc.PKG_DIR, vector] + list(extra), env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
         import json
         try:
@@ -215,6 +224,9 @@ def library_loading(tmp, vector):
     r = child(pc.package_library())
     check(r.get("numpy_at_import") is False and r.get("lib_at_import") is False and r.get("error") is None,
           "import b2blosc.array loads neither numpy nor libb2; open works: %s" % r)
+    r = child(pc.package_library(), "other_options")
+    check(r.get("error") == "LibraryNotFoundError" and "b2_open_options" in r.get("message", ""),
+          "a b2_open_options of another size than OpenOptions refuses the library: %s" % r)
     missing = os.path.join(tmp, "nowhere", "libb2blosc.so")
     r = child(missing)
     check(r.get("error") == "LibraryNotFoundError" and r.get("oserror") and missing in r.get("message", ""),
@@ -232,6 +244,64 @@ def library_loading(tmp, vector):
               "no B2_LIBB2 and no library in the package: %s" % r)
 
 
+def open_options(tmp, frame_path):
+    """Lib.open_schunk: the keyword options reach b2_schunk_open_with."""
+    import ctypes
+    L = ba._libb2
+    lib = L.get()
+    d = lib.dll
+    probe = ctypes.create_string_buffer(4096)
+    d.b2_open_options_init(probe)
+    check(ctypes.c_size_t.from_buffer(probe).value == ctypes.sizeof(L.OpenOptions),
+          "OpenOptions is the library's b2_open_options size")
+    o, _keep = lib.open_options()
+    check(o.size == ctypes.sizeof(L.OpenOptions) and o.flags == L.OPEN_READONLY and not o.path
+          and not o.buffer and not o.cparams, "open_options() holds the library's defaults")
+
+    def nchunks(**kw):
+        rc, s = lib.open_schunk(**kw)
+        if rc < 0:
+            return rc
+        try:
+            return d.b2_schunk_nchunks(s)
+        finally:
+            d.b2_schunk_free(s)
+
+    raw = open(frame_path, "rb").read()
+    want = nchunks(path=frame_path)
+    check(want > 0, "open_schunk(path=...): %d chunks" % want)
+    check(nchunks(path=os.fsencode(frame_path)) == want, "open_schunk(path=bytes)")
+    check(nchunks(buffer=raw) == want, "open_schunk(buffer=...) borrowed")
+    check(nchunks(buffer=bytearray(raw), copy_buffer=True, flags=L.OPEN_WRITE) == want,
+          "open_schunk(buffer=bytearray, copy_buffer=True, OPEN_WRITE)")
+    check(nchunks(buffer=memoryview(raw)) == want, "open_schunk(buffer=memoryview)")
+    rc, s = lib.open_schunk(buffer=raw)
+    check(rc == 0 and getattr(s, "_keep", None), "a borrowed buffer is held by the handle")
+    d.b2_schunk_free(s)
+    inside = os.path.join(tmp, "inside.bin")
+    with open(inside, "wb") as f:
+        f.write(b"\0" * 100 + raw)
+    check(nchunks(path=inside, offset=100) == want, "open_schunk(path=..., offset=100)")
+    check(nchunks(buffer=b"") == -2, "an empty buffer is a memory source too short for a frame "
+          "(B2_ERR_TRUNCATED): %d" % nchunks(buffer=b""))
+    check(nchunks() == -1, "no source, not creating: B2_ERR_INVALID_PARAM")
+    check(nchunks(path=os.path.join(tmp, "nowhere.b2frame")) == L.ERR_NOT_FOUND, "a missing path")
+    cp = L.CParams()
+    d.b2_cparams_init(ctypes.byref(cp))
+    cp.typesize = 8
+    check(nchunks(flags=L.OPEN_CREATE, cparams=cp) == 0, "open_schunk(OPEN_CREATE) in memory")
+    made = os.path.join(tmp, "made.b2frame")
+    rc, s = lib.open_schunk(flags=L.OPEN_CREATE, path=made, cparams=cp)
+    check(rc == 0 and d.b2_schunk_typesize(s) == 8 and os.path.isfile(made),
+          "open_schunk(OPEN_CREATE, path=...): a frame file with the cparams' typesize")
+    d.b2_schunk_free(s)
+    sparse = os.path.join(tmp, "made.b2frames")
+    rc, s = lib.open_schunk(flags=L.OPEN_CREATE, path=sparse, sparse=True)
+    check(rc == 0 and os.path.isdir(sparse) and d.b2_schunk_storage(s) == L.STORAGE_SPARSE,
+          "open_schunk(OPEN_CREATE, path=..., sparse=True): a sparse-frame directory")
+    d.b2_schunk_free(s)
+
+
 def main():
     d, m = pc.manifest()
     tmp = b2test.scratch_dir("b2pyarray_err_")
@@ -244,6 +314,7 @@ def main():
     bad_paths(tmp)
     bad_arguments(tmp)
     library_loading(tmp, os.path.join(d, "b2nd", "a01_ndim2.b2nd"))
+    open_options(tmp, os.path.join(d, "frames", "f13_metalayers.b2frame"))
     print("%d truncated files; %d checks, %d failed" % (n, check.count, len(check.failures)))
     return 1 if check.failures else 0
 
