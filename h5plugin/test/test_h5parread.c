@@ -24,6 +24,7 @@
 #include "b2_frame.h"
 #include "b2_h5filter.h"
 #include "check.h"
+#include "frame_open.h"
 #include "h5read_int.h"
 
 #ifdef B2_ERROR_FUNCS /* the debug build ends messages with "(function)" */
@@ -168,7 +169,7 @@ static uint8_t *plain_frame(const void *src, int32_t nbytes, int32_t ts, size_t 
     cp.typesize = ts;
     cp.codec = B2_CODEC_LZ4;
     cp.clevel = 5;
-    b2_schunk *s = b2_schunk_new(&cp);
+    b2_schunk *s = t_new(&cp);
     uint8_t *out = NULL;
     *len = 0;
     if (s && b2_schunk_append_buffer(s, src, nbytes) == 1)

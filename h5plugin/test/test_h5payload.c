@@ -15,6 +15,8 @@
 #include "h5params.h"
 #include "sha256.h"
 #include "check.h"
+#include "frame_open.h"
+#include "b2_chunk_experimental.h"
 
 static void *m_alloc(size_t n, void *ud) { (void)ud; return malloc(n ? n : 1); }
 static void m_release(void *p, void *ud) { (void)ud; free(p); }
@@ -159,7 +161,7 @@ static void check_against_schunk_api(const b2_h5_params *p, const uint8_t *src, 
     b2_cparams cp;
     reference_cparams(p, &cp);
     cp.blocksize = p->blocksize > nbytes ? (int32_t)nbytes : (int32_t)p->blocksize;
-    b2_schunk *s = b2_schunk_new(&cp);
+    b2_schunk *s = t_new(&cp);
     uint8_t *old = NULL;
     size_t olen = 0;
     int rc = s ? (int)b2_schunk_append_buffer(s, src, (int32_t)nbytes) : B2_ERR_NOMEM;

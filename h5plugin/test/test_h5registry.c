@@ -12,6 +12,9 @@
 #include "b2_nd.h"
 #include "h5params.h"
 #include "check.h"
+#include "frame_open.h"
+#include "b2_frame_experimental.h"
+#include "b2_plugin_experimental.h"
 
 static void *m_alloc(size_t n, void *ud) { (void)ud; return malloc(n ? n : 1); }
 static void m_release(void *p, void *ud) { (void)ud; free(p); }
@@ -83,7 +86,7 @@ static int roundtrip(const unsigned *v, size_t nv, int b2nd, const uint8_t *src,
     const uint8_t *chunk;
     int32_t cb;
     b2_chunk_info ci;
-    ok = ok && b2_schunk_open_buffer(frame, flen, 0, &s) == B2_OK &&
+    ok = ok && t_open_buffer(frame, flen, 0, &s) == B2_OK &&
          b2_schunk_chunk_view(s, 0, &chunk, &cb) == B2_OK &&
          b2_chunk_get_info(chunk, (size_t)cb, &ci) == B2_OK && ci.compcode == 200 &&
          ci.codec_format == 6 && !ci.memcpyed && decoded > before;
@@ -120,7 +123,7 @@ int main(void)
     cp.typesize = 4;
     cp.filters[4] = 201;
     cp.filters_meta[4] = 0x33;
-    b2_schunk *s = b2_schunk_new(&cp);
+    b2_schunk *s = t_new(&cp);
     uint8_t *frame = NULL;
     size_t flen = 0;
     CHECK(s && b2_schunk_append_buffer(s, src, N * 4) == 1 &&
@@ -143,7 +146,7 @@ int main(void)
     cp.codec = 250;
     cp.filters[4] = 0;
     cp.registry = r;
-    s = b2_schunk_new(&cp);
+    s = t_new(&cp);
     CHECK(s && b2_schunk_append_buffer(s, src, N * 4) == 1 &&
               b2_schunk_to_buffer(s, &frame, &flen) == B2_OK,
           "frame with codec 250");

@@ -18,6 +18,7 @@
 #include "b2_h5filter.h"
 #include "b2_nd.h"
 #include "check.h"
+#include "frame_open.h"
 #include "h5params.h"
 #include "h5read_int.h"
 
@@ -292,7 +293,7 @@ static void frame_info(hid_t ds, int rank, uint8_t *filters, int32_t *bshape, in
     memset(filters, 0xff, 6);
     if (H5Dread_chunk(ds, H5P_DEFAULT, off, &mask, raw) >= 0 && mask == 0) {
         b2_schunk *sc = NULL;
-        if (b2_schunk_open_buffer(raw, sz, 0, &sc) >= 0) {
+        if (t_open_buffer(raw, sz, 0, &sc) >= 0) {
             memcpy(filters, b2_schunk_cparams(sc)->filters, 6);
             *blocksize = b2_schunk_cparams(sc)->blocksize;
             b2_schunk_free(sc);
@@ -534,7 +535,7 @@ static int chunk_sums(hid_t ds)
     b2_schunk *sc = NULL;
     int res = -1;
     if (sz && H5Dread_chunk(ds, H5P_DEFAULT, off, &mask, raw) >= 0 && mask == 0 &&
-        b2_schunk_open_buffer(raw, sz, 0, &sc) >= 0) {
+        t_open_buffer(raw, sz, 0, &sc) >= 0) {
         int st = b2_schunk_checksum_state(sc, 0);
         res = !b2_schunk_has_checksums(sc) ? 0 : st == B2_CHECKSUM_OK ? 1 : -1;
         b2_schunk_free(sc);

@@ -32,6 +32,7 @@
 #include "harness.h"
 #include "scratch.h"
 #include "workload.h"
+#include "frame_open.h"
 
 /* The operations tried: each made from the base state (make_op). */
 static const int op_kinds[] = {WL_APPEND, WL_INSERT, WL_UPDATE, WL_UPDATE_ZEROS, WL_DELETE,
@@ -193,7 +194,7 @@ static void run_method(const method *m, const char *base_path, const wl_state *b
                 break;
             }
             b2_schunk *s;
-            if (b2_schunk_open(work, B2_OPEN_WRITE, &s) < 0) {
+            if (t_open(work, B2_OPEN_WRITE, &s) < 0) {
                 CHECK(0, "%s: open: %s", what, b2_last_error_message());
                 break;
             }
@@ -230,7 +231,7 @@ static void run_method(const method *m, const char *base_path, const wl_state *b
             t->verified += v == 0;
             /* room again: the operation works on the reopened frame */
             m->unlimit();
-            rc = b2_schunk_open(work, B2_OPEN_WRITE, &s);
+            rc = t_open(work, B2_OPEN_WRITE, &s);
             if (rc >= 0) {
                 rc = wl_exec(s, &op);
                 CHECK(rc >= 0, "%s: retry with room: %s", what, b2_schunk_last_error(s));

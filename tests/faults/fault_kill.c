@@ -29,6 +29,7 @@
 #include "frame_internal.h"
 #include "scratch.h"
 #include "workload.h"
+#include "frame_open.h"
 
 /* The child: open, then operate from state st (after operation j) until killed. */
 static void writer(const char *path, int ack, const wl_profile *p, uint64_t seed, int64_t j,
@@ -39,7 +40,7 @@ static void writer(const char *path, int ack, const wl_profile *p, uint64_t seed
     char what[160];
     for (int64_t done = 0;; done++) {
         if (!s) { /* reopened now and then: opening is killed too */
-            if (b2_schunk_open(path, B2_OPEN_WRITE, &s) < 0) {
+            if (t_open(path, B2_OPEN_WRITE, &s) < 0) {
                 fprintf(stderr, "writer: open %s: %s\n", path, b2_last_error_message());
                 _exit(3);
             }
@@ -91,7 +92,7 @@ static void look(const char *path, int sparse, seen *last, traces *t)
                             st.st_mtim.tv_sec != last->tmp.st_mtim.tv_sec);
     last->tmp = st;
     b2_schunk *s;
-    if (b2_schunk_open(path, B2_OPEN_READONLY, &s) < 0)
+    if (t_open(path, B2_OPEN_READONLY, &s) < 0)
         return;
     if (!sparse) {
         t->tail += stat(path, &st) == 0 && st.st_size > b2_schunk_frame_len(s);

@@ -29,6 +29,7 @@
 #include "harness.h"
 #include "scratch.h"
 #include "workload.h"
+#include "frame_open.h"
 
 /* Shared with the writer: the last operation it completed, and its end. */
 typedef struct shared {
@@ -52,7 +53,7 @@ static void writer(const char *path, const wl_profile *p, uint64_t seed, shared 
         int64_t ahead = start + j * us / APPEND_OPS - fu_now_us();
         if (paced && ahead > 0)
             usleep((useconds_t)ahead);
-        if (!s && b2_schunk_open(path, B2_OPEN_WRITE, &s) < 0) {
+        if (!s && t_open(path, B2_OPEN_WRITE, &s) < 0) {
             fprintf(stderr, "writer: open: %s\n", b2_last_error_message());
             _exit(3);
         }
@@ -188,7 +189,7 @@ static void run(const char *path, int sparse, const wl_profile *p, const char *p
             b2_schunk_free(held);
             held = NULL;
         }
-        if (b2_schunk_open(path, B2_OPEN_READONLY, &s) < 0) {
+        if (t_open(path, B2_OPEN_READONLY, &s) < 0) {
             CHECK(0, "%s %s: open while writing: %s", kind, pname, b2_last_error_message());
             break;
         }

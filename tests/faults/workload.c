@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "workload.h"
+#include "frame_open.h"
 
 const char *const wl_kind_names[WL_NKINDS] = {
     "append", "append zeros", "insert", "update", "update to zeros", "delete",
@@ -264,7 +265,7 @@ int wl_create(const char *path, int sparse, b2_schunk **out)
     b2_cparams cp;
     b2_cparams_init(&cp);
     cp.typesize = 4;
-    int rc = sparse ? b2_schunk_create_sframe(path, &cp, out) : b2_schunk_create_file(path, &cp, out);
+    int rc = sparse ? t_create_sparse(path, &cp, out) : t_create(path, &cp, out);
     if (rc < 0)
         return rc;
     uint8_t m[WL_META_LEN];
@@ -355,7 +356,7 @@ int wl_observe(b2_schunk *s, wl_state *st, char *msg, size_t cap)
 int wl_observe_path(const char *path, wl_state *st, char *msg, size_t cap)
 {
     b2_schunk *s;
-    int rc = b2_schunk_open(path, B2_OPEN_READONLY, &s);
+    int rc = t_open(path, B2_OPEN_READONLY, &s);
     if (rc < 0) {
         snprintf(msg, cap, "open: %s", b2_last_error_message());
         return rc;

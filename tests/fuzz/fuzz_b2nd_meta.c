@@ -10,6 +10,7 @@
 #include "b2_nd.h"
 #include "fuzz_common.h"
 #include "nd_shapes.h"
+#include "b2_nd_experimental.h"
 
 static void roundtrip(const b2_nd_meta *m)
 {
@@ -65,7 +66,7 @@ static void seed_from_array(const char *path, void *ud)
 {
     fuzz_seeds *out = ud;
     b2_schunk *s = NULL;
-    if (b2_schunk_open(path, B2_OPEN_READONLY, &s) < 0)
+    if (fuzz_open_path(path, &s) < 0)
         return;
     uint8_t *c = NULL;
     int32_t len = 0;

@@ -26,6 +26,40 @@
 static inline void *fuzz_malloc(size_t n) { return malloc(n ? n : 1); }
 static inline void *fuzz_calloc(size_t n) { return calloc(1, n ? n : 1); }
 
+/* Frame handles, the one way the library gives them (b2_schunk_open_with):
+ * a frame in memory, borrowed read-only (copy 0) or copied writable (copy 1),
+ * an empty one (data NULL, size 0) still naming the memory source; */
+static inline int fuzz_open_buffer(const void *data, size_t size, int copy, b2_schunk **out)
+{
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.buffer = (data || size) ? data : "";
+    o.buffer_len = size;
+    o.copy_buffer = copy;
+    o.flags = copy ? B2_OPEN_WRITE : B2_OPEN_READONLY;
+    return b2_schunk_open_with(&o, out);
+}
+/* a frame file or sparse-frame directory, read-only; */
+static inline int fuzz_open_path(const char *path, b2_schunk **out)
+{
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.path = path;
+    o.flags = B2_OPEN_READONLY;
+    return b2_schunk_open_with(&o, out);
+}
+/* a new, empty frame: in memory (path NULL), or a sparse frame in the directory path. */
+static inline int fuzz_create(const char *path, int sparse, const b2_cparams *cp, b2_schunk **out)
+{
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.flags = B2_OPEN_CREATE;
+    o.path = path;
+    o.sparse = sparse;
+    o.cparams = cp;
+    return b2_schunk_open_with(&o, out);
+}
+
 /* libFuzzer's entry point, also called by replay.c for regression files. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

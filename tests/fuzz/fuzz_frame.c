@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Fuzz target: a contiguous frame in memory (b2_schunk_open_buffer). Every chunk
+/* Fuzz target: a contiguous frame in memory (b2_schunk_open_with on a buffer). Every chunk
  * is looked at (sizes, special kind, view, copy) and decoded, items are read
  * across chunks, every metalayer and vlmetalayer is read. Then the frame is
  * opened again as a writable copy, changed as the input's last byte says
@@ -11,6 +11,7 @@
 #include "b2_frame.h"
 #include "fuzz_common.h"
 #include "fuzz_format.h"
+#include "b2_frame_experimental.h"
 
 static void read_all(b2_schunk *s)
 {
@@ -96,13 +97,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     int parsed = fuzz_format_parse(data, size, 0, 1);
     b2_schunk *s = NULL;
-    if (b2_schunk_open_buffer(data, size, 0, &s) < 0)
+    if (fuzz_open_buffer(data, size, 0, &s) < 0)
         return 0;
     FUZZ_CHECK(parsed == B2_OK, "a frame opens that the format module refuses");
     read_all(s);
     b2_schunk_free(s);
 
-    if (size == 0 || b2_schunk_open_buffer(data, size, 1, &s) < 0)
+    if (size == 0 || fuzz_open_buffer(data, size, 1, &s) < 0)
         return 0;
     /* with the penultimate byte's low bit, the copy keeps checksums first: every
      * chunk of the frame we write must then match its checksum */
@@ -113,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len = 0;
     if (want >= 0 && b2_schunk_to_buffer(s, &buf, &len) >= 0) {
         b2_schunk *t = NULL;
-        FUZZ_CHECK(b2_schunk_open_buffer(buf, len, 0, &t) >= 0, "a frame we wrote does not open");
+        FUZZ_CHECK(fuzz_open_buffer(buf, len, 0, &t) >= 0, "a frame we wrote does not open");
         FUZZ_CHECK(b2_schunk_nchunks(t) == want, "a frame we wrote lost chunks");
         for (int64_t i = 0; sums && b2_schunk_has_checksums(t) && i < want && i < 256; i++) {
             int st = b2_schunk_checksum_state(t, i);

@@ -2,7 +2,7 @@
 /* Fuzz target: frames read from storage. The input packs a directory: records
  * of [id u8][length u32 LE][bytes] (a length past the end takes the rest), id
  * 0xFF being chunks.b2frame and any other id the chunk file %08X.chunk. The
- * directory is opened as a sparse frame (b2_schunk_open), and chunks.b2frame on
+ * directory is opened as a sparse frame (b2_schunk_open_with), and chunks.b2frame on
  * its own as a contiguous frame file, which takes the on-disk reader (partial
  * chunk reads) instead of the in-memory one of fuzz_frame. Each opened frame:
  * every chunk decoded, b2_schunk_read_blocks of two blocks decoded with
@@ -19,6 +19,7 @@
 #include "fuzz_common.h"
 #include "fuzz_format.h"
 #include "b2_chunk_experimental.h"
+#include "b2_frame_experimental.h"
 
 #define FRAME_ID 0xFF
 
@@ -242,7 +243,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *paths[2] = {dir, frame};
     for (int k = 0; k < 2; k++) {
         b2_schunk *s = NULL;
-        if (b2_schunk_open(paths[k], B2_OPEN_READONLY, &s) < 0)
+        if (fuzz_open_path(paths[k], &s) < 0)
             continue;
         FUZZ_CHECK(parsed[k] == B2_OK, "a frame opens that the format module refuses");
         read_frame(s, sel);
@@ -337,7 +338,7 @@ static void seed_made(fuzz_seeds *out, const char *tmp, int kind)
     cp.blocksize = 512;
     if (kind == 0) {
         b2_schunk *s = NULL;
-        if (b2_schunk_create_sframe(d, &cp, &s) < 0)
+        if (fuzz_create(d, 1, &cp, &s) < 0)
             return;
         b2_schunk_meta_add(s, "fuzz", "\x93\x01\x02\x03", 4);
         b2_schunk_append_buffer(s, v, sizeof v);

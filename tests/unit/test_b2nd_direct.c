@@ -44,6 +44,7 @@
 #include "nd_model.h"
 #include "scratch.h"
 #include "b2_nd_experimental.h"
+#include "frame_open.h"
 
 /* ---- deterministic random numbers ---- */
 
@@ -739,7 +740,7 @@ static int save_and_open(b2_nd_array *a, const char *path, int sparse, b2_nd_arr
     if (sparse) {
         /* b2_nd_save's copy, without the per-chunk fsyncs (slow on some disks) */
         b2_schunk *src = b2_nd_schunk(a), *s = NULL;
-        int rc = b2_schunk_create_sframe(path, b2_schunk_cparams(src), &s);
+        int rc = t_create_sparse(path, b2_schunk_cparams(src), &s);
         if (rc < 0)
             return rc;
         b2_schunk_set_sync(s, 0);

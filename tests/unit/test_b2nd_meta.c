@@ -8,6 +8,7 @@
 #include "b2nd_internal.h"
 #include "check.h"
 #include "nd_model.h"
+#include "b2_nd_experimental.h"
 
 static const uint8_t spec_2d[53] = {
     0x97, 0x00, 0x02, 0x92, 0xD3, 0, 0, 0, 0, 0, 0, 0, 5, 0xD3, 0, 0, 0, 0, 0, 0, 0, 7,

@@ -11,6 +11,7 @@
 #include "b2_nd.h"
 #include "manifest.h"
 #include "test_rng.h"
+#include "b2_nd_experimental.h"
 
 
 static long opened, refused, read_ok, read_err, meta_ok, meta_bad;

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "nd_model.h"
 #include "test_rng.h"
+#include "frame_open.h"
 
 
 static b2_nd_params params_1d(int64_t shape, int32_t chunk, int32_t block, int32_t ts)
@@ -443,7 +444,7 @@ static void test_caterva_legacy(void)
     b2_cparams_init(&cp);
     cp.typesize = 2;
     cp.blocksize = 2 * 2 * 2;
-    b2_schunk *s = b2_schunk_new(&cp);
+    b2_schunk *s = t_new(&cp);
     CHECK(s && b2_schunk_meta_add(s, "caterva", enc, len) >= 0, "caterva metalayer");
     free(enc);
     /* 2x2 chunks of 4x4 padded items */

@@ -24,6 +24,7 @@
 #include "b2_nd.h"
 #include "manifest.h"
 #include "zlib_ref.h"
+#include "b2_nd_experimental.h"
 
 #ifdef B2_ZLIB_ENCODER_ZLIB
 enum { ZLIB_OWN_BYTES = 0 };

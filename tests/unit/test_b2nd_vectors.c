@@ -13,6 +13,7 @@
 #include "manifest.h"
 #include "nan_items.h"
 #include "check.h"
+#include "b2_nd_experimental.h"
 
 static int hexval(char c)
 {

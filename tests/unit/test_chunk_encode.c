@@ -14,6 +14,7 @@
 #include "manifest.h"
 #include "zlib_ref.h"
 #include "check.h"
+#include "b2_chunk_experimental.h"
 
 /* ---- small deterministic PRNG (xorshift64*) ---- */
 static uint64_t rng_state;

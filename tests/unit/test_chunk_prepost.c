@@ -21,6 +21,7 @@
 #include "check.h"
 #include "scratch.h"
 #include "test_rng.h"
+#include "frame_open.h"
 
 static char scratch_dir[64];
 
@@ -208,7 +209,7 @@ static void test_schunk(int nthreads)
 {
     b2_cparams p;
     cparams_for(&p, 0, nthreads, 4096);
-    b2_schunk *s = b2_schunk_new(&p);
+    b2_schunk *s = t_new(&p);
     tally *t = calloc(1, sizeof *t);
     t->fail_block = -1;
     int32_t nbytes = 40000;

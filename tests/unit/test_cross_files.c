@@ -31,6 +31,7 @@
 #include "b2_nd.h"
 #include "check.h"
 #include "scratch.h"
+#include "frame_open.h"
 
 static void put_le(uint8_t *p, uint64_t v, int n)
 {
@@ -231,7 +232,7 @@ static void write_frames(const char *dir)
     /* a contiguous frame file with metalayers, vlmetalayers and chunk checksums */
     frame_cparams(&cp, B2_CODEC_ZLIB, 8, 1);
     snprintf(path, sizeof path, "%s/file.b2frame", dir);
-    CHECK(b2_schunk_create_file(path, &cp, &s) == B2_OK, "create %s", path);
+    CHECK(t_create(path, &cp, &s) == B2_OK, "create %s", path);
     if (s) {
         b2_schunk_set_sync(s, 0);
         CHECK(b2_schunk_meta_add(s, "cross", meta_content, sizeof meta_content) >= 0, "meta");
@@ -245,7 +246,7 @@ static void write_frames(const char *dir)
     frame_cparams(&cp, B2_CODEC_BLOSCLZ, 4, 2);
     snprintf(path, sizeof path, "%s/sparse.b2frame", dir);
     s = NULL;
-    CHECK(b2_schunk_create_sframe(path, &cp, &s) == B2_OK, "create %s", path);
+    CHECK(t_create_sparse(path, &cp, &s) == B2_OK, "create %s", path);
     if (s) {
         b2_schunk_set_sync(s, 0);
         fill_frame(s, 4);
@@ -255,7 +256,7 @@ static void write_frames(const char *dir)
     }
     /* an in-memory frame serialized */
     frame_cparams(&cp, B2_CODEC_BLOSCLZ, 2, 3);
-    s = b2_schunk_new(&cp);
+    s = t_new(&cp);
     CHECK(s != NULL, "schunk_new");
     if (s) {
         fill_frame(s, 2);
@@ -275,7 +276,7 @@ static void check_frame(const char *dir, const char *name, int32_t ts, int metas
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     b2_schunk *s = NULL;
-    int rc = b2_schunk_open(path, B2_OPEN_READONLY, &s);
+    int rc = t_open(path, B2_OPEN_READONLY, &s);
     CHECK(rc == B2_OK, "open %s: %s", path, b2_strerror(rc));
     if (!s)
         return;

@@ -18,6 +18,8 @@
 #include "b2_nd.h"
 #include "check.h"
 #include "scratch.h"
+#include "frame_open.h"
+#include "b2_frame_experimental.h"
 
 static char dir[64];
 
@@ -82,11 +84,16 @@ static void sweep_frame_file(const uint8_t *full, size_t n, int nd, const char *
     char path[96];
     snprintf(path, sizeof path, "%s/cut_%s", dir, what);
     int bad = 0, cuts = 0;
+    b2_open_options file, mem;
+    b2_open_options_init(&file);
+    file.path = path;
+    b2_open_options_init(&mem);
+    mem.buffer = full;
     for (size_t c = 0; c < n; c = next_cut(c, n), cuts++) {
         write_file(path, full, c);
         b2_schunk *s = NULL;
         b2_nd_array *a = NULL;
-        int rc = nd ? b2_nd_open(path, B2_OPEN_READONLY, &a) : b2_schunk_open(path, 0, &s);
+        int rc = nd ? b2_nd_open(path, B2_OPEN_READONLY, &a) : b2_schunk_open_with(&file, &s);
         const char *m = b2_last_error_message();
         if (rc >= 0 || !has(m, "truncated") || count(m, path) != 1) {
             if (bad++ < 5)
@@ -96,7 +103,8 @@ static void sweep_frame_file(const uint8_t *full, size_t n, int nd, const char *
         (void)(nd ? b2_nd_free(a) : b2_schunk_free(s));
         if (c == 0)
             continue; /* an empty buffer is a parameter error in memory */
-        rc = nd ? b2_nd_open_buffer(full, c, 0, &a) : b2_schunk_open_buffer(full, c, 0, &s);
+        mem.buffer_len = c;
+        rc = nd ? b2_nd_open_buffer(full, c, 0, &a) : b2_schunk_open_with(&mem, &s);
         m = b2_last_error_message();
         if (rc >= 0 || !has(m, "truncated")) {
             if (bad++ < 5)
@@ -114,7 +122,7 @@ static uint8_t *make_frame(size_t *n)
     b2_cparams p;
     b2_cparams_init(&p);
     p.typesize = 4;
-    b2_schunk *s = b2_schunk_new(&p);
+    b2_schunk *s = t_new(&p);
     static int32_t v[4096];
     for (int c = 0; c < 3; c++) {
         for (int i = 0; i < 4096; i++)
@@ -182,7 +190,7 @@ static void test_cut_sframe(void)
     b2_cparams_init(&p);
     p.typesize = 4;
     b2_schunk *s = NULL;
-    CHECK(b2_schunk_create_sframe(sdir, &p, &s) == B2_OK, "create sframe: %s", b2_last_error_message());
+    CHECK(t_create_sparse(sdir, &p, &s) == B2_OK, "create sframe: %s", b2_last_error_message());
     static int32_t v[4096];
     for (int i = 0; i < 4096; i++)
         v[i] = (i * 31) % 977;
@@ -194,9 +202,12 @@ static void test_cut_sframe(void)
     uint8_t *full = read_file(index, &n);
     CHECK(full != NULL, "read %s", index);
     int bad = 0;
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.path = sdir;
     for (size_t c = 0; full && c < n; c = next_cut(c, n)) {
         write_file(index, full, c);
-        int rc = b2_schunk_open(sdir, 0, &s);
+        int rc = b2_schunk_open_with(&o, &s);
         const char *m = b2_last_error_message();
         if ((rc >= 0 || !has(m, "truncated")) && bad++ < 5)
             CHECK(0, "sframe index cut at %zu of %zu: rc %d: %s", c, n, rc, m);
@@ -213,7 +224,7 @@ static void test_cut_sframe(void)
     CHECK(chunk != NULL, "read %s", cpath);
     for (size_t c = 0; chunk && c < cn; c = next_cut(c, cn)) {
         write_file(cpath, chunk, c);
-        int rc = b2_schunk_open(sdir, 0, &s);
+        int rc = b2_schunk_open_with(&o, &s);
         if (rc >= 0) {
             rc = b2_schunk_decompress_chunk(s, 1, v, sizeof v);
             b2_schunk_free(s);
@@ -238,7 +249,10 @@ static void test_not_blosc2(void)
     snprintf(path, sizeof path, "%s/random.bin", dir);
     write_file(path, junk, sizeof junk);
     b2_schunk *s = NULL;
-    CHECK(b2_schunk_open(path, 0, &s) == B2_ERR_FORMAT, "random bytes open");
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.path = path;
+    CHECK(b2_schunk_open_with(&o, &s) == B2_ERR_FORMAT, "random bytes open");
     const char *m = b2_last_error_message();
     CHECK(has(m, "not a Blosc2 file") && count(m, path) == 1 && !has(m, "flags"),
           "random bytes: %s", m);
@@ -251,7 +265,7 @@ static void test_not_blosc2(void)
     junk[127] = '\n';
     snprintf(path, sizeof path, "%s/x.npy", dir);
     write_file(path, junk, sizeof junk);
-    CHECK(b2_schunk_open(path, 0, &s) == B2_ERR_FORMAT, ".npy open");
+    CHECK(b2_schunk_open_with(&o, &s) == B2_ERR_FORMAT, ".npy open"); /* o.path: path, now x.npy */
     m = b2_last_error_message();
     CHECK(has(m, "not a Blosc2 file") && has(m, ".npy") && count(m, path) == 1 && !has(m, "flags2"),
           ".npy: %s", m);

@@ -18,6 +18,7 @@
 #include "b2_nd.h"
 #include "check.h"
 #include "b2_chunk_experimental.h"
+#include "frame_open.h"
 
 #define NITEMS 20000 /* int32 items: 80000 bytes, several blocks */
 
@@ -218,7 +219,7 @@ static void test_read_only(void)
     b2_cparams p;
     b2_cparams_init(&p);
     p.typesize = 4;
-    b2_schunk *s = b2_schunk_new(&p);
+    b2_schunk *s = t_new(&p);
     int32_t v[256] = {1, 2, 3};
     CHECK(b2_schunk_append_buffer(s, v, sizeof v) == 1, "append");
     uint8_t *frame;
@@ -227,7 +228,11 @@ static void test_read_only(void)
     b2_schunk_free(s);
 
     /* A view of the caller's buffer cannot be written. */
-    CHECK(b2_schunk_open_buffer(frame, len, 0, &s) == B2_OK, "open view");
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.buffer = frame;
+    o.buffer_len = len;
+    CHECK(b2_schunk_open_with(&o, &s) == B2_OK, "open view");
     CHECK(b2_schunk_append_buffer(s, v, sizeof v) == B2_ERR_READ_ONLY, "append on a view");
     CHECK(has(b2_schunk_last_error(s), "handle is read-only") &&
               has(b2_schunk_last_error(s), "B2_OPEN_WRITE"),
@@ -236,7 +241,9 @@ static void test_read_only(void)
     CHECK(b2_schunk_delete_chunk(s, 0) == B2_ERR_READ_ONLY, "delete on a view");
     /* A bad argument on a writable handle keeps its own code. */
     b2_schunk_free(s);
-    CHECK(b2_schunk_open_buffer(frame, len, 1, &s) == B2_OK, "open copy");
+    o.copy_buffer = 1;
+    o.flags = B2_OPEN_WRITE;
+    CHECK(b2_schunk_open_with(&o, &s) == B2_OK, "open copy");
     CHECK(b2_schunk_delete_chunk(s, 7) == B2_ERR_RANGE && has(b2_schunk_last_error(s), "chunk 7 of 1"),
           "delete 7: %s", b2_schunk_last_error(s));
     CHECK(b2_schunk_meta_add(s, "", "y", 1) == B2_ERR_INVALID_PARAM &&
@@ -249,19 +256,22 @@ static void test_read_only(void)
     int fd = mkstemp(path);
     CHECK(fd >= 0 && write(fd, frame, len) == (ssize_t)len, "temp file");
     close(fd);
-    CHECK(b2_schunk_open(path, B2_OPEN_READONLY, &s) == B2_OK, "open file read-only");
+    b2_open_options_init(&o);
+    o.path = path;
+    o.flags = B2_OPEN_READONLY;
+    CHECK(b2_schunk_open_with(&o, &s) == B2_OK, "open file read-only");
     CHECK(b2_schunk_append_buffer(s, v, sizeof v) == B2_ERR_READ_ONLY, "append on a read-only file");
     b2_schunk_free(s);
     /* Damaged frame file: the path and the values. */
     fd = open(path, O_WRONLY | O_TRUNC);
     CHECK(fd >= 0 && write(fd, frame, len / 2) == (ssize_t)(len / 2), "truncate");
     close(fd);
-    CHECK(b2_schunk_open(path, B2_OPEN_READONLY, &s) == B2_ERR_TRUNCATED, "half a frame");
+    CHECK(b2_schunk_open_with(&o, &s) == B2_ERR_TRUNCATED, "half a frame");
     char want[300];
     snprintf(want, sizeof want, "truncated: %s: %zu of the frame's %zu bytes", path, len / 2, len);
     CHECK(has(b2_last_error_message(), want), "open message: %s", b2_last_error_message());
     unlink(path);
-    CHECK(b2_schunk_open(path, B2_OPEN_READONLY, &s) == B2_ERR_NOT_FOUND &&
+    CHECK(b2_schunk_open_with(&o, &s) == B2_ERR_NOT_FOUND &&
               has(b2_last_error_message(), path) &&
               has(b2_last_error_message(), "No such file or directory"),
           "missing file: %s", b2_last_error_message());

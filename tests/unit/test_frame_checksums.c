@@ -14,6 +14,8 @@
 #include "b2_frame.h"
 #include "check.h"
 #include "scratch.h"
+#include "frame_open.h"
+#include "b2_frame_experimental.h"
 
 #define N 2000 /* int32 items per chunk */
 
@@ -136,7 +138,7 @@ static void kinds(const char *dir)
     size_t len;
     CHECK(b2_schunk_to_buffer(s, &buf, &len) == B2_OK, "to_buffer");
     b2_schunk_free(s);
-    CHECK(b2_schunk_open_buffer(buf, len, 0, &s) == B2_OK && b2_schunk_has_checksums(s),
+    CHECK(t_open_buffer(buf, len, 0, &s) == B2_OK && b2_schunk_has_checksums(s),
           "buffer reopened with checksums");
     states(s, B2_CHECKSUM_OK, NULL, "memory reopened");
     b2_schunk_free(s);

@@ -17,6 +17,7 @@
 
 #include "b2_frame_experimental.h"
 #include "manifest.h"
+#include "frame_open.h"
 
 static int failures, nruns, nold, nnew;
 #define FAIL(...) do { fprintf(stderr, "FAIL: " __VA_ARGS__); fputc('\n', stderr); failures++; } while (0)
@@ -114,7 +115,7 @@ static int content(const char *path, blob *b)
 {
     b2_schunk *s;
     b->n = 0;
-    int rc = b2_schunk_open(path, B2_OPEN_READONLY, &s);
+    int rc = t_open(path, B2_OPEN_READONLY, &s);
     if (rc < 0)
         return rc;
     int64_t n = b2_schunk_nchunks(s);
@@ -201,7 +202,7 @@ static int build(int sparse, const char *path)
     cp.typesize = 4;
     b2_schunk *s;
     rm_rf(path);
-    int rc = sparse ? b2_schunk_create_sframe(path, &cp, &s) : b2_schunk_create_file(path, &cp, &s);
+    int rc = sparse ? t_create_sparse(path, &cp, &s) : t_create(path, &cp, &s);
     if (rc < 0)
         return rc;
     b2_schunk_meta_add(s, "m", "abcdefgh", 8);
@@ -231,7 +232,7 @@ static void crash_op(int sparse, const char *path, int op, int tear)
     take(&snap, path);
     /* the expected new content: the operation without faults */
     b2_schunk *s;
-    b2_schunk_open(path, B2_OPEN_WRITE, &s);
+    t_open(path, B2_OPEN_WRITE, &s);
     int64_t rc = run_op(s, op);
     b2_schunk_free(s);
     if (rc < 0 || content(path, &neu) < 0) {
@@ -240,7 +241,7 @@ static void crash_op(int sparse, const char *path, int op, int tear)
     }
     for (int64_t n = 0; n < 100; n++) {
         restore(&snap, path);
-        if (b2_schunk_open(path, B2_OPEN_WRITE, &s) < 0) {
+        if (t_open(path, B2_OPEN_WRITE, &s) < 0) {
             FAIL("%s: open", op_names[op]);
             break;
         }
@@ -278,7 +279,7 @@ static void crash_op(int sparse, const char *path, int op, int tear)
         nold += is_old;
         nnew += is_new;
         /* recovery: the operation works on the crashed frame */
-        if (b2_schunk_open(path, B2_OPEN_WRITE, &s) < 0) {
+        if (t_open(path, B2_OPEN_WRITE, &s) < 0) {
             FAIL("%s %s: reopen after crash", kind, op_names[op]);
             break;
         }

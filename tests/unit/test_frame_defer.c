@@ -15,6 +15,7 @@
 #include "b2_frame.h"
 #include "b2_frame_experimental.h"
 #include "check.h"
+#include "frame_open.h"
 
 #define NITEMS 4096
 #define NAPPEND 40
@@ -39,7 +40,7 @@ static b2_cparams params(void)
 static void expect_file(const char *path, int64_t n, const char *what)
 {
     b2_schunk *r = NULL;
-    int rc = b2_schunk_open(path, B2_OPEN_READONLY, &r);
+    int rc = t_open(path, B2_OPEN_READONLY, &r);
     CHECK(rc >= 0, "%s: open: %s", what, b2_last_error_message());
     if (rc < 0)
         return;
@@ -75,7 +76,7 @@ int main(void)
 
     /* appends seen by the handle, not by the file, until the commit */
     b2_schunk *s = NULL;
-    CHECK(b2_schunk_create_file(path, &cp, &s) >= 0, "create");
+    CHECK(t_create(path, &cp, &s) >= 0, "create");
     CHECK(append_n(s, 0, 5) == 5, "5 committed appends");
     CHECK(b2_schunk_set_defer_commit(s, 1) == 0, "defer on");
     CHECK(append_n(s, 5, NAPPEND) == NAPPEND, "deferred appends");
@@ -93,7 +94,7 @@ int main(void)
 
     /* the same appends committed one by one leave more dead space */
     b2_schunk *e = NULL;
-    CHECK(b2_schunk_create_file(path2, &cp, &e) >= 0, "create 2");
+    CHECK(t_create(path2, &cp, &e) >= 0, "create 2");
     CHECK(append_n(e, 0, NAPPEND) == NAPPEND, "committed appends");
     CHECK(b2_schunk_dead_bytes(e) > dead_deferred, "dead bytes: %lld committing each append, "
           "%lld deferred", (long long)b2_schunk_dead_bytes(e), (long long)dead_deferred);
@@ -101,7 +102,7 @@ int main(void)
     remove(path2);
 
     /* another committing operation commits the deferred appends too; free does */
-    CHECK(b2_schunk_open(path, B2_OPEN_WRITE, &s) >= 0, "reopen");
+    CHECK(t_open(path, B2_OPEN_WRITE, &s) >= 0, "reopen");
     b2_schunk_set_defer_commit(s, 1);
     CHECK(append_n(s, NAPPEND, NAPPEND + 3) == NAPPEND + 3, "deferred appends 2");
     uint8_t meta[3] = {1, 2, 3};
@@ -116,7 +117,7 @@ int main(void)
     pid_t pid = fork();
     if (pid == 0) {
         b2_schunk *c = NULL;
-        if (b2_schunk_open(path, B2_OPEN_WRITE, &c) < 0)
+        if (t_open(path, B2_OPEN_WRITE, &c) < 0)
             _exit(2);
         b2_schunk_set_defer_commit(c, 1);
         _exit(append_n(c, NAPPEND + 6, NAPPEND + 20) == NAPPEND + 20 ? 0 : 3); /* no free */
@@ -126,19 +127,19 @@ int main(void)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: status %d", status);
     expect_file(path, NAPPEND + 6, "after a crash with appends pending");
     /* and appending after that crash works: the orphaned bytes are dead space */
-    CHECK(b2_schunk_open(path, B2_OPEN_WRITE, &s) >= 0, "reopen after the crash");
+    CHECK(t_open(path, B2_OPEN_WRITE, &s) >= 0, "reopen after the crash");
     CHECK(append_n(s, NAPPEND + 6, NAPPEND + 8) == NAPPEND + 8, "appends after the crash");
     b2_schunk_free(s);
     expect_file(path, NAPPEND + 8, "appends after the crash");
 
     /* to_buffer and compact show the handle's frame: pending appends included */
-    CHECK(b2_schunk_open(path, B2_OPEN_WRITE, &s) >= 0, "reopen for to_buffer");
+    CHECK(t_open(path, B2_OPEN_WRITE, &s) >= 0, "reopen for to_buffer");
     b2_schunk_set_defer_commit(s, 1);
     CHECK(append_n(s, NAPPEND + 8, NAPPEND + 10) == NAPPEND + 10, "deferred before to_buffer");
     uint8_t *fb = NULL;
     size_t fl = 0;
     b2_schunk *fr = NULL;
-    CHECK(b2_schunk_to_buffer(s, &fb, &fl) >= 0 && b2_schunk_open_buffer(fb, fl, 0, &fr) >= 0 &&
+    CHECK(b2_schunk_to_buffer(s, &fb, &fl) >= 0 && t_open_buffer(fb, fl, 0, &fr) >= 0 &&
               b2_schunk_nchunks(fr) == NAPPEND + 10,
           "to_buffer holds the deferred appends: %lld chunks", fr ? (long long)b2_schunk_nchunks(fr) : -1LL);
     b2_schunk_free(fr);
@@ -152,14 +153,14 @@ int main(void)
     remove(path);
 
     /* memory frames commit every append whatever the setting */
-    b2_schunk *m = b2_schunk_new(&cp);
+    b2_schunk *m = t_new(&cp);
     CHECK(m && b2_schunk_set_defer_commit(m, 1) == 0, "memory frame");
     CHECK(append_n(m, 0, 3) == 3, "memory appends");
     uint8_t *buf = NULL;
     size_t len = 0;
     CHECK(b2_schunk_to_buffer(m, &buf, &len) >= 0, "to_buffer");
     b2_schunk *m2 = NULL;
-    CHECK(buf && b2_schunk_open_buffer(buf, len, 1, &m2) >= 0 && b2_schunk_nchunks(m2) == 3,
+    CHECK(buf && t_open_buffer(buf, len, 1, &m2) >= 0 && b2_schunk_nchunks(m2) == 3,
           "the memory frame's buffer holds 3 chunks");
     b2_schunk_free(m2);
     free(buf);

@@ -17,6 +17,8 @@
 #include "check.h"
 #include "manifest.h"
 #include "scratch.h"
+#include "frame_open.h"
+#include "b2_frame_experimental.h"
 
 #define CHUNKSIZE 40000
 static char tmpdir[64];
@@ -163,7 +165,7 @@ static void hostile(const uint8_t *frame, size_t len)
             int k = b2_inspect_buffer(copy, len);
             CHECK(k <= B2_KIND_HDF5, "flip %d: %d", pos, k);
             b2_schunk *s;
-            if (b2_schunk_open_buffer(copy, len, 0, &s) < 0)
+            if (t_open_buffer(copy, len, 0, &s) < 0)
                 continue;
             b2_frame_info fi;
             CHECK(b2_schunk_frame_info(s, &fi) == B2_OK, "flip %d: frame_info", pos);
@@ -184,14 +186,14 @@ static void built_frames(void)
     char path[4096], sub[4200];
     known_cparams(&cp);
 
-    b2_schunk *s = b2_schunk_new(&cp);
+    b2_schunk *s = t_new(&cp);
     fill(s);
     uint8_t *buf = NULL;
     size_t len = 0;
     CHECK(b2_schunk_to_buffer(s, &buf, &len) == B2_OK, "to_buffer");
     b2_schunk_free(s);
     CHECK(b2_inspect_buffer(buf, len) == B2_KIND_FRAME, "frame buffer");
-    CHECK(b2_schunk_open_buffer(buf, len, 0, &s) == B2_OK, "open_buffer");
+    CHECK(t_open_buffer(buf, len, 0, &s) == B2_OK, "open_buffer");
     check_known(s, buf, B2_STORAGE_MEMORY);
     b2_schunk_free(s);
     hostile(buf, len);
@@ -199,7 +201,7 @@ static void built_frames(void)
     /* The same frame as a file; then an update leaves dead bytes. */
     write_file(tmp_path(path, "f.b2frame"), buf, len);
     CHECK(b2_inspect_path(path) == B2_KIND_FRAME, "frame file");
-    CHECK(b2_schunk_open(path, B2_OPEN_WRITE, &s) == B2_OK, "open file");
+    CHECK(t_open(path, B2_OPEN_WRITE, &s) == B2_OK, "open file");
     check_known(s, buf, B2_STORAGE_FILE);
     uint8_t *c0 = NULL;
     int32_t cb0 = 0;
@@ -219,7 +221,7 @@ static void built_frames(void)
     free(shifted);
 
     /* A sparse frame, and its chunks.b2frame alone. */
-    CHECK(b2_schunk_create_sframe(tmp_path(path, "sf"), &cp, &s) == B2_OK, "create sframe");
+    CHECK(t_create_sparse(tmp_path(path, "sf"), &cp, &s) == B2_OK, "create sframe");
     fill(s);
     check_known(s, NULL, B2_STORAGE_SPARSE);
     b2_schunk_free(s);
@@ -231,12 +233,12 @@ static void built_frames(void)
     idx = test_read_file(sub, &idxlen);
     CHECK(idx && b2_inspect_buffer(idx, idxlen) == B2_ERR_FORMAT, "chunks.b2frame in memory");
     free(idx);
-    CHECK(b2_schunk_open(path, B2_OPEN_READONLY, &s) == B2_OK, "open sframe");
+    CHECK(t_open(path, B2_OPEN_READONLY, &s) == B2_OK, "open sframe");
     check_known(s, NULL, B2_STORAGE_SPARSE);
     b2_schunk_free(s);
 
     /* A sparse frame with a b2nd metalayer is a b2nd array. */
-    CHECK(b2_schunk_create_sframe(tmp_path(path, "sfnd"), &cp, &s) == B2_OK, "create sframe");
+    CHECK(t_create_sparse(tmp_path(path, "sfnd"), &cp, &s) == B2_OK, "create sframe");
     /* b2nd metalayer: version 0, 1 dimension, shape 10, chunks 10, blocks 10, "<i4" */
     static const uint8_t nd[] = {0x97, 0, 1, 0x91, 0xd3, 0, 0, 0, 0, 0, 0, 0, 10, 0x91, 0xd2, 0, 0, 0,
                                  10, 0x91, 0xd2, 0, 0, 0, 10, 0, 0xdb, 0, 0, 0, 3, '<', 'i', '4'};
@@ -323,7 +325,7 @@ static int vectors(const char *dir, const char *file)
             free(d);
         }
         b2_schunk *s;
-        if (k < B2_KIND_FRAME || k > B2_KIND_B2ND || b2_schunk_open(path, B2_OPEN_READONLY, &s) < 0)
+        if (k < B2_KIND_FRAME || k > B2_KIND_B2ND || t_open(path, B2_OPEN_READONLY, &s) < 0)
             continue;
         b2_frame_info fi;
         CHECK(b2_schunk_frame_info(s, &fi) == B2_OK, "%s: frame_info", id);

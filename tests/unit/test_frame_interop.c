@@ -14,6 +14,7 @@
 #include "sha256.h"
 #include "manifest.h"
 #include "nan_items.h"
+#include "frame_open.h"
 
 static int failures;
 static int nchecked, nmeta_checked, nitems_checked;
@@ -172,7 +173,7 @@ static void check_vector(const char *dir, const jnode *v)
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, json_str(v, "path", ""));
     b2_schunk *s;
-    int rc = b2_schunk_open(path, B2_OPEN_READONLY, &s);
+    int rc = t_open(path, B2_OPEN_READONLY, &s);
     if (rc < 0) {
         FAIL("%s: open: %s", id, b2_strerror(rc));
         return;
@@ -194,7 +195,7 @@ static void check_vector(const char *dir, const jnode *v)
         free(fb);
     }
     /* The serialized frame (for an sframe: rebuilt contiguous) reads back the same. */
-    rc = b2_schunk_open_buffer(ser, serlen, 0, &s);
+    rc = t_open_buffer(ser, serlen, 0, &s);
     if (rc < 0) {
         FAIL("%s: open_buffer: %s", id, b2_strerror(rc));
     } else {

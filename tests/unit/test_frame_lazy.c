@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "frame_internal.h"
+#include "frame_open.h"
 
 static int failures, nranges;
 #define FAIL(...) do { fprintf(stderr, "FAIL: " __VA_ARGS__); fputc('\n', stderr); failures++; } while (0)
@@ -49,7 +50,7 @@ static void run(const char *label, b2_cparams *cp, int sparse, const char *path)
 {
     rm_rf(path);
     b2_schunk *s;
-    int rc = sparse ? b2_schunk_create_sframe(path, cp, &s) : b2_schunk_create_file(path, cp, &s);
+    int rc = sparse ? t_create_sparse(path, cp, &s) : t_create(path, cp, &s);
     if (rc < 0) {
         FAIL("%s: create: %s", label, b2_strerror(rc));
         return;
@@ -62,7 +63,7 @@ static void run(const char *label, b2_cparams *cp, int sparse, const char *path)
         if (b2_schunk_append_buffer(s, all + (size_t)c * CHUNK, CHUNK) != c + 1)
             FAIL("%s: append", label);
     b2_schunk_free(s);
-    if (b2_schunk_open(path, B2_OPEN_READONLY, &s) < 0) {
+    if (t_open(path, B2_OPEN_READONLY, &s) < 0) {
         FAIL("%s: open", label);
         goto out;
     }

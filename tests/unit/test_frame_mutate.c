@@ -11,6 +11,7 @@
 
 #include "b2_frame.h"
 #include "b2_internal.h"
+#include "frame_open.h"
 
 #ifdef __SANITIZE_ADDRESS__
 /* msgpack-c may be asked for huge containers; let such allocations fail cleanly. */
@@ -68,7 +69,7 @@ static void try_buffer(const uint8_t *p, size_t n)
 {
     b2_schunk *s;
     n_inputs++;
-    if (b2_schunk_open_buffer(p, n, 0, &s) >= 0) {
+    if (t_open_buffer(p, n, 0, &s) >= 0) {
         n_opened++;
         exercise(s);
         b2_schunk_free(s);
@@ -84,7 +85,7 @@ static void try_file(const char *path, const uint8_t *p, size_t n)
     fclose(f);
     b2_schunk *s;
     n_inputs++;
-    if (b2_schunk_open(path, B2_OPEN_READONLY, &s) >= 0) {
+    if (t_open(path, B2_OPEN_READONLY, &s) >= 0) {
         n_opened++;
         exercise(s);
         b2_schunk_free(s);
@@ -103,7 +104,7 @@ static void try_sparse(const char *dir, const char *file, const uint8_t *p, size
     fclose(f);
     b2_schunk *s;
     n_inputs++;
-    if (b2_schunk_open(dir, B2_OPEN_READONLY, &s) >= 0) {
+    if (t_open(dir, B2_OPEN_READONLY, &s) >= 0) {
         n_opened++;
         exercise(s);
         b2_schunk_free(s);
@@ -137,7 +138,7 @@ static int repeated_id_refused(const char *dir)
         fclose(f);
     }
     b2_schunk *s = NULL;
-    int rc = b2_schunk_open(dir, B2_OPEN_READONLY, &s);
+    int rc = t_open(dir, B2_OPEN_READONLY, &s);
     b2_schunk_free(s);
     try_sparse(dir, "chunks.b2frame", orig, n); /* restore */
     if (rc != B2_ERR_CORRUPT || !strstr(b2_last_error_message(), "twice")) {
@@ -156,7 +157,7 @@ static void mutate_sparse(const char *tmpdir)
     b2_cparams_init(&cp);
     cp.typesize = 4;
     b2_schunk *s;
-    if (b2_schunk_create_sframe(dir, &cp, &s) < 0)
+    if (t_create_sparse(dir, &cp, &s) < 0)
         return;
     b2_schunk_set_sync(s, 0);
     b2_schunk_meta_add(s, "m", "abcd", 4);
@@ -276,7 +277,7 @@ static uint8_t *make_seed(int variant, size_t *len)
     b2_cparams_init(&cp);
     cp.typesize = 4;
     cp.codec = variant ? B2_CODEC_LZ4 : B2_CODEC_BLOSCLZ;
-    b2_schunk *s = b2_schunk_new(&cp);
+    b2_schunk *s = t_new(&cp);
     if (!s)
         return NULL;
     b2_schunk_meta_add(s, "meta", "\xa3" "abc", 4);
@@ -339,7 +340,7 @@ int main(void)
             return 1;
         }
         b2_schunk *s;
-        if (b2_schunk_open_buffer(seed, n, 0, &s) < 0) {
+        if (t_open_buffer(seed, n, 0, &s) < 0) {
             fprintf(stderr, "FAIL: seed frame %d does not open\n", variant);
             return 1;
         }

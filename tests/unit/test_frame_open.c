@@ -12,13 +12,14 @@
 #include "b2_frame_experimental.h"
 #include "check.h"
 #include "user_io.h"
+#include "frame_open.h"
 
 static b2_schunk *make_frame(int nchunks)
 {
     b2_cparams cp;
     b2_cparams_init(&cp);
     cp.typesize = 4;
-    b2_schunk *s = b2_schunk_new(&cp);
+    b2_schunk *s = t_new(&cp);
     int32_t d[2000];
     for (int c = 0; c < nchunks; c++) {
         for (int i = 0; i < 2000; i++)
@@ -181,7 +182,7 @@ int main(void)
     close(fd);
     b2_schunk *ref = make_frame(5);
     b2_schunk *f = NULL;
-    CHECK(b2_schunk_create_file(path, NULL, &f) == B2_OK, "create");
+    CHECK(t_create(path, NULL, &f) == B2_OK, "create");
     b2_schunk_free(f);
     options_checked(path);
     frame_at_offset(path, ref);

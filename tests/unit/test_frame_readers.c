@@ -21,6 +21,7 @@
 #include "check.h"
 #include "frame_internal.h"
 #include "scratch.h"
+#include "frame_open.h"
 
 static void chunk_data(int32_t *d, int n, int v)
 {
@@ -44,7 +45,7 @@ static void stale_size(const char *path)
     cp.typesize = 4;
     b2_schunk *w, *r;
     int32_t d[1000];
-    CHECK(b2_schunk_create_file(path, &cp, &w) >= 0, "create %s", path);
+    CHECK(t_create(path, &cp, &w) >= 0, "create %s", path);
     chunk_data(d, 1000, 1);
     b2_schunk_append_buffer(w, d, sizeof d);
     struct stat st;
@@ -86,20 +87,20 @@ static void sparse_ids(const char *dir)
     cp.typesize = 4;
     b2_schunk *w, *r;
     int32_t d[1000];
-    CHECK(b2_schunk_create_sframe(dir, &cp, &w) >= 0, "create %s", dir);
+    CHECK(t_create_sparse(dir, &cp, &w) >= 0, "create %s", dir);
     for (int v = 0; v < 3; v++) {
         chunk_data(d, 1000, v);
         b2_schunk_append_buffer(w, d, sizeof d);
     }
     b2_schunk_free(w);
     /* a reader loads the index of chunks 0 1 2 */
-    CHECK(b2_schunk_open(dir, B2_OPEN_READONLY, &r) >= 0, "open reader");
+    CHECK(t_open(dir, B2_OPEN_READONLY, &r) >= 0, "open reader");
     /* one writer updates the last chunk, then deletes it; a later writer appends */
     uint8_t c[4000 + B2_MAX_OVERHEAD];
     b2_cctx *cc = b2_cctx_new(&cp);
     chunk_data(d, 1000, 7);
     int cb = b2_chunk_compress(cc, d, sizeof d, c, sizeof c);
-    b2_schunk_open(dir, B2_OPEN_WRITE, &w);
+    t_open(dir, B2_OPEN_WRITE, &w);
     CHECK(b2_schunk_update_chunk(w, 2, c, cb) == 3, "update");
     CHECK(b2_schunk_delete_chunk(w, 2) == 2, "delete");
     b2_schunk_free(w);
@@ -107,7 +108,7 @@ static void sparse_ids(const char *dir)
     CHECK(count_files(dir) == 3, "%d chunk files after the delete, not 2 + the kept one",
           count_files(dir));
     for (int k = 0; k < 2; k++) {
-        b2_schunk_open(dir, B2_OPEN_WRITE, &w);
+        t_open(dir, B2_OPEN_WRITE, &w);
         chunk_data(d, 1000, 8 + k);
         CHECK(b2_schunk_append_buffer(w, d, sizeof d) == 3, "append");
         b2_schunk_free(w);
@@ -119,13 +120,13 @@ static void sparse_ids(const char *dir)
                   "round %d: the reader's chunk %lld reads as another chunk (rc %d)", k,
                   (long long)i, rc);
         }
-        b2_schunk_open(dir, B2_OPEN_WRITE, &w);
+        t_open(dir, B2_OPEN_WRITE, &w);
         CHECK(b2_schunk_delete_chunk(w, 2) == 2, "delete");
         b2_schunk_free(w);
     }
     b2_schunk_free(r);
     /* the kept file goes once a higher id is committed */
-    b2_schunk_open(dir, B2_OPEN_WRITE, &w);
+    t_open(dir, B2_OPEN_WRITE, &w);
     chunk_data(d, 1000, 20);
     b2_schunk_append_buffer(w, d, sizeof d);
     CHECK(count_files(dir) == 3, "%d chunk files for 3 chunks", count_files(dir));

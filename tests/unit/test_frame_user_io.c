@@ -12,6 +12,7 @@
 #include "b2_frame.h"
 #include "check.h"
 #include "user_io.h"
+#include "frame_open.h"
 
 #define ITEMS 65536 /* int32 items per chunk: 256 KiB, 8 blocks of 32 KiB */
 #define NCHUNKS 12
@@ -65,7 +66,7 @@ int main(void)
     cp.blocksize = 32768;
     test_pagemap *pm = test_pagemap_new();
     b2_schunk *s = open_io(&test_pagemap_io, pm, B2_OPEN_CREATE, &cp, 0);
-    b2_schunk *ref = b2_schunk_new(&cp);
+    b2_schunk *ref = t_new(&cp);
     int32_t *d = malloc(ITEMS * sizeof *d);
     for (int c = 0; c < NCHUNKS; c++) {
         fill(d, c);

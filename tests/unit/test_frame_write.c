@@ -17,6 +17,7 @@
 #include "check.h"
 #include "scratch.h"
 #include "user_io.h"
+#include "frame_open.h"
 
 /* the user-I/O frame of the current test, in a growable buffer (user_io.h) */
 static test_membuf g_user = {.fail_write_at = -1};
@@ -94,7 +95,7 @@ static void check_reopen(b2_schunk *s, const char *path, const model *m, const c
         size_t len;
         rc = b2_schunk_to_buffer(s, &buf, &len);
         if (rc >= 0) {
-            rc = b2_schunk_open_buffer(buf, len, 1, &r);
+            rc = t_open_buffer(buf, len, 1, &r);
             free(buf);
         }
     } else {
@@ -166,7 +167,7 @@ static void ops_sequence(int storage, const char *path)
     int rc = 0;
     rm_rf(path);
     if (storage == 0)
-        s = b2_schunk_new(&cp);
+        s = t_new(&cp);
     else
         rc = open_kind(storage, path, B2_OPEN_CREATE, &cp, &s);
     CHECK(s && rc >= 0, "%s: create", names[storage]);
@@ -267,7 +268,7 @@ static void ops_sequence(int storage, const char *path)
         uint8_t *buf;
         size_t len;
         b2_schunk_to_buffer(s, &buf, &len);
-        b2_schunk_open_buffer(buf, len, 1, &o);
+        t_open_buffer(buf, len, 1, &o);
         free(buf);
     } else {
         open_kind(storage, path, B2_OPEN_WRITE, NULL, &o);
@@ -307,7 +308,7 @@ static void fill_then_update(int storage, const char *path)
     rm_rf(path);
     b2_schunk *s = NULL;
     if (storage == 0)
-        s = b2_schunk_new(&cp);
+        s = t_new(&cp);
     else
         open_kind(storage, path, B2_OPEN_CREATE, &cp, &s);
     if (!s) {
@@ -369,7 +370,7 @@ static int recreate(const char *dir, const jnode *v, int recompress)
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, json_str(v, "path", ""));
     b2_schunk *ref;
-    if (b2_schunk_open(path, B2_OPEN_READONLY, &ref) < 0)
+    if (t_open(path, B2_OPEN_READONLY, &ref) < 0)
         return -1;
     b2_cparams cp;
     b2_cparams_init(&cp);
@@ -386,7 +387,7 @@ static int recreate(const char *dir, const jnode *v, int recompress)
         cp.filters_meta[i] = fm ? (uint8_t)fm->kids[i].num : 0;
     }
     int kind = strcmp(json_str(v, "kind", ""), "sframe") == 0;
-    b2_schunk *s = b2_schunk_new(&cp);
+    b2_schunk *s = t_new(&cp);
     int ok = s != NULL;
     for (int i = 0; ok && i < b2_schunk_meta_count(ref); i++) {
         uint8_t *c;
@@ -448,7 +449,7 @@ static int recreate(const char *dir, const jnode *v, int recompress)
         char sp[4200], fp[4300], rp[4300];
         snprintf(sp, sizeof sp, "%s/sf", d);
         b2_schunk *t = NULL;
-        ok = b2_schunk_create_sframe(sp, &cp, &t) >= 0;
+        ok = t_create_sparse(sp, &cp, &t) >= 0;
         for (int i = 0; ok && i < b2_schunk_meta_count(ref); i++) {
             uint8_t *c;
             int32_t len;
@@ -529,7 +530,7 @@ static void worked_example(void)
     b2_cparams_init(&cp);
     cp.typesize = 4;
     cp.codec = B2_CODEC_LZ4;
-    b2_schunk *s = b2_schunk_new(&cp);
+    b2_schunk *s = t_new(&cp);
     CHECK(b2_schunk_meta_add(s, "test", "\xa3" "abc", 4) == 0, "example meta");
     int32_t d[1000];
     for (int c = 0; c < 2; c++) {
@@ -579,7 +580,7 @@ static void dead_space(const char *path, int storage)
     rm_rf(path);
     b2_schunk *s = NULL;
     if (storage == 0)
-        s = b2_schunk_new(&cp);
+        s = t_new(&cp);
     else
         open_kind(storage, path, B2_OPEN_CREATE, &cp, &s);
     if (!s) {
@@ -650,13 +651,13 @@ static void huge_fill(void)
     b2_cparams cp;
     b2_cparams_init(&cp);
     cp.typesize = 8;
-    b2_schunk *s = b2_schunk_new(&cp), *r = NULL;
+    b2_schunk *s = t_new(&cp), *r = NULL;
     int64_t n = b2_schunk_fill_special(s, (int64_t)1 << 30, B2_SPECIAL_ZEROS, 64);
     CHECK(n == (int64_t)1 << 27, "huge fill: %lld chunks", (long long)n);
     uint8_t *buf;
     size_t len;
     CHECK(b2_schunk_to_buffer(s, &buf, &len) == 0 && len < 300, "huge fill: %zu bytes", len);
-    CHECK(b2_schunk_open_buffer(buf, len, 0, &r) == 0, "huge fill reopen");
+    CHECK(t_open_buffer(buf, len, 0, &r) == 0, "huge fill reopen");
     uint64_t out[8] = {1};
     CHECK(r && b2_schunk_decompress_chunk(r, n - 1, out, sizeof out) == 64 && out[0] == 0,
           "huge fill: last chunk");
@@ -674,10 +675,10 @@ static void compact_empty(const char *path)
     b2_cparams_init(&p);
     b2_schunk *s;
     remove(path);
-    CHECK(b2_schunk_create_file(path, &p, &s) == B2_OK, "create %s", path);
+    CHECK(t_create(path, &p, &s) == B2_OK, "create %s", path);
     CHECK(b2_schunk_compact(s) == B2_OK, "compact an empty frame");
     b2_schunk_free(s);
-    CHECK(b2_schunk_open(path, 0, &s) == B2_OK && b2_schunk_nchunks(s) == 0,
+    CHECK(t_open(path, 0, &s) == B2_OK && b2_schunk_nchunks(s) == 0,
           "reopen the compacted empty frame");
     b2_schunk_free(s);
     remove(path);

@@ -19,6 +19,8 @@
 #include "check.h"
 #include "frame_internal.h"
 #include "scratch.h"
+#include "frame_open.h"
+#include "b2_frame_experimental.h"
 
 static long peak_kib(void)
 {
@@ -112,7 +114,7 @@ static int small_frame(int n, uint8_t **buf, size_t *len)
     b2_cparams cp;
     b2_cparams_init(&cp);
     cp.typesize = 8;
-    b2_schunk *s = b2_schunk_new(&cp);
+    b2_schunk *s = t_new(&cp);
     int rc = s ? B2_OK : B2_ERR_NOMEM;
     for (int64_t i = 0; rc >= 0 && i < n; i++) {
         int64_t v = i * 1000003;
@@ -133,7 +135,7 @@ static void test_frame_index(void)
     if (!buf)
         return;
     b2_schunk *s = NULL;
-    CHECK(b2_schunk_open_buffer(buf, len, 0, &s) == 0 && b2_schunk_nchunks(s) == 1000,
+    CHECK(t_open_buffer(buf, len, 0, &s) == 0 && b2_schunk_nchunks(s) == 1000,
           "the small frame opens");
     int64_t ipos = s ? s->h.header_len + s->h.cbytes : 0;
     b2_schunk_free(s);
@@ -144,13 +146,19 @@ static void test_frame_index(void)
     put_be64(buf + 30, (uint64_t)(n * 8));
     put_le32(buf + ipos + 4, (uint32_t)(n * 8));
     put_le32(buf + ipos + 8, (uint32_t)(n * 8));
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.buffer = buf;
+    o.buffer_len = len;
+    o.memory_limit = 64 << 20;
     int rc;
-    HOSTILE(rc = b2_schunk_open_buffer_limited(buf, len, 0, 64 << 20, &s));
+    HOSTILE(rc = b2_schunk_open_with(&o, &s));
     CHECK(rc == B2_ERR_LIMIT && !s, "a 512 MiB index over a 64 MiB limit: %d (%s)", rc,
           b2_last_error_message());
     CHECK(strstr(b2_last_error_message(), "index") != NULL, "the message says what: %s",
           b2_last_error_message());
-    HOSTILE(rc = b2_schunk_open_buffer(buf, len, 0, &s));
+    o.memory_limit = 0; /* the default */
+    HOSTILE(rc = b2_schunk_open_with(&o, &s));
     CHECK(rc == B2_ERR_LIMIT, "and over the default limit, with the decoder's scratch: %d", rc);
     free(buf);
 }
@@ -159,7 +167,7 @@ static void test_vlmeta(void)
 {
     b2_cparams cp;
     b2_cparams_init(&cp);
-    b2_schunk *s = b2_schunk_new(&cp);
+    b2_schunk *s = t_new(&cp);
     CHECK(s && b2_schunk_vlmeta_add(s, "big", "x", 1) == 0, "a vlmetalayer");
     if (!s)
         return;
@@ -205,8 +213,12 @@ static void test_sparse_file(const char *dir)
         return;
     }
     b2_schunk *s = NULL;
+    b2_open_options o;
+    b2_open_options_init(&o);
+    o.path = path;
+    o.flags = B2_OPEN_READONLY;
     int rc;
-    HOSTILE(rc = b2_schunk_open(path, B2_OPEN_READONLY, &s));
+    HOSTILE(rc = b2_schunk_open_with(&o, &s));
     CHECK(rc < 0 && !s, "a small frame claiming 64 GiB fails to open: %d (%s)", rc,
           b2_last_error_message());
     unlink(path);

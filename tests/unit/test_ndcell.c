@@ -19,6 +19,8 @@
 #include "manifest.h"
 #include "sha256.h"
 #include "check.h"
+#include "frame_open.h"
+#include "b2_chunk_experimental.h"
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static uint32_t rnd(void)
@@ -393,7 +395,7 @@ static int via_frame(const jnode *v, const uint8_t *file, size_t flen, b2_nd_arr
 {
     const char *id = json_str(v, "id", "?");
     b2_schunk *s = NULL;
-    int rc = b2_schunk_open_buffer(file, flen, 0, &s);
+    int rc = t_open_buffer(file, flen, 0, &s);
     CHECK(rc == 0, "%s: schunk_open_buffer %d (%s)", id, rc, b2_strerror(rc));
     if (rc)
         return 0;

@@ -20,6 +20,8 @@
 #include "sha256.h"
 #include "check.h"
 #include "scratch.h"
+#include "frame_open.h"
+#include "b2_chunk_experimental.h"
 
 static int known_filter(int f) { return (f >= 0 && f <= 4) || (f >= 32 && f <= 36); }
 
@@ -171,7 +173,7 @@ static void frame_vector(const jnode *v, b2_dctx *d)
     char path[4096];
     test_plugin_path(v, "path", path, sizeof path);
     b2_schunk *s = NULL;
-    int rc = b2_schunk_open(path, B2_OPEN_READONLY, &s);
+    int rc = t_open(path, B2_OPEN_READONLY, &s);
     CHECK(rc == 0, "%s: open %d (%s)", id, rc, b2_strerror(rc));
     if (rc)
         return;

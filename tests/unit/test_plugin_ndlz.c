@@ -16,6 +16,7 @@
 #include <string.h>
 #include "codecs.h"
 #include "check.h"
+#include "b2_chunk_experimental.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint32_t rnd(void)

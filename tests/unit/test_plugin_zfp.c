@@ -17,6 +17,7 @@
 #include "codecs.h"
 #include "manifest.h"
 #include "check.h"
+#include "b2_chunk_experimental.h"
 
 static const char *mode_name[] = {"acc", "prec", "rate"};
 

@@ -19,6 +19,10 @@
 #include "b2_nd.h"
 #include "check.h"
 #include "b2_chunk_experimental.h"
+#include "frame_open.h"
+#include "b2_frame_experimental.h"
+#include "b2_nd_experimental.h"
+#include "b2_plugin_experimental.h"
 
 #define NITEMS 30000 /* int32 items: 120000 bytes */
 #define BLOCK 8192
@@ -463,7 +467,7 @@ static void test_frames(const char *dir)
 
     /* process table: nothing to attach anywhere */
     user_cparams(&p, P_CODEC, P_FILTER, NULL);
-    b2_schunk *s = b2_schunk_new(&p);
+    b2_schunk *s = t_new(&p);
     CHECK(s && fill_schunk(s, src) == 0 && check_schunk(s, src), "process: memory frame");
     uint8_t *buf = NULL;
     size_t len = 0;
@@ -471,7 +475,7 @@ static void test_frames(const char *dir)
               buf[77] == P_CODEC && buf[78] == 7,
           "frame header: codec flags 0x%02x, udcodec %d", buf ? buf[27] : 0, buf ? buf[77] : 0);
     b2_schunk_free(s);
-    CHECK(b2_schunk_open_buffer(buf, len, 0, &s) == B2_OK && check_schunk(s, src) &&
+    CHECK(t_open_buffer(buf, len, 0, &s) == B2_OK && check_schunk(s, src) &&
               b2_schunk_cparams(s)->codec == P_CODEC,
           "process: reopened frame");
     b2_schunk_free(s);
@@ -479,12 +483,12 @@ static void test_frames(const char *dir)
 
     /* registry: in memory, reopened without and with it */
     user_cparams(&p, R_CODEC, R_FILTER, r);
-    s = b2_schunk_new(&p);
+    s = t_new(&p);
     CHECK(s && fill_schunk(s, src) == 0 && check_schunk(s, src), "registry: memory frame (%s)",
           s ? b2_schunk_last_error(s) : "");
     b2_schunk_to_buffer(s, &buf, &len);
     b2_schunk_free(s);
-    CHECK(b2_schunk_open_buffer(buf, len, 1, &s) == B2_OK, "open without the registry");
+    CHECK(t_open_buffer(buf, len, 1, &s) == B2_OK, "open without the registry");
     int32_t one[4], *back = malloc(NITEMS * 4);
     CHECK(b2_schunk_decompress_chunk(s, 0, back, NITEMS * 4) == B2_ERR_UNSUPPORTED &&
               has(b2_schunk_last_error(s), "codec id 170 is not registered"),
@@ -503,11 +507,11 @@ static void test_frames(const char *dir)
     char path[512];
     for (int sparse = 0; sparse < 2; sparse++) {
         snprintf(path, sizeof path, "%s/f%d.b2frame", dir, sparse);
-        int rc = sparse ? b2_schunk_create_sframe(path, &p, &s) : b2_schunk_create_file(path, &p, &s);
+        int rc = sparse ? t_create_sparse(path, &p, &s) : t_create(path, &p, &s);
         CHECK(rc == B2_OK && fill_schunk(s, src) == 0 && check_schunk(s, src), "%s: written",
               sparse ? "sframe" : "file");
         b2_schunk_free(s);
-        CHECK(b2_schunk_open(path, B2_OPEN_WRITE, &s) == B2_OK &&
+        CHECK(t_open(path, B2_OPEN_WRITE, &s) == B2_OK &&
                   b2_schunk_decompress_chunk(s, 1, back, NITEMS * 4) == B2_ERR_UNSUPPORTED,
               "%s: refused without the registry", sparse ? "sframe" : "file");
         CHECK(b2_schunk_set_registry(s, r) == B2_OK && check_schunk(s, src) &&

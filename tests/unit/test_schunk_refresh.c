@@ -18,6 +18,7 @@
 #include "b2_nd.h"
 #include "check.h"
 #include "scratch.h"
+#include "frame_open.h"
 
 #define CITEMS 1000
 
@@ -53,7 +54,7 @@ static void beside_writer(const char *path, int sparse)
     b2_cparams_init(&cp);
     cp.typesize = 4;
     b2_schunk *w, *r;
-    int rc = sparse ? b2_schunk_create_sframe(path, &cp, &w) : b2_schunk_create_file(path, &cp, &w);
+    int rc = sparse ? t_create_sparse(path, &cp, &w) : t_create(path, &cp, &w);
     CHECK(rc >= 0, "%s: create", kind);
     if (rc < 0)
         return;
@@ -65,7 +66,7 @@ static void beside_writer(const char *path, int sparse)
         chunk_data(d, k);
         b2_schunk_append_buffer(w, d, sizeof d);
     }
-    CHECK(b2_schunk_open(path, B2_OPEN_READONLY, &r) >= 0, "%s: open the reader", kind);
+    CHECK(t_open(path, B2_OPEN_READONLY, &r) >= 0, "%s: open the reader", kind);
     CHECK(b2_schunk_refresh(r) == 0, "%s: nothing new yet", kind);
 
     /* appends, an update, metalayer changes */
@@ -107,11 +108,11 @@ static void beside_writer(const char *path, int sparse)
     b2_schunk_free(w);
 
     /* writable and memory handles have nobody else's commits to take */
-    CHECK(b2_schunk_open(path, B2_OPEN_WRITE, &w) >= 0 && b2_schunk_refresh(w) == 0,
+    CHECK(t_open(path, B2_OPEN_WRITE, &w) >= 0 && b2_schunk_refresh(w) == 0,
           "%s: a writable handle", kind);
     b2_schunk_free(w);
     b2_schunk_free(r);
-    b2_schunk *m = b2_schunk_new(&cp);
+    b2_schunk *m = t_new(&cp);
     CHECK(b2_schunk_refresh(m) == 0, "memory handle");
     b2_schunk_free(m);
     CHECK(b2_schunk_refresh(NULL) == B2_ERR_INVALID_PARAM, "NULL");
@@ -171,7 +172,7 @@ static void *writer(void *arg)
 {
     shared *sh = arg;
     b2_schunk *w;
-    if (b2_schunk_open(sh->path, B2_OPEN_WRITE, &w) < 0) {
+    if (t_open(sh->path, B2_OPEN_WRITE, &w) < 0) {
         sh->fail = 1;
         return NULL;
     }
@@ -196,7 +197,7 @@ static void *reader(void *arg)
 {
     shared *sh = arg;
     b2_schunk *r;
-    if (b2_schunk_open(sh->path, B2_OPEN_READONLY, &r) < 0) {
+    if (t_open(sh->path, B2_OPEN_READONLY, &r) < 0) {
         sh->fail = 4;
         return NULL;
     }
@@ -235,7 +236,7 @@ static void concurrent(const char *path, int sparse)
     b2_cparams_init(&cp);
     cp.typesize = 4;
     b2_schunk *w;
-    int rc = sparse ? b2_schunk_create_sframe(path, &cp, &w) : b2_schunk_create_file(path, &cp, &w);
+    int rc = sparse ? t_create_sparse(path, &cp, &w) : t_create(path, &cp, &w);
     CHECK(rc >= 0, "create");
     if (rc < 0)
         return;

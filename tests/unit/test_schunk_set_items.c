@@ -20,6 +20,7 @@
 #include "frame_internal.h" /* the handle's idle reader, to count the blocks it decoded */
 #include "scratch.h"
 #include "test_rng.h"
+#include "frame_open.h"
 
 /* Compressible bytes, sometimes zeros (so that chunks turn special). */
 static void pattern(uint8_t *p, int64_t n, int ts)
@@ -78,7 +79,7 @@ static int same(b2_schunk *s, const uint8_t *want, int64_t nbytes)
 static int reopened_same(const char *path, const uint8_t *want, int64_t nbytes)
 {
     b2_schunk *r;
-    if (b2_schunk_open(path, B2_OPEN_READONLY, &r) < 0)
+    if (t_open(path, B2_OPEN_READONLY, &r) < 0)
         return 0;
     int ok = b2_schunk_nbytes(r) == nbytes && same(r, want, nbytes);
     b2_schunk_free(r);
@@ -93,9 +94,9 @@ static void model_case(int storage, int round, const char *path)
     int64_t nitems = (nchunks - 1) * citems + rnd_in(1, citems); /* a partial last chunk */
     int64_t cbytes = citems * ts, nbytes = nitems * ts;
     b2_schunk *s = NULL;
-    int rc = storage == B2_STORAGE_MEMORY ? ((s = b2_schunk_new(&cp)) ? 0 : -1)
-             : storage == B2_STORAGE_FILE ? b2_schunk_create_file(path, &cp, &s)
-                                          : b2_schunk_create_sframe(path, &cp, &s);
+    int rc = storage == B2_STORAGE_MEMORY ? ((s = t_new(&cp)) ? 0 : -1)
+             : storage == B2_STORAGE_FILE ? t_create(path, &cp, &s)
+                                          : t_create_sparse(path, &cp, &s);
     CHECK(rc >= 0, "round %d: create: %s", round, b2_last_error_message());
     if (rc < 0)
         return;
@@ -152,7 +153,7 @@ static void model_case(int storage, int round, const char *path)
         size_t len;
         b2_schunk *r;
         CHECK(b2_schunk_to_buffer(s, &buf, &len) >= 0, "to_buffer");
-        CHECK(b2_schunk_open_buffer(buf, len, 0, &r) >= 0 && same(r, oracle, nbytes),
+        CHECK(t_open_buffer(buf, len, 0, &r) >= 0 && same(r, oracle, nbytes),
               "round %d: serialised frame differs", round);
         b2_schunk_free(r);
         free(buf);
@@ -170,7 +171,7 @@ static void errors(const char *path)
     b2_cparams_init(&cp);
     cp.typesize = 4;
     b2_schunk *s;
-    CHECK(b2_schunk_create_file(path, &cp, &s) >= 0, "create");
+    CHECK(t_create(path, &cp, &s) >= 0, "create");
     int32_t v[1000];
     for (int i = 0; i < 1000; i++)
         v[i] = i;
@@ -187,7 +188,7 @@ static void errors(const char *path)
     CHECK(b2_schunk_set_items(s, 998, 4, v, 16) == 16, "a write across the boundary");
     CHECK(strstr(b2_schunk_last_error(s), "") != NULL, "message");
     b2_schunk_free(s);
-    CHECK(b2_schunk_open(path, B2_OPEN_READONLY, &s) >= 0, "open read-only");
+    CHECK(t_open(path, B2_OPEN_READONLY, &s) >= 0, "open read-only");
     CHECK(b2_schunk_set_items(s, 0, 1, v, 4) == B2_ERR_READ_ONLY, "read-only handle");
     int32_t got[4];
     CHECK(b2_schunk_get_items(s, 998, 4, got, sizeof got) == 16 && got[0] == 0 && got[3] == 3,
@@ -204,7 +205,7 @@ static void deferred_and_uninit(const char *path)
     b2_cparams_init(&cp);
     cp.typesize = 4;
     b2_schunk *s, *r;
-    CHECK(b2_schunk_create_file(path, &cp, &s) >= 0, "create");
+    CHECK(t_create(path, &cp, &s) >= 0, "create");
     int32_t v[3000], got[3000];
     for (int i = 0; i < 3000; i++)
         v[i] = i + 1;
@@ -217,7 +218,7 @@ static void deferred_and_uninit(const char *path)
     CHECK(b2_schunk_set_items(s, 700, 1500, w, sizeof w) == (int64_t)sizeof w, "deferred write");
     CHECK(b2_schunk_get_items(s, 700, 1500, got, sizeof got) == (int64_t)sizeof w &&
               !memcmp(got, w, sizeof w), "the writer sees its deferred write");
-    CHECK(b2_schunk_open(path, B2_OPEN_READONLY, &r) >= 0 &&
+    CHECK(t_open(path, B2_OPEN_READONLY, &r) >= 0 &&
               b2_schunk_get_items(r, 0, 3000, got, sizeof got) == (int64_t)sizeof v &&
               !memcmp(got, v, sizeof v), "others see the last commit");
     CHECK(b2_schunk_set_defer_commit(s, 0) >= 0, "commit");
@@ -228,7 +229,7 @@ static void deferred_and_uninit(const char *path)
     b2_schunk_free(s);
     test_rm_tree(path);
 
-    s = b2_schunk_new(&cp);
+    s = t_new(&cp);
     CHECK(b2_schunk_fill_special(s, 3000, B2_SPECIAL_UNINIT, 4000) == 3, "uninit frame");
     CHECK(b2_schunk_set_items(s, 500, 1000, w, sizeof w) == 4000, "write into uninit chunks");
     CHECK(b2_schunk_get_items(s, 500, 1000, got, sizeof got) == 4000 && !memcmp(got, w, 4000),
@@ -250,7 +251,7 @@ static void blocks_decoded(void)
     b2_cparams_init(&cp);
     cp.typesize = 4;
     cp.blocksize = 4000; /* 8 blocks of 1000 items per chunk */
-    b2_schunk *s = b2_schunk_new(&cp);
+    b2_schunk *s = t_new(&cp);
     static int32_t v[32000], w[32000], got[32000];
     for (int i = 0; i < 32000; i++) {
         v[i] = i * 3;
@@ -283,7 +284,7 @@ static b2_schunk *six_chunks(const char *path, int sparse)
     cp.typesize = 4;
     cp.codec = B2_CODEC_LZ4;
     b2_schunk *s = NULL;
-    if ((sparse ? b2_schunk_create_sframe(path, &cp, &s) : b2_schunk_create_file(path, &cp, &s)) < 0)
+    if ((sparse ? t_create_sparse(path, &cp, &s) : t_create(path, &cp, &s)) < 0)
         return NULL;
     b2_schunk_set_sync(s, 0); /* building is not under test */
     int32_t v[1000];
@@ -338,7 +339,7 @@ static void crash(const char *path, int sparse)
         }
         b2_schunk_free(s);
         b2_schunk *r;
-        int orc = b2_schunk_open(path, B2_OPEN_READONLY, &r);
+        int orc = t_open(path, B2_OPEN_READONLY, &r);
         CHECK(orc >= 0, "%s crash at %lld: the frame does not open", sparse ? "sparse" : "file",
               (long long)f);
         if (orc >= 0) {

@@ -11,6 +11,9 @@
 #include "filters.h"
 #include "simd_kernels.h"
 #include "check.h"
+/* b2_simd_name: in one of these two (it is moving to the helpers header) */
+#include "b2_chunk_experimental.h"
+#include "b2_helpers_experimental.h"
 
 typedef struct {
     const char *name;

@@ -33,6 +33,7 @@
 #include "b2_chunk_experimental.h"
 #include "b2_frame_experimental.h"
 #include "b2_nd_experimental.h"
+#include "frame_open.h"
 
 #define NTHREADS 8
 #define MAX_SHOWN 5 /* failures printed per thread */
@@ -182,13 +183,13 @@ static void own_frame(worker *w, int nthreads)
     enum { NB = 24000 };
     uint8_t *src = malloc(3 * NB), *back = malloc(3 * NB), *buf = NULL;
     fill(src, 3 * NB, (uint32_t)rnd(w));
-    b2_schunk *s = b2_schunk_new(&p), *r = NULL;
+    b2_schunk *s = t_new(&p), *r = NULL;
     int ok = s != NULL;
     for (int i = 0; i < 3 && ok; i++)
         ok = b2_schunk_append_buffer(s, src + i * NB, NB) == i + 1;
     size_t len = 0;
     ok = ok && b2_schunk_to_buffer(s, &buf, &len) == B2_OK &&
-         b2_schunk_open_buffer(buf, len, 0, &r) == B2_OK;
+         t_open_buffer(buf, len, 0, &r) == B2_OK;
     WCHECK(w, ok, "own frame: build (%s)", b2_last_error_message());
     for (int i = 0; i < 3 && ok; i++) {
         int got = b2_schunk_decompress_chunk(r, i, back, NB);
@@ -574,20 +575,20 @@ static int build_shared(const char *dir, uint8_t **frame_buf, uint8_t **array_bu
     p.blocksize = FR_BLOCK;
     p.filters[5] = B2_FILTER_BITSHUFFLE;
     p.nthreads = 2;
-    b2_schunk *s = b2_schunk_new(&p);
+    b2_schunk *s = t_new(&p);
     int ok = s && frame_fill(s, the.fref);
     size_t len = 0;
     ok = ok && b2_schunk_to_buffer(s, frame_buf, &len) == B2_OK &&
-         b2_schunk_open_buffer(*frame_buf, len, 0, &the.frames[0]) == B2_OK;
+         t_open_buffer(*frame_buf, len, 0, &the.frames[0]) == B2_OK;
     b2_schunk_free(s);
     for (int k = 1; k < 3 && ok; k++) {
         snprintf(path, sizeof path, "%s/frame%d", dir, k);
         s = NULL;
-        ok = (k == 1 ? b2_schunk_create_file(path, &p, &s) : b2_schunk_create_sframe(path, &p, &s)) ==
+        ok = (k == 1 ? t_create(path, &p, &s) : t_create_sparse(path, &p, &s)) ==
                  B2_OK &&
              b2_schunk_set_sync(s, 0) == B2_OK && frame_fill(s, the.fref);
         b2_schunk_free(s);
-        ok = ok && b2_schunk_open(path, B2_OPEN_READONLY, &the.frames[k]) == B2_OK;
+        ok = ok && t_open(path, B2_OPEN_READONLY, &the.frames[k]) == B2_OK;
     }
     /* the file frame again: mapped, and through user I/O */
     snprintf(path, sizeof path, "%s/frame1", dir);
