@@ -104,7 +104,7 @@ static void look(const char *path, int sparse, seen *last, traces *t)
             files += strstr(e->d_name, ".chunk") != NULL;
         if (d)
             closedir(d);
-        for (int64_t i = 0; i < s->nchunks; i++)
+        for (int64_t i = 0; i < s->ix.nchunks; i++)
             used += frame_entry(s, i) >= 0;
         /* one unreferenced file may be the kept highest id (sframe.c) */
         t->orphans += files - used > last->orphans;

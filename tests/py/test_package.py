@@ -351,7 +351,7 @@ def main():
                                stderr=subprocess.DEVNULL, env=clean_env())
             check(q.returncode == 0, "dependency %s is a package dpkg knows here" % n)
 
-        for member, want_re in (("shlibs", r"^libb2blosc 0 libb2blosc \(>= %s-" % re.escape(version)),
+        for member, want_re in (("shlibs", r"^libb2blosc 1 libb2blosc \(>= %s-" % re.escape(version)),
                                 ("triggers", r"^activate-noawait ldconfig$")):
             m = subprocess.run(["dpkg-deb", "-I", deb, member], stdout=subprocess.PIPE,
                                env=clean_env()).stdout.decode()

@@ -80,16 +80,16 @@ static void run(const char *label, b2_cparams *cp, int sparse, const char *path)
         nranges++;
     }
     /* one small range in the middle of chunk 1: a small fraction of the chunk is read */
-    s->io_bytes_read = 0;
+    s->count.bytes_read = 0;
     int64_t a = (int64_t)(CHUNK + CHUNK / 2) / ts;
     if (b2_schunk_get_items(s, a, 16, got, 16 * (size_t)ts) != 16 * ts ||
         memcmp(got, all + a * ts, 16 * (size_t)ts))
         FAIL("%s: small range", label);
     int64_t cb = b2_schunk_cbytes(s) / NCH;
     printf("  %-22s %-6s: chunk ~%lld B stored, a 16-item read fetched %lld B\n", label,
-           sparse ? "sparse" : "file", (long long)cb, (long long)s->io_bytes_read);
-    if (s->io_bytes_read > cb / 4 + 4096)
-        FAIL("%s: read %lld bytes for 16 items", label, (long long)s->io_bytes_read);
+           sparse ? "sparse" : "file", (long long)cb, (long long)s->count.bytes_read);
+    if (s->count.bytes_read > cb / 4 + 4096)
+        FAIL("%s: read %lld bytes for 16 items", label, (long long)s->count.bytes_read);
     b2_schunk_free(s);
 out:
     free(all);

@@ -54,10 +54,10 @@ static void stale_size(const char *path)
     chunk_data(d, 1000, 2);
     CHECK(b2_schunk_append_buffer(w, d, sizeof d) == 2, "append");
     r = b2_schunk_alloc(NULL);
-    r->storage = B2_STORAGE_FILE;
-    r->place = b2_frame_place_for(B2_STORAGE_FILE); /* as b2_schunk_open_with sets it */
-    r->path = strdup(path);
-    int rc = b2_store_file(path, 0, 0, 0, &r->store);
+    r->io.storage = B2_STORAGE_FILE;
+    r->io.place = b2_frame_place_for(B2_STORAGE_FILE); /* as b2_schunk_open_with sets it */
+    r->io.path = strdup(path);
+    int rc = b2_store_file(path, 0, 0, 0, &r->io.store);
     if (rc >= 0)
         rc = b2_frame_load(r, (int64_t)st.st_size);
     CHECK(rc == 0, "opening with the size from before the commit: %s", b2_last_error_message());

@@ -137,7 +137,7 @@ static void test_frame_index(void)
     b2_schunk *s = NULL;
     CHECK(t_open_buffer(buf, len, 0, &s) == 0 && b2_schunk_nchunks(s) == 1000,
           "the small frame opens");
-    int64_t ipos = s ? s->h.header_len + s->h.cbytes : 0;
+    int64_t ipos = s ? s->head.h.header_len + s->head.h.cbytes : 0;
     b2_schunk_free(s);
     /* Declare 67 million chunks of 8 bytes (a 512 MiB index, one block of the
      * largest size) in the header and the index chunk; the index is never
@@ -176,9 +176,9 @@ static void test_vlmeta(void)
     int cb = run_chunk(chunk, sizeof chunk, 256 << 20);
     uint8_t *copy = malloc((size_t)cb);
     memcpy(copy, chunk, (size_t)cb);
-    free(s->vlmeta[0].content);
-    s->vlmeta[0].content = copy;
-    s->vlmeta[0].len = cb;
+    free(s->head.vlmeta[0].content);
+    s->head.vlmeta[0].content = copy;
+    s->head.vlmeta[0].len = cb;
     uint8_t *content = NULL;
     int32_t clen = 0;
     b2_schunk_set_memory_limit(s, 16 << 20);

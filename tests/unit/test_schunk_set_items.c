@@ -240,7 +240,7 @@ static void deferred_and_uninit(const char *path)
 /* Blocks decoded by s's idle reader so far. */
 static int64_t decoded(b2_schunk *s)
 {
-    return s->rd_idle ? b2_dctx_blocks_decoded(s->rd_idle->dctx) : 0;
+    return s->readers.idle ? b2_dctx_blocks_decoded(s->readers.idle->dctx) : 0;
 }
 
 /* A partly written chunk decodes only the blocks the write leaves (partly)
