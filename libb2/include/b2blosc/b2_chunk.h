@@ -89,9 +89,8 @@ typedef struct b2_chunk_info {
     int32_t eff_blocksize;        /* blocksize clamped to nbytes (non-VL chunks) */
 } b2_chunk_info;
 
-/* Parse and validate the header of the chunk at src (size bytes available; only
- * the 16/32 header bytes are needed, so cbytes may exceed size: decoders check
- * that). Returns B2_OK or a negative error. */
+/* Parse and validate the chunk header at src (only its 16 or 32 bytes need be
+ * there: size may be less than cbytes). Returns B2_OK or an error. */
 B2_API int b2_chunk_get_info(const void *src, size_t size, b2_chunk_info *info);
 
 /* Name of a codec id ("blosclz", "lz4", "ndlz", ..., or a user codec's name in
@@ -122,9 +121,8 @@ B2_API int b2_dctx_set_nthreads(b2_dctx *dctx, int nthreads);
 B2_API int b2_dctx_nthreads(const b2_dctx *dctx);
 /* Message of the last failing call on this context ("" if none; see b2_common.h). */
 B2_API const char *b2_dctx_last_error(const b2_dctx *dctx);
-/* Most working memory (block scratch of every thread) the context may take for
- * one chunk, whatever the chunk declares: a chunk needing more fails with
- * B2_ERR_LIMIT before anything is allocated. bytes <= 0: B2_DEFAULT_MEMORY_LIMIT. */
+/* Most block scratch one chunk may take (<= 0: B2_DEFAULT_MEMORY_LIMIT); a chunk
+ * declaring more fails with B2_ERR_LIMIT before anything is allocated. */
 B2_API int b2_dctx_set_memory_limit(b2_dctx *dctx, int64_t bytes);
 
 /* Decompress a whole chunk into dst (capacity dstcap). Returns nbytes or an error.

@@ -73,10 +73,8 @@ enum b2_error {
  * at a word boundary with "..." (never inside a number, hash or name). */
 #define B2_ERRMSG_LEN 512
 
-/* Detailed message of the last error recorded on the calling thread, as
- * "<b2_strerror text>: <detail>" (the detail alone when it already says the
- * code's text; a B2_ERROR_FUNCS build adds " (<function>)"); "" if none. Per
- * thread, like errno: valid until the thread's next failing libb2 call. */
+/* The calling thread's last error, "<b2_strerror text>: <detail>" ("" if none);
+ * per thread, like errno, until its next failing call. */
 B2_API const char *b2_last_error_message(void);
 /* Code matching b2_last_error_message() (B2_OK if none). */
 B2_API int b2_last_error_code(void);

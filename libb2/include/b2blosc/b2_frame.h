@@ -115,9 +115,8 @@ enum b2_checksum_state {
 B2_API int b2_schunk_set_checksums(b2_schunk *s, int policy);
 /* 1 if the frame holds a checksum table, else 0. */
 B2_API int b2_schunk_has_checksums(const b2_schunk *s);
-/* Check chunk bytes against their checksums on every later read (on = 1) or
- * not (0): a mismatch fails the read with B2_ERR_CHECKSUM naming the chunk.
- * Partial reads then read whole chunks. Returns B2_OK. */
+/* on = 1: later reads check chunk bytes against their checksums (a mismatch is
+ * B2_ERR_CHECKSUM; partial reads then read whole chunks); 0: they do not. */
 B2_API int b2_schunk_set_verify(b2_schunk *s, int on);
 /* Read chunk i and check it: a b2_checksum_state, B2_ERR_CHECKSUM when its
  * bytes do not match, or another error when it cannot be read. */
@@ -128,14 +127,8 @@ B2_API int b2_schunk_checksum_state(b2_schunk *s, int64_t i);
 /* Defaults for b2_schunk_open_with: read-only, no source, the default memory
  * limit (B2_DEFAULT_MEMORY_LIMIT), one thread, checksums kept. */
 B2_API void b2_open_options_init(b2_open_options *o);
-/* The one way to get a handle: open or create a super-chunk as o says (o->size
- * set by b2_open_options_init). Creating (B2_OPEN_CREATE): no source makes a
- * frame in memory, a path a frame file (truncating one) or, with o->sparse, a
- * sparse-frame directory that must not exist yet. Opening: a path (file or
- * directory, told apart by what it is; o->offset for a frame inside a file,
- * then read-only), a buffer (exactly buffer_len bytes; copy_buffer makes it
- * writable) or user I/O. No allocation sized from what the frame declares may
- * exceed o->memory_limit: a frame asking for more fails with B2_ERR_LIMIT. */
+/* The one way to get a handle: open or create a super-chunk as o says (its
+ * fields say how; o->size set by b2_open_options_init). */
 B2_API int b2_schunk_open_with(const b2_open_options *o, b2_schunk **out);
 /* A read-only handle takes what a writer committed since (header, metalayers, index) in
  * place; returns 1 if that changed anything, else 0. Not while other threads read s. */
@@ -143,12 +136,8 @@ B2_API int b2_schunk_refresh(b2_schunk *s);
 /* Close and free (NULL is fine). Never writes: every operation is complete when it returns. */
 B2_API void b2_schunk_free(b2_schunk *s);
 
-/* Rewrite a contiguous frame without dead space (left by deletes, updates and, in
- * files, by earlier indexes), chunks in logical order. Files are rewritten to a
- * temporary file and renamed into place, so a crash leaves the old or new frame.
- * File frames also do this by themselves once their dead space exceeds half the
- * frame (and 64 KiB).
- * Sparse frames: nothing to do. */
+/* Rewrite a contiguous frame without dead bytes, chunks in logical order (files:
+ * via a temporary file renamed into place); nothing to do for sparse frames. */
 B2_API int b2_schunk_compact(b2_schunk *s);
 
 /* Bytes of a contiguous frame's chunks section that no chunk uses (left by
@@ -159,9 +148,8 @@ B2_API int b2_schunk_to_buffer(b2_schunk *s, uint8_t **out, size_t *len);
 
 /* ---- properties ---- */
 
-/* Message of the last failing call on this handle ("" if none; see b2_common.h).
- * Calls that fail before a handle exists (b2_schunk_open_with) leave theirs in
- * b2_last_error_message(). */
+/* Message of the last failing call on this handle ("" if none); a failed open
+ * leaves its message in b2_last_error_message(). */
 B2_API const char *b2_schunk_last_error(const b2_schunk *s);
 /* Where the super-chunk lives (enum b2_frame_storage). */
 B2_API int b2_schunk_storage(const b2_schunk *s);
@@ -180,9 +168,8 @@ B2_API int32_t b2_schunk_typesize(const b2_schunk *s);
 B2_API int32_t b2_schunk_chunksize(const b2_schunk *s);
 /* The parameters used to compress buffers appended with b2_schunk_append_buffer. */
 B2_API const b2_cparams *b2_schunk_cparams(const b2_schunk *s);
-/* sync != 0 (the default): file and sparse frames fsync before and after each
- * commit, so they survive power loss in the old or new state. sync == 0 skips
- * fsync: much faster, and still consistent after a process crash. */
+/* sync != 0 (the default): commits fsync, surviving power loss; 0 skips fsync:
+ * much faster, still consistent after a process crash. */
 B2_API int b2_schunk_set_sync(b2_schunk *s, int sync);
 /* Threads used for (de)compression by later calls (<= 0 means 1; at most 256);
  * with several threads reading s at once, each read uses this many. */

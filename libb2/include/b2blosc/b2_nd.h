@@ -79,9 +79,8 @@ B2_API int b2_nd_create(const b2_nd_params *p, const b2_nd_storage *st, int fill
 /* New array holding the C-order buffer src of exactly nitems*typesize bytes. */
 B2_API int b2_nd_from_cbuffer(const b2_nd_params *p, const b2_nd_storage *st,
                              const void *src, size_t len, b2_nd_array **out);
-/* Copy of src with new chunk/block shapes (0 entries: default rule) into st,
- * written chunk by chunk. With src's own shapes (or NULL for both) the compressed
- * chunks are copied as they are, with src's metalayers and vlmetalayers. */
+/* Copy of src into st with new chunk/block shapes (0 entries: the default rule);
+ * with src's own shapes the compressed chunks and metalayers are copied as they are. */
 B2_API int b2_nd_copy(b2_nd_array *src, const int32_t *chunkshape, const int32_t *blockshape,
                      const b2_nd_storage *st, b2_nd_array **out);
 
@@ -120,10 +119,8 @@ B2_API b2_schunk *b2_nd_schunk(b2_nd_array *a);         /* underlying super-chun
 /* Threads used by later reads and writes of this array (<= 0 means 1); the bytes
  * written do not depend on it. */
 B2_API int b2_nd_set_nthreads(b2_nd_array *a, int nthreads);
-/* Memory limit for later reads (as b2_open_options.memory_limit; <= 0: the default), set
- * on the super-chunk and the array's own context too. To open an array whose
- * index alone exceeds the default, open its frame with b2_schunk_open_with and a larger limit and
- * call b2_nd_from_schunk. */
+/* Memory limit for later reads (<= 0: the default), on the super-chunk and the
+ * array's context; for a larger index open the frame with a limit, then b2_nd_from_schunk. */
 B2_API int b2_nd_set_memory_limit(b2_nd_array *a, int64_t bytes);
 
 /* ---- reading and writing ---- */
@@ -139,10 +136,8 @@ B2_API int b2_nd_get_slice_cbuffer(b2_nd_array *a, const int64_t *start, const i
 B2_API int b2_nd_set_slice_cbuffer(b2_nd_array *a, const int64_t *start, const int64_t *stop,
                                   const void *src, size_t len);
 
-/* Copy the orthogonal selection of sel[d][0..nsel[d]) on every dimension d into
- * dst in C order, shape nsel (NumPy's a[np.ix_(...)]: any order, duplicates
- * allowed, negative indices from the end). Only the blocks holding selected items
- * are decoded. */
+/* Copy the selection sel[d][0..nsel[d]) of every dimension d into dst in C order
+ * (NumPy's a[np.ix_(...)], negatives from the end), decoding only the blocks needed. */
 B2_API int b2_nd_get_orthogonal_selection(b2_nd_array *a, const int64_t *const *sel,
                                          const int64_t *nsel, void *dst, size_t cap);
 /* Write the C-order buffer src (shape nsel, len bytes) to the orthogonal selection;
@@ -152,9 +147,8 @@ B2_API int b2_nd_set_orthogonal_selection(b2_nd_array *a, const int64_t *const *
 
 /* ---- changing the shape (c-blosc2 semantics, doc/format/b2nd.md §7) ---- */
 
-/* Resize to new_shape; start (NULL: the end of each dimension) says where each
- * dimension grows or shrinks; a start inside a dimension needs start and the
- * change to be multiples of the chunkshape. New items read as zero. */
+/* Resize to new_shape, growing or shrinking at start (NULL: the ends; inside a
+ * dimension: multiples of the chunkshape). New items read as zero. */
 B2_API int b2_nd_resize(b2_nd_array *a, const int64_t *new_shape, const int64_t *start);
 /* Insert the C-order buffer src (whole slabs across the other dimensions) along
  * axis at position pos. */
@@ -169,17 +163,12 @@ B2_API int b2_nd_delete(b2_nd_array *a, int axis, int64_t start, int64_t n);
 B2_API int b2_nd_get_slice(b2_nd_array *src, const int64_t *start, const int64_t *stop,
                           const int32_t *chunkshape, const int32_t *blockshape,
                           const b2_nd_storage *st, b2_nd_array **out);
-/* a and b joined along axis (same ndim and typesize, equal extents elsewhere):
- * out non-NULL: a new array in st with a's shapes, cparams, metalayers and
- * vlmetalayers; out NULL: a grows in place (on failure it keeps its old extent).
- * When a ends on a chunk boundary of axis and b has a's chunk and block shapes,
- * b's chunks are copied compressed, without decoding; a may be b. */
+/* a and b joined along axis: into a new array *out in st, or (out NULL) a grows in
+ * place; chunks are copied compressed when the grids line up. */
 B2_API int b2_nd_concatenate(b2_nd_array *a, b2_nd_array *b, int axis, const b2_nd_storage *st,
                             b2_nd_array **out);
-/* New array in st: a with dimensions of extent 1 (chunk and block extent 1)
- * inserted at the result's positions axes[0..naxes) (negative from the end, as
- * NumPy's expand_dims). Not a view: the compressed chunks are copied unchanged
- * with a new b2nd metalayer, and the two arrays share nothing afterwards. */
+/* New array in st: a with extent-1 dimensions at the result's positions axes
+ * (NumPy's expand_dims); the compressed chunks are copied, not shared. */
 B2_API int b2_nd_expand_dims(b2_nd_array *a, const int *axes, int naxes, const b2_nd_storage *st,
                             b2_nd_array **out);
 /* Copy of a without its dimensions of extent 1 (chunk/block extents dropped with

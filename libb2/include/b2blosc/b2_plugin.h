@@ -90,10 +90,8 @@ typedef struct b2_user_codec {
 
 /* ---- the process table ---- */
 
-/* Register a filter for the whole process. Registering an id again succeeds
- * only with an identical entry (same name, functions and user pointer), else
- * B2_ERR_EXISTS; B2_ERR_INVALID_PARAM for an id outside 160..255, a NULL
- * function or a bad name. */
+/* Register a filter (id 160..255) for the whole process; registering an id again
+ * succeeds only with an identical entry, else B2_ERR_EXISTS. */
 B2_API int b2_register_filter(const b2_user_filter *f);
 /* Register a codec for the whole process (same rules as b2_register_filter). */
 B2_API int b2_register_codec(const b2_user_codec *c);
