@@ -89,6 +89,18 @@ static void grid_coords(const writer *wr, uint64_t k, hsize_t *ci)
     }
 }
 
+/* Where chunk ci starts, in dataset coordinates, as the read errors say it:
+ * "(20,10)". */
+static const char *chunk_at(const writer *wr, const hsize_t *ci, char *buf, size_t cap)
+{
+    size_t k = 0;
+    for (int d = 0; d < wr->rank && k + 24 < cap; d++)
+        k += (size_t)snprintf(buf + k, cap - k, "%s%llu", d ? "," : "(",
+                              (unsigned long long)(ci[d] * wr->cdims[d]));
+    snprintf(buf + k, cap - k, ")");
+    return buf;
+}
+
 /* The part [lo, hi) of chunk ci inside the box; returns 1 when it is the whole
  * chunk (up to the dataset's end). */
 static int chunk_part(const writer *wr, const hsize_t *ci, hsize_t *lo, hsize_t *hi)
@@ -250,10 +262,11 @@ static void helper_loop(writer *wr, int worker)
 static int store_job(writer *wr, int64_t j, slot *s)
 {
     hsize_t ci[MAXDIM], lo[MAXDIM], hi[MAXDIM], off[MAXDIM];
+    char at[MAXDIM * 22 + 4];
     grid_coords(wr, wr->jobs[j], ci);
     if (s->kind < 0 && wr->strict)
-        return B2_FAIL(s->kind, "cannot compress a chunk with the options' parameters: %s",
-                       s->err);
+        return B2_FAIL(s->kind, "chunk at %s: cannot compress it with the options' parameters: %s",
+                       chunk_at(wr, ci, at, sizeof at), s->err);
     if (s->kind < 0) {
         /* the filter would fail here too: H5Dwrite stores what HDF5 makes of that */
         if (wr->rep && !wr->rep->reason[0])
@@ -266,7 +279,8 @@ static int store_job(writer *wr, int64_t j, slot *s)
         off[d] = ci[d] * wr->cdims[d];
     /* always a frame, filter mask 0, as the filter itself stores every chunk */
     if (wr->h->Dwrite_chunk(wr->dset, H5P_DEFAULT, 0, off, s->outlen, s->out) < 0)
-        return B2_FAIL(B2_ERR_IO, "H5Dwrite_chunk failed");
+        return B2_FAIL(B2_ERR_IO, "chunk at %s: H5Dwrite_chunk failed",
+                       chunk_at(wr, ci, at, sizeof at));
     if (wr->rep) {
         wr->rep->chunks_direct++;
         wr->rep->bytes_stored += (int64_t)s->outlen;
@@ -284,13 +298,15 @@ static int writer_loop(writer *wr)
     int rc = B2_OK;
     for (uint64_t k = 0; k < total && rc >= 0; k++) {
         hsize_t ci[MAXDIM], lo[MAXDIM], hi[MAXDIM];
+        char at[MAXDIM * 22 + 4];
         if (j >= wr->njobs || wr->jobs[j] != k) {
             grid_coords(wr, k, ci);
             chunk_part(wr, ci, lo, hi);
             note(wr->rep, "%s", "a chunk is only partly in the box (its part goes through "
                                 "H5Dwrite)");
-            rc = wr->strict ? B2_FAIL(B2_ERR_UNSUPPORTED, "a chunk is only partly in the box: "
-                                      "H5Dwrite would not apply the options' parameters")
+            rc = wr->strict ? B2_FAIL(B2_ERR_UNSUPPORTED, "chunk at %s is only partly in the box: "
+                                      "H5Dwrite would not apply the options' parameters",
+                                      chunk_at(wr, ci, at, sizeof at))
                             : h5dwrite_part(wr, lo, hi);
             continue;
         }

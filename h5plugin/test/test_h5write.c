@@ -359,6 +359,10 @@ static void ext_params(hid_t file)
     hsize_t part[2] = {40, 77};
     CHECK(b2_h5_write_box(ds, 0, st, part, data, n * 4, &po, &rep) == B2_ERR_UNSUPPORTED &&
               strstr(rep.reason, "partly"), "opts + partial box: %s", rep.reason);
+    /* the error names the chunk, in dataset coordinates, as read errors do */
+    CHECK(strstr(b2_h5_last_error_message(), "chunk at (") &&
+              strstr(b2_h5_last_error_message(), ") is only partly in the box"),
+          "opts + partial box message: %s", b2_h5_last_error_message());
     H5Dclose(ds);
 
     /* rank 1: set_local stores them with the one-dimensional layout (revision 2,
