@@ -27,7 +27,6 @@
  * "ext load" is the CPU time the rest of the machine used since the previous
  * line, in cores (from /proc/stat minus our own getrusage), to judge noise. */
 #define _GNU_SOURCE /* mkdtemp, fsync */
-#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -88,30 +87,6 @@ static int fail(const char *what, int code)
     fprintf(stderr, "%s: --frame: %s%s%s\n", CMD, what, code ? ": " : "",
             code ? b2_strerror(code) : "");
     return B2CLI_EXIT_DATA;
-}
-
-/* Remove a file, or a directory and the files directly inside it. */
-static void remove_path(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0)
-        return;
-    if (!S_ISDIR(st.st_mode)) {
-        unlink(path);
-        return;
-    }
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        char p[4400];
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-                snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-                unlink(p);
-            }
-        closedir(d);
-    }
-    rmdir(path);
 }
 
 /* Wall clock, machine busy CPU seconds and our own CPU seconds. */
@@ -379,7 +354,7 @@ static int append_once(bench *b, int where, int precomp, int sync, double *secs)
     b2_schunk *s = NULL;
     int rc;
     if (where != W_MEM)
-        remove_path(path);
+        b2cli_temp_remove(path);
     double t0 = b2cli_now(), t1;
     rc = b2cli_frame_create(where == W_MEM ? NULL : path, where == W_SFRAME, &b->cp, &s);
     if (rc >= 0 && !sync)
@@ -566,8 +541,8 @@ static int run_frames(bench *b)
         o.kind = OP_MEMCPY;
         rc = time_op(b, &o, "memcpy 1 MiB (reference)", CHUNK, NULL);
     }
-    remove_path(b->frame_path);
-    remove_path(b->sframe_path);
+    b2cli_temp_remove(b->frame_path);
+    b2cli_temp_remove(b->sframe_path);
     return rc;
 }
 
@@ -721,7 +696,7 @@ static int nd_section(bench *b, const char *bname, const int32_t bs[2], int file
     if (rc < 0)
         return fail("b2nd from_cbuffer", rc);
     if (file) {
-        remove_path(b->nd_path);
+        b2cli_temp_remove(b->nd_path);
         rc = b2_nd_save(a, &fst);
         b2_nd_free(a);
         a = NULL;
@@ -773,7 +748,7 @@ static int nd_section(bench *b, const char *bname, const int32_t bs[2], int file
         report(b, "  b2nd_to_cbuffer whole array (32 MB)", b->t, b->reps, ND_BYTES, 0, 0);
     b2_nd_free(a);
     if (file)
-        remove_path(b->nd_path);
+        b2cli_temp_remove(b->nd_path);
     b->section[0] = 0;
     return rc >= 0 ? B2CLI_OK : B2CLI_EXIT_DATA;
 }
@@ -969,9 +944,9 @@ int b2bench_frame(int argc, char **argv)
     free(b.out);
     free(b.t);
     b2_dctx_free(b.dctx);
-    remove_path(b.frame_path);
-    remove_path(b.sframe_path);
-    remove_path(b.nd_path);
+    b2cli_temp_remove(b.frame_path);
+    b2cli_temp_remove(b.sframe_path);
+    b2cli_temp_remove(b.nd_path);
     rmdir(b.dir);
     return rc;
 }

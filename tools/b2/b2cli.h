@@ -108,7 +108,8 @@ int b2cli_frame_create(const char *path, int sparse, const b2_cparams *cp, b2_sc
  * when complete, so an interruption never leaves a partial OUT (containers,
  * sparse-frame directories included). "OUT.tmp.PID" (malloc'ed). */
 char *b2cli_temp_name(const char *out);
-/* Remove a temporary file or sparse-frame directory (only files directly inside). */
+/* Remove a file, or a sparse-frame directory with its chunks.b2frame and chunk
+ * files (nothing else is deleted: a directory holding more stays). */
 void b2cli_temp_remove(const char *path);
 /* Rename tmp to out (a sparse frame cannot replace an existing directory: refused,
  * tmp removed). B2_OK or B2_ERR_IO after a message. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Messages, timing, option parsing and file helpers shared by the subcommands. */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -408,24 +409,28 @@ void b2cli_temp_remove(const char *path)
     struct stat st;
     if (lstat(path, &st) != 0)
         return;
-    if (S_ISDIR(st.st_mode)) {
-        /* sparse frame: chunks.b2frame and NNNNNNNN.chunk files only */
-        char *p = malloc(strlen(path) + 32);
-        if (p) {
-            for (long i = -1; i < 1L << 20; i++) {
-                if (i < 0)
-                    sprintf(p, "%s/chunks.b2frame", path);
-                else
-                    sprintf(p, "%s/%08lX.chunk", path, i);
-                if (unlink(p) != 0 && i >= 0 && errno == ENOENT)
-                    break;
-            }
-            free(p);
-        }
-        rmdir(path);
-    } else {
+    if (!S_ISDIR(st.st_mode)) {
         unlink(path);
+        return;
     }
+    /* a sparse frame: chunks.b2frame and NNNNNNNN.chunk files only (ids may have
+     * gaps); a directory holding anything else stays */
+    DIR *d = opendir(path);
+    char *p = malloc(strlen(path) + 300);
+    struct dirent *e;
+    while (d && p && (e = readdir(d))) {
+        const char *n = e->d_name;
+        size_t len = strlen(n);
+        int chunk = len == 14 && !strcmp(n + 8, ".chunk") && strspn(n, "0123456789ABCDEF") == 8;
+        if (chunk || !strcmp(n, "chunks.b2frame")) {
+            snprintf(p, strlen(path) + 300, "%s/%s", path, n);
+            unlink(p);
+        }
+    }
+    if (d)
+        closedir(d);
+    free(p);
+    rmdir(path);
 }
 
 int b2cli_temp_commit(const char *tmp, const char *out)
