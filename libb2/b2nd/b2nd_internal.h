@@ -96,6 +96,9 @@ struct b2_nd_array {
  * into a malloc'ed chunk. */
 B2_HIDDEN int b2_nd_compress_chunk(b2_nd_array *a, const uint8_t *buf, uint8_t **chunk,
                                   int32_t *cbytes);
+/* An empty super-chunk for a new array: in memory (st NULL or memory), a file or
+ * a sparse directory, chunks defaulting to cp. */
+B2_HIDDEN int b2_nd_new_schunk(const b2_nd_storage *st, const b2_cparams *cp, b2_schunk **out);
 /* Validate p, fill in defaults, and create an array holding no chunks yet. */
 B2_HIDDEN int b2_nd_create_bare(const b2_nd_params *p, const b2_nd_storage *st, b2_nd_array **out);
 /* Chunk n's stored bytes (no copy; valid until x's next view) and its header,

@@ -120,7 +120,7 @@ static int extend(b2_nd_array *a, const int64_t *to, const int64_t *start)
         uint8_t *zeros = calloc(bytes ? bytes : 1, 1);
         if (!zeros)
             return B2_FAIL_CODE(B2_ERR_NOMEM);
-        rc = b2_nd_set_slice_cbuffer(a, bstart, bstop, zeros, bytes);
+        rc = b2_nd_set_slice_cbuffer_body(a, bstart, bstop, zeros, bytes);
         free(zeros);
         if (rc < 0)
             return rc;
@@ -208,12 +208,12 @@ int b2_nd_insert_body(b2_nd_array *a, const void *src, size_t len, int axis, int
         start[j] = j == axis ? pos : 0;
     }
     shape[axis] += n;
-    int rc = b2_nd_resize(a, shape, start);
+    int rc = b2_nd_resize_body(a, shape, start);
     if (rc < 0)
         return rc;
     memcpy(stop, shape, sizeof stop);
     stop[axis] = pos + n;
-    return b2_nd_set_slice_cbuffer(a, start, stop, src, len);
+    return b2_nd_set_slice_cbuffer_body(a, start, stop, src, len);
 }
 
 int b2_nd_append_body(b2_nd_array *a, const void *src, size_t len, int axis)
@@ -221,7 +221,7 @@ int b2_nd_append_body(b2_nd_array *a, const void *src, size_t len, int axis)
     B2_FAIL_IF(!a, B2_ERR_INVALID_PARAM, "array is NULL");
     B2_FAIL_IF(axis < 0 || axis >= a->g.ndim, B2_ERR_INVALID_PARAM, "axis %d of %d dimensions",
                axis, a->g.ndim);
-    return b2_nd_insert(a, src, len, axis, a->g.shape[axis]);
+    return b2_nd_insert_body(a, src, len, axis, a->g.shape[axis]);
 }
 
 int b2_nd_delete_body(b2_nd_array *a, int axis, int64_t start, int64_t n)
@@ -238,6 +238,6 @@ int b2_nd_delete_body(b2_nd_array *a, int axis, int64_t start, int64_t n)
         st[j] = j == axis ? start : shape[j];
     }
     shape[axis] -= n;
-    return b2_nd_resize(a, shape, st);
+    return b2_nd_resize_body(a, shape, st);
 }
 

@@ -590,7 +590,7 @@ int b2_nd_to_cbuffer_body(b2_nd_array *a, void *dst, size_t cap)
     if (!a)
         return B2_FAIL_CODE(B2_ERR_INVALID_PARAM);
     int64_t start[B2_ND_MAX_DIM] = {0};
-    return b2_nd_get_slice_cbuffer(a, start, a->g.shape, dst, cap);
+    return b2_nd_get_slice_cbuffer_body(a, start, a->g.shape, dst, cap);
 }
 
 int b2_nd_compress_chunk(b2_nd_array *a, const uint8_t *buf, uint8_t **chunk, int32_t *cbytes)
