@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Bit shuffle (doc/format/filters.md §3): portable kernel and runtime dispatcher.
+/* Bit shuffle (doc/format/filters.md §3): the portable kernel (kernel_table.c dispatches).
  * e = n / ts elements, e8 = e rounded down to a multiple of 8; the first e8*ts
  * bytes become 8*ts rows of e8/8 bytes (row 8j+b = bit b of byte j of every
  * element, element 0 in the LSB of the row's first byte); the rest is copied. */
@@ -79,7 +79,7 @@ void b2_bitshuffle_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t *d
 /* Version-2 chunks (Blosc 1.x): a block whose element count is not a multiple
  * of 8 was not bitshuffled at all (doc/format/filters.md §3.4); otherwise the modern rule
  * gives the same result for the elements. */
-static int legacy_untouched(int32_t ts, int32_t n)
+int b2_bitshuffle_legacy_untouched(int32_t ts, int32_t n)
 {
     return ts < 1 || n <= 0 || (n / ts) % 8 != 0;
 }
@@ -88,7 +88,7 @@ static int legacy_untouched(int32_t ts, int32_t n)
  * hold stale memory), so their value is unknowable. The reference decoder leaves
  * them unwritten and the reference vectors record them as zero: write zeros so
  * the result is deterministic and matches. */
-static void legacy_clear_spare(int32_t ts, int32_t n, uint8_t *dst)
+void b2_bitshuffle_legacy_clear(int32_t ts, int32_t n, uint8_t *dst)
 {
     int32_t spare = n % ts;
     if (spare)
@@ -98,7 +98,7 @@ static void legacy_clear_spare(int32_t ts, int32_t n, uint8_t *dst)
 void b2_bitunshuffle_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst,
                              int legacy_v2)
 {
-    if (legacy_v2 && legacy_untouched(ts, n)) {
+    if (legacy_v2 && b2_bitshuffle_legacy_untouched(ts, n)) {
         if (n > 0)
             memcpy(dst, src, (size_t)n);
         return;
@@ -111,23 +111,5 @@ void b2_bitunshuffle_generic(int32_t ts, int32_t n, const uint8_t *src, uint8_t 
     if (n > t)
         memcpy(dst + t, src + t, (size_t)(n - t));
     if (legacy_v2)
-        legacy_clear_spare(ts, n, dst);
-}
-
-/* Every call indexes the kernel table of the current level (kernel_table.c). */
-void b2_bitshuffle(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst)
-{
-    b2_filter_kernels_now()->bitshuffle(ts, n, src, dst);
-}
-
-void b2_bitunshuffle(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst, int legacy_v2)
-{
-    if (legacy_v2 && legacy_untouched(ts, n)) {
-        if (n > 0)
-            memcpy(dst, src, (size_t)n);
-        return;
-    }
-    b2_filter_kernels_now()->bitunshuffle(ts, n, src, dst);
-    if (legacy_v2)
-        legacy_clear_spare(ts, n, dst);
+        b2_bitshuffle_legacy_clear(ts, n, dst);
 }

@@ -71,16 +71,3 @@ void b2_delta_decode_generic(const uint8_t *ref, int32_t typesize, int32_t n,
     }
     memcpy(dst + body, src + body, (size_t)n - body);
 }
-
-/* The level's kernels (filters/x86/delta_*.c where they pay). */
-void b2_delta_encode(const uint8_t *ref, int32_t typesize, int32_t n, const uint8_t *src,
-                     uint8_t *dst)
-{
-    b2_filter_kernels_now()->delta_encode(ref, typesize, n, src, dst);
-}
-
-void b2_delta_decode(const uint8_t *ref, int32_t typesize, int32_t n, const uint8_t *src,
-                     uint8_t *dst)
-{
-    b2_filter_kernels_now()->delta_decode(ref, typesize, n, src, dst);
-}

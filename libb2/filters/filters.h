@@ -49,6 +49,10 @@ B2_HIDDEN void b2_bitunshuffle(int32_t typesize, int32_t n, const uint8_t *src, 
 B2_HIDDEN void b2_bitshuffle_generic(int32_t typesize, int32_t n, const uint8_t *src, uint8_t *dst);
 B2_HIDDEN void b2_bitunshuffle_generic(int32_t typesize, int32_t n, const uint8_t *src,
                                        uint8_t *dst, int legacy_v2);
+/* Version-2 (Blosc 1.x) rule: 1 when a block of n bytes was left unshuffled. */
+B2_HIDDEN int b2_bitshuffle_legacy_untouched(int32_t typesize, int32_t n);
+/* Version-2 rule: zero the n % typesize spare bytes Blosc 1.x never wrote. */
+B2_HIDDEN void b2_bitshuffle_legacy_clear(int32_t typesize, int32_t n, uint8_t *dst);
 
 /* ---- delta (delta.c). ref == NULL: this is block 0 (running XOR); otherwise ref
  * points at the decoded block 0 of the chunk (at least n bytes). Tail bytes past

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The filters' kernel tables, one per SIMD level, constant from compile time:
+/* The filters' kernel tables, and the entry points that index them (b2_shuffle,
+ * b2_bitshuffle, b2_delta_encode, ...: the pipeline calls these, the kernels
+ * never do, so dispatch sits above every kernel). One table per SIMD level,
+ * constant from compile time:
  * the only run-time choice is the variant (common/cpu.c, detected once: the
  * level, or AVX-512 with GFNI), which picks one. A level's table names, kernel
  * by kernel, the fastest one measured on a CPU of that level: the AVX-512 table
  * keeps the AVX2 kernels where the AVX-512 ones did not pay
  * (bench/bench_kernels.c). */
+#include <string.h>
+
 #include "filters.h"
 #include "simd_kernels.h"
 
@@ -63,4 +68,62 @@ const b2_filter_kernels *b2_filter_kernels_at(int level)
 const b2_filter_kernels *b2_filter_kernels_now(void)
 {
     return by_variant[b2_simd_variant()];
+}
+
+/* ---- entry points: every call indexes the table of the current level ---- */
+
+void b2_shuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
+{
+    b2_filter_kernels_now()->shuffle(unit, n, src, dst);
+}
+
+void b2_unshuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
+{
+    b2_filter_kernels_now()->unshuffle(unit, n, src, dst);
+}
+
+/* Unit 1 is a copy: the portable part kernels do it without a vector setup. */
+b2_part_fn b2_shuffle_part_kernel(int32_t unit)
+{
+    return unit > 1 ? b2_filter_kernels_now()->shuffle_part : b2_shuffle_part_generic;
+}
+
+b2_part_fn b2_unshuffle_part_kernel(int32_t unit)
+{
+    return unit > 1 ? b2_filter_kernels_now()->unshuffle_part : b2_unshuffle_part_generic;
+}
+
+b2_planes_fn b2_unshuffle_planes_kernel(int32_t unit)
+{
+    (void)unit;
+    return b2_filter_kernels_now()->unshuffle_planes;
+}
+
+void b2_bitshuffle(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst)
+{
+    b2_filter_kernels_now()->bitshuffle(ts, n, src, dst);
+}
+
+void b2_bitunshuffle(int32_t ts, int32_t n, const uint8_t *src, uint8_t *dst, int legacy_v2)
+{
+    if (legacy_v2 && b2_bitshuffle_legacy_untouched(ts, n)) {
+        if (n > 0)
+            memcpy(dst, src, (size_t)n);
+        return;
+    }
+    b2_filter_kernels_now()->bitunshuffle(ts, n, src, dst);
+    if (legacy_v2)
+        b2_bitshuffle_legacy_clear(ts, n, dst);
+}
+
+void b2_delta_encode(const uint8_t *ref, int32_t typesize, int32_t n, const uint8_t *src,
+                     uint8_t *dst)
+{
+    b2_filter_kernels_now()->delta_encode(ref, typesize, n, src, dst);
+}
+
+void b2_delta_decode(const uint8_t *ref, int32_t typesize, int32_t n, const uint8_t *src,
+                     uint8_t *dst)
+{
+    b2_filter_kernels_now()->delta_decode(ref, typesize, n, src, dst);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Byte shuffle (doc/format/filters.md §2): the portable kernel and the runtime dispatcher.
+/* Byte shuffle (doc/format/filters.md §2): the portable kernel (kernel_table.c dispatches).
  * Layout: q = n / unit whole elements become unit planes of q bytes
  * (out[j*q + i] = in[i*unit + j]); the n % unit spare bytes are copied in place. */
 #include <string.h>
@@ -136,32 +136,4 @@ void b2_unshuffle_part_generic(int32_t unit, int32_t q, int32_t n, const uint8_t
         memcpy(out, in, (size_t)n);
     else if (n > 0)
         b2_unshuffle_range(unit, q, 0, n, in, out);
-}
-
-/* Every call indexes the kernel table of the current level (kernel_table.c). */
-void b2_shuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
-{
-    b2_filter_kernels_now()->shuffle(unit, n, src, dst);
-}
-
-void b2_unshuffle(int32_t unit, int32_t n, const uint8_t *src, uint8_t *dst)
-{
-    b2_filter_kernels_now()->unshuffle(unit, n, src, dst);
-}
-
-/* Unit 1 is a copy: the portable part kernels do it without a vector setup. */
-b2_part_fn b2_shuffle_part_kernel(int32_t unit)
-{
-    return unit > 1 ? b2_filter_kernels_now()->shuffle_part : b2_shuffle_part_generic;
-}
-
-b2_part_fn b2_unshuffle_part_kernel(int32_t unit)
-{
-    return unit > 1 ? b2_filter_kernels_now()->unshuffle_part : b2_unshuffle_part_generic;
-}
-
-b2_planes_fn b2_unshuffle_planes_kernel(int32_t unit)
-{
-    (void)unit;
-    return b2_filter_kernels_now()->unshuffle_planes;
 }
