@@ -17,6 +17,30 @@
 #include "b2_chunk_experimental.h"
 #include "b2_nd_experimental.h"
 
+/* Walking the rows of an N-d box of cnt items per dimension, the last
+ * dimension being each row's contiguous run: row_next advances the counter idx
+ * over dimensions 0..nd-2 in C order and returns the dimension that moved (-1
+ * at the end); a pointer then moves by step[d] bytes, from row_steps for the
+ * buffer's item strides str. */
+static void row_steps(int nd, const int64_t *cnt, const int64_t *str, size_t ts, int64_t *step)
+{
+    int64_t back = 0; /* from a slab's first row to its last, dimensions after d */
+    for (int d = nd - 2; d >= 0; d--) {
+        step[d] = str[d] * (int64_t)ts - back;
+        back += (cnt[d] - 1) * str[d] * (int64_t)ts;
+    }
+}
+
+static int row_next(int nd, const int64_t *cnt, int64_t *idx)
+{
+    for (int d = nd - 2; d >= 0; d--) {
+        if (++idx[d] < cnt[d])
+            return d;
+        idx[d] = 0;
+    }
+    return -1;
+}
+
 /* Copy an N-d box of cnt items per dimension between two C-order buffers with
  * item strides dstr/sstr. The last dimension is contiguous on both sides. */
 static void copy_box(int nd, const int64_t *cnt, size_t ts, uint8_t *dst, const int64_t *dstr,
@@ -27,21 +51,15 @@ static void copy_box(int nd, const int64_t *cnt, size_t ts, uint8_t *dst, const 
         return;
     }
     size_t run = (size_t)cnt[nd - 1] * ts;
-    int64_t idx[B2_ND_MAX_DIM] = {0};
-    for (;;) {
+    int64_t idx[B2_ND_MAX_DIM] = {0}, dstep[B2_ND_MAX_DIM], sstep[B2_ND_MAX_DIM];
+    row_steps(nd, cnt, dstr, ts, dstep);
+    row_steps(nd, cnt, sstr, ts, sstep);
+    for (int d;;) {
         memcpy(dst, src, run);
-        int d = nd - 2;
-        for (; d >= 0; d--) {
-            dst += dstr[d] * (int64_t)ts;
-            src += sstr[d] * (int64_t)ts;
-            if (++idx[d] < cnt[d])
-                break;
-            dst -= dstr[d] * (int64_t)ts * cnt[d];
-            src -= sstr[d] * (int64_t)ts * cnt[d];
-            idx[d] = 0;
-        }
-        if (d < 0)
+        if ((d = row_next(nd, cnt, idx)) < 0)
             return;
+        dst += dstep[d];
+        src += sstep[d];
     }
 }
 
@@ -49,20 +67,14 @@ static void copy_box(int nd, const int64_t *cnt, size_t ts, uint8_t *dst, const 
 static void fill_box(int nd, const int64_t *cnt, size_t ts, uint8_t *dst, const int64_t *dstr,
                      const uint8_t *val)
 {
-    int64_t idx[B2_ND_MAX_DIM] = {0}, run = nd ? cnt[nd - 1] : 1;
-    for (;;) {
+    int64_t idx[B2_ND_MAX_DIM] = {0}, step[B2_ND_MAX_DIM], run = nd ? cnt[nd - 1] : 1;
+    row_steps(nd, cnt, dstr, ts, step);
+    for (int d;;) {
         for (int64_t j = 0; j < run; j++)
             memcpy(dst + j * (int64_t)ts, val, ts);
-        int d = nd - 2;
-        for (; d >= 0; d--) {
-            dst += dstr[d] * (int64_t)ts;
-            if (++idx[d] < cnt[d])
-                break;
-            dst -= dstr[d] * (int64_t)ts * cnt[d];
-            idx[d] = 0;
-        }
-        if (d < 0)
+        if ((d = row_next(nd, cnt, idx)) < 0)
             return;
+        dst += step[d];
     }
 }
 
@@ -287,21 +299,15 @@ static int place_block(void *ud, int32_t k, b2_block_rows *r)
 static int box_is_zero(int nd, const int64_t *cnt, size_t ts, const uint8_t *src, const int64_t *str)
 {
     size_t run = nd ? (size_t)cnt[nd - 1] * ts : ts;
-    int64_t idx[B2_ND_MAX_DIM] = {0};
-    for (;;) {
+    int64_t idx[B2_ND_MAX_DIM] = {0}, step[B2_ND_MAX_DIM];
+    row_steps(nd, cnt, str, ts, step);
+    for (int d;;) {
         for (size_t k = 0; k < run; k++)
             if (src[k])
                 return 0;
-        int d = nd - 2;
-        for (; d >= 0; d--) {
-            src += str[d] * (int64_t)ts;
-            if (++idx[d] < cnt[d])
-                break;
-            src -= str[d] * (int64_t)ts * cnt[d];
-            idx[d] = 0;
-        }
-        if (d < 0)
+        if ((d = row_next(nd, cnt, idx)) < 0)
             return 1;
+        src += step[d];
     }
 }
 
