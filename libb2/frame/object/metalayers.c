@@ -50,6 +50,18 @@ int b2_schunk_meta_get(const b2_schunk *s, const char *name, uint8_t **content, 
     return i;
 }
 
+/* What adding a (vl)metalayer asks of the handle and the arguments. */
+static int check_add(const b2_schunk *s, const char *name, const void *content, int32_t len)
+{
+    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
+    int rc = check_name(name);
+    if (rc < 0)
+        return rc;
+    B2_FAIL_IF(len < 0 || (!content && len), B2_ERR_INVALID_PARAM, "content %p of %d bytes",
+               content, (int)len);
+    return B2_OK;
+}
+
 /* A header that changes size moves everything after it: only done while the frame
  * holds no chunk. Files are rewritten whole and renamed into place. */
 static int rebuild_empty(b2_schunk *s)
@@ -60,13 +72,11 @@ static int rebuild_empty(b2_schunk *s)
 
 int b2_schunk_meta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
-    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
-    int rc = check_name(name);
+    int rc = check_add(s, name, content, len);
     if (rc < 0)
         return rc;
-    B2_FAIL_IF(len < 0 || (!content && len), B2_ERR_INVALID_PARAM, "content %p of %d bytes",
-               content, (int)len);
-    B2_FAIL_IF(find(s->head.meta, s->head.nmeta, name) >= 0, B2_ERR_EXISTS, "metalayer \"%s\"", name);
+    B2_FAIL_IF(find(s->head.meta, s->head.nmeta, name) >= 0, B2_ERR_EXISTS, "metalayer \"%s\"",
+               name);
     if (s->head.nmeta >= B2_FRAME_MAX_METALAYERS)
         return B2_FAIL_CODE(B2_ERR_DOES_NOT_FIT);
     /* would shift every chunk (the reference refuses too) */
@@ -132,13 +142,11 @@ int b2_schunk_vlmeta_get_body(b2_schunk *s, const char *name, uint8_t **content,
 
 int b2_schunk_vlmeta_add_body(b2_schunk *s, const char *name, const void *content, int32_t len)
 {
-    B2_FAIL_IF(!s->io.writable, B2_ERR_READ_ONLY, B2_READ_ONLY_WHY);
-    int rc = check_name(name);
+    int rc = check_add(s, name, content, len);
     if (rc < 0)
         return rc;
-    B2_FAIL_IF(len < 0 || (!content && len), B2_ERR_INVALID_PARAM, "content %p of %d bytes",
-               content, (int)len);
-    B2_FAIL_IF(find(s->head.vlmeta, s->head.nvlmeta, name) >= 0, B2_ERR_EXISTS, "vlmetalayer \"%s\"", name);
+    B2_FAIL_IF(find(s->head.vlmeta, s->head.nvlmeta, name) >= 0, B2_ERR_EXISTS,
+               "vlmetalayer \"%s\"", name);
     int i = b2_frame_vlmeta_put(s, name, content ? content : "", len, 0);
     if (i < 0)
         return i;
