@@ -83,3 +83,14 @@ void b2_h5_strides_of(int nd, const hsize_t *ext, int64_t *str)
         s *= (int64_t)ext[d];
     }
 }
+
+const char *b2_h5_coords_text(char *s, size_t cap, int rank, const hsize_t *off,
+                              const hsize_t *unit)
+{
+    size_t k = 0;
+    for (int d = 0; d < rank && k + 24 < cap; d++)
+        k += (size_t)snprintf(s + k, cap - k, "%s%llu", d ? "," : "(",
+                              (unsigned long long)(unit ? off[d] / unit[d] * unit[d] : off[d]));
+    snprintf(s + k, cap - k, ")");
+    return s;
+}

@@ -63,19 +63,11 @@ typedef struct iter_ctx {
     char msg[200];
 } iter_ctx;
 
-static void offset_str(char *s, size_t cap, int rank, const hsize_t *off)
-{
-    size_t k = 0;
-    for (int d = 0; d < rank && k + 24 < cap; d++)
-        k += (size_t)snprintf(s + k, cap - k, "%s%llu", d ? "," : "(", (unsigned long long)off[d]);
-    snprintf(s + k, cap - k, ")");
-}
-
 /* Stop the iteration: the index lists "<what> <offset><why>". */
 static int iter_corrupt(iter_ctx *c, const hsize_t *offset, const char *what, const char *why)
 {
     char where[128];
-    offset_str(where, sizeof where, c->t->rank, offset);
+    b2_h5_coords_text(where, sizeof where, c->t->rank, offset, NULL);
     snprintf(c->msg, sizeof c->msg, "H5Dchunk_iter: the chunk index lists %s %.100s%s", what,
              where, why);
     c->err = B2_ERR_CORRUPT;

@@ -22,11 +22,7 @@ hsize_t b2_h5_chunk_bytes(const reader *r)
 int b2_h5_raw_size_error(const reader *r, const hsize_t *coff, hsize_t size)
 {
     char where[128];
-    size_t k = 0;
-    for (int d = 0; d < r->rank && k + 24 < sizeof where; d++)
-        k += (size_t)snprintf(where + k, sizeof where - k, "%s%llu", d ? "," : "(",
-                              (unsigned long long)coff[d]);
-    snprintf(where + k, sizeof where - k, ")");
+    b2_h5_coords_text(where, sizeof where, r->rank, coff, NULL);
     return B2_FAIL(B2_ERR_CORRUPT, "chunk at %.100s: stored raw (filter mask) in %llu bytes, "
                    "not the chunk's %llu (HDF5 would read past them)", where,
                    (unsigned long long)size, (unsigned long long)b2_h5_chunk_bytes(r));

@@ -149,10 +149,7 @@ static int open_frame(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc, uint
                       size_t *scap, b2_schunk **s, char *where, size_t wcap)
 {
     size_t k = (size_t)snprintf(where, wcap, "of chunk ");
-    for (int d = 0; d < r->rank && k + 24 < wcap; d++)
-        k += (size_t)snprintf(where + k, wcap - k, "%s%llu", d ? "," : "(",
-                              (unsigned long long)coff[d]);
-    snprintf(where + k, wcap - k, ")");
+    b2_h5_coords_text(where + k, wcap - k, r->rank, coff, NULL);
     if (!loc->via_hdf5) {
         k = strlen(where);
         snprintf(where + k, wcap - k, " at file offset %llu", (unsigned long long)loc->addr);
@@ -187,11 +184,7 @@ static int open_frame(reader *r, const hsize_t *coff, b2_h5_chunk_loc *loc, uint
 static int chunk_error(const reader *r, const hsize_t *coff, int rc)
 {
     char at[160];
-    size_t k = 0;
-    for (int d = 0; d < r->rank && k + 24 < sizeof at; d++)
-        k += (size_t)snprintf(at + k, sizeof at - k, "%s%llu", d ? "," : "(",
-                              (unsigned long long)coff[d]);
-    snprintf(at + k, sizeof at - k, ")");
+    b2_h5_coords_text(at, sizeof at, r->rank, coff, NULL);
     const char *detail = b2_last_error_code() == rc ? b2_error_detail() : b2_strerror(rc);
     if (strstr(detail, at))
         return rc;

@@ -156,6 +156,11 @@ B2_HIDDEN hsize_t b2_h5_chunk_bytes(const reader *r);
 B2_HIDDEN int b2_h5_raw_size_error(const reader *r, const hsize_t *coff, hsize_t size);
 
 /* ---- h5box.c ---- */
+/* A chunk's place in messages, "(20,10)": rank coordinates, each off[d] rounded
+ * down to a multiple of unit[d] when unit is given (a box corner to its chunk's
+ * start). Returns s. */
+B2_HIDDEN const char *b2_h5_coords_text(char *s, size_t cap, int rank, const hsize_t *off,
+                                        const hsize_t *unit);
 /* Grow *p to n bytes (contents kept); -1 without memory. */
 B2_HIDDEN int b2_h5_grow(uint8_t **p, size_t *cap, size_t n);
 /* The report's reason (fmt with arg), unless it has one already. */

@@ -109,21 +109,12 @@ void b2_h5_par_free(b2_h5_reader *rd)
     rd->nbufs = 0;
 }
 
-static void coords(char *s, size_t cap, int rank, const hsize_t *lo, const hsize_t *cdims)
-{
-    size_t n = 0;
-    for (int d = 0; d < rank && n + 24 < cap; d++)
-        n += (size_t)snprintf(s + n, cap - n, "%s%llu", d ? "," : "(",
-                              (unsigned long long)(lo[d] / cdims[d] * cdims[d]));
-    snprintf(s + n, cap - n, ")");
-}
-
 /* Record the first failure (with the chunk it concerns) and cancel the rest. */
 static void fail_locked(par *P, const task *t, int rc, const char *fmt, const char *arg)
 {
     if (!P->stop) {
         char where[128], what[256];
-        coords(where, sizeof where, P->r->rank, t->lo, P->r->cdims);
+        b2_h5_coords_text(where, sizeof where, P->r->rank, t->lo, P->r->cdims);
         snprintf(what, sizeof what, fmt, arg);
         if (t->addr == HADDR_UNDEF)
             snprintf(P->msg, sizeof P->msg, "chunk at %.100s (%llu bytes): %.250s", where,

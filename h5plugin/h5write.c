@@ -93,12 +93,10 @@ static void grid_coords(const writer *wr, uint64_t k, hsize_t *ci)
  * "(20,10)". */
 static const char *chunk_at(const writer *wr, const hsize_t *ci, char *buf, size_t cap)
 {
-    size_t k = 0;
-    for (int d = 0; d < wr->rank && k + 24 < cap; d++)
-        k += (size_t)snprintf(buf + k, cap - k, "%s%llu", d ? "," : "(",
-                              (unsigned long long)(ci[d] * wr->cdims[d]));
-    snprintf(buf + k, cap - k, ")");
-    return buf;
+    hsize_t off[MAXDIM];
+    for (int d = 0; d < wr->rank; d++)
+        off[d] = ci[d] * wr->cdims[d];
+    return b2_h5_coords_text(buf, cap, wr->rank, off, NULL);
 }
 
 /* The part [lo, hi) of chunk ci inside the box; returns 1 when it is the whole
